@@ -1,1 +1,238 @@
 # SPDX-License-Identifier: MIT
+"""The front end: C99/PENCIL source -> pencilcc IR `Module`, through libclang.
+
+`parse_file(path, options)` runs clang's parser with the user's preprocessor
+flags (plus pencil.h's directory and the host compiler's builtin headers),
+recovers pragmas and `__attribute__`s libclang does not expose, lowers the main
+file to IR and decides which functions are PENCIL (issue #2, point 4):
+every function of a `*.pencil.c` file or of `-x pencil` input, functions marked
+`__attribute__((pencil))`, functions whose array parameters are all
+`static const restrict` (pencil_array) and summary functions named by a
+`pencil_access` attribute.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import clang.cindex as ci
+
+from clangpass.diagnostics import Diagnostic
+from clangpass.frontend.lower import Lowering, location
+from clangpass.frontend.pragmas import collect_pragmas
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.resources import include_dir
+from clangpass.toolchain import builtin_include_dir, host_cc
+
+CK = ci.CursorKind
+
+# Flags of the user's command line that change what the preprocessor/parser sees.
+_PARSER_FLAGS_WITH_VALUE = ("-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter",
+                            "-imacros", "-std=", "--std=")
+_PARSER_FLAGS_EXACT = ("-ansi", "-fsigned-char", "-funsigned-char", "-pedantic", "-w",
+                       "-fopenmp", "-m32", "-m64", "-nostdinc", "-fno-builtin")
+
+
+@dataclass(frozen=True)
+class FrontendOptions:
+    """What the front end needs from the command line."""
+
+    parser_args: tuple[str, ...] = ()      # -I/-D/-U/-std/-include ... as the user wrote them
+    force_pencil: bool = False             # -x pencil
+
+
+@dataclass
+class FrontendResult:
+    module: Optional[N.Module]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    tu: Optional[ci.TranslationUnit] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.module is not None and not any(d.severity in ("error", "fatal error") for d in self.diagnostics)
+
+
+def select_parser_args(argv: list[str]) -> list[str]:
+    """The subset of a gcc command line that libclang must see (joined or separate values)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        matched = False
+        for flag in _PARSER_FLAGS_WITH_VALUE:
+            if a == flag and not flag.endswith("=") and i + 1 < len(argv):
+                out += [a, argv[i + 1]]
+                i += 2
+                matched = True
+                break
+            if a.startswith(flag) and len(a) > len(flag):
+                out.append(a)
+                i += 1
+                matched = True
+                break
+        if matched:
+            continue
+        if a in _PARSER_FLAGS_EXACT:
+            out.append(a)
+        i += 1
+    return out
+
+
+def clang_args(options: FrontendOptions) -> list[str]:
+    args = ["-x", "c"]
+    if not any(a.startswith(("-std=", "--std=")) or a == "-ansi" for a in options.parser_args):
+        args.append("-std=gnu99")
+    args += ["-D__PENCILCC__=1", "-I", str(include_dir())]
+    builtin = builtin_include_dir(tuple(host_cc()))
+    if builtin:
+        args += ["-isystem", builtin]
+    # pencilcc interprets these itself; clang's warnings about them would be noise.
+    args += ["-Wno-unknown-attributes", "-Wno-unknown-pragmas", "-Wno-ignored-attributes"]
+    args += list(options.parser_args)
+    return args
+
+
+_SEVERITY = {ci.Diagnostic.Ignored: "note", ci.Diagnostic.Note: "note", ci.Diagnostic.Warning: "warning",
+             ci.Diagnostic.Error: "error", ci.Diagnostic.Fatal: "fatal error"}
+
+
+def _clang_diagnostic(d: ci.Diagnostic) -> Diagnostic:
+    loc = d.location
+    where = N.SourceLoc(loc.file.name if loc.file else "", loc.line, loc.column)
+    option = d.option[2:] if d.option.startswith("-W") else ""
+    return Diagnostic(f"clang{'-' + option if option else ''}", _SEVERITY.get(d.severity, "error"), where, d.spelling)
+
+
+def _annotation_attribute(text: str, loc: N.SourceLoc) -> Optional[N.Attribute]:
+    """pencil.h spells PENCIL attributes as annotate("pencil") / annotate("pencil_access:f")."""
+    if text == "pencil":
+        return N.Attribute("pencil", (), loc)
+    if text.startswith("pencil_access"):
+        arg = text[len("pencil_access"):].strip(":() ")
+        return N.Attribute("pencil_access", (arg,) if arg else (), loc)
+    return None
+
+
+def _token_attributes(cursor: ci.Cursor) -> list[N.Attribute]:
+    """`__attribute__((pencil))` / `((pencil_access(f)))` written directly (clang drops them)."""
+    tokens = list(cursor.get_tokens())
+    out: list[N.Attribute] = []
+    for i, tok in enumerate(tokens):
+        if tok.spelling == "{":
+            break
+        if tok.spelling != "__attribute__" or i + 3 >= len(tokens):
+            continue
+        j = i + 3  # skip '(' '('
+        while j < len(tokens) and tokens[j].spelling != ")":
+            name = tokens[j].spelling
+            args: list[str] = []
+            k = j + 1
+            if k < len(tokens) and tokens[k].spelling == "(":
+                depth = 1
+                k += 1
+                while k < len(tokens) and depth:
+                    if tokens[k].spelling == "(":
+                        depth += 1
+                    elif tokens[k].spelling == ")":
+                        depth -= 1
+                    elif depth == 1 and tokens[k].spelling != ",":
+                        args.append(tokens[k].spelling)
+                    k += 1
+            if name in ("pencil", "pencil_access"):
+                loc = N.SourceLoc(tok.location.file.name if tok.location.file else "",
+                                  tokens[j].location.line, tokens[j].location.column)
+                out.append(N.Attribute(name, tuple(args), loc))
+            j = k
+            if j < len(tokens) and tokens[j].spelling == ",":
+                j += 1
+    return out
+
+
+def _cursor_attributes(cursor: ci.Cursor, main_file: str) -> list[N.Attribute]:
+    out: list[N.Attribute] = []
+    for child in cursor.get_children():
+        loc = location(child)
+        if child.kind == CK.CONST_ATTR:
+            out.append(N.Attribute("const", (), loc))
+        elif child.kind == CK.PURE_ATTR:
+            out.append(N.Attribute("pure", (), loc))
+        elif child.kind == CK.ANNOTATE_ATTR:
+            attr = _annotation_attribute(child.spelling, loc)
+            if attr is not None:
+                out.append(attr)
+    if cursor.location.file is not None and cursor.location.file.name == main_file:
+        out.extend(_token_attributes(cursor))
+    return out
+
+
+def _is_pencil_array(t: T.CType) -> bool:
+    return isinstance(t, T.ArrayType) and t.static and t.const and t.restrict
+
+
+def _pencil_reason(fn: N.Function, pencil_file: bool, summaries: set[str]) -> str:
+    if pencil_file:
+        return "PENCIL source file"
+    if fn.attribute("pencil") is not None:
+        return "__attribute__((pencil))"
+    if fn.name in summaries:
+        return "summary function"
+    arrays = [p for p in fn.params if isinstance(p.type, T.ArrayType)]
+    if arrays and all(_is_pencil_array(p.type) for p in arrays):
+        return "array parameters declared static const restrict"
+    return ""
+
+
+def parse_file(path: str, options: FrontendOptions = FrontendOptions()) -> FrontendResult:
+    """Parse and lower one C file. Never raises for bad C: problems come back as diagnostics."""
+    if not os.path.isfile(path):
+        return FrontendResult(None, [Diagnostic("pencilcc-no-such-file", "error", N.SourceLoc(path, 0, 0),
+                                                "no such file or directory")])
+    index = ci.Index.create()
+    try:
+        tu = index.parse(path, args=clang_args(options),
+                         options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    except ci.TranslationUnitLoadError as exc:
+        return FrontendResult(None, [Diagnostic("pencilcc-parse", "fatal error", N.SourceLoc(path, 0, 0),
+                                                f"cannot parse file: {exc}")])
+    diagnostics = [_clang_diagnostic(d) for d in tu.diagnostics
+                   if d.severity >= ci.Diagnostic.Warning]
+    if any(d.severity in ("error", "fatal error") for d in diagnostics):
+        return FrontendResult(None, diagnostics, tu)
+
+    main_file = tu.spelling
+    lowering = Lowering(tu, main_file, collect_pragmas(tu, main_file))
+    pencil_file = options.force_pencil or path.endswith(".pencil.c")
+
+    attributes: dict[str, list[N.Attribute]] = {}
+    decl_cursors: dict[str, ci.Cursor] = {}
+    globals_: list[N.VarDecl] = []
+    for cursor in tu.cursor.get_children():
+        if cursor.kind == CK.FUNCTION_DECL:
+            attrs = attributes.setdefault(cursor.spelling, [])
+            for a in _cursor_attributes(cursor, main_file):
+                if a not in attrs:
+                    attrs.append(a)
+            previous = decl_cursors.get(cursor.spelling)
+            if previous is None or (cursor.is_definition() and not previous.is_definition()):
+                decl_cursors[cursor.spelling] = cursor
+        elif cursor.kind == CK.VAR_DECL and cursor.location.file is not None \
+                and cursor.location.file.name == main_file:
+            globals_.append(lowering.var_decl(cursor))
+
+    summaries = {a.args[0] for attrs in attributes.values() for a in attrs
+                 if a.name == "pencil_access" and a.args}
+    functions: list[N.Function] = []
+    for name, cursor in decl_cursors.items():
+        in_main = cursor.location.file is not None and cursor.location.file.name == main_file
+        if not in_main and not attributes[name]:
+            continue
+        fn = lowering.function(cursor, tuple(attributes[name]))
+        if fn.body is not None and in_main:
+            reason = _pencil_reason(fn, pencil_file and name != "main", summaries)
+            fn = replace(fn, is_pencil=bool(reason), pencil_reason=reason)
+        functions.append(fn)
+    functions.sort(key=lambda f: (not f.in_main_file, f.loc.line if f.in_main_file else 0, f.name))
+    module = N.Module(main_file, tuple(functions), tuple(globals_), (), pencil_file)
+    return FrontendResult(module, diagnostics, tu)

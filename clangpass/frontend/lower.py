@@ -1,0 +1,453 @@
+# SPDX-License-Identifier: MIT
+"""Lowering libclang cursors to the pencilcc IR.
+
+Input: a parsed `TranslationUnit` and the pragmas of its main file.
+Output: a `Module` of the main file's functions and globals (plus prototypes
+visible in it), every node with its location and C type.
+
+Conventions:
+- implicit conversions that change the value are explicit `Cast(implicit=True)`;
+  lvalue-to-rvalue and array/function decay are dropped (the types say it);
+- `#pragma scop ... #pragma endscop` inside a compound becomes a `Region('scop')`,
+  a compound after `#pragma pencil region` a `Region('pencil')`;
+- other pragmas are attached to the statement that follows them.
+Unknown forms become `OpaqueExpr`/`OpaqueStmt`, so lowering never fails on valid C.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Optional
+
+import clang.cindex as ci
+
+from clangpass.builtins import is_builtin
+from clangpass.frontend.clang_api import binary_operator, literal_spelling, unary_operator
+from clangpass.frontend.pragmas import PlacedPragma
+from clangpass.frontend.types import TypeLowering
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+
+CK = ci.CursorKind
+
+_DECAY_KINDS = (T.ArrayType, T.FunctionType)
+
+
+def location(cursor: ci.Cursor) -> N.SourceLoc:
+    loc = cursor.location
+    return N.SourceLoc(loc.file.name if loc.file else "<unknown>", loc.line, loc.column)
+
+
+def source_range(cursor: ci.Cursor) -> Optional[N.SourceRange]:
+    ext = cursor.extent
+    if ext.start.file is None:
+        return None
+    start = N.SourceLoc(ext.start.file.name, ext.start.line, ext.start.column)
+    end = N.SourceLoc(ext.end.file.name if ext.end.file else start.file, ext.end.line, ext.end.column)
+    return N.SourceRange(start.file, ext.start.offset, ext.end.offset, start, end)
+
+
+def _parse_int_literal(text: str) -> int:
+    body = text.rstrip("uUlL")
+    if body.lower().startswith("0x"):
+        return int(body, 16)
+    if body.lower().startswith("0b"):
+        return int(body, 2)
+    if len(body) > 1 and body.startswith("0"):
+        return int(body, 8)
+    return int(body)
+
+
+def _parse_char_literal(text: str) -> int:
+    body = text[text.index("'") + 1: text.rindex("'")]
+    if body.startswith("\\"):
+        escapes = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8,
+                   "f": 12, "v": 11, "?": 63}
+        if body[1] in "xX":
+            return int(body[2:], 16)
+        if body[1:].isdigit():
+            return int(body[1:], 8)
+        return escapes.get(body[1], ord(body[1]))
+    return ord(body[0]) if body else 0
+
+
+class Lowering:
+    """One instance per translation unit."""
+
+    def __init__(self, tu: ci.TranslationUnit, main_file: str, pragmas: list[PlacedPragma]) -> None:
+        self.tu = tu
+        self.main_file = main_file
+        self.pragmas = pragmas
+        self._pragma_offsets = [p.offset for p in pragmas]
+        self._consumed: set[int] = set()
+        self.types = TypeLowering(self.expr)
+
+    # ---------------------------------------------------------------- pragmas
+    def _pragmas_between(self, start: int, end: int) -> list[PlacedPragma]:
+        """Unconsumed pragmas whose '#' lies in [start, end)."""
+        i = bisect_left(self._pragma_offsets, start)
+        out = []
+        while i < len(self.pragmas) and self.pragmas[i].offset < end:
+            if self.pragmas[i].offset not in self._consumed:
+                out.append(self.pragmas[i])
+            i += 1
+        return out
+
+    def _in_main_file(self, cursor: ci.Cursor) -> bool:
+        f = cursor.extent.start.file
+        return f is not None and f.name == self.main_file
+
+    # ---------------------------------------------------------------- types
+    def type_of(self, cursor: ci.Cursor) -> T.CType:
+        return self.types.lower(cursor.type)
+
+    def decl_type(self, cursor: ci.Cursor) -> T.CType:
+        """The declared type of a VAR_DECL/PARM_DECL, VLA extents lowered from its children."""
+        t = cursor.type
+        canonical = t.get_canonical()
+        if canonical.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.VARIABLEARRAY,
+                              ci.TypeKind.INCOMPLETEARRAY) or t.kind in (
+                ci.TypeKind.CONSTANTARRAY, ci.TypeKind.VARIABLEARRAY, ci.TypeKind.INCOMPLETEARRAY):
+            init = self._initializer(cursor)
+            # clang visits the size expressions innermost first: source order is outermost first.
+            extents = sorted((c for c in cursor.get_children()
+                              if c.kind.is_expression() and (init is None or c != init)),
+                             key=lambda c: c.extent.start.offset)
+            return self.types.lower(t, extents)
+        return self.types.lower(t)
+
+    @staticmethod
+    def _initializer(cursor: ci.Cursor) -> Optional[ci.Cursor]:
+        """The initialiser of a VAR_DECL: the last child expression after '='."""
+        children = [c for c in cursor.get_children() if c.kind.is_expression()]
+        if not children:
+            return None
+        tokens = list(cursor.get_tokens())
+        if not any(tok.spelling == "=" for tok in tokens):
+            return None
+        return children[-1]
+
+    # ---------------------------------------------------------------- expressions
+    def expr(self, c: ci.Cursor) -> N.Expr:
+        method = getattr(self, "expr_" + c.kind.name, None)
+        if method is None:
+            return N.OpaqueExpr(c.kind.name, " ".join(t.spelling for t in c.get_tokens()),
+                                type=self.type_of(c), loc=location(c))
+        return method(c)
+
+    def _children(self, c: ci.Cursor) -> list[ci.Cursor]:
+        return [ch for ch in c.get_children() if ch.kind not in (CK.TYPE_REF,)]
+
+    def expr_INTEGER_LITERAL(self, c: ci.Cursor) -> N.Expr:
+        text = literal_spelling(c)
+        try:
+            value = _parse_int_literal(text)
+        except ValueError:
+            return N.OpaqueExpr("INTEGER_LITERAL", text, type=self.type_of(c), loc=location(c))
+        return N.IntLit(value, type=self.type_of(c), loc=location(c))
+
+    def expr_CHARACTER_LITERAL(self, c: ci.Cursor) -> N.Expr:
+        return N.IntLit(_parse_char_literal(literal_spelling(c)), type=self.type_of(c), loc=location(c))
+
+    def expr_FLOATING_LITERAL(self, c: ci.Cursor) -> N.Expr:
+        text = literal_spelling(c)
+        body = text.rstrip("fFlL") if not text.lower().startswith("0x") else text.rstrip("fFlL")
+        try:
+            value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
+        except ValueError:
+            return N.OpaqueExpr("FLOATING_LITERAL", text, type=self.type_of(c), loc=location(c))
+        return N.FloatLit(value, text, type=self.type_of(c), loc=location(c))
+
+    def expr_STRING_LITERAL(self, c: ci.Cursor) -> N.Expr:
+        text = literal_spelling(c)
+        inner = text[text.index('"') + 1: text.rindex('"')] if '"' in text else text
+        return N.StringLit(inner, type=self.type_of(c), loc=location(c))
+
+    def expr_DECL_REF_EXPR(self, c: ci.Cursor) -> N.Expr:
+        ref = c.referenced
+        if ref is not None and ref.kind == CK.ENUM_CONSTANT_DECL:
+            return N.IntLit(ref.enum_value, type=self.type_of(c), loc=location(c))
+        scope = "local"
+        if ref is not None:
+            if ref.kind == CK.PARM_DECL:
+                scope = "param"
+            elif ref.kind == CK.FUNCTION_DECL:
+                scope = "function"
+            elif ref.semantic_parent is not None and ref.semantic_parent.kind == CK.TRANSLATION_UNIT:
+                scope = "global"
+        t = self.decl_type(ref) if ref is not None and ref.kind in (CK.PARM_DECL, CK.VAR_DECL) else self.type_of(c)
+        return N.VarRef(c.spelling, scope, type=t, loc=location(c))
+
+    def expr_UNEXPOSED_EXPR(self, c: ci.Cursor) -> N.Expr:
+        children = self._children(c)
+        if len(children) != 1:
+            return N.OpaqueExpr("UNEXPOSED_EXPR", " ".join(t.spelling for t in c.get_tokens()),
+                                type=self.type_of(c), loc=location(c))
+        inner = self.expr(children[0])
+        target = self.type_of(c)
+        return self._implicit_cast(inner, target, location(c))
+
+    def _implicit_cast(self, inner: N.Expr, target: T.CType, loc: N.SourceLoc) -> N.Expr:
+        source = inner.type
+        if isinstance(source, _DECAY_KINDS) and isinstance(target, T.PointerType):
+            return inner  # array-to-pointer / function-to-pointer decay
+        if source.unqualified() == target.unqualified():
+            return inner  # lvalue-to-rvalue, no value change
+        if isinstance(source, T.StructType) or isinstance(target, T.StructType):
+            return inner
+        return N.Cast(inner, True, type=target, loc=loc)
+
+    def expr_PAREN_EXPR(self, c: ci.Cursor) -> N.Expr:
+        (inner,) = self._children(c)
+        return self.expr(inner)
+
+    def expr_CSTYLE_CAST_EXPR(self, c: ci.Cursor) -> N.Expr:
+        operand = [ch for ch in self._children(c) if ch.kind.is_expression()][-1]
+        return N.Cast(self.expr(operand), False, type=self.type_of(c), loc=location(c))
+
+    def expr_ARRAY_SUBSCRIPT_EXPR(self, c: ci.Cursor) -> N.Expr:
+        base, index = self._children(c)
+        return N.Subscript(self.expr(base), self.expr(index), type=self.type_of(c), loc=location(c))
+
+    def expr_MEMBER_REF_EXPR(self, c: ci.Cursor) -> N.Expr:
+        children = self._children(c)
+        base = self.expr(children[0]) if children else N.OpaqueExpr("implicit", type=T.VOID)
+        arrow = isinstance(base.type, T.PointerType)
+        return N.Member(base, c.spelling, arrow, type=self.type_of(c), loc=location(c))
+
+    def expr_UNARY_OPERATOR(self, c: ci.Cursor) -> N.Expr:
+        (operand,) = self._children(c)
+        return N.Unary(unary_operator(c), self.expr(operand), type=self.type_of(c), loc=location(c))
+
+    def expr_CXX_UNARY_EXPR(self, c: ci.Cursor) -> N.Expr:
+        tokens = [t.spelling for t in c.get_tokens()]
+        return N.OpaqueExpr(tokens[0] if tokens else "sizeof", " ".join(tokens),
+                            type=self.type_of(c), loc=location(c))
+
+    def expr_BINARY_OPERATOR(self, c: ci.Cursor) -> N.Expr:
+        lhs, rhs = self._children(c)
+        op = binary_operator(c)
+        if op == "=":
+            return N.Assign("=", self.expr(lhs), self.expr(rhs), type=self.type_of(c), loc=location(c))
+        return N.Binary(op, self.expr(lhs), self.expr(rhs), type=self.type_of(c), loc=location(c))
+
+    def expr_COMPOUND_ASSIGNMENT_OPERATOR(self, c: ci.Cursor) -> N.Expr:
+        lhs, rhs = self._children(c)
+        target = self.expr(lhs)
+        value = self.expr(rhs)
+        # clang converts the right operand to the computation type for us; the
+        # computation type is that of the converted right operand (or the target's).
+        compute = value.type if T.is_arithmetic(value.type) else target.type
+        if isinstance(target.type, T.PointerType):
+            compute = target.type
+        return N.Assign(binary_operator(c), target, value, compute, type=self.type_of(c), loc=location(c))
+
+    def expr_CONDITIONAL_OPERATOR(self, c: ci.Cursor) -> N.Expr:
+        cond, then, otherwise = self._children(c)
+        return N.Conditional(self.expr(cond), self.expr(then), self.expr(otherwise),
+                             type=self.type_of(c), loc=location(c))
+
+    def expr_CALL_EXPR(self, c: ci.Cursor) -> N.Expr:
+        children = self._children(c)
+        callee = c.spelling
+        args = tuple(self.expr(a) for a in children[1:])
+        builtin = is_builtin(callee)
+        ref = c.referenced
+        if builtin and ref is not None and ref.location.file is not None \
+                and ref.location.file.name == self.main_file and ref.is_definition():
+            builtin = False  # the file defines its own function of that name
+        return N.Call(callee, args, builtin, type=self.type_of(c), loc=location(c))
+
+    def expr_INIT_LIST_EXPR(self, c: ci.Cursor) -> N.Expr:
+        return N.InitList(tuple(self.expr(ch) for ch in self._children(c)), type=self.type_of(c), loc=location(c))
+
+    # ---------------------------------------------------------------- statements
+    def stmt(self, c: ci.Cursor) -> N.Stmt:
+        if c.kind.is_expression():
+            return N.ExprStmt(self.expr(c), loc=location(c), extent=source_range(c))
+        method = getattr(self, "stmt_" + c.kind.name, None)
+        if method is None:
+            return N.OpaqueStmt(c.kind.name, " ".join(t.spelling for t in c.get_tokens())[:200],
+                                loc=location(c), extent=source_range(c))
+        return method(c)
+
+    def _with_pragmas(self, s: N.Stmt, placed: list[PlacedPragma]) -> N.Stmt:
+        if not placed:
+            return s
+        from dataclasses import replace
+        for p in placed:
+            self._consumed.add(p.offset)
+        return replace(s, pragmas=s.pragmas + tuple(p.pragma for p in placed))
+
+    def _child_stmt(self, c: ci.Cursor, after_offset: int) -> N.Stmt:
+        """A sub-statement (loop or if body) with the pragmas written just before it."""
+        placed = [p for p in self._pragmas_between(after_offset, c.extent.start.offset)
+                  if p.pragma.kind not in ("scop", "endscop")]
+        return self._with_pragmas(self.stmt(c), placed)
+
+    def stmt_COMPOUND_STMT(self, c: ci.Cursor) -> N.Compound:
+        children = list(c.get_children())
+        out: list[N.Stmt] = []
+        region_start: Optional[PlacedPragma] = None
+        region_body: list[N.Stmt] = []
+        prev_end = c.extent.start.offset
+        for child in children + [None]:
+            limit = child.extent.start.offset if child is not None else c.extent.end.offset
+            before = self._pragmas_between(prev_end, limit)
+            attach: list[PlacedPragma] = []
+            for p in before:
+                if p.pragma.kind == "scop" and region_start is None:
+                    self._consumed.add(p.offset)
+                    region_start = p
+                    region_body = []
+                elif p.pragma.kind == "endscop" and region_start is not None:
+                    self._consumed.add(p.offset)
+                    out.append(self._scop_region(region_start, p, region_body))
+                    region_start = None
+                else:
+                    attach.append(p)
+            if child is None:
+                break
+            lowered = self.stmt(child)
+            region_pragma = next((p for p in attach if p.pragma.kind == "region"), None)
+            if region_pragma is not None and isinstance(lowered, N.Compound):
+                attach = [p for p in attach if p is not region_pragma]
+                self._consumed.add(region_pragma.offset)
+                start = region_pragma.pragma.loc
+                ext = source_range(child)
+                lowered = N.Region("pencil", lowered, loc=start, extent=ext and N.SourceRange(
+                    ext.file, region_pragma.offset, ext.end_offset, start, ext.end),
+                    pragmas=(region_pragma.pragma,))
+            lowered = self._with_pragmas(lowered, attach)
+            (region_body if region_start is not None else out).append(lowered)
+            prev_end = child.extent.end.offset
+        if region_start is not None:  # unterminated scop: keep the statements, no region
+            out.extend(region_body)
+        return N.Compound(tuple(out), loc=location(c), extent=source_range(c))
+
+    def _scop_region(self, start: PlacedPragma, end: PlacedPragma, body: list[N.Stmt]) -> N.Region:
+        loc = start.pragma.loc
+        end_loc = end.pragma.loc
+        extent = N.SourceRange(loc.file, start.offset, end.end_offset, loc,
+                               N.SourceLoc(end_loc.file, end_loc.line, end_loc.col + (end.end_offset - end.offset)))
+        return N.Region("scop", N.Compound(tuple(body), loc=loc, extent=extent), loc=loc, extent=extent)
+
+    def stmt_DECL_STMT(self, c: ci.Cursor) -> N.Stmt:
+        decls = []
+        for child in c.get_children():
+            if child.kind == CK.VAR_DECL:
+                decls.append(self.var_decl(child))
+        return N.DeclStmt(tuple(decls), loc=location(c), extent=source_range(c))
+
+    def var_decl(self, c: ci.Cursor) -> N.VarDecl:
+        init_cursor = self._initializer(c)
+        init = self.expr(init_cursor) if init_cursor is not None else None
+        storage = {ci.StorageClass.STATIC: "static", ci.StorageClass.EXTERN: "extern"}.get(c.storage_class, "")
+        return N.VarDecl(c.spelling, self.decl_type(c), init, location(c), storage)
+
+    def _for_parts(self, c: ci.Cursor) -> tuple[Optional[ci.Cursor], Optional[ci.Cursor], Optional[ci.Cursor], ci.Cursor]:
+        """Split a FOR_STMT's children into init/cond/inc/body by the header's semicolons."""
+        children = list(c.get_children())
+        body = children[-1]
+        tokens = list(c.get_tokens())
+        depth = 0
+        semis: list[int] = []
+        close = None
+        for tok in tokens:
+            s = tok.spelling
+            if s == "(":
+                depth += 1
+            elif s == ")":
+                depth -= 1
+                if depth == 0:
+                    close = tok.extent.start.offset
+                    break
+            elif s == ";" and depth == 1:
+                semis.append(tok.extent.start.offset)
+        init = cond = inc = None
+        if len(semis) == 2 and close is not None:
+            for ch in children[:-1]:
+                off = ch.extent.start.offset
+                if off < semis[0]:
+                    init = ch
+                elif off < semis[1]:
+                    cond = ch
+                elif off < close:
+                    inc = ch
+        else:  # macro-generated header: fall back to clang's child order
+            header = children[:-1]
+            init, cond, inc = (header + [None, None, None])[:3]
+        return init, cond, inc, body
+
+    def stmt_FOR_STMT(self, c: ci.Cursor) -> N.Stmt:
+        init_c, cond_c, inc_c, body_c = self._for_parts(c)
+        init = self.stmt(init_c) if init_c is not None else None
+        cond = self.expr(cond_c) if cond_c is not None else None
+        step = self.expr(inc_c) if inc_c is not None else None
+        header_end = max((x.extent.end.offset for x in (init_c, cond_c, inc_c) if x is not None),
+                         default=c.extent.start.offset)
+        body = self._child_stmt(body_c, header_end)
+        return N.For(init, cond, step, body, loc=location(c), extent=source_range(c))
+
+    def stmt_IF_STMT(self, c: ci.Cursor) -> N.Stmt:
+        children = list(c.get_children())
+        cond = self.expr(children[0])
+        then = self._child_stmt(children[1], children[0].extent.end.offset)
+        otherwise = self._child_stmt(children[2], children[1].extent.end.offset) if len(children) > 2 else None
+        return N.If(cond, then, otherwise, loc=location(c), extent=source_range(c))
+
+    def stmt_WHILE_STMT(self, c: ci.Cursor) -> N.Stmt:
+        cond, body = list(c.get_children())
+        return N.While(self.expr(cond), self._child_stmt(body, cond.extent.end.offset),
+                       loc=location(c), extent=source_range(c))
+
+    def stmt_DO_STMT(self, c: ci.Cursor) -> N.Stmt:
+        body, cond = list(c.get_children())
+        return N.DoWhile(self._child_stmt(body, c.extent.start.offset), self.expr(cond),
+                         loc=location(c), extent=source_range(c))
+
+    def stmt_RETURN_STMT(self, c: ci.Cursor) -> N.Stmt:
+        children = list(c.get_children())
+        value = self.expr(children[0]) if children else None
+        return N.Return(value, loc=location(c), extent=source_range(c))
+
+    def stmt_BREAK_STMT(self, c: ci.Cursor) -> N.Stmt:
+        return N.Break(loc=location(c), extent=source_range(c))
+
+    def stmt_CONTINUE_STMT(self, c: ci.Cursor) -> N.Stmt:
+        return N.Continue(loc=location(c), extent=source_range(c))
+
+    def stmt_GOTO_STMT(self, c: ci.Cursor) -> N.Stmt:
+        tokens = [t.spelling for t in c.get_tokens()]
+        return N.Goto(tokens[1] if len(tokens) > 1 else "", loc=location(c), extent=source_range(c))
+
+    def stmt_LABEL_STMT(self, c: ci.Cursor) -> N.Stmt:
+        children = list(c.get_children())
+        body = self.stmt(children[0]) if children else None
+        return N.Label(c.spelling, body, loc=location(c), extent=source_range(c))
+
+    def stmt_SWITCH_STMT(self, c: ci.Cursor) -> N.Stmt:
+        children = list(c.get_children())
+        return N.Switch(self.expr(children[0]), self.stmt(children[-1]), loc=location(c), extent=source_range(c))
+
+    def stmt_NULL_STMT(self, c: ci.Cursor) -> N.Stmt:
+        return N.NullStmt(loc=location(c), extent=source_range(c))
+
+    # ---------------------------------------------------------------- declarations
+    def function(self, c: ci.Cursor, attributes: tuple[N.Attribute, ...]) -> N.Function:
+        params = tuple(N.Param(p.spelling, self.decl_type(p), location(p)) for p in c.get_arguments())
+        body_cursor = next((ch for ch in c.get_children() if ch.kind == CK.COMPOUND_STMT), None)
+        body = self.stmt_COMPOUND_STMT(body_cursor) if body_cursor is not None else None
+        storage = {ci.StorageClass.STATIC: "static", ci.StorageClass.EXTERN: "extern"}.get(c.storage_class, "")
+        tokens_before_name = []
+        for tok in c.get_tokens():
+            if tok.spelling == c.spelling:
+                break
+            tokens_before_name.append(tok.spelling)
+        fn_type = c.type
+        variadic = fn_type.kind == ci.TypeKind.FUNCTIONPROTO and fn_type.is_function_variadic()
+        return N.Function(
+            name=c.spelling, result=self.types.lower(c.result_type), params=params, body=body,
+            loc=location(c), extent=source_range(c), attributes=attributes, storage=storage,
+            inline="inline" in tokens_before_name, variadic=variadic,
+            in_main_file=self._in_main_file(c),
+        )

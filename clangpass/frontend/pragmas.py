@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: MIT
+"""Recovering pragmas from the token stream (libclang exposes no pragma cursors).
+
+Input: the tokens of the main file. Output: `Pragma` values with the byte offset
+of their `#`, which the lowering attaches to the statement that follows. Syntax:
+
+    #pragma pencil independent [reduction(op: v, ...)]*   op in + - * min max
+    #pragma pencil ivdep
+    #pragma pencil region
+    #pragma scop / #pragma endscop
+
+Malformed `pencil` pragmas keep their errors for the linter (rule pencil-pragma).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from clangpass.ir.nodes import Pragma, Reduction, SourceLoc
+
+REDUCTION_OPERATORS = ("+", "-", "*", "min", "max")
+
+
+@dataclass(frozen=True)
+class PlacedPragma:
+    offset: int          # byte offset of '#'
+    end_offset: int      # byte offset just past the last token
+    pragma: Pragma
+
+
+def _loc(tok: ci.Token) -> SourceLoc:
+    loc = tok.location
+    return SourceLoc(loc.file.name if loc.file else "<unknown>", loc.line, loc.column)
+
+
+def collect_pragmas(tu: ci.TranslationUnit, main_file: str) -> list[PlacedPragma]:
+    """Every `#pragma` line in the main file, in source order."""
+    tokens = [t for t in tu.get_tokens(extent=tu.cursor.extent)
+              if t.location.file is not None and t.location.file.name == main_file]
+    with open(main_file, "rb") as f:
+        source = f.read()
+    found: list[PlacedPragma] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.spelling == "#" and i + 1 < len(tokens) and tokens[i + 1].spelling == "pragma" \
+                and tokens[i + 1].location.line == tok.location.line:
+            line = tok.location.line
+            j = i + 2
+            words: list[ci.Token] = []
+            while j < len(tokens) and tokens[j].location.line == line:
+                words.append(tokens[j])
+                j += 1
+            end = words[-1].extent.end.offset if words else tokens[i + 1].extent.end.offset
+            text = source[tokens[i + 1].extent.start.offset:end].decode("utf-8", "replace")
+            found.append(PlacedPragma(tok.location.offset, end, parse_pragma(words, _loc(tok), text)))
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def parse_pragma(words: list[ci.Token], loc: SourceLoc, text: str) -> Pragma:
+    """`text` is the pragma as written, from `pragma` to the end of the line."""
+    spelled = [w.spelling for w in words]
+    if spelled[:1] == ["scop"] and len(spelled) == 1:
+        return Pragma("scop", text, loc)
+    if spelled[:1] == ["endscop"] and len(spelled) == 1:
+        return Pragma("endscop", text, loc)
+    if spelled[:1] != ["pencil"]:
+        return Pragma("other", text, loc)
+    if len(spelled) == 1:
+        return Pragma("pencil", text, loc, errors=((loc, "expected 'independent', 'ivdep' or 'region' after 'pencil'"),))
+    what = spelled[1]
+    if what in ("ivdep", "region"):
+        errors = tuple((_loc(w), f"unexpected '{w.spelling}' after 'pencil {what}'") for w in words[2:3])
+        return Pragma(what, text, loc, errors=errors)
+    if what != "independent":
+        return Pragma("pencil", text, loc, errors=((_loc(words[1]), f"unknown pencil pragma '{what}'"),))
+    reductions, errors = _parse_reductions(words[2:], loc)
+    return Pragma("independent", text, loc, reductions=tuple(reductions), errors=tuple(errors))
+
+
+def _parse_reductions(words: list[ci.Token], loc: SourceLoc):
+    """`reduction(op: v, w) reduction(...)`: returns the clauses and the syntax errors."""
+    reductions: list[Reduction] = []
+    errors: list[tuple[SourceLoc, str]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.spelling != "reduction":
+            errors.append((_loc(w), f"expected 'reduction' clause, found '{w.spelling}'"))
+            break
+        if i + 1 >= len(words) or words[i + 1].spelling != "(":
+            errors.append((_loc(w), "expected '(' after 'reduction'"))
+            break
+        j = i + 2
+        if j >= len(words):
+            errors.append((_loc(w), "expected a reduction operator"))
+            break
+        op = words[j].spelling
+        if op not in REDUCTION_OPERATORS:
+            errors.append((_loc(words[j]), f"invalid reduction operator '{op}' (expected one of + - * min max)"))
+        j += 1
+        if j >= len(words) or words[j].spelling != ":":
+            errors.append((_loc(words[min(j, len(words) - 1)]), "expected ':' after the reduction operator"))
+            break
+        j += 1
+        names: list[str] = []
+        while j < len(words) and words[j].spelling != ")":
+            if words[j].kind == ci.TokenKind.IDENTIFIER:
+                names.append(words[j].spelling)
+            elif words[j].spelling != ",":
+                errors.append((_loc(words[j]), f"expected a variable name, found '{words[j].spelling}'"))
+            j += 1
+        if j >= len(words):
+            errors.append((_loc(w), "expected ')' to close the reduction clause"))
+            break
+        if not names:
+            errors.append((_loc(w), "reduction clause names no variable"))
+        reductions.append(Reduction(op, tuple(names), _loc(w)))
+        i = j + 1
+    return reductions, errors

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""Lowering of clang types (as libclang shows them) to pencilcc's `CType` values."""
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional
+
+import clang.cindex as ci
+
+from clangpass.ir import types as T
+from clangpass.ir.nodes import Expr, IntLit
+
+TK = ci.TypeKind
+
+# (name, bits, signed) of the integer kinds; char is signed on the targets we support.
+_INTEGERS = {
+    TK.BOOL: ("_Bool", 8, False),
+    TK.CHAR_U: ("char", 8, False), TK.UCHAR: ("unsigned char", 8, False),
+    TK.CHAR_S: ("char", 8, True), TK.SCHAR: ("signed char", 8, True),
+    TK.USHORT: ("unsigned short", 16, False), TK.SHORT: ("short", 16, True),
+    TK.UINT: ("unsigned int", 32, False), TK.INT: ("int", 32, True),
+    TK.ULONG: ("unsigned long", 64, False), TK.LONG: ("long", 64, True),
+    TK.ULONGLONG: ("unsigned long long", 64, False), TK.LONGLONG: ("long long", 64, True),
+    TK.UINT128: ("unsigned __int128", 128, False), TK.INT128: ("__int128", 128, True),
+    TK.WCHAR: ("wchar_t", 32, True), TK.CHAR16: ("char16_t", 16, False), TK.CHAR32: ("char32_t", 32, False),
+}
+_FLOATS = {TK.FLOAT: ("float", 32), TK.DOUBLE: ("double", 64), TK.LONGDOUBLE: ("long double", 80),
+           TK.HALF: ("_Float16", 16)}
+
+# Type sugar that is looked through to the canonical type.
+_SUGAR = tuple(getattr(TK, k) for k in ("ELABORATED", "TYPEDEF", "ATTRIBUTED", "UNEXPOSED") if hasattr(TK, k))
+
+_BRACKET_QUALS = re.compile(r"\[([^\]]*)\]")
+
+
+def _quals(t: ci.Type) -> dict:
+    return {"const": t.is_const_qualified(), "volatile": t.is_volatile_qualified(),
+            "restrict": t.is_restrict_qualified()}
+
+
+class TypeLowering:
+    """Turns clang types into CType; `lower_extent` lowers VLA size expressions.
+
+    Struct types are cached by their declaration so that recursive structs terminate.
+    """
+
+    def __init__(self, lower_expr: Callable[[ci.Cursor], Expr]) -> None:
+        self._lower_expr = lower_expr
+        self._structs: dict[str, T.StructType] = {}
+
+    def lower(self, t: ci.Type, extents: Optional[list[ci.Cursor]] = None) -> T.CType:
+        """Lower `t`; `extents` are the size-expression cursors of a declarator, outermost first."""
+        kind = t.kind
+        if kind in _SUGAR:
+            canonical = t.get_canonical()
+            if canonical.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY):
+                return self._array(canonical, extents or [])
+            lowered = self.lower(canonical, extents)
+            if t.is_const_qualified() and not lowered.const:
+                from dataclasses import replace
+                lowered = replace(lowered, const=True)
+            return lowered
+        if kind in _INTEGERS:
+            name, bits, signed = _INTEGERS[kind]
+            return T.IntType(name, bits, signed, **_quals(t))
+        if kind in _FLOATS:
+            name, bits = _FLOATS[kind]
+            return T.FloatType(name, bits, **_quals(t))
+        if kind == TK.VOID:
+            return T.VoidType(**_quals(t))
+        if kind == TK.ENUM:
+            underlying = t.get_declaration().enum_type
+            base = self.lower(underlying)
+            return T.IntType(base.name if isinstance(base, T.IntType) else "int",
+                             getattr(base, "bits", 32), getattr(base, "signed", True), **_quals(t))
+        if kind == TK.POINTER:
+            return T.PointerType(self.lower(t.get_pointee()), **_quals(t))
+        if kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
+            return self._array(t, extents or [])
+        if kind == TK.RECORD:
+            return self._record(t)
+        if kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
+            params = tuple(self.lower(a) for a in t.argument_types()) if kind == TK.FUNCTIONPROTO else ()
+            return T.FunctionType(self.lower(t.get_result()), params,
+                                  t.is_function_variadic() if kind == TK.FUNCTIONPROTO else False)
+        return T.OpaqueType(t.spelling, **_quals(t))
+
+    def _array(self, t: ci.Type, extents: list[ci.Cursor]) -> T.ArrayType:
+        """One ArrayType per dimension; bracket qualifiers (static const restrict) on the outermost."""
+        dims: list[tuple[ci.Type, Optional[ci.Cursor]]] = []
+        cur = t
+        remaining = list(extents)
+        while cur.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
+            size_cursor = remaining.pop(0) if (cur.kind != TK.INCOMPLETEARRAY and remaining) else None
+            dims.append((cur, size_cursor))
+            cur = cur.element_type
+            if cur.kind in _SUGAR:
+                canonical = cur.get_canonical()
+                if canonical.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY):
+                    cur = canonical
+        element = self.lower(cur)
+        first_brackets = _BRACKET_QUALS.search(t.spelling)
+        words = set(first_brackets.group(1).replace(",", " ").split()) if first_brackets else set()
+        result: T.CType = element
+        for index, (dim, size_cursor) in reversed(list(enumerate(dims))):
+            constant = dim.element_count if dim.kind == TK.CONSTANTARRAY else None
+            extent: Optional[Expr]
+            if size_cursor is not None:
+                extent = self._lower_expr(size_cursor)
+            elif constant is not None:
+                extent = IntLit(constant, type=T.LONG)
+            else:
+                extent = None
+            outer = index == 0
+            result = T.ArrayType(
+                element=result, extent=extent, constant_extent=constant,
+                static=outer and "static" in words,
+                const=outer and "const" in words,
+                restrict=outer and "restrict" in words,
+                volatile=outer and "volatile" in words,
+            )
+        assert isinstance(result, T.ArrayType)
+        return result
+
+    def _record(self, t: ci.Type) -> T.StructType:
+        decl = t.get_declaration()
+        is_union = decl.kind == ci.CursorKind.UNION_DECL
+        name = decl.spelling or t.spelling
+        key = f"{decl.location.file}:{decl.location.line}:{decl.location.column}:{name}"
+        if key in self._structs:
+            return self._structs[key]
+        # Placeholder first: a struct may point to itself.
+        self._structs[key] = T.StructType(name=name, is_union=is_union, **_quals(t))
+        fields = []
+        for child in decl.get_children():
+            if child.kind == ci.CursorKind.FIELD_DECL:
+                width = child.get_bitfield_width() if child.is_bitfield() else None
+                fields.append(T.StructField(child.spelling, self.lower(child.type), width))
+        lowered = T.StructType(name=name, is_union=is_union, fields=tuple(fields), **_quals(t))
+        self._structs[key] = lowered
+        return lowered

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+"""Where pencilcc's own files are: pencil.h, the CMake package, the runtime sources.
+
+An installed pencilcc has them as data packages (`clangpass._include`, ...); a
+source checkout has them at the top level of the repository.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _resource_dir(package: str, top_level: str) -> Path:
+    installed = _PACKAGE_DIR / package
+    if installed.is_dir():
+        return installed
+    return _PACKAGE_DIR.parent / top_level
+
+
+def include_dir() -> Path:
+    return _resource_dir("_include", "include")
+
+
+def cmake_dir() -> Path:
+    return _resource_dir("_cmake", "cmake")
+
+
+def runtime_dir() -> Path:
+    return _resource_dir("_runtime", "runtime")
