@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PENCIL covariance: sample covariance matrix of M variables observed N
+ * times (data is N x M).  The loops over variables and observations are
+ * independent; iteration i of the last nest writes row i and column i of cov
+ * from the diagonal onwards, so distinct iterations write distinct cells.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef M
+# define M 60
+#endif
+#ifndef N
+# define N 72
+#endif
+
+static void init_array(int m, int n, double data[n][m])
+{
+  int i, j;
+
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      data[i][j] = (double)(i * j % m) / m + (double)((i + 2 * j) % 7);
+}
+
+static void kernel_covariance(int m, int n, double float_n,
+                              double data[static const restrict n][m],
+                              double cov[static const restrict m][m],
+                              double mean[static const restrict m])
+{
+#pragma pencil independent
+  for (int j = 0; j < m; j++) {
+    mean[j] = 0.0;
+    for (int i = 0; i < n; i++)
+      mean[j] += data[i][j];
+    mean[j] /= float_n;
+  }
+#pragma pencil independent
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      data[i][j] -= mean[j];
+#pragma pencil independent
+  for (int i = 0; i < m; i++)
+    for (int j = i; j < m; j++) {
+      cov[i][j] = 0.0;
+      for (int k = 0; k < n; k++)
+        cov[i][j] += data[k][i] * data[k][j];
+      cov[i][j] /= (float_n - 1.0);
+      cov[j][i] = cov[i][j];
+    }
+}
+
+int main(void)
+{
+  int m = M, n = N;
+  double (*data)[m] = malloc(sizeof(double[n][m]));
+  double (*cov)[m] = malloc(sizeof(double[m][m]));
+  double *mean = malloc(sizeof(double[m]));
+  int i, j;
+
+  if (!data || !cov || !mean)
+    return 1;
+  init_array(m, n, data);
+  kernel_covariance(m, n, (double)n, data, cov, mean);
+
+  printf("== cov\n");
+  for (i = 0; i < m; i++)
+    for (j = 0; j < m; j++)
+      printf("%.17g\n", cov[i][j]);
+  printf("== mean\n");
+  for (i = 0; i < m; i++)
+    printf("%.17g\n", mean[i]);
+
+  free(data);
+  free(cov);
+  free(mean);
+  return 0;
+}

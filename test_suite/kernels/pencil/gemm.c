@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PENCIL gemm: C := alpha*A*B + beta*C.  The kernel is a PENCIL function:
+ * pencil_array parameters (written out as [static const restrict n]),
+ * iterators declared in the loop headers, no #pragma scop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef NI
+# define NI 60
+#endif
+#ifndef NJ
+# define NJ 70
+#endif
+#ifndef NK
+# define NK 80
+#endif
+
+static void init_array(int ni, int nj, int nk, double C[NI][NJ],
+                       double A[NI][NK], double B[NK][NJ])
+{
+  int i, j;
+
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      C[i][j] = (double)((i * j + 1) % ni) / ni;
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nk; j++)
+      A[i][j] = (double)(i * (j + 1) % nk) / nk;
+  for (i = 0; i < nk; i++)
+    for (j = 0; j < nj; j++)
+      B[i][j] = (double)(i * (j + 2) % nj) / nj;
+}
+
+static void kernel_gemm(int ni, int nj, int nk, double alpha, double beta,
+                        double C[static const restrict ni][nj],
+                        double A[static const restrict ni][nk],
+                        double B[static const restrict nk][nj])
+{
+#pragma pencil independent
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++)
+      C[i][j] *= beta;
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+  }
+}
+
+int main(void)
+{
+  double (*C)[NJ] = (double (*)[NJ])malloc(sizeof(double[NI][NJ]));
+  double (*A)[NK] = (double (*)[NK])malloc(sizeof(double[NI][NK]));
+  double (*B)[NJ] = (double (*)[NJ])malloc(sizeof(double[NK][NJ]));
+  int i, j;
+
+  if (!C || !A || !B)
+    return 1;
+  init_array(NI, NJ, NK, C, A, B);
+  kernel_gemm(NI, NJ, NK, 1.5, 1.2, C, A, B);
+
+  printf("== C\n");
+  for (i = 0; i < NI; i++)
+    for (j = 0; j < NJ; j++)
+      printf("%.17g\n", C[i][j]);
+
+  free(C);
+  free(A);
+  free(B);
+  return 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PENCIL mvt: x1 := x1 + A*y1 and x2 := x2 + A^T*y2, both outer loops
+ * marked independent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef N
+# define N 100
+#endif
+
+static void init_array(int n, double x1[n], double x2[n], double y1[n],
+                       double y2[n], double A[n][n])
+{
+  int i, j;
+
+  for (i = 0; i < n; i++) {
+    x1[i] = (double)(i % n) / n;
+    x2[i] = (double)((i + 1) % n) / n;
+    y1[i] = (double)((i + 3) % n) / n;
+    y2[i] = (double)((i + 4) % n) / n;
+    for (j = 0; j < n; j++)
+      A[i][j] = (double)(i * j % n) / n;
+  }
+}
+
+static void kernel_mvt(int n, double x1[static const restrict n],
+                       double x2[static const restrict n],
+                       double y1[static const restrict n],
+                       double y2[static const restrict n],
+                       double A[static const restrict n][n])
+{
+#pragma pencil independent
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      x1[i] = x1[i] + A[i][j] * y1[j];
+#pragma pencil independent
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      x2[i] = x2[i] + A[j][i] * y2[j];
+}
+
+int main(void)
+{
+  double (*A)[N] = (double (*)[N])malloc(sizeof(double[N][N]));
+  double *x1 = (double *)malloc(sizeof(double[N]));
+  double *x2 = (double *)malloc(sizeof(double[N]));
+  double *y1 = (double *)malloc(sizeof(double[N]));
+  double *y2 = (double *)malloc(sizeof(double[N]));
+  int i;
+
+  if (!A || !x1 || !x2 || !y1 || !y2)
+    return 1;
+  init_array(N, x1, x2, y1, y2, A);
+  kernel_mvt(N, x1, x2, y1, y2, A);
+
+  printf("== x1\n");
+  for (i = 0; i < N; i++)
+    printf("%.17g\n", x1[i]);
+  printf("== x2\n");
+  for (i = 0; i < N; i++)
+    printf("%.17g\n", x2[i]);
+
+  free(A);
+  free(x1);
+  free(x2);
+  free(y1);
+  free(y2);
+  return 0;
+}
