@@ -298,6 +298,24 @@ static inline void pencil_h_assert_fail_(const char *expr, const char *file,
         return (T)((UT)P##mul_hi(x, y) + (UT)z);                              \
     }
 
+/* mad_sat through a wider type WT, signed T. */
+#define PENCIL_H_INT_MADSAT_SIGNED_(P, T, WT, TMIN, TMAX)                    \
+    /* mad_sat: x * y + z saturated to [TMIN, TMAX]. */                       \
+    static inline T P##mad_sat(T x, T y, T z)                                 \
+    {                                                                         \
+        WT r = (WT)x * (WT)y + (WT)z;                                         \
+        return r > (WT)TMAX ? (T)TMAX : r < (WT)TMIN ? (T)TMIN : (T)r;        \
+    }
+
+/* mad_sat through a wider type WT, unsigned T. */
+#define PENCIL_H_INT_MADSAT_UNSIGNED_(P, T, WT, TMAX)                        \
+    /* mad_sat: x * y + z saturated to TMAX. */                               \
+    static inline T P##mad_sat(T x, T y, T z)                                 \
+    {                                                                         \
+        WT r = (WT)x * (WT)y + (WT)z;                                         \
+        return r > (WT)TMAX ? (T)TMAX : (T)r;                                 \
+    }
+
 /* Instantiate every family for signed type T (prefix P). */
 #define PENCIL_H_INT_SIGNED_(P, T, UT, TMIN, TMAX)                           \
     PENCIL_H_INT_COMMON_(P, T, UT, TMIN, TMAX)                                \
@@ -311,8 +329,8 @@ static inline void pencil_h_assert_fail_(const char *expr, const char *file,
 /*
  * Generated integer builtins, for each prefix P in {b, s, (none), l, ub, us,
  * u, ul}:  P min, P max, P clamp, P abs_diff, P hadd, P rhadd, P rotate,
- * P popcount, P clz, P ctz, P add_sat, P sub_sat, P mul_hi, P mad_hi
- * (e.g. bmin smin min lmin ubmin usmin umin ulmin).
+ * P popcount, P clz, P ctz, P add_sat, P sub_sat, P mul_hi, P mad_hi,
+ * P mad_sat (e.g. bmin smin min lmin ubmin usmin umin ulmin).
  */
 PENCIL_H_INT_SIGNED_(b, signed char, unsigned char, SCHAR_MIN, SCHAR_MAX)
 PENCIL_H_INT_SIGNED_(s, short, unsigned short, SHRT_MIN, SHRT_MAX)
@@ -331,6 +349,15 @@ PENCIL_H_INT_MULHI_WIDE_(ub, unsigned char, unsigned char, unsigned long long)
 PENCIL_H_INT_MULHI_WIDE_(us, unsigned short, unsigned short,
                          unsigned long long)
 PENCIL_H_INT_MULHI_WIDE_(u, unsigned int, unsigned int, unsigned long long)
+
+/* mad_sat for the types narrower than long long. */
+PENCIL_H_INT_MADSAT_SIGNED_(b, signed char, long long, SCHAR_MIN, SCHAR_MAX)
+PENCIL_H_INT_MADSAT_SIGNED_(s, short, long long, SHRT_MIN, SHRT_MAX)
+PENCIL_H_INT_MADSAT_SIGNED_(, int, long long, INT_MIN, INT_MAX)
+PENCIL_H_INT_MADSAT_UNSIGNED_(ub, unsigned char, unsigned long long, UCHAR_MAX)
+PENCIL_H_INT_MADSAT_UNSIGNED_(us, unsigned short, unsigned long long,
+                              USHRT_MAX)
+PENCIL_H_INT_MADSAT_UNSIGNED_(u, unsigned int, unsigned long long, UINT_MAX)
 
 /* ulmul_hi: high half of a full unsigned long product, by half-words. */
 static inline unsigned long ulmul_hi(unsigned long x, unsigned long y)
@@ -366,6 +393,33 @@ static inline unsigned long ulmad_hi(unsigned long x, unsigned long y,
                                      unsigned long z)
 {
     return ulmul_hi(x, y) + z;
+}
+
+/* ulmad_sat: x * y + z saturated to ULONG_MAX. */
+static inline unsigned long ulmad_sat(unsigned long x, unsigned long y,
+                                      unsigned long z)
+{
+    unsigned long lo = x * y;
+    unsigned long r = lo + z;
+    return (ulmul_hi(x, y) != 0UL || r < lo) ? ULONG_MAX : r;
+}
+
+/* lmad_sat: x * y + z saturated to [LONG_MIN, LONG_MAX]. */
+static inline long lmad_sat(long x, long y, long z)
+{
+    const int w = PENCIL_H_BITS_(long);
+    /* Exact sum as a two-word two's complement number (hi:lo). */
+    unsigned long lo = (unsigned long)x * (unsigned long)y;
+    unsigned long hi = (unsigned long)lmul_hi(x, y);
+    unsigned long rlo = lo + (unsigned long)z;
+    unsigned long rhi = hi + (z < 0 ? ULONG_MAX : 0UL) + (rlo < lo);
+    unsigned long ext = (rlo >> (w - 1)) ? ULONG_MAX : 0UL;
+    long r;
+    if (rhi == ext)
+        r = rlo > (unsigned long)LONG_MAX ? -(long)(~rlo) - 1L : (long)rlo;
+    else
+        r = (rhi >> (w - 1)) ? LONG_MIN : LONG_MAX;
+    return r;
 }
 
 /* abs for char/short: babs, sabs (unsigned result, as in OpenCL); int `abs`
@@ -711,6 +765,8 @@ static inline float PENCIL_H_C23_(atan2pif)(float y, float x)
 #undef PENCIL_H_INT_SAT_SIGNED_
 #undef PENCIL_H_INT_SAT_UNSIGNED_
 #undef PENCIL_H_INT_MULHI_WIDE_
+#undef PENCIL_H_INT_MADSAT_SIGNED_
+#undef PENCIL_H_INT_MADSAT_UNSIGNED_
 #undef PENCIL_H_INT_SIGNED_
 #undef PENCIL_H_INT_UNSIGNED_
 #undef PENCIL_H_BITS_
