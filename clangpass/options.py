@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: MIT
+"""`CompileOptions`: every knob of the compilation pipeline, in one frozen value.
+
+The driver builds it from the command line; passes and back ends read it and
+never look at argv or the environment themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    opt_level: int = 2
+    """0..3 (-Os/-Oz count as 2). -O0/-O1 keep the original schedule; -O2/-O3 reschedule, tile and parallelise."""
+
+    tile_size: int = 32
+    """Tile size for every tiled band dimension (--tile-size=N); 0 disables tiling."""
+
+    parallel: bool = True
+    """Run outermost coincident loops on threads (-fno-pencil-parallel disables)."""
+
+    fusion: str = "max"
+    """isl scheduler fusion strategy: 'max' or 'min' (-fpencil-fusion=)."""
+
+    max_coefficient: int = -1
+    """isl schedule_max_coefficient (-1: unbounded)."""
+
+    outer_coincidence: bool = False
+    """isl schedule_outer_coincidence."""
+
+    isl_max_operations: int = 2_000_000
+    """Bound on isl operations per region (dependence analysis, scheduling); when exceeded the
+    region keeps its original schedule (scheduling) or falls back to the host compiler (analysis)."""
+
+    disabled_passes: frozenset[str] = frozenset()
+    """--disable-pass=NAME."""
+
+    dump: frozenset[str] = frozenset()
+    """-fpencil-dump=ir,scop,deps,schedule,ast,llvm: stages to dump."""
+
+    dump_dir: str = ""
+    """-fpencil-dump-dir=DIR: one numbered file per dump instead of stderr."""
+
+    dump_before: frozenset[str] = frozenset()
+    dump_after: frozenset[str] = frozenset()
+
+    time_report: bool = False
+    """-ftime-report: per-pass timings on stderr."""
+
+    verbose: bool = False
+
+    march: str = ""
+    """-march= value; 'native' selects the host CPU and its features."""
+
+    fast_math: bool = False
+    """-ffast-math: allow reassociation (vectorised reductions)."""
+
+    pic: bool = False
+    """-fPIC/-fpic/-shared: emit position-independent code."""
+
+    debug: bool = False
+    """-g: the back end's object carries line information for the outlined regions."""
+
+    @property
+    def reschedule(self) -> bool:
+        return self.opt_level >= 2

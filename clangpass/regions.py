@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: MIT
+"""Optimisable regions and their outlining interface.
+
+Input: a front-end `Module`. Output: one `OptRegion` per region pencilcc may
+compile itself: the body of a PENCIL function, a `#pragma scop` block or a
+`#pragma pencil region` block. Each region knows the variables it takes from its
+surroundings (`RegionArg`), how each is passed to the outlined function, and the
+symbol of that function. The driver replaces the region's text by a call, the
+polyhedral model reads the arguments as parameters/arrays, and the back end
+builds the function signature from the same list: one definition, three readers.
+
+Passing convention (the C ABI of the outlined function, all by position):
+- 'value'   : a scalar only read in the region (parameters of the model);
+- 'pointer' : a scalar written in the region, or a struct: passed as its address;
+- 'array'   : an array or pointer: passed as the pointer it decays to.
+Loop iterators declared outside a `#pragma scop` region (PolyBench style) are
+'iterator's: not passed; as with pet, their value after the region is unspecified.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+
+
+@dataclass(frozen=True)
+class RegionArg:
+    name: str
+    type: T.CType          # the variable's declared type (arrays keep their extents)
+    passing: str           # 'value' | 'pointer' | 'array'
+    scope: str             # 'param' | 'local' | 'global'
+    written: bool = False
+
+
+@dataclass(frozen=True)
+class OptRegion:
+    """A region to compile with the polyhedral path; `body` is what the outlined function runs."""
+
+    function: N.Function
+    kind: str                              # 'function' | 'scop' | 'pencil'
+    index: int                             # position among the function's regions
+    body: N.Compound
+    extent: Optional[N.SourceRange]        # text the driver replaces (the body braces for 'function')
+    loc: N.SourceLoc
+    args: tuple[RegionArg, ...] = ()
+    iterators: tuple[str, ...] = ()        # outer-declared variables used only as loop iterators
+    symbol: str = ""
+    problems: tuple[str, ...] = field(default=(), compare=False)  # reasons it cannot be outlined
+
+    @property
+    def label(self) -> str:
+        return f"{self.function.name}" + (f"#{self.index}" if self.kind != "function" else "")
+
+
+# ----------------------------------------------------------------------------- walking
+def iter_stmts(s: Optional[N.Stmt]) -> Iterator[N.Stmt]:
+    """Every statement under `s`, pre-order."""
+    if s is None:
+        return
+    yield s
+    for child in _stmt_children(s):
+        yield from iter_stmts(child)
+
+
+def _stmt_children(s: N.Stmt) -> tuple[Optional[N.Stmt], ...]:
+    if isinstance(s, N.Compound):
+        return s.body
+    if isinstance(s, N.Region):
+        return (s.body,)
+    if isinstance(s, N.For):
+        return (s.init, s.body)
+    if isinstance(s, N.If):
+        return (s.then, s.otherwise)
+    if isinstance(s, (N.While, N.DoWhile, N.Switch)):
+        return (s.body,)
+    if isinstance(s, N.Label):
+        return (s.body,)
+    return ()
+
+
+def stmt_exprs(s: N.Stmt) -> tuple[N.Expr, ...]:
+    """The expressions written directly in `s` (not in its sub-statements)."""
+    if isinstance(s, N.ExprStmt):
+        return (s.expr,)
+    if isinstance(s, N.DeclStmt):
+        out: list[N.Expr] = []
+        for d in s.decls:
+            out.extend(_type_extent_exprs(d.type))
+            if d.init is not None:
+                out.append(d.init)
+        return tuple(out)
+    if isinstance(s, N.For):
+        return tuple(e for e in (s.cond, s.step) if e is not None)
+    if isinstance(s, (N.If, N.While, N.DoWhile, N.Switch)):
+        return (s.cond,)
+    if isinstance(s, N.Return) and s.value is not None:
+        return (s.value,)
+    return ()
+
+
+def iter_exprs(e: Optional[N.Expr]) -> Iterator[N.Expr]:
+    """Every expression under `e`, pre-order."""
+    if e is None:
+        return
+    yield e
+    for child in expr_children(e):
+        yield from iter_exprs(child)
+
+
+def expr_children(e: N.Expr) -> tuple[N.Expr, ...]:
+    if isinstance(e, N.Subscript):
+        return (e.base, e.index)
+    if isinstance(e, N.Member):
+        return (e.base,)
+    if isinstance(e, (N.Unary, N.Cast)):
+        return (e.operand,)
+    if isinstance(e, N.Binary):
+        return (e.lhs, e.rhs)
+    if isinstance(e, N.Assign):
+        return (e.target, e.value)
+    if isinstance(e, N.Conditional):
+        return (e.cond, e.then, e.otherwise)
+    if isinstance(e, N.Call):
+        return e.args
+    if isinstance(e, N.InitList):
+        return e.items
+    return ()
+
+
+def _type_extent_exprs(t: T.CType) -> list[N.Expr]:
+    if isinstance(t, T.ArrayType):
+        return [d.extent for d in t.dims() if d.extent is not None]
+    return []
+
+
+def base_variable(e: N.Expr) -> Optional[N.VarRef]:
+    """The variable an lvalue designates part of: A for A[i][j], s for s.f."""
+    while True:
+        if isinstance(e, N.VarRef):
+            return e
+        if isinstance(e, (N.Subscript, N.Member)):
+            e = e.base
+        elif isinstance(e, N.Cast):
+            e = e.operand
+        else:
+            return None
+
+
+def written_variables(e: N.Expr) -> Iterator[N.VarRef]:
+    for sub in iter_exprs(e):
+        target = None
+        if isinstance(sub, N.Assign):
+            target = sub.target
+        elif isinstance(sub, N.Unary) and sub.op in ("++", "--", "post++", "post--"):
+            target = sub.operand
+        if target is not None:
+            var = base_variable(target)
+            if var is not None:
+                yield var
+
+
+# ----------------------------------------------------------------------------- discovery
+def find_regions(module: N.Module) -> list[OptRegion]:
+    """All optimisable regions of the main file, in source order."""
+    out: list[OptRegion] = []
+    for fn in module.functions:
+        if not fn.in_main_file or fn.body is None:
+            continue
+        if fn.is_pencil:
+            out.append(_analyse(OptRegion(fn, "function", 0, fn.body, fn.body.extent, fn.body.loc)))
+            continue
+        index = 0
+        for s in iter_stmts(fn.body):
+            if isinstance(s, N.Region):
+                out.append(_analyse(OptRegion(fn, s.kind, index, s.body, s.extent, s.loc)))
+                index += 1
+    return out
+
+
+def _symbol(fn: N.Function, kind: str, index: int) -> str:
+    # Unique per file (static functions of the same name in two files must not clash)
+    # yet deterministic: the same file and region always give the same symbol.
+    digest = hashlib.sha1(f"{fn.loc.file}\0{fn.name}\0{kind}\0{index}".encode()).hexdigest()[:10]
+    return f"__pencilcc_{fn.name}_{kind}{index}_{digest}"
+
+
+def _analyse(region: OptRegion) -> OptRegion:
+    """Compute the region's arguments, iterators and symbol."""
+    from dataclasses import replace
+
+    fn = region.function
+    problems: list[str] = []
+    declared_inside: set[str] = set()
+    uses: dict[str, N.VarRef] = {}
+    written: set[str] = set()
+    header_writes: set[str] = set()   # written in a for header (init/step)
+    body_writes: set[str] = set()     # written anywhere else
+    order: list[str] = []
+
+    def note_use(ref: N.VarRef) -> None:
+        if ref.scope in ("function", "enum") or ref.name in declared_inside:
+            return
+        if ref.name not in uses:
+            uses[ref.name] = ref
+            order.append(ref.name)
+            for extent in _type_extent_exprs(ref.type):
+                for sub in iter_exprs(extent):
+                    if isinstance(sub, N.VarRef):
+                        note_use(sub)
+
+    for_inits: set[int] = set()
+    for s in iter_stmts(region.body):
+        if isinstance(s, N.DeclStmt):
+            for d in s.decls:
+                declared_inside.add(d.name)
+                if d.storage == "static":
+                    problems.append(f"static local variable '{d.name}'")
+        if isinstance(s, N.For) and s.init is not None:
+            for_inits.add(id(s.init))
+    for s in iter_stmts(region.body):
+        if isinstance(s, (N.Return, N.Goto, N.Label)) and region.kind != "function":
+            problems.append(f"'{type(s).__name__.lower()}' statement inside the region")
+        for e in stmt_exprs(s):
+            for sub in iter_exprs(e):
+                if isinstance(sub, N.VarRef):
+                    note_use(sub)
+            for var in written_variables(e):
+                written.add(var.name)
+                is_header = (isinstance(s, N.For) and e is s.step) or id(s) in for_inits
+                (header_writes if is_header else body_writes).add(var.name)
+
+    param_names = [p.name for p in fn.params]
+    iterators = tuple(sorted(n for n in header_writes - body_writes
+                             if n in uses and uses[n].scope == "local"
+                             and isinstance(uses[n].type, T.IntType)))
+    args: list[RegionArg] = []
+    ordered = [n for n in param_names if n in uses] + sorted(n for n in order if n not in param_names)
+    for name in ordered:
+        if name in iterators:
+            continue
+        ref = uses[name]
+        t = ref.type
+        if isinstance(t, (T.ArrayType, T.PointerType)):
+            passing = "array"
+        elif isinstance(t, T.StructType) or name in written:
+            passing = "pointer"
+        elif isinstance(t, (T.IntType, T.FloatType)):
+            passing = "value"
+        else:
+            problems.append(f"variable '{name}' of type '{t.spelling()}' cannot be passed to the outlined region")
+            passing = "pointer"
+        args.append(RegionArg(name, t, passing, ref.scope, name in written))
+    return replace(region, args=tuple(args), iterators=iterators,
+                   symbol=_symbol(fn, region.kind, region.index), problems=tuple(problems))
