@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: MIT
+"""Outcome of each region and the optimisation record (`-fsave-optimization-record`).
+
+A region is `optimized` only when the polyhedral path built its model, produced a
+schedule and AST, and our back end emitted its code; anything else is a
+`fallback` with the reason, compiled by the host compiler from the original text.
+The record follows clang's convention (`<output>.opt.json` or
+`-foptimization-record-file=FILE`); `-Rpass=pencil` / `-Rpass-missed=pencil`
+print the same facts as remarks.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from clangpass.diagnostics import DiagnosticEngine
+from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.regions import OptRegion
+
+
+@dataclass
+class RegionOutcome:
+    region: OptRegion
+    status: str                              # 'optimized' | 'fallback'
+    reason: str = ""
+    unit: Optional[CodegenUnit] = None
+    statements: int = 0
+    tiled_bands: int = 0
+    tile_sizes: tuple[int, ...] = ()
+    parallel_loops: int = 0
+    scheduling_seconds: float = 0.0
+    pass_seconds: dict[str, float] = field(default_factory=dict)
+
+    def as_record(self) -> dict:
+        r = self.region
+        return {
+            "function": r.function.name,
+            "file": r.loc.file,
+            "line": r.loc.line,
+            "kind": r.kind,
+            "symbol": r.symbol if self.status == "optimized" else "",
+            "status": self.status,
+            "reason": self.reason,
+            "statements": self.statements,
+            "tiled_bands": self.tiled_bands,
+            "tile_sizes": list(self.tile_sizes),
+            "parallel_loops": self.parallel_loops,
+            "scheduling_seconds": round(self.scheduling_seconds, 6),
+        }
+
+
+def fallback(region: OptRegion, reason: str) -> RegionOutcome:
+    return RegionOutcome(region, "fallback", reason)
+
+
+def write_record(path: str, source: str, outcomes: list[RegionOutcome]) -> None:
+    """Write the JSON optimisation record atomically."""
+    import os
+    import tempfile
+
+    doc = {"source": source, "regions": [o.as_record() for o in outcomes]}
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".pencilcc-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], remarks: bool,
+                    missed_remarks: bool) -> None:
+    """-Wpencil warnings for fallbacks; -Rpass=pencil / -Rpass-missed=pencil remarks."""
+    for o in outcomes:
+        where = o.region.loc
+        if o.status == "fallback":
+            engine.warning("pencil", where,
+                           f"region in '{o.region.function.name}' not optimized, compiled by the host compiler: {o.reason}")
+            if missed_remarks:
+                engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' missed: {o.reason}")
+        elif remarks:
+            engine.report("pencil", "remark", where,
+                          f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
+                          f"{o.tiled_bands} tiled bands {list(o.tile_sizes)}, {o.parallel_loops} parallel loops")
