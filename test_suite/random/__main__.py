@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+"""Nightly-size random differential run: `python -m test_suite.random --count 5000`.
+
+Generates programs for seeds `seed .. seed + count - 1`, builds each with
+`gcc -std=c99 -O0` and with the candidate compiler (default `pencilcc -O3`, split
+with shlex), runs both and compares outputs at relative tolerance 1e-9.  Prints one
+summary line `random: P passed, F failed`, then the seed and the kept source of
+every failure, and exits 1 if any seed failed.  `--show SEED` prints one program.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from test_suite.random.differential import Outcome, check_seed
+from test_suite.random.generator import SMALL, GenConfig, generate
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m test_suite.random", description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=100, help="number of programs (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--compiler", default="pencilcc -O3",
+                        help='candidate compiler command (default "pencilcc -O3")')
+    parser.add_argument("--keep-failures", type=Path, metavar="DIR",
+                        help="keep failing programs here (default: a new temporary folder)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="programs checked in parallel (default: CPU count)")
+    parser.add_argument("--small", action="store_true",
+                        help="small programs (the configuration of the pytest run)")
+    parser.add_argument("--max-size", type=int, help="largest size parameter value")
+    parser.add_argument("--show", type=int, metavar="SEED",
+                        help="print the program of SEED and exit")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    config = SMALL if args.small else GenConfig()
+    if args.max_size is not None:
+        config = replace(config, max_size=args.max_size)
+    if args.show is not None:
+        sys.stdout.write(generate(args.show, config).source)
+        return 0
+    candidate = shlex.split(args.compiler)
+    if not candidate:
+        print("random: --compiler is empty", file=sys.stderr)
+        return 2
+    keep = args.keep_failures or Path(tempfile.mkdtemp(prefix="pencilcc-random-failures-"))
+    workdir = Path(tempfile.mkdtemp(prefix="pencilcc-random-"))
+    seeds = range(args.seed, args.seed + args.count)
+    start = time.monotonic()
+    failures: list[Outcome] = []
+    passed = 0
+    try:
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            for outcome in pool.map(lambda s: check_seed(s, workdir, candidate, config, keep=keep),
+                                    seeds):
+                if outcome.passed:
+                    passed += 1
+                else:
+                    failures.append(outcome)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    elapsed = time.monotonic() - start
+    print(f"random: {passed} passed, {len(failures)} failed "
+          f"(seeds {args.seed}..{args.seed + args.count - 1}, {args.compiler!r}, {elapsed:.0f}s)")
+    for outcome in failures:
+        print(outcome.summary())
+    if not failures and args.keep_failures is None:
+        shutil.rmtree(keep, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1436 @@
+# SPDX-License-Identifier: MIT
+"""Deterministic generator of random static-affine C99 programs for differential testing.
+
+`generate(seed, config)` returns a complete C99 program: a `kernel` function whose
+`#pragma scop` region is a random static-affine loop-nest program over VLA array
+parameters, and a `main` that initialises every array deterministically, calls the
+kernel with size parameters chosen here (so they are true symbolic parameters of
+the region, not macros) and prints every array element and every output scalar.
+The same program built by `gcc -O0` and by pencilcc must print the same values.
+
+Guarantees, by construction and checked:
+
+* **Static affine.**  Loop bounds, guards and subscripts are affine in the
+  enclosing iterators and the size parameters (guards may also test `e % k == r`).
+* **In bounds.**  Every iterator carries a hull `[lo, P + hi]` (constant lower
+  bound, upper bound relative to one size parameter `P`); triangular bounds add
+  hulls for iterator differences and guards like `i0 + i1 < n` add hulls for sums.
+  A subscript `form + offset` into a dimension of extent `P + c` is only generated
+  when the hull proves it in bounds for every `P >= config.min_size`.
+  `check_in_bounds` independently enumerates every statement instance (vectorised
+  with numpy) and evaluates every subscript, for the program's own sizes or any other.
+* **Free of undefined behaviour.**  No division by anything but non-zero constants,
+  `sqrt` only of `fabs`, no float-to-int conversions, every array element is
+  initialised and every temporary is assigned before the region; integer values are
+  bounded by an interval analysis (with `% 1000` wrapping) so that no `int`
+  expression can overflow, and double magnitudes stay below 1e30 by an analysis of
+  how much each loop nest can amplify them (so no inf or NaN, and a relative
+  tolerance of 1e-9 remains meaningful).  The test suite runs a sample of programs
+  under `-fsanitize=address,undefined`.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator, Mapping, Sequence, Union
+
+import numpy as np
+
+__all__ = [
+    "Aff", "ArrayDecl", "ArrayRef", "Assign", "Binary", "Call", "Compare", "Const",
+    "GenConfig", "GeneratedProgram", "Guard", "IterValue", "Loop", "ModEq", "Program",
+    "SMALL", "ScalarDecl", "ScalarRef", "check_in_bounds", "generate", "instance_counts",
+    "render", "walk_statements",
+]
+
+#: Largest value an `int` expression may take (C `INT_MAX` on every supported target).
+INT_LIMIT = 2**31 - 1
+#: Bound kept on values stored in int arrays and temporaries between loop nests.
+INT_CAP = 2**24
+#: Integer right-hand sides that could grow are wrapped as `(e) % INT_WRAP`.
+INT_WRAP = 1000
+#: log10 of the largest magnitude a double value may reach.
+DOUBLE_LOG10_LIMIT = 30.0
+#: log10 of the amplification one compound-assignment loop nest may cause.
+COMPOUND_LOG10_BUDGET = 20.0
+
+
+# ----------------------------------------------------------------------------
+# Configuration and result
+# ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GenConfig:
+    """Knobs of the generator (sizes, shapes and how often each feature appears)."""
+
+    min_size: int = 5                 # smallest value of a size parameter
+    max_size: int = 40                # largest value of a size parameter
+    max_params: int = 3               # size parameters n, m, p
+    min_arrays: int = 2
+    max_arrays: int = 5
+    max_array_dims: int = 3
+    max_array_elements: int = 8192    # size parameters shrink until every array fits
+    max_depth: int = 3                # loop depth of a nest
+    max_nests: int = 4                # top-level loop nests in the scop
+    max_statements: int = 4           # statements per nest
+    p_guard: float = 0.25             # affine `if` around a statement or loop
+    p_scalar: float = 0.35            # scalar temporaries and scalar targets
+    p_int_array: float = 0.3          # an array has element type int
+    p_builtin: float = 0.12           # sqrt(fabs()), fmax, fmin in a term
+    p_pointer_scalar: float = 0.15    # a `double *r0` output scalar
+    p_triangular: float = 0.3         # a loop bound depends on an outer iterator
+    p_decreasing: float = 0.15        # `for (i = ub; i >= lb; i--)`
+    p_step2: float = 0.1              # step 2 (or -2)
+
+    def __post_init__(self) -> None:
+        if not 4 <= self.min_size <= self.max_size:
+            raise ValueError("need 4 <= min_size <= max_size")
+        if not 1 <= self.max_params <= 3:
+            raise ValueError("max_params must be in 1..3")
+        if not 2 <= self.min_arrays <= self.max_arrays <= 5:
+            raise ValueError("need 2 <= min_arrays <= max_arrays <= 5")
+        if not 1 <= self.max_array_dims <= 3 or not 1 <= self.max_depth <= 3:
+            raise ValueError("max_array_dims and max_depth must be in 1..3")
+        if self.max_nests < 1 or self.max_statements < 1:
+            raise ValueError("max_nests and max_statements must be positive")
+
+
+@dataclass(frozen=True)
+class GeneratedProgram:
+    """One generated test program."""
+
+    seed: int
+    source: str
+    description: str
+    program: "Program" = field(repr=False, compare=False)
+
+
+# ----------------------------------------------------------------------------
+# Program representation
+# ----------------------------------------------------------------------------
+
+Value = Union[int, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Aff:
+    """An affine expression: sum of coefficient * variable, plus a constant."""
+
+    terms: tuple[tuple[str, int], ...] = ()
+    const: int = 0
+
+    @staticmethod
+    def of(*terms: tuple[str, int], const: int = 0) -> "Aff":
+        merged: dict[str, int] = {}
+        for name, coeff in terms:
+            merged[name] = merged.get(name, 0) + coeff
+        return Aff(tuple((n, c) for n, c in merged.items() if c != 0), const)
+
+    @staticmethod
+    def var(name: str, const: int = 0) -> "Aff":
+        return Aff(((name, 1),), const)
+
+    def __add__(self, other: "Aff | int") -> "Aff":
+        if isinstance(other, int):
+            return Aff(self.terms, self.const + other)
+        return Aff.of(*self.terms, *other.terms, const=self.const + other.const)
+
+    def variables(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.terms)
+
+    def evaluate(self, env: Mapping[str, Value], size: int | None = None) -> Value:
+        total: Value = self.const if size is None else np.full(size, self.const, dtype=np.int64)
+        for name, coeff in self.terms:
+            total = total + coeff * env[name]
+        return total
+
+    def render(self) -> str:
+        ordered = [t for t in self.terms if t[1] > 0] + [t for t in self.terms if t[1] < 0]
+        parts: list[str] = []
+        for name, coeff in ordered:
+            text = name if abs(coeff) == 1 else f"{abs(coeff)} * {name}"
+            if not parts:
+                parts.append(text if coeff > 0 else f"-{text}")
+            else:
+                parts.append(("+ " if coeff > 0 else "- ") + text)
+        if self.const or not parts:
+            if not parts:
+                parts.append(str(self.const))
+            else:
+                parts.append(f"+ {self.const}" if self.const > 0 else f"- {-self.const}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Const:
+    value: float | int
+    ctype: str
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    array: str
+    subscripts: tuple[Aff, ...]
+
+
+@dataclass(frozen=True)
+class ScalarRef:
+    name: str
+    pointer: bool = False
+
+
+@dataclass(frozen=True)
+class IterValue:
+    """An affine combination of iterators used as a value (cast to double if asked)."""
+
+    expr: Aff
+    as_double: bool
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # + - * / %
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True)
+class Call:
+    function: str  # sqrt, fabs, fmax, fmin
+    args: tuple["Expr", ...]
+
+
+Expr = Union[Const, ArrayRef, ScalarRef, IterValue, Binary, Call]
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: ArrayRef | ScalarRef
+    op: str  # = += -= *=
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Compare:
+    lhs: Aff
+    op: str  # < <= > >= ==
+    rhs: Aff
+
+
+@dataclass(frozen=True)
+class ModEq:
+    expr: Aff
+    modulus: int
+    remainder: int
+
+
+Condition = Union[Compare, ModEq]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Placeholder for a statement while a nest is being built."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Loop:
+    """`for (iterator = start; iterator op bound; iterator += step)`."""
+
+    iterator: str
+    start: Aff
+    op: str  # < <= for positive steps, >= > for negative ones
+    bound: Aff
+    step: int
+    body: tuple["Node", ...]
+
+
+@dataclass(frozen=True)
+class Guard:
+    conditions: tuple[Condition, ...]
+    body: tuple["Node", ...]
+
+
+Node = Union[Loop, Guard, Assign, Slot]
+
+
+@dataclass(frozen=True)
+class ArrayDecl:
+    name: str
+    ctype: str  # double | int
+    extents: tuple[tuple[str, int], ...]  # (size parameter, constant offset) per dimension
+    init: tuple[int, ...]  # coefficient per dimension, then constant, then modulus
+
+    def extent_affs(self) -> tuple[Aff, ...]:
+        return tuple(Aff.var(p, c) for p, c in self.extents)
+
+
+@dataclass(frozen=True)
+class ScalarDecl:
+    name: str
+    ctype: str
+    role: str  # input (by value), temp (kernel local), output (by pointer)
+    value: float | int  # input value, temporary's initial value, output's initial value
+
+
+@dataclass(frozen=True)
+class Program:
+    seed: int
+    params: tuple[tuple[str, int], ...]
+    arrays: tuple[ArrayDecl, ...]
+    scalars: tuple[ScalarDecl, ...]
+    body: tuple[Node, ...]
+    depth: int
+
+    def sizes(self) -> dict[str, int]:
+        return dict(self.params)
+
+    def array(self, name: str) -> ArrayDecl:
+        return next(a for a in self.arrays if a.name == name)
+
+
+# ----------------------------------------------------------------------------
+# Walking and enumerating
+# ----------------------------------------------------------------------------
+
+def walk_statements(nodes: Sequence[Node]) -> Iterator[Assign | Slot]:
+    """Statements (or slots) in textual order."""
+    for node in nodes:
+        if isinstance(node, (Loop, Guard)):
+            yield from walk_statements(node.body)
+        else:
+            yield node
+
+
+def walk_loops(nodes: Sequence[Node]) -> Iterator[Loop]:
+    for node in nodes:
+        if isinstance(node, Loop):
+            yield node
+        if isinstance(node, (Loop, Guard)):
+            yield from walk_loops(node.body)
+
+
+def walk_guards(nodes: Sequence[Node]) -> Iterator[Guard]:
+    for node in nodes:
+        if isinstance(node, Guard):
+            yield node
+        if isinstance(node, (Loop, Guard)):
+            yield from walk_guards(node.body)
+
+
+def expr_nodes(expr: Expr) -> Iterator[Expr]:
+    yield expr
+    if isinstance(expr, Binary):
+        yield from expr_nodes(expr.left)
+        yield from expr_nodes(expr.right)
+    elif isinstance(expr, Call):
+        for arg in expr.args:
+            yield from expr_nodes(arg)
+
+
+def statement_accesses(stmt: Assign) -> Iterator[ArrayRef]:
+    if isinstance(stmt.target, ArrayRef):
+        yield stmt.target
+    for node in expr_nodes(stmt.value):
+        if isinstance(node, ArrayRef):
+            yield node
+
+
+def _condition_holds(cond: Condition, env: Mapping[str, Value], size: int) -> np.ndarray:
+    if isinstance(cond, ModEq):
+        return np.fmod(cond.expr.evaluate(env, size), cond.modulus) == cond.remainder
+    lhs, rhs = cond.lhs.evaluate(env, size), cond.rhs.evaluate(env, size)
+    return {"<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs, ">=": lhs >= rhs,
+            "==": lhs == rhs}[cond.op]
+
+
+def _enumerate(nodes: Sequence[Node], env: dict[str, Value], size: int,
+               visit: Callable[[Assign | Slot, dict[str, Value], int], None]) -> None:
+    """Call `visit(statement, env, count)` with every statement's instances, vectorised.
+
+    `env` maps the size parameters to ints and the enclosing iterators to int64 arrays
+    of length `count` (one entry per instance, C semantics of the loops and guards).
+    """
+    for node in nodes:
+        if isinstance(node, Loop):
+            start = node.start.evaluate(env, size)
+            bound = node.bound.evaluate(env, size)
+            if node.step > 0:
+                last = bound - 1 if node.op == "<" else bound
+                span = last - start
+            else:
+                last = bound + 1 if node.op == ">" else bound
+                span = start - last
+            counts = np.where(span >= 0, span // abs(node.step) + 1, 0)
+            total = int(counts.sum())
+            rows = np.repeat(np.arange(size), counts)
+            offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+            inner = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in env.items()}
+            inner[node.iterator] = start[rows] + node.step * offsets
+            if total:
+                _enumerate(node.body, inner, total, visit)
+        elif isinstance(node, Guard):
+            mask = np.ones(size, dtype=bool)
+            for cond in node.conditions:
+                mask &= _condition_holds(cond, env, size)
+            inner = {k: (v[mask] if isinstance(v, np.ndarray) else v) for k, v in env.items()}
+            kept = int(mask.sum())
+            if kept:
+                _enumerate(node.body, inner, kept, visit)
+        else:
+            visit(node, env, size)
+
+
+def instance_counts(nodes: Sequence[Node], sizes: Mapping[str, int]) -> dict[int, int]:
+    """How many times each statement runs, keyed by `id()` of the statement (or slot)."""
+    counts: dict[int, int] = {}
+
+    def visit(stmt: Assign | Slot, env: dict[str, Value], size: int) -> None:
+        counts[id(stmt)] = counts.get(id(stmt), 0) + size
+
+    _enumerate(nodes, dict(sizes), 1, visit)
+    return counts
+
+
+def check_in_bounds(program: Program, sizes: Mapping[str, int] | None = None) -> list[str]:
+    """Every out-of-bounds subscript of `program` for the given (default: its own) sizes.
+
+    Enumerates all statement instances and evaluates every subscript of every access,
+    so the answer is exact for those sizes.  An empty list means in bounds.
+    """
+    values = dict(program.sizes() if sizes is None else sizes)
+    arrays = {a.name: a for a in program.arrays}
+    problems: list[str] = []
+
+    def visit(stmt: Assign | Slot, env: dict[str, Value], size: int) -> None:
+        if not isinstance(stmt, Assign):
+            return
+        for access in statement_accesses(stmt):
+            decl = arrays[access.array]
+            if len(access.subscripts) != len(decl.extents):
+                problems.append(f"{render_expr(access)}: wrong number of subscripts")
+                continue
+            for dim, (sub, extent) in enumerate(zip(access.subscripts, decl.extent_affs())):
+                try:
+                    index = np.asarray(sub.evaluate(env, size))
+                except KeyError as exc:
+                    problems.append(f"{render_expr(access)}: unbound variable {exc}")
+                    continue
+                limit = int(extent.evaluate(values))
+                low, high = int(index.min()), int(index.max())
+                if low < 0 or high >= limit:
+                    problems.append(
+                        f"{render_expr(access)} in `{render_statement(stmt)}`: subscript {dim} "
+                        f"takes values in [{low}, {high}], extent {limit} (sizes {values})")
+
+    _enumerate(program.body, values, 1, visit)
+    return problems
+
+
+# ----------------------------------------------------------------------------
+# Rendering C
+# ----------------------------------------------------------------------------
+
+_PRECEDENCE = {"+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
+
+
+def _render_const(const: Const) -> str:
+    if const.ctype == "int":
+        return str(int(const.value))
+    text = repr(float(const.value))
+    return text if ("." in text or "e" in text) else text + ".0"
+
+
+def render_expr(expr: Expr, context: int = 0) -> str:
+    """C text of `expr`; `context` is the precedence of the enclosing operator."""
+    if isinstance(expr, Const):
+        return _render_const(expr)
+    if isinstance(expr, ArrayRef):
+        return expr.array + "".join(f"[{s.render()}]" for s in expr.subscripts)
+    if isinstance(expr, ScalarRef):
+        return f"(*{expr.name})" if expr.pointer and context else (
+            f"*{expr.name}" if expr.pointer else expr.name)
+    if isinstance(expr, IterValue):
+        inner = expr.expr.render()
+        simple = expr.expr.terms in ((), ((expr.expr.terms[0][0], 1),)) \
+            and not (expr.expr.terms and expr.expr.const)
+        if not expr.as_double:
+            return inner if simple or not context else f"({inner})"
+        return f"(double){inner}" if simple else f"(double)({inner})"
+    if isinstance(expr, Call):
+        return f"{expr.function}({', '.join(render_expr(a) for a in expr.args)})"
+    prec = _PRECEDENCE[expr.op]
+    text = f"{render_expr(expr.left, prec)} {expr.op} {render_expr(expr.right, prec + 1)}"
+    return f"({text})" if context > prec else text
+
+
+def render_statement(stmt: Assign) -> str:
+    target = render_expr(stmt.target)
+    return f"{target} {stmt.op} {render_expr(stmt.value)};"
+
+
+def render_condition(cond: Condition) -> str:
+    if isinstance(cond, ModEq):
+        inner = cond.expr.render()
+        if len(cond.expr.terms) + bool(cond.expr.const) > 1:
+            inner = f"({inner})"
+        return f"{inner} % {cond.modulus} == {cond.remainder}"
+    return f"{cond.lhs.render()} {cond.op} {cond.rhs.render()}"
+
+
+def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
+    pad = "  " * indent
+    for node in nodes:
+        if isinstance(node, Assign):
+            out.append(pad + render_statement(node))
+        elif isinstance(node, Slot):
+            out.append(pad + f"/* slot {node.index} */;")
+        else:
+            if isinstance(node, Loop):
+                it = node.iterator
+                if node.step == 1:
+                    incr = f"{it}++"
+                elif node.step == -1:
+                    incr = f"{it}--"
+                elif node.step > 0:
+                    incr = f"{it} += {node.step}"
+                else:
+                    incr = f"{it} -= {-node.step}"
+                head = (f"for ({it} = {node.start.render()}; {it} {node.op} "
+                        f"{node.bound.render()}; {incr})")
+            else:
+                head = "if (" + " && ".join(render_condition(c) for c in node.conditions) + ")"
+            if len(node.body) == 1:
+                out.append(pad + head)
+                _render_nodes(node.body, indent + 1, out)
+            else:
+                out.append(pad + head + " {")
+                _render_nodes(node.body, indent + 1, out)
+                out.append(pad + "}")
+
+
+def _extent_text(param: str, offset: int) -> str:
+    return Aff.var(param, offset).render()
+
+
+def _decl_dims(decl: ArrayDecl) -> str:
+    return "".join(f"[{_extent_text(p, c)}]" for p, c in decl.extents)
+
+
+def _scalars_used(program: Program) -> set[str]:
+    used: set[str] = set()
+    for stmt in walk_statements(program.body):
+        if isinstance(stmt, Assign):
+            for node in (stmt.target, *expr_nodes(stmt.value)):
+                if isinstance(node, ScalarRef):
+                    used.add(node.name)
+    return used
+
+
+def _format_value(ctype: str, value: float | int) -> str:
+    return str(int(value)) if ctype == "int" else _render_const(Const(value, "double"))
+
+
+def render(program: Program, description: str = "") -> str:
+    """The complete C99 translation unit of `program`."""
+    params = [name for name, _ in program.params]
+    inputs = [s for s in program.scalars if s.role == "input"]
+    outputs = [s for s in program.scalars if s.role == "output"]
+    used = _scalars_used(program)
+    temps = [s for s in program.scalars if s.role == "temp" and s.name in used]
+
+    lines = ["#include <stdio.h>", "#include <stdlib.h>", "#include <math.h>", ""]
+    lines.append(f"/* pencilcc random differential test, seed {program.seed}"
+                 + (f": {description}" if description else "") + " */")
+    signature = [f"int {p}" for p in params]
+    signature += [f"{s.ctype} {s.name}" for s in inputs]
+    signature += [f"{s.ctype} *{s.name}" for s in outputs]
+    signature += [f"{a.ctype} {a.name}{_decl_dims(a)}" for a in program.arrays]
+    lines.append(f"static void kernel({', '.join(signature)})")
+    lines.append("{")
+    iterators = [f"i{k}" for k in range(max(program.depth, 1))]
+    lines.append(f"  int {', '.join(iterators)};")
+    for s in temps:
+        lines.append(f"  {s.ctype} {s.name};")
+    lines.append("")
+    for s in temps:
+        lines.append(f"  {s.name} = {_format_value(s.ctype, s.value)};")
+    lines.append("#pragma scop")
+    _render_nodes(program.body, 1, lines)
+    lines.append("#pragma endscop")
+    lines.append("}")
+    lines.append("")
+
+    # main
+    max_dims = max(len(a.extents) for a in program.arrays)
+    lines += ["int main(void)", "{"]
+    for name, value in program.params:
+        lines.append(f"  int {name} = {value};")
+    for s in inputs + outputs:
+        lines.append(f"  {s.ctype} {s.name} = {_format_value(s.ctype, s.value)};")
+    lines.append(f"  int {', '.join(f'i{k}' for k in range(max_dims))};")
+    for a in program.arrays:
+        extents = [_extent_text(p, c) for p, c in a.extents]
+        factors = " * ".join(f"({e})" if " " in e else e for e in extents)
+        if len(extents) == 1:
+            lines.append(f"  {a.ctype} *{a.name} = malloc(sizeof({a.ctype}) * {factors});")
+        else:
+            tail = "".join(f"[{e}]" for e in extents[1:])
+            lines.append(f"  {a.ctype} (*{a.name}){tail} = malloc(sizeof({a.ctype}) * {factors});")
+    lines.append("")
+
+    def loops_over(a: ArrayDecl, body: str) -> list[str]:
+        out = []
+        for d, (p, c) in enumerate(a.extents):
+            out.append("  " * (d + 1) + f"for (i{d} = 0; i{d} < {_extent_text(p, c)}; i{d}++)")
+        out.append("  " * (len(a.extents) + 1) + body)
+        return out
+
+    for a in program.arrays:
+        element = a.name + "".join(f"[i{d}]" for d in range(len(a.extents)))
+        *coeffs, const, modulus = a.init
+        formula = " + ".join(f"{c} * i{d}" for d, c in enumerate(coeffs)) + f" + {const}"
+        if a.ctype == "double":
+            value = f"(double)(({formula}) % {modulus}) / {modulus}.0 - 0.5"
+        else:
+            value = f"({formula}) % {modulus} - {modulus // 2}"
+        lines += loops_over(a, f"{element} = {value};")
+    args = params + [s.name for s in inputs] + [f"&{s.name}" for s in outputs]
+    args += [a.name for a in program.arrays]
+    lines.append(f"  kernel({', '.join(args)});")
+    for a in program.arrays:
+        element = a.name + "".join(f"[i{d}]" for d in range(len(a.extents)))
+        fmt = "%d" if a.ctype == "int" else "%.17g"
+        lines.append(f'  printf("== {a.name}\\n");')
+        lines += loops_over(a, f'printf("{fmt}\\n", {element});')
+    for s in outputs:
+        fmt = "%d" if s.ctype == "int" else "%.17g"
+        lines.append(f'  printf("== {s.name}\\n{fmt}\\n", {s.name});')
+    for a in program.arrays:
+        lines.append(f"  free({a.name});")
+    lines += ["  return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------
+# Magnitude analysis
+# ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Mag:
+    """|value| <= lin * M + const, M being the running bound of the nest's carried values."""
+
+    lin: float
+    const: float
+
+    def __add__(self, other: "Mag") -> "Mag":
+        return Mag(self.lin + other.lin, self.const + other.const)
+
+    def scaled(self, k: float) -> "Mag":
+        return Mag(self.lin * abs(k), self.const * abs(k))
+
+
+def _mag(expr: Expr, lookup: Callable[[Expr], Mag]) -> Mag | None:
+    """Symbolic bound of `expr`; None when it multiplies two carried values."""
+    if isinstance(expr, (ArrayRef, ScalarRef, IterValue)):
+        return lookup(expr)
+    if isinstance(expr, Const):
+        return Mag(0.0, abs(float(expr.value)))
+    if isinstance(expr, Call):
+        args = [_mag(a, lookup) for a in expr.args]
+        if any(a is None for a in args):
+            return None
+        if expr.function == "sqrt":
+            (a,) = args
+            return Mag(a.lin, a.const + 1.0) if a.lin else Mag(0.0, math.sqrt(a.const))
+        if expr.function == "fabs":
+            return args[0]
+        return Mag(max(a.lin for a in args), max(a.const for a in args))
+    left, right = _mag(expr.left, lookup), _mag(expr.right, lookup)
+    if left is None or right is None:
+        return None
+    if expr.op in "+-":
+        return left + right
+    if expr.op == "*":
+        if left.lin and right.lin:
+            return None
+        return Mag(left.lin * right.const + right.lin * left.const, left.const * right.const)
+    if expr.op == "/":
+        return left.scaled(1.0 / float(expr.right.value))  # type: ignore[union-attr]
+    # "%": |a % k| < k and |a % k| <= |a|
+    bound = float(expr.right.value) - 1  # type: ignore[union-attr]
+    return Mag(0.0, bound if left.lin else min(bound, left.const))
+
+
+def _int_overflow_free(expr: Expr, lookup: Callable[[Expr], float],
+                       ctype_of: Callable[[Expr], str]) -> bool:
+    """True when no int-typed subexpression can exceed INT_LIMIT in magnitude."""
+    def bound(e: Expr) -> float:
+        if isinstance(e, (ArrayRef, ScalarRef, IterValue)):
+            b = lookup(e)
+        elif isinstance(e, Const):
+            b = abs(float(e.value))
+        elif isinstance(e, Call):
+            args = [bound(a) for a in e.args]
+            b = math.sqrt(args[0]) if e.function == "sqrt" else max(args)
+        else:
+            left, right = bound(e.left), bound(e.right)
+            if e.op in "+-":
+                b = left + right
+            elif e.op == "*":
+                b = left * right
+            elif e.op == "/":
+                b = left / abs(float(e.right.value))  # type: ignore[union-attr]
+            else:
+                b = min(left, abs(float(e.right.value)) - 1)  # type: ignore[union-attr]
+        if ctype_of(e) == "int" and b > INT_LIMIT:
+            raise OverflowError
+        return b
+
+    try:
+        bound(expr)
+    except OverflowError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------
+# The generator
+# ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Form:
+    """An affine form known to lie in [lo, param + hi] wherever it is in scope."""
+
+    expr: Aff
+    lo: int
+    param: str
+    hi: int
+    weight: float
+
+
+@dataclass(frozen=True)
+class _Scope:
+    iterators: tuple[str, ...] = ()
+    forms: tuple[_Form, ...] = ()
+
+    def iterator_form(self, name: str) -> _Form:
+        return next(f for f in self.forms if f.expr == Aff.var(name))
+
+    def extended(self, iterator: str | None, forms: Sequence[_Form]) -> "_Scope":
+        its = self.iterators + ((iterator,) if iterator else ())
+        return _Scope(its, self.forms + tuple(forms))
+
+
+@dataclass
+class _SlotInfo:
+    index: int
+    scope: _Scope
+    forced_target: str | None = None
+    forced_op: str | None = None
+    must_read: str | None = None
+    target: ArrayRef | ScalarRef | None = None
+    op: str = "="
+    value: Expr | None = None
+
+
+class _Retry(Exception):
+    """A nest attempt broke a magnitude or overflow budget; try again."""
+
+
+#: Small programs for tests that build every program with pencilcc.
+SMALL = GenConfig(max_size=14, max_array_elements=1024)
+
+_DOUBLE_CONSTANTS = (0.5, 0.25, 0.75, 1.5, 2.0, 3.0, 0.125, 0.1, 1.25)
+_DIVISORS = (2.0, 3.0, 4.0, 5.0, 7.0)
+_ARRAY_NAMES = ("A", "B", "C", "D", "E")
+_PARAM_NAMES = ("n", "m", "p")
+
+
+class _Builder:
+    def __init__(self, seed: int, config: GenConfig) -> None:
+        self.seed = seed
+        self.config = config
+        self.rng = random.Random(seed)
+        self.sizes: dict[str, int] = {}
+        self.arrays: list[ArrayDecl] = []
+        self.scalars: list[ScalarDecl] = []
+        self.bounds: dict[str, float] = {}  # magnitude bound of each array / scalar
+        self.next_slot = 0
+        self.features: set[str] = set()
+
+    # -- declarations --------------------------------------------------------
+
+    def declare(self) -> None:
+        cfg, rng = self.config, self.rng
+        params = list(_PARAM_NAMES[: rng.randint(1, cfg.max_params)])
+        count = rng.randint(cfg.min_arrays, cfg.max_arrays)
+        for k in range(count):
+            is_int = k > 0 and rng.random() < cfg.p_int_array
+            dims = rng.randint(1, cfg.max_array_dims)
+            extents = []
+            for _ in range(dims):
+                offset = rng.choices((0, 1, 2), weights=(0.8, 0.15, 0.05))[0]
+                extents.append((rng.choice(params), offset))
+            init = tuple(rng.randint(1, 13) for _ in range(dims)) + (
+                rng.randint(0, 10), rng.choice((17, 19, 23, 29)))
+            ctype = "int" if is_int else "double"
+            self.arrays.append(ArrayDecl(_ARRAY_NAMES[k], ctype, tuple(extents), init))
+            self.bounds[_ARRAY_NAMES[k]] = float(init[-1] // 2 + 1) if is_int else 1.0
+        sizes = {p: rng.randint(cfg.min_size, cfg.max_size) for p in params}
+        while True:
+            over = [a for a in self.arrays
+                    if math.prod(sizes[p] + c for p, c in a.extents) > cfg.max_array_elements]
+            if not over:
+                break
+            largest = max((p for p, _ in over[0].extents), key=lambda p: (sizes[p], p))
+            if sizes[largest] <= cfg.min_size:
+                break
+            sizes[largest] -= 1
+        self.sizes = sizes
+
+        for k in range(rng.randint(1, 2)):
+            if k == 1 and rng.random() < 0.4:
+                self.scalars.append(ScalarDecl(f"s{k}", "int", "input", rng.randint(1, 5)))
+            else:
+                value = rng.choice((0.5, 0.75, -0.25, 0.3, -0.6, 0.9))
+                self.scalars.append(ScalarDecl(f"s{k}", "double", "input", value))
+        for k in range(2):
+            if rng.random() < cfg.p_scalar:
+                if rng.random() < 0.75:
+                    self.scalars.append(ScalarDecl(f"t{k}", "double", "temp",
+                                                   rng.choice((0.0, 0.5, 1.0))))
+                elif any(a.ctype == "int" for a in self.arrays):
+                    self.scalars.append(ScalarDecl(f"k{k}", "int", "temp", rng.randint(0, 3)))
+        if rng.random() < cfg.p_pointer_scalar:
+            self.scalars.append(ScalarDecl("r0", "double", "output", 0.0))
+        for s in self.scalars:
+            self.bounds[s.name] = abs(float(s.value))
+
+    def ctype_of(self, expr: Expr) -> str:
+        if isinstance(expr, Const):
+            return expr.ctype
+        if isinstance(expr, ArrayRef):
+            return next(a.ctype for a in self.arrays if a.name == expr.array)
+        if isinstance(expr, ScalarRef):
+            return next(s.ctype for s in self.scalars if s.name == expr.name)
+        if isinstance(expr, IterValue):
+            return "double" if expr.as_double else "int"
+        if isinstance(expr, Call):
+            return "double"
+        if "double" in (self.ctype_of(expr.left), self.ctype_of(expr.right)):
+            return "double"
+        return "int"
+
+    def scalar(self, name: str) -> ScalarDecl:
+        return next(s for s in self.scalars if s.name == name)
+
+    # -- loops and guards ----------------------------------------------------
+
+    def loop_header(self, level: int, scope: _Scope, preferred: str | None
+                    ) -> tuple[str, Aff, str, Aff, int, list[_Form]]:
+        """(iterator, start, op, bound, step, forms) of a new loop at `level`."""
+        rng, cfg = self.rng, self.config
+        it = f"i{level}"
+        params = list(self.sizes)
+        param = preferred if preferred and rng.random() < 0.75 else rng.choice(params)
+        outer = rng.choice(scope.iterators) if scope.iterators else None
+        kind = "rect"
+        if outer is not None and rng.random() < cfg.p_triangular:
+            kind = rng.choice(("lower", "lower", "upper", "upper", "window"))
+        lo_c = rng.choices((0, 1, 2), weights=(0.7, 0.2, 0.1))[0]
+        margin = rng.choices((0, 1, 2), weights=(0.6, 0.25, 0.15))[0]
+        forms: list[_Form] = []
+        if kind == "rect":
+            low, high = Aff(const=lo_c), Aff.var(param, -1 - margin)
+            form = _Form(Aff.var(it), lo_c, param, -1 - margin, 3.0)
+        elif kind == "lower":  # it from outer + d up to param - 1 - margin
+            of = scope.iterator_form(outer)
+            d = rng.choice((0, 1))
+            low, high = Aff.var(outer, d), Aff.var(param, -1 - margin)
+            form = _Form(Aff.var(it), of.lo + d, param, -1 - margin, 3.0)
+            forms.append(_Form(Aff.of((it, 1), (outer, -1)), d, param, -1 - margin - of.lo, 1.0))
+            self.features.add("triangular")
+        elif kind == "upper":  # it from lo_c up to outer - d
+            of = scope.iterator_form(outer)
+            d = rng.choice((0, 1))
+            low, high = Aff(const=lo_c), Aff.var(outer, -d)
+            form = _Form(Aff.var(it), lo_c, of.param, of.hi - d, 3.0)
+            forms.append(_Form(Aff.of((outer, 1), (it, -1)), d, of.param, of.hi - lo_c, 1.0))
+            self.features.add("triangular")
+        else:  # window: it from outer to outer + w
+            of = scope.iterator_form(outer)
+            w = rng.choice((1, 2))
+            low, high = Aff.var(outer), Aff.var(outer, w)
+            form = _Form(Aff.var(it), of.lo, of.param, of.hi + w, 3.0)
+            self.features.add("window")
+        forms.insert(0, form)
+        # reversed iterator: param - 1 - it lies in [-1 - hi, param - 1 - lo]
+        if form.hi <= -1:
+            forms.append(_Form(Aff.of((form.param, 1), (it, -1), const=-1), -1 - form.hi,
+                               form.param, -1 - form.lo, 0.5))
+        step = 2 if rng.random() < cfg.p_step2 else 1
+        if step == 2:
+            self.features.add("step2")
+        if rng.random() < cfg.p_decreasing:
+            self.features.add("decreasing")
+            op = ">=" if rng.random() < 0.7 else ">"
+            return it, high, op, (low if op == ">=" else low + (-1)), -step, forms
+        op = "<" if rng.random() < 0.7 else "<="
+        return it, low, op, (high + 1 if op == "<" else high), step, forms
+
+    def guard(self, scope: _Scope) -> tuple[tuple[Condition, ...], list[_Form]] | None:
+        """Random affine guard conditions over `scope`, and the forms they bound."""
+        rng = self.rng
+        if not scope.iterators or rng.random() >= self.config.p_guard:
+            return None
+        self.features.add("guard")
+        conds: list[Condition] = []
+        forms: list[_Form] = []
+        for _ in range(2 if rng.random() < 0.3 else 1):
+            its = scope.iterators
+            a = rng.choice(its)
+            fa = scope.iterator_form(a)
+            kind = rng.choice(("mod", "cmp", "diag", "diag"))
+            partners = [b for b in its if b != a and scope.iterator_form(b).param == fa.param
+                        and scope.iterator_form(b).lo >= 0]
+            if kind == "diag" and partners and fa.lo >= 0:
+                b = rng.choice(partners)
+                fb = scope.iterator_form(b)
+                k = rng.choice((0, 1, 2))
+                sum_aff = Aff.of((a, 1), (b, 1))
+                conds.append(Compare(sum_aff, "<", Aff.var(fa.param, -k)))
+                forms.append(_Form(sum_aff, fa.lo + fb.lo, fa.param, -1 - k, 2.0))
+                self.features.add("diagonal")
+            elif kind == "mod" or len(its) == 1 and rng.random() < 0.5:
+                expr = Aff.var(a)
+                if len(its) > 1 and rng.random() < 0.3:
+                    expr = Aff.of((a, 1), (rng.choice([b for b in its if b != a]), 1))
+                modulus = rng.choice((2, 2, 3))
+                conds.append(ModEq(expr, modulus, rng.randrange(modulus)))
+            else:
+                others = [b for b in its if b != a]
+                choice = rng.random()
+                if others and choice < 0.5:
+                    conds.append(Compare(Aff.var(a), rng.choice((">=", ">", "<=", "<")),
+                                         Aff.var(rng.choice(others), rng.choice((0, 1, -1)))))
+                elif choice < 0.75:
+                    conds.append(Compare(Aff.var(a), rng.choice((">", ">=")),
+                                         Aff(const=rng.randint(1, 3))))
+                else:
+                    conds.append(Compare(Aff.var(a), rng.choice(("<", "<=")),
+                                         Aff.var(fa.param, -rng.randint(1, 3))))
+        return tuple(conds), forms
+
+    def new_slot(self, scope: _Scope, slots: list[_SlotInfo], **hints: str) -> Slot:
+        info = _SlotInfo(self.next_slot, scope, **hints)
+        self.next_slot += 1
+        slots.append(info)
+        return Slot(info.index)
+
+    def statements(self, scope: _Scope, count: int, slots: list[_SlotInfo]) -> list[Node]:
+        """`count` statement slots, some of them in guards."""
+        items: list[Node] = []
+        left = count
+        while left:
+            guarded = self.guard(scope)
+            if guarded is None:
+                items.append(self.new_slot(scope, slots))
+                left -= 1
+            else:
+                conds, forms = guarded
+                inner = scope.extended(None, forms)
+                take = 2 if left >= 2 and self.rng.random() < 0.3 else 1
+                items.append(Guard(conds, tuple(self.new_slot(inner, slots) for _ in range(take))))
+                left -= take
+        return items
+
+    def loop(self, level: int, depth: int, budget: int, scope: _Scope,
+             plan: Sequence[str], slots: list[_SlotInfo]) -> Node:
+        """A loop at `level` whose subtree holds `budget` statements and reaches `depth`."""
+        rng = self.rng
+        preferred = plan[level] if level < len(plan) else None
+        it, start, op, bound, step, forms = self.loop_header(level, scope, preferred)
+        inner = scope.extended(it, forms)
+        if level == depth - 1:
+            body = self.statements(inner, budget, slots)
+        else:
+            children = 2 if budget >= 3 and rng.random() < 0.25 else 1
+            local = rng.randint(0, budget - children) if rng.random() < 0.5 else 0
+            shares = [1] * children
+            for _ in range(budget - local - children):
+                shares[rng.randrange(children)] += 1
+            body = []
+            for k, share in enumerate(shares):
+                child_depth = depth if k == 0 else rng.randint(level + 2, depth)
+                child_scope = inner
+                guarded = self.guard(inner) if rng.random() < 0.5 else None
+                if guarded is not None:
+                    child_scope = inner.extended(None, guarded[1])
+                child = self.loop(level + 1, child_depth, share, child_scope, plan, slots)
+                body.append(Guard(guarded[0], (child,)) if guarded else child)
+            if local:
+                before = rng.randint(0, local)
+                body = (self.statements(inner, before, slots) + body
+                        + self.statements(inner, local - before, slots))
+        return Loop(it, start, op, bound, step, tuple(body))
+
+    def reduction_nest(self, depth: int, plan: Sequence[str], temp: ScalarDecl,
+                       slots: list[_SlotInfo]) -> Node:
+        """`for i { t = e; for j t += f; X[i..] = g(t); }`, inside an outer loop if depth 3."""
+        level = 1 if depth == 3 else 0
+        outer_scope = _Scope()
+        outer_header = None
+        if level:
+            outer_header = self.loop_header(0, _Scope(), plan[0] if plan else None)
+            outer_scope = outer_scope.extended(outer_header[0], outer_header[5])
+        it, start, op, bound, step, forms = self.loop_header(level, outer_scope,
+                                                             plan[level] if level < len(plan) else None)
+        scope = outer_scope.extended(it, forms)
+        init = self.new_slot(scope, slots, forced_target=temp.name, forced_op="=")
+        jt, jstart, jop, jbound, jstep, jforms = self.loop_header(level + 1, scope,
+                                                                  plan[level + 1] if level + 1 < len(plan) else None)
+        acc = self.new_slot(scope.extended(jt, jforms), slots, forced_target=temp.name,
+                            forced_op=self.rng.choice(("+=", "+=", "-=")))
+        out = self.new_slot(scope, slots, must_read=temp.name)
+        node: Node = Loop(it, start, op, bound, step,
+                          (init, Loop(jt, jstart, jop, jbound, jstep, (acc,)), out))
+        if outer_header is not None:
+            oit, ostart, oop, obound, ostep, _ = outer_header
+            node = Loop(oit, ostart, oop, obound, ostep, (node,))
+        self.features.add("scalar reduction")
+        return node
+
+    # -- statements ----------------------------------------------------------
+
+    def subscript(self, scope: _Scope, param: str, offset: int, target: bool) -> Aff:
+        """A subscript for a dimension of extent `param + offset`, in bounds by its form."""
+        rng = self.rng
+        options: list[tuple[float, Aff]] = []
+        for form in scope.forms:
+            if form.param != param:
+                continue
+            low, high = max(-form.lo, -2), min(offset - 1 - form.hi, 2)
+            if low > high:
+                continue
+            weight = form.weight * (3.0 if target and len(form.expr.terms) == 1 else 1.0)
+            if low <= 0 <= high and (target or rng.random() < 0.6):
+                shift = 0
+            else:
+                shift = rng.randint(low, high)
+            options.append((weight, form.expr + shift))
+        if not options or rng.random() < 0.08:
+            return Aff(const=rng.randint(0, min(3, self.config.min_size + offset - 1)))
+        return rng.choices([o[1] for o in options], weights=[o[0] for o in options])[0]
+
+    def access(self, scope: _Scope, array: ArrayDecl, target: bool = False) -> ArrayRef:
+        return ArrayRef(array.name, tuple(self.subscript(scope, p, c, target)
+                                          for p, c in array.extents))
+
+    def fit(self, scope: _Scope, array: ArrayDecl) -> int:
+        """How many dimensions of `array` the forms in scope can index."""
+        return sum(any(f.param == p for f in scope.forms) for p, _ in array.extents)
+
+    def pick_array(self, scope: _Scope, ctype: str | None = None) -> ArrayDecl | None:
+        candidates = [a for a in self.arrays if ctype is None or a.ctype == ctype]
+        if not candidates:
+            return None
+        weights = [0.3 + 2.0 * self.fit(scope, a) / len(a.extents) for a in candidates]
+        return self.rng.choices(candidates, weights=weights)[0]
+
+    def choose_target(self, slot: _SlotInfo) -> None:
+        rng, cfg = self.rng, self.config
+        if slot.forced_target:
+            slot.target = ScalarRef(slot.forced_target)
+            slot.op = slot.forced_op or "="
+            return
+        scalars = [s for s in self.scalars if s.role in ("temp", "output")]
+        if scalars and rng.random() < cfg.p_scalar * 0.4:
+            s = rng.choice(scalars)
+            slot.target = ScalarRef(s.name, s.role == "output")
+            self.features.add("scalar target")
+            ctype = s.ctype
+        else:
+            array = self.pick_array(slot.scope)
+            assert array is not None
+            slot.target = self.access(slot.scope, array, target=True)
+            ctype = array.ctype
+        if ctype == "int":
+            slot.op = rng.choices(("=", "+=", "-="), weights=(0.6, 0.3, 0.1))[0]
+        elif slot.must_read:
+            slot.op = rng.choice(("=", "=", "+="))
+        else:
+            slot.op = rng.choices(("=", "+=", "-=", "*="), weights=(0.5, 0.25, 0.1, 0.15))[0]
+
+    def int_factor(self, slot: _SlotInfo, carried: set[str], allow_carried: bool) -> Expr:
+        rng, scope = self.rng, slot.scope
+        choices: list[tuple[float, Callable[[], Expr]]] = []
+        ints = [a for a in self.arrays if a.ctype == "int"
+                and (allow_carried or a.name not in carried)]
+        if ints:
+            choices.append((4.0, lambda: self.access(scope, rng.choice(ints))))
+        iscalars = [s for s in self.scalars if s.ctype == "int" and s.role != "output"
+                    and (allow_carried or s.name not in carried)]
+        if iscalars:
+            choices.append((1.0, lambda: ScalarRef(rng.choice(iscalars).name)))
+        if scope.iterators:
+            choices.append((1.5, lambda: IterValue(self.iter_aff(scope), False)))
+        choices.append((1.0, lambda: Const(rng.randint(1, 7), "int")))
+        return rng.choices([c[1] for c in choices], weights=[c[0] for c in choices])[0]()
+
+    def iter_aff(self, scope: _Scope) -> Aff:
+        rng = self.rng
+        its = rng.sample(scope.iterators, k=min(len(scope.iterators), rng.choice((1, 1, 2))))
+        return Aff.of(*((it, rng.choice((1, 1, 2, 3))) for it in its), const=rng.choice((0, 0, 1)))
+
+    def double_factor(self, slot: _SlotInfo, carried: set[str], allow_carried: bool,
+                      allow_int: bool = True) -> Expr:
+        rng, scope = self.rng, slot.scope
+        choices: list[tuple[float, Callable[[], Expr]]] = []
+        arrays = [a for a in self.arrays if (allow_carried or a.name not in carried)
+                  and (allow_int or a.ctype == "double")]
+        if arrays:
+            choices.append((6.0, lambda: self.access(scope, self.pick_from(scope, arrays))))
+        scalars = [s for s in self.scalars if (allow_carried or s.name not in carried)
+                   and (allow_int or s.ctype == "double")]
+        if scalars:
+            def scalar() -> Expr:
+                s = rng.choice(scalars)
+                return ScalarRef(s.name, s.role == "output")
+            choices.append((1.5, scalar))
+        if scope.iterators:
+            choices.append((1.0, lambda: IterValue(self.iter_aff(scope), True)))
+        choices.append((0.7, lambda: Const(rng.choice(_DOUBLE_CONSTANTS), "double")))
+        return rng.choices([c[1] for c in choices], weights=[c[0] for c in choices])[0]()
+
+    def pick_from(self, scope: _Scope, arrays: Sequence[ArrayDecl]) -> ArrayDecl:
+        weights = [0.3 + 2.0 * self.fit(scope, a) / len(a.extents) for a in arrays]
+        return self.rng.choices(list(arrays), weights=weights)[0]
+
+    def is_carried(self, expr: Expr, carried: set[str]) -> bool:
+        return any(isinstance(n, (ArrayRef, ScalarRef)) and
+                   (n.array if isinstance(n, ArrayRef) else n.name) in carried
+                   for n in expr_nodes(expr))
+
+    def int_expr(self, slot: _SlotInfo, carried: set[str], simple: bool) -> Expr:
+        rng = self.rng
+        terms: list[Expr] = []
+        for _ in range(1 if simple else rng.randint(1, 3)):
+            factor = self.int_factor(slot, carried, allow_carried=not simple)
+            roll = rng.random()
+            if roll < 0.3 and not simple:
+                other = self.int_factor(slot, carried,
+                                        allow_carried=not self.is_carried(factor, carried))
+                factor = Binary("*", factor, other)
+            elif roll < 0.45:
+                factor = Binary("*", Const(rng.randint(2, 5), "int"), factor)
+            terms.append(factor)
+        return self.combine(terms)
+
+    def combine(self, terms: list[Expr]) -> Expr:
+        expr = terms[0]
+        for term in terms[1:]:
+            expr = Binary(self.rng.choice("++-"), expr, term)
+        return expr
+
+    def double_term(self, slot: _SlotInfo, carried: set[str], allow_carried: bool,
+                    simple: bool) -> Expr:
+        rng = self.rng
+        factor = self.double_factor(slot, carried, allow_carried)
+        if simple:
+            return factor
+        roll = rng.random()
+        if roll < self.config.p_builtin:
+            self.features.add("builtin")
+            if rng.random() < 0.5:
+                # fabs of an int would draw -Wabsolute-value: double arguments only
+                arg = self.double_factor(slot, carried, allow_carried, allow_int=False)
+                if self.ctype_of(arg) == "int":
+                    arg = IterValue(self.iter_aff(slot.scope), True) if slot.scope.iterators \
+                        else Const(rng.choice(_DOUBLE_CONSTANTS), "double")
+                return Call("sqrt", (Call("fabs", (arg,)),))
+            return Call(rng.choice(("fmax", "fmin")),
+                        (self.double_factor(slot, carried, allow_carried),
+                         self.double_factor(slot, carried, allow_carried)))
+        if roll < 0.45:
+            # a product; never of two carried values, never of two ints
+            int_typed = self.ctype_of(factor) == "int"
+            other = self.double_factor(slot, carried,
+                                       allow_carried and not self.is_carried(factor, carried),
+                                       allow_int=not int_typed)
+            if int_typed and self.ctype_of(other) == "int":
+                other = Const(rng.choice(_DOUBLE_CONSTANTS), "double")
+            return Binary("*", factor, other)
+        if roll < 0.6:
+            return Binary("*", Const(rng.choice(_DOUBLE_CONSTANTS), "double"), factor)
+        if roll < 0.7:
+            return Binary("/", factor, Const(rng.choice(_DIVISORS), "double"))
+        return factor
+
+    def double_expr(self, slot: _SlotInfo, carried: set[str], allow_carried: bool,
+                    simple: bool) -> Expr:
+        terms = [self.double_term(slot, carried, allow_carried, simple)
+                 for _ in range(1 if simple else self.rng.randint(1, 3))]
+        return self.combine(terms)
+
+    def with_required_read(self, slot: _SlotInfo, expr: Expr) -> Expr:
+        if slot.must_read and not any(isinstance(n, ScalarRef) and n.name == slot.must_read
+                                      for n in expr_nodes(expr)):
+            read = ScalarRef(slot.must_read)
+            expr = Binary("+", read, Binary("*", Const(0.5, "double"), expr)) \
+                if self.rng.random() < 0.5 else Binary("*", read, Const(0.5, "double"))
+        return expr
+
+    # -- nests ---------------------------------------------------------------
+
+    def nest(self, index: int) -> Node:
+        rng, cfg = self.rng, self.config
+        for attempt in range(10):
+            slots: list[_SlotInfo] = []
+            depth = rng.randint(1, cfg.max_depth)
+            primary = rng.choice(self.arrays)
+            plan = [p for p, _ in primary.extents]
+            rng.shuffle(plan)
+            plan += [rng.choice(list(self.sizes)) for _ in range(3 - len(plan))]
+            temps = [s for s in self.scalars if s.role == "temp" and s.ctype == "double"]
+            if depth >= 2 and temps and rng.random() < cfg.p_scalar:
+                node = self.reduction_nest(depth, plan, rng.choice(temps), slots)
+            else:
+                budget = rng.randint(1, cfg.max_statements)
+                node = self.loop(0, depth, max(budget, 1), _Scope(), plan, slots)
+            try:
+                return self.fill(node, slots, conservative=attempt >= 5)
+            except _Retry:
+                continue
+        # fallback: a plain copy-and-scale nest, always within budgets
+        slots = []
+        node = self.loop(0, 1, 1, _Scope(), [], slots)
+        slot = slots[0]
+        doubles = [a for a in self.arrays if a.ctype == "double"]
+        slot.target = self.access(slot.scope, doubles[0], target=True)
+        slot.op, slot.value = "=", Const(0.5, "double")
+        self.bounds[doubles[0].name] = max(self.bounds[doubles[0].name], 0.5)
+        return self.substitute(node, slots)
+
+    def fill(self, node: Node, slots: list[_SlotInfo], conservative: bool) -> Node:
+        """Choose targets and right-hand sides for the slots of one nest."""
+        rng = self.rng
+        for slot in slots:
+            self.choose_target(slot)
+        n_of = self.slot_counts(node)
+        def name_of(t: ArrayRef | ScalarRef) -> str:
+            return t.array if isinstance(t, ArrayRef) else t.name
+        written = {name_of(s.target) for s in slots}  # type: ignore[arg-type]
+        int_slots = [s for s in slots if self.ctype_of(s.target) == "int"]  # type: ignore[arg-type]
+        dbl_slots = [s for s in slots if s not in int_slots]
+        int_carried = {n for n in written if self.kind(n) == "int"}
+        dbl_carried = written - int_carried
+
+        def iter_bound(aff: Aff, scope: _Scope) -> float:
+            total = abs(aff.const)
+            for name, coeff in aff.terms:
+                f = scope.iterator_form(name)
+                total += abs(coeff) * max(abs(f.lo), self.sizes[f.param] + f.hi + 2)
+            return float(total)
+
+        # integers first: double values never flow into ints
+        m0 = max([self.bounds[n] for n in int_carried], default=0.0)
+        growth = 0.0
+        for slot in int_slots:
+            slot.value = self.int_expr(slot, int_carried, simple=conservative)
+            mag = _mag(slot.value, self.mag_lookup(slot.scope, int_carried, iter_bound))
+            if mag is None:
+                raise _Retry
+            if mag.lin > 0 or mag.const > INT_WRAP - 1 or rng.random() < 0.3:
+                slot.value = Binary("%", slot.value, Const(INT_WRAP, "int"))
+                self.features.add("int wrap")
+                mag = Mag(0.0, min(mag.const, INT_WRAP - 1) if not mag.lin else INT_WRAP - 1)
+            if slot.op != "=":
+                growth += n_of.get(slot.index, 0) * mag.const
+            else:
+                m0 = max(m0, mag.const)
+        m_int = m0 + growth
+        if m_int > INT_CAP:
+            raise _Retry
+        int_bounds = {n: m_int for n in int_carried}
+        for slot in int_slots:
+            if not _int_overflow_free(slot.value, self.numeric_lookup(slot.scope, int_bounds, iter_bound),
+                                      self.ctype_of):
+                raise _Retry
+
+        # doubles: M grows at most by a factor `amp` per instance, plus `add`
+        n_total = sum(n_of.get(s.index, 0) for s in dbl_slots)
+        allowed = math.expm1(COMPOUND_LOG10_BUDGET * math.log(10) / max(n_total, 1))
+        m0 = max([self.bounds[n] for n in dbl_carried], default=0.0)
+        log_amp, add = 0.0, 0.0
+        for slot in dbl_slots:
+            lookup = self.mag_lookup(slot.scope, dbl_carried, iter_bound, int_bounds)
+            allow_carried = slot.op != "*="
+            for _ in range(4):
+                if slot.op == "*=":
+                    expr = self.scaling_factor(slot, dbl_carried, lookup)
+                else:
+                    expr = self.double_expr(slot, dbl_carried, allow_carried, simple=conservative)
+                expr = self.with_required_read(slot, expr)
+                mag = _mag(expr, lookup)
+                if mag is not None and not (slot.op == "*=" and mag.lin):
+                    break
+            else:
+                raise _Retry
+            expr, mag = self.scale(expr, mag, slot.op, allowed)
+            slot.value = expr
+            n = n_of.get(slot.index, 0)
+            if slot.op == "=":
+                add = max(add, mag.const)
+            elif slot.op in ("+=", "-="):
+                log_amp += n * math.log10(1.0 + mag.lin)
+                add = max(add, mag.const)
+            # "*=": factor <= 1, never grows
+        log_m = log_amp + math.log10(m0 + add * max(n_total, 1) + 1e-300) if dbl_slots else 0.0
+        if log_m > DOUBLE_LOG10_LIMIT:
+            raise _Retry
+        m_dbl = 10.0 ** log_m if dbl_slots else m0
+        for name in dbl_carried:
+            self.bounds[name] = max(self.bounds[name], m_dbl)
+        for name in int_carried:
+            self.bounds[name] = max(self.bounds[name], m_int)
+        return self.substitute(node, slots)
+
+    def scaling_factor(self, slot: _SlotInfo, carried: set[str],
+                       lookup: Callable[[Expr], Mag]) -> Expr:
+        """Right-hand side of `*=`: one factor of magnitude at most 4, never carried."""
+        rng = self.rng
+        factor = self.double_factor(slot, carried, allow_carried=False)
+        if rng.random() < 0.3:
+            factor = Binary("*", Const(rng.choice(_DOUBLE_CONSTANTS), "double"), factor)
+        mag = _mag(factor, lookup)
+        if mag is None or mag.lin or mag.const > 4.0:
+            inputs = [s for s in self.scalars if s.role == "input" and s.ctype == "double"]
+            if inputs and rng.random() < 0.5:
+                return ScalarRef(rng.choice(inputs).name)
+            return Const(rng.choice((0.5, 0.75, 0.25, 1.5)), "double")
+        return factor
+
+    def scale(self, expr: Expr, mag: Mag, op: str, allowed: float) -> tuple[Expr, Mag]:
+        """Scale a double right-hand side so the statement cannot amplify values."""
+        rng = self.rng
+        if op == "=":
+            limit = 1.0
+        elif op == "*=":
+            limit = None
+        else:
+            limit = allowed
+        if op == "*=":
+            if mag.const <= 1.0:
+                return expr, mag
+            k = 2.0 ** math.ceil(math.log2(mag.const))
+            return Binary("/", expr, Const(k, "double")), mag.scaled(1 / k)
+        assert limit is not None
+        if mag.lin <= limit:
+            return expr, mag
+        if limit >= 0.2:
+            ratio = mag.lin / limit
+            for divisor in (2.0, 3.0, 4.0, 5.0, 8.0, 16.0):
+                if divisor >= ratio:
+                    if divisor in (2.0, 4.0) and rng.random() < 0.5:
+                        return Binary("*", Const(1.0 / divisor, "double"), expr), mag.scaled(1 / divisor)
+                    return Binary("/", expr, Const(divisor, "double")), mag.scaled(1 / divisor)
+        k = 10.0 ** -math.ceil(math.log10(mag.lin / limit))
+        if k < 1e-9:
+            raise _Retry
+        return Binary("*", Const(float(f"{k:.0e}"), "double"), expr), mag.scaled(k)
+
+    def kind(self, name: str) -> str:
+        for a in self.arrays:
+            if a.name == name:
+                return a.ctype
+        return self.scalar(name).ctype
+
+    def mag_lookup(self, scope: _Scope, carried: set[str],
+                   iter_bound: Callable[[Aff, _Scope], float],
+                   fixed: Mapping[str, float] | None = None) -> Callable[[Expr], Mag]:
+        def lookup(e: Expr) -> Mag:
+            if isinstance(e, IterValue):
+                return Mag(0.0, iter_bound(e.expr, scope))
+            name = e.array if isinstance(e, ArrayRef) else e.name  # type: ignore[union-attr]
+            if fixed and name in fixed:
+                return Mag(0.0, fixed[name])
+            return Mag(1.0, 0.0) if name in carried else Mag(0.0, self.bounds[name])
+        return lookup
+
+    def numeric_lookup(self, scope: _Scope, overrides: Mapping[str, float],
+                       iter_bound: Callable[[Aff, _Scope], float]) -> Callable[[Expr], float]:
+        def lookup(e: Expr) -> float:
+            if isinstance(e, IterValue):
+                return iter_bound(e.expr, scope)
+            name = e.array if isinstance(e, ArrayRef) else e.name  # type: ignore[union-attr]
+            return overrides.get(name, self.bounds[name])
+        return lookup
+
+    def slot_counts(self, node: Node) -> dict[int, int]:
+        counts: dict[int, int] = {}
+
+        def visit(stmt: Assign | Slot, env: dict[str, Value], size: int) -> None:
+            assert isinstance(stmt, Slot)
+            counts[stmt.index] = counts.get(stmt.index, 0) + size
+
+        _enumerate([node], dict(self.sizes), 1, visit)
+        return counts
+
+    def substitute(self, node: Node, slots: list[_SlotInfo]) -> Node:
+        by_index = {s.index: s for s in slots}
+
+        def sub(n: Node) -> Node:
+            if isinstance(n, Slot):
+                info = by_index[n.index]
+                assert info.target is not None and info.value is not None
+                return Assign(info.target, info.op, info.value)
+            if isinstance(n, Loop):
+                return replace(n, body=tuple(sub(b) for b in n.body))
+            if isinstance(n, Guard):
+                return replace(n, body=tuple(sub(b) for b in n.body))
+            return n
+        return sub(node)
+
+    # -- whole program -------------------------------------------------------
+
+    def program(self) -> tuple[Program, str]:
+        self.declare()
+        nests = [self.nest(k) for k in range(self.rng.randint(1, self.config.max_nests))]
+        body = list(nests)
+        # A temporary that is written but never read would draw -Wunused-but-set-variable;
+        # store its final value in an array instead.
+        stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
+        read = {n.name for s in stmts for n in expr_nodes(s.value) if isinstance(n, ScalarRef)}
+        written = {s.target.name for s in stmts if isinstance(s.target, ScalarRef)}
+        doubles = [a for a in self.arrays if a.ctype == "double"]
+        for name in sorted(written - read):
+            if self.scalar(name).role != "temp":
+                continue
+            target = ArrayRef(doubles[0].name, tuple(Aff() for _ in doubles[0].extents))
+            body.append(Assign(target, "=", ScalarRef(name)))
+        depth = max((int(l.iterator[1:]) + 1 for l in walk_loops(body)), default=1)
+        program = Program(self.seed, tuple(self.sizes.items()), tuple(self.arrays),
+                          tuple(self.scalars), tuple(body), depth)
+        return program, self.describe(program)
+
+    def describe(self, program: Program) -> str:
+        n_int = sum(a.ctype == "int" for a in program.arrays)
+        nests = sum(isinstance(n, Loop) for n in program.body)
+        stmts = sum(1 for _ in walk_statements(program.body))
+        sizes = ", ".join(f"{k}={v}" for k, v in program.params)
+        parts = [f"{nests} nest{'s' * (nests != 1)}", f"depth {program.depth}",
+                 f"{stmts} statements", f"{len(program.arrays)} arrays ({n_int} int)", sizes]
+        parts += sorted(self.features)
+        return "; ".join(parts)
+
+
+def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:
+    """The random program of `seed` under `config` (deterministic)."""
+    program, description = _Builder(seed, config).program()
+    problems = check_in_bounds(program)
+    if problems:  # a generator bug: never hand out an out-of-bounds program
+        raise AssertionError(f"seed {seed}: generated program is out of bounds: {problems[0]}")
+    return GeneratedProgram(seed, render(program, description), description, program)
