@@ -1,0 +1,631 @@
+# SPDX-License-Identifier: MIT
+"""Model extraction: an `OptRegion`'s IR -> `Scop` (domains, accesses, schedule, context).
+
+Input: an `OptRegion` (clangpass.regions) and its `Module`. Output: a `Scop`, or
+`NotModelled` with the exact reason (the region then falls back to the host
+compiler). Follows pet (Verdoolaege & Grosser, "Polyhedral Extraction Tool",
+IMPACT 2012, sections 3-4) and the PENCIL definition (Baghdadi et al., PACT
+2015, section 3): static control flow (`for` loops with affine bounds and a
+constant step, `if` with affine conditions), affine subscripts, PENCIL builtins
+and `__attribute__((const))` functions as pure expressions, `__pencil_assume` as
+context and `__pencil_kill` as kill statements. Nothing is guessed: every
+construct outside that language is reported.
+
+Parameters are the region's signed integer scalars passed by value (arguments
+and outer-scope variables only read in the region). A loop `for (init; cond;
+step)` contributes `lb <= i` (`i <= lb` for a negative step), the stride
+`(i - lb) mod step = 0` and the condition; the condition must be a bound, i.e.
+once false for some `i` it stays false for the later ones, which is checked
+with isl rather than by pattern matching, so `i < n && i < m`, `i < min(n, m)`
+and ternaries are accepted and `i != 5` is not.
+
+Locals declared inside the region are variables of the outlined function (the
+back end allocates them, privately per thread inside a parallel loop). An
+initialised declaration becomes an assignment statement; an uninitialised one
+a kill statement (its previous value is dead), as in pet. Scalar locals are 0-d
+arrays; all their anti and output dependences are kept (see
+clangpass.poly.dependences), which is what makes sharing one storage location
+between iterations correct under any schedule that respects them.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import islpy as isl
+
+from clangpass.builtins import PENCIL_SPECIAL
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
+                                   where)
+from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement
+from clangpass.regions import OptRegion, iter_stmts, stmt_exprs, written_variables
+
+
+class NotModelled(Exception):
+    """The region is outside the polyhedral model; `reason` says exactly why."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _ArrayVar:
+    """What the extractor knows of one variable backed by memory."""
+
+    name: str
+    element: T.CType
+    extents: tuple[Optional[isl.PwAff], ...]   # [P] -> { [(extent)] }
+    local: bool = False
+    read_only: bool = False
+    problem: str = ""                          # why it cannot be accessed in the model, if it cannot
+
+    @property
+    def rank(self) -> int:
+        return len(self.extents)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The loop nest around a statement: iterators and the instances reaching it."""
+
+    scope: AffineScope
+    locals: tuple[str, ...] = ()
+
+
+@dataclass
+class _Accesses:
+    reads: list[isl.Map] = field(default_factory=list)          # { S[i..] -> A[a..] }
+    must_writes: list[isl.Map] = field(default_factory=list)
+    may_writes: list[isl.Map] = field(default_factory=list)
+
+
+def extract_scop(region: OptRegion, module: N.Module, ctx: isl.Context) -> Scop:
+    """The model of `region`, built in the isl context `ctx`; raises NotModelled."""
+    if region.problems:
+        raise NotModelled("; ".join(region.problems))
+    if region.kind == "function" and not isinstance(region.function.result, T.VoidType):
+        raise NotModelled(f"PENCIL function '{region.function.name}' returns a value")
+    return _Extractor(region, module, ctx).run()
+
+
+class _Extractor:
+    def __init__(self, region: OptRegion, module: N.Module, ctx: isl.Context):
+        self.region = region
+        self.module = module
+        self.ctx = ctx
+        self.params = tuple(a.name for a in region.args
+                            if a.passing == "value" and is_affine_integer_type(a.type))
+        self.param_space = isl.Space.create_from_names(ctx, set=[], params=list(self.params))  # [P] -> { [] }
+        self.context = isl.Set.universe(self.param_space).params()                          # [P] -> { : }
+        self.arrays: dict[str, _ArrayVar] = {}
+        self.statements: list[ScopStatement] = []
+        self.accesses = _Accesses()
+        self.kills: list[isl.Map] = []                                                       # { K[i..] -> A[a..] }
+        self.locals: dict[str, N.VarDecl] = {}
+        self.n_compute = 0
+        self.n_kill = 0
+        self.iterator_names = frozenset(region.iterators) | _header_only_locals(region.body)
+        for arg in region.args:
+            self._declare_argument(arg.name, arg.type, arg.passing)
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> Scop:
+        scope = AffineScope(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params)),
+                            (), self.params, isl.Set.universe(self.param_space), self.context)
+        frame = _Frame(scope)
+        body = list(self.region.body.body)
+        if self.region.kind == "function" and body and isinstance(body[-1], N.Return) and body[-1].value is None:
+            body.pop()   # a final `return;` of a void PENCIL function
+        schedule = self._sequence([self.visit(s, frame) for s in body])
+        if schedule is None:
+            schedule = isl.Schedule.from_domain(isl.UnionSet.empty(self.param_space))
+        statements = tuple(self.statements)
+        empty = isl.UnionMap.empty(self.param_space)
+        reads = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.accesses.reads), empty)
+        must = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.accesses.must_writes), empty)
+        may = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.accesses.may_writes), empty)
+        kills = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.kills), empty)
+        arrays = self._array_infos(reads, must.union(may), kills)
+        compute = isl.UnionSet.empty(self.param_space)   # [P] -> { S[i..] }
+        for s in statements:
+            if s.kind == "compute":
+                compute = compute.union(isl.UnionSet.from_set(s.domain))
+        return Scop(region=self.region, params=self.params, context=self.context,
+                    statements=statements, arrays=arrays, reads=reads, must_writes=must, may_writes=may,
+                    kills=kills, original_schedule=schedule, schedule=schedule.intersect_domain(compute),
+                    locals=tuple(self.locals.values()))
+
+    def _array_infos(self, reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap) -> tuple[ArrayInfo, ...]:
+        def touched(umap: isl.UnionMap) -> set[str]:
+            names: set[str] = set()
+            umap.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
+            return names
+
+        read, written, killed = touched(reads), touched(writes), touched(kills)
+        out = []
+        for a in self.arrays.values():
+            if a.problem or not (a.name in read or a.name in written or a.name in killed or a.local):
+                continue
+            out.append(ArrayInfo(a.name, a.element, a.extents, local=a.local, killed=a.name in killed,
+                                 live_out=a.name in written and not a.local,
+                                 read_only=a.name not in written))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ variables
+    def _declare_argument(self, name: str, ctype: T.CType, passing: str) -> None:
+        if name in self.params:
+            return
+        if passing == "array":
+            self.arrays[name] = self._array_var(name, ctype, local=False)
+        elif isinstance(ctype, (T.IntType, T.FloatType)):
+            self.arrays[name] = _ArrayVar(name, ctype.unqualified(), (), read_only=passing == "value")
+        else:
+            self.arrays[name] = _ArrayVar(name, ctype, (), problem=f"variable '{name}' of type "
+                                          f"'{ctype.spelling()}' is not an array of numbers")
+
+    def _array_var(self, name: str, ctype: T.CType, local: bool) -> _ArrayVar:
+        extents: list[Optional[isl.PwAff]] = []
+        t = ctype
+        if isinstance(t, T.PointerType):
+            extents.append(None)
+            t = t.pointee
+        while isinstance(t, T.ArrayType):
+            extents.append(self._extent(t))
+            t = t.element
+        if not isinstance(t, (T.IntType, T.FloatType)):
+            return _ArrayVar(name, t, tuple(extents), local=local,
+                             problem=f"'{name}' has elements of type '{t.spelling()}', not numbers")
+        return _ArrayVar(name, t.unqualified(), tuple(extents), local=local)
+
+    def _extent(self, dim: T.ArrayType) -> Optional[isl.PwAff]:
+        scope = AffineScope(self.param_space, (), self.params, isl.Set.universe(self.param_space), self.context)
+        try:
+            if dim.constant_extent is not None:
+                extent = scope.constant(dim.constant_extent)   # [P] -> { [] -> [(c)] }
+            elif dim.extent is not None:
+                extent = scope.pw_aff(dim.extent)              # [P] -> { [] -> [(e)] }
+            else:
+                return None
+        except NotAffine:
+            return None
+        extent = extent.project_domain_on_params()             # [P] -> { [(e)] }
+        # A variable-length array's extent is positive whenever it is evaluated (C11 6.7.6.2p5).
+        self.context = self.context.intersect(extent.nonneg_set())
+        return extent
+
+    # ------------------------------------------------------------------ statements
+    def visit(self, s: N.Stmt, frame: _Frame) -> Optional[isl.Schedule]:
+        method: Optional[Callable[[N.Stmt, _Frame], Optional[isl.Schedule]]] = \
+            getattr(self, f"visit_{type(s).__name__}", None)
+        if method is None:
+            kind = getattr(s, "kind", "") or type(s).__name__.lower()
+            raise NotModelled(f"'{kind}' statement at {where(s.loc)} is not supported in a polyhedral region")
+        return method(s, frame)
+
+    def visit_Compound(self, s: N.Compound, frame: _Frame) -> Optional[isl.Schedule]:
+        out = []
+        for child in s.body:
+            out.append(self.visit(child, frame))
+            if isinstance(child, N.DeclStmt):
+                frame = _Frame(frame.scope, frame.locals + tuple(d.name for d in child.decls))
+        return self._sequence(out)
+
+    def visit_NullStmt(self, s: N.NullStmt, frame: _Frame) -> Optional[isl.Schedule]:
+        return None
+
+    def visit_While(self, s: N.While, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'while' loop at {where(s.loc)}")
+
+    def visit_DoWhile(self, s: N.DoWhile, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'do-while' loop at {where(s.loc)}")
+
+    def visit_Return(self, s: N.Return, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'return' statement at {where(s.loc)} inside the region")
+
+    def visit_Break(self, s: N.Break, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'break' statement at {where(s.loc)}")
+
+    def visit_Continue(self, s: N.Continue, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'continue' statement at {where(s.loc)}")
+
+    def visit_Goto(self, s: N.Goto, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'goto' statement at {where(s.loc)}")
+
+    def visit_Switch(self, s: N.Switch, frame: _Frame) -> Optional[isl.Schedule]:
+        raise NotModelled(f"'switch' statement at {where(s.loc)}")
+
+    def visit_DeclStmt(self, s: N.DeclStmt, frame: _Frame) -> Optional[isl.Schedule]:
+        out = []
+        for d in s.decls:
+            if d.name in self.iterator_names and d.init is None:
+                continue   # declared for the loops that use it as their iterator
+            self._declare_local(d, frame)
+            if d.init is None:
+                var = self.arrays[d.name]
+                out.append(self._kill_statement(frame, [(var, None)], d.loc))
+                continue
+            if isinstance(d.init, N.InitList) or self.arrays[d.name].rank:
+                raise NotModelled(f"initialiser of array '{d.name}' at {where(d.loc)}")
+            target = N.VarRef(d.name, "local", type=d.type, loc=d.loc)
+            body = N.ExprStmt(N.Assign("=", target, d.init, type=d.type, loc=d.loc), loc=d.loc)
+            out.append(self._compute_statement(body, frame))
+        return self._sequence(out)
+
+    def visit_ExprStmt(self, s: N.ExprStmt, frame: _Frame) -> Optional[isl.Schedule]:
+        e = s.expr
+        if isinstance(e, N.Call) and e.callee in PENCIL_SPECIAL:
+            return self._special_call(e, frame)
+        return self._compute_statement(s, frame)
+
+    def visit_If(self, s: N.If, frame: _Frame) -> Optional[isl.Schedule]:
+        try:
+            cond = frame.scope.condition(s.cond)   # [P] -> { [i..] : cond }
+        except NotAffine as exc:
+            raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason})") from None
+        then = self.visit(s.then, _Frame(frame.scope.restricted(cond), frame.locals))
+        otherwise = None
+        if s.otherwise is not None:
+            otherwise = self.visit(s.otherwise, _Frame(frame.scope.restricted(cond.complement()), frame.locals))
+        return self._sequence([then, otherwise])
+
+    def visit_For(self, s: N.For, frame: _Frame) -> Optional[isl.Schedule]:
+        name, init = self._loop_init(s)
+        outer = frame.scope
+        if name in outer.iterators:
+            raise NotModelled(f"loop at {where(s.loc)} reuses the iterator '{name}' of an enclosing loop")
+        if name in self.params or name in self.arrays or name in frame.locals:
+            raise NotModelled(f"loop iterator '{name}' at {where(s.loc)} shadows a variable of the region")
+        for e in self._body_exprs(s.body):
+            if any(v.name == name for v in written_variables(e)):
+                raise NotModelled(f"loop iterator '{name}' is written in the body of the loop at {where(s.loc)}")
+        depth = len(outer.iterators)
+        space = outer.space.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, depth, name)
+        reach = outer.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, depth, name)
+        inner = AffineScope(space, outer.iterators + (name,), self.params, reach, self.context)
+        step = self._loop_step(s, name, inner)
+        if s.cond is None:
+            raise NotModelled(f"loop at {where(s.loc)} has no condition")
+        try:
+            lower = inner.pw_aff(init)                  # [P] -> { [i..] -> [(lb)] }
+            cond = inner.condition(s.cond)              # [P] -> { [i..] : cond }
+        except NotAffine as exc:
+            raise NotModelled(f"non-affine loop bound at {where(s.loc)}: {exc.reason}") from None
+        iv = inner.variable(name)                       # [P] -> { [i..] -> [(i)] }
+        started = iv.ge_set(lower) if step > 0 else iv.le_set(lower)
+        if abs(step) != 1:
+            started = started.intersect(iv.sub(lower).mod_val(isl.Val.int_from_si(self.ctx, abs(step)))
+                                        .eq_set(inner.constant(0)))
+        started = started.intersect(reach)              # [P] -> { [i..] : reached, lb <= i, on stride }
+        domain = started.intersect(cond)
+        self._check_loop_exact(s, name, depth, started, domain, step)
+        first = len(self.statements)
+        child = self.visit(s.body, _Frame(AffineScope(space, inner.iterators, self.params, domain, self.context),
+                                          frame.locals))
+        if child is None:
+            return None
+        band = isl.UnionMap.empty(self.param_space)     # [P] -> { S[i..] -> [(+-i)] }
+        for stmt in self.statements[first:]:
+            ls = isl.LocalSpace.from_space(stmt.domain.get_space())
+            value = isl.PwAff.var_on_domain(ls, isl.dim_type.set, depth)
+            band = band.union(isl.UnionMap.from_map(isl.Map.from_pw_aff(value if step > 0 else value.neg())))
+        return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(band))
+
+    # ------------------------------------------------------------------ loops
+    def _loop_init(self, s: N.For) -> tuple[str, N.Expr]:
+        init = s.init
+        if isinstance(init, N.DeclStmt) and len(init.decls) == 1 and init.decls[0].init is not None:
+            d = init.decls[0]
+            if not is_affine_integer_type(d.type):
+                raise NotModelled(f"loop iterator '{d.name}' at {where(s.loc)} is not a signed integer")
+            return d.name, d.init
+        if (isinstance(init, N.ExprStmt) and isinstance(init.expr, N.Assign) and init.expr.op == "="
+                and isinstance(init.expr.target, N.VarRef)):
+            name = init.expr.target.name
+            if name not in self.iterator_names:
+                raise NotModelled(f"loop variable '{name}' at {where(s.loc)} is also used outside loop headers")
+            if not is_affine_integer_type(init.expr.target.type):
+                raise NotModelled(f"loop iterator '{name}' at {where(s.loc)} is not a signed integer")
+            if name in self.arrays or name in self.params:
+                raise NotModelled(f"loop variable '{name}' at {where(s.loc)} is not a loop iterator")
+            return name, init.expr.value
+        raise NotModelled(f"loop at {where(s.loc)} does not initialise a single iterator")
+
+    def _loop_step(self, s: N.For, name: str, scope: AffineScope) -> int:
+        e = s.step
+        amount: Optional[N.Expr] = None
+        sign = 1
+        if isinstance(e, N.Unary) and e.op in ("++", "post++", "--", "post--") and _is_var(e.operand, name):
+            return 1 if "++" in e.op else -1
+        if isinstance(e, N.Assign) and _is_var(e.target, name):
+            if e.op in ("+=", "-="):
+                amount, sign = e.value, (1 if e.op == "+=" else -1)
+            elif e.op == "=" and isinstance(e.value, N.Binary) and e.value.op in ("+", "-"):
+                if _is_var(e.value.lhs, name):
+                    amount, sign = e.value.rhs, (1 if e.value.op == "+" else -1)
+                elif e.value.op == "+" and _is_var(e.value.rhs, name):
+                    amount = e.value.lhs
+        value = None
+        if amount is not None:
+            try:
+                value = integer_constant(scope.pw_aff(amount))
+            except NotAffine:
+                value = None
+        if not value:
+            text = describe(e) if e is not None else "(none)"
+            raise NotModelled(f"loop step {text} of '{name}' is not a non-zero constant increment")
+        return sign * value
+
+    def _check_loop_exact(self, s: N.For, name: str, depth: int, started: isl.Set, domain: isl.Set,
+                          step: int) -> None:
+        """The condition must bound the loop: after a first false test, no later iteration runs."""
+        stopped = started.subtract(domain)                      # [P] -> { [i..] : iteration that exits }
+        space = started.get_space()
+        later = isl.Map.from_domain_and_range(isl.Set.universe(space), isl.Set.universe(space))
+        for k in range(depth):
+            later = later.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+        later = (later.order_lt if step > 0 else later.order_gt)(isl.dim_type.in_, depth, isl.dim_type.out, depth)
+        # later: [P] -> { [o.., i'] -> [o.., i] : i comes after i' }
+        if not domain.intersect(stopped.apply(later)).is_empty():
+            raise NotModelled(f"condition of the loop at {where(s.loc)} is not a bound on '{name}'")
+        if not domain.intersect_params(self.context).is_bounded():
+            raise NotModelled(f"loop at {where(s.loc)} has no bound on '{name}'")
+
+    @staticmethod
+    def _body_exprs(s: N.Stmt) -> list[N.Expr]:
+        out: list[N.Expr] = []
+        for sub in iter_stmts(s):
+            out.extend(stmt_exprs(sub))
+            if isinstance(sub, N.For) and isinstance(sub.init, N.ExprStmt):
+                out.append(sub.init.expr)
+        return out
+
+    # ------------------------------------------------------------------ locals
+    def _declare_local(self, d: N.VarDecl, frame: _Frame) -> None:
+        if d.storage:
+            raise NotModelled(f"'{d.storage}' variable '{d.name}' at {where(d.loc)}")
+        if d.name in self.params or d.name in frame.scope.iterators or d.name in self.iterator_names \
+                or (d.name in self.arrays and not self.arrays[d.name].local):
+            raise NotModelled(f"local variable '{d.name}' at {where(d.loc)} shadows a variable of the region")
+        var = self._array_var(d.name, d.type, local=True)
+        if var.problem:
+            raise NotModelled(f"local variable {var.problem} at {where(d.loc)}")
+        if any(e is None for e in var.extents):
+            raise NotModelled(f"local array '{d.name}' at {where(d.loc)} has a non-affine extent")
+        previous = self.locals.get(d.name)
+        if previous is not None and previous.type != d.type:
+            raise NotModelled(f"two region-local variables named '{d.name}' have different types")
+        # Two same-typed locals of one name share storage: their dependences are all kept, so that is safe.
+        self.locals[d.name] = N.VarDecl(d.name, d.type, None, d.loc)
+        self.arrays[d.name] = var
+
+    # ------------------------------------------------------------------ statement builders
+    def _compute_statement(self, body: N.ExprStmt, frame: _Frame) -> isl.Schedule:
+        name = f"S_{self.n_compute}"
+        self.n_compute += 1
+        domain = frame.scope.domain.set_tuple_name(name)   # [P] -> { S_n[i..] : ... }
+        collector = _AccessCollector(self, frame.scope, name, domain)
+        collector.collect(body.expr, must=True)
+        self.accesses.reads.extend(collector.accesses.reads)
+        self.accesses.must_writes.extend(collector.accesses.must_writes)
+        self.accesses.may_writes.extend(collector.accesses.may_writes)
+        self.statements.append(ScopStatement(name, "compute", body, frame.scope.iterators, domain, body.loc))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _kill_statement(self, frame: _Frame, targets: list[tuple[_ArrayVar, Optional[list[isl.PwAff]]]],
+                        loc: N.SourceLoc) -> isl.Schedule:
+        name = f"K_{self.n_kill}"
+        self.n_kill += 1
+        domain = frame.scope.domain.set_tuple_name(name)   # [P] -> { K_n[i..] : ... }
+        for var, index in targets:
+            self.kills.append(_access_map(self, frame.scope, name, domain, var, index or []))
+        self.statements.append(ScopStatement(name, "kill", None, frame.scope.iterators, domain, loc))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _special_call(self, e: N.Call, frame: _Frame) -> Optional[isl.Schedule]:
+        if e.callee == "__pencil_assume" and len(e.args) == 1:
+            self._assume(e.args[0], frame)
+            return None
+        if e.callee == "__pencil_kill" and e.args:
+            targets = []
+            for arg in e.args:
+                collector = _AccessCollector(self, frame.scope, "", frame.scope.domain)
+                var, index = collector.location(arg, allow_prefix=True)
+                if var is None:
+                    raise NotModelled(f"'__pencil_kill' of {describe(arg)}, which is not a variable of the region")
+                targets.append((var, index))
+            return self._kill_statement(frame, targets, e.loc)
+        raise NotModelled(f"'{e.callee}' at {where(e.loc)} is not supported in an optimised region")
+
+    def _assume(self, cond: N.Expr, frame: _Frame) -> None:
+        """`__pencil_assume(c)`: the parameters for which c holds at every instance reaching it.
+
+        An assumption only informs; one outside the affine language is dropped, which is exact.
+        """
+        try:
+            holds = frame.scope.condition(cond)     # [P] -> { [i..] : c }
+        except NotAffine:
+            return
+        violated = frame.scope.domain.subtract(holds).params()   # [P] -> { : some instance violates c }
+        self.context = self.context.subtract(violated)
+
+    # ------------------------------------------------------------------ schedules
+    @staticmethod
+    def _sequence(parts: list[Optional[isl.Schedule]]) -> Optional[isl.Schedule]:
+        present = [p for p in parts if p is not None]
+        if not present:
+            return None
+        return functools.reduce(lambda a, b: a.sequence(b), present)
+
+
+class _AccessCollector:
+    """The accesses of one statement's expression (reads, must- and may-writes)."""
+
+    def __init__(self, extractor: _Extractor, scope: AffineScope, statement: str, domain: isl.Set):
+        self.x = extractor
+        self.scope = scope
+        self.statement = statement
+        self.domain = domain          # [P] -> { S[i..] : ... }
+        self.accesses = _Accesses()
+
+    def collect(self, e: N.Expr, must: bool) -> None:
+        method = getattr(self, f"collect_{type(e).__name__}", None)
+        if method is None:
+            raise NotModelled(f"expression {describe(e)} is not supported in an optimised region")
+        method(e, must)
+
+    # leaves
+    def collect_IntLit(self, e: N.IntLit, must: bool) -> None:
+        pass
+
+    def collect_FloatLit(self, e: N.FloatLit, must: bool) -> None:
+        pass
+
+    def collect_VarRef(self, e: N.VarRef, must: bool) -> None:
+        self._read(e)
+
+    def collect_Subscript(self, e: N.Subscript, must: bool) -> None:
+        self._read(e)
+
+    # operators
+    def collect_Cast(self, e: N.Cast, must: bool) -> None:
+        self.collect(e.operand, must)
+
+    def collect_Unary(self, e: N.Unary, must: bool) -> None:
+        if e.op in ("++", "--", "post++", "post--"):
+            self._read(e.operand)
+            self._write(e.operand, must)
+        elif e.op in ("+", "-", "!", "~"):
+            self.collect(e.operand, must)
+        elif e.op == "sizeof":
+            return
+        else:
+            raise NotModelled(f"operator '{e.op}' in {describe(e)} is not supported in an optimised region")
+
+    def collect_Binary(self, e: N.Binary, must: bool) -> None:
+        self.collect(e.lhs, must)
+        # The right operand of && and || may not be evaluated: its writes are may-writes.
+        self.collect(e.rhs, must and e.op not in ("&&", "||"))
+
+    def collect_Conditional(self, e: N.Conditional, must: bool) -> None:
+        self.collect(e.cond, must)
+        self.collect(e.then, False)
+        self.collect(e.otherwise, False)
+
+    def collect_Assign(self, e: N.Assign, must: bool) -> None:
+        self.collect(e.value, must)
+        if e.op != "=":
+            self._read(e.target)
+        self._write(e.target, must)
+
+    def collect_Call(self, e: N.Call, must: bool) -> None:
+        pure = e.builtin and e.callee not in PENCIL_SPECIAL
+        if not pure:
+            fn = self.x.module.function(e.callee)
+            pure = fn is not None and fn.attribute("const") is not None \
+                and all(isinstance(a.type, (T.IntType, T.FloatType)) for a in e.args)
+        if not pure:
+            raise NotModelled(f"call to '{e.callee}' at {where(e.loc)} may have side effects "
+                              f"(only PENCIL builtins and __attribute__((const)) functions are allowed)")
+        for a in e.args:
+            self.collect(a, must)
+
+    # memory
+    def location(self, e: N.Expr, allow_prefix: bool = False) -> tuple[Optional[_ArrayVar], Optional[list[isl.PwAff]]]:
+        """The variable and affine subscripts designated by lvalue `e` (None: iterator or parameter)."""
+        indices: list[N.Expr] = []
+        base = e
+        while isinstance(base, (N.Subscript, N.Cast)):
+            if isinstance(base, N.Subscript):
+                indices.append(base.index)
+            base = base.base if isinstance(base, N.Subscript) else base.operand
+        indices.reverse()
+        if isinstance(base, N.Member):
+            raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
+        if not isinstance(base, N.VarRef):
+            raise NotModelled(f"memory access {describe(e)} is not through an array of the region")
+        name = base.name
+        if name in self.scope.iterators or name in self.x.params:
+            if indices:
+                raise NotModelled(f"subscripted scalar {describe(e)}")
+            return None, None
+        var = self.x.arrays.get(name)
+        if var is None:
+            if name in self.x.iterator_names:
+                raise NotModelled(f"loop iterator '{name}' used outside its loop at {where(e.loc)}")
+            raise NotModelled(f"variable '{name}' at {where(e.loc)} is not known to the region")
+        if var.problem:
+            raise NotModelled(f"{var.problem} (accessed at {where(e.loc)})")
+        if len(indices) > var.rank or (len(indices) < var.rank and not allow_prefix):
+            raise NotModelled(f"access {describe(e)} does not select one element of '{name}'")
+        values = []
+        for index in indices:
+            try:
+                values.append(self.scope.pw_aff(index))    # [P] -> { [i..] -> [(a)] }
+            except NotAffine:
+                raise NotModelled(f"non-affine subscript {describe(e)}") from None
+        return var, values
+
+    def _read(self, e: N.Expr) -> None:
+        var, index = self.location(e)
+        if var is not None:
+            self.accesses.reads.append(_access_map(self.x, self.scope, self.statement, self.domain, var, index))
+
+    def _write(self, e: N.Expr, must: bool) -> None:
+        var, index = self.location(e)
+        if var is None:
+            raise NotModelled(f"write to loop iterator or parameter {describe(e)}")
+        if var.read_only:
+            raise NotModelled(f"write to '{var.name}' at {where(e.loc)}, which the region reads as a value")
+        access = _access_map(self.x, self.scope, self.statement, self.domain, var, index)
+        (self.accesses.must_writes if must else self.accesses.may_writes).append(access)
+
+
+def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.Set, var: _ArrayVar,
+                index: Optional[list[isl.PwAff]]) -> isl.Map:
+    """[P] -> { S[i..] -> A[a..] } for the given (possibly leading-only) subscripts."""
+    index = index or []
+    array_space = isl.Space.create_from_names(x.ctx, set=[], params=list(x.params))
+    array_space = array_space.add_dims(isl.dim_type.set, var.rank).set_tuple_name(isl.dim_type.set, var.name)
+    if index:
+        access = isl.Map.from_pw_aff(index[0])
+        for value in index[1:]:
+            access = access.flat_range_product(isl.Map.from_pw_aff(value))
+        access = access.add_dims(isl.dim_type.out, var.rank - len(index))
+    else:
+        access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))
+    access = access.set_tuple_name(isl.dim_type.in_, statement).set_tuple_name(isl.dim_type.out, var.name)
+    return access.intersect_domain(domain)
+
+
+def _header_only_locals(body: N.Compound) -> frozenset[str]:
+    """Integer variables declared (uninitialised) in the region and written only in `for` headers.
+
+    Like the region iterators of a `#pragma scop`, they are loop iterators, not locals.
+    """
+    declared: set[str] = set()
+    header: set[str] = set()
+    elsewhere: set[str] = set()
+    headers: set[int] = set()
+    for s in iter_stmts(body):
+        if isinstance(s, N.For):
+            headers.update(id(e) for e in (s.step, s.init.expr if isinstance(s.init, N.ExprStmt) else None) if e)
+        if isinstance(s, N.DeclStmt):
+            declared.update(d.name for d in s.decls if d.init is None and is_affine_integer_type(d.type))
+    for s in iter_stmts(body):
+        for e in stmt_exprs(s):
+            for var in written_variables(e):
+                (header if id(e) in headers else elsewhere).add(var.name)
+    return frozenset((declared & header) - elsewhere)
+
+
+def _is_var(e: N.Expr, name: str) -> bool:
+    while isinstance(e, N.Cast):
+        e = e.operand
+    return isinstance(e, N.VarRef) and e.name == name
+
+

@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: MIT
+"""The polyhedral model of one optimisable region (a SCoP) and its canonical dump.
+
+Input: built by `clangpass.poly.extract` from an `OptRegion`. Output: read by the
+passes in `clangpass.passes` (which return modified copies) and by
+`clangpass.poly.codegen`. Everything polyhedral stays an isl object.
+
+Model conventions (as in pet, Verdoolaege & Grosser, IMPACT 2012):
+- statements `S_0, S_1...` in textual order, one per expression statement or
+  initialised declaration; kill statements `K_0, K_1...` (no code) mark where a
+  value dies: an explicit `__pencil_kill(x)` or the declaration of an
+  uninitialised region-local variable. Kills only cut value-based dependences;
+  they are not scheduled and produce no code;
+- scalars are 0-d arrays (`{ S_1[i] -> alpha[] }`); integer scalars only read
+  in the region are parameters instead;
+- accesses are must or may: writes under a data-dependent ternary or the right
+  operand of && / || are may-writes;
+- `original_schedule` is the schedule tree of the source order over every
+  statement (kills included, as dependence analysis needs them); `schedule` is the
+  current schedule over the executed statements only, rewritten by the passes.
+
+Analyses (dependences...) are cached in `analyses`, shared by copies that keep
+the model (`with_schedule`) and dropped by copies that change it (`with_model`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+import islpy as isl
+
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.ir.printer import format_stmt
+from clangpass.regions import OptRegion
+
+
+@dataclass(frozen=True)
+class ScopStatement:
+    name: str                      # S_<n> or K_<n>
+    kind: str                      # 'compute' | 'kill'
+    body: Optional[N.ExprStmt]     # the C statement (None for kills)
+    iterators: tuple[str, ...]     # enclosing loop iterators, outermost first
+    domain: isl.Set                # [P] -> { S_n[i..] : ... }
+    loc: N.SourceLoc = field(compare=False, default=N.NOLOC)
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    """One array (or 0-d scalar) of the model."""
+
+    name: str
+    element: T.CType
+    extents: tuple[Optional[isl.PwAff], ...]  # per dimension, [P] -> { [(extent)] }; None: unknown
+    local: bool = False            # declared inside the region (never live-in or live-out)
+    killed: bool = False           # some kill statement kills (part of) it
+    live_out: bool = False         # written in the region and visible after it
+    read_only: bool = False
+
+    @property
+    def rank(self) -> int:
+        return len(self.extents)
+
+
+@dataclass(frozen=True)
+class Scop:
+    region: OptRegion
+    params: tuple[str, ...]
+    context: isl.Set                       # [P] -> { : parameter constraints }
+    statements: tuple[ScopStatement, ...]
+    arrays: tuple[ArrayInfo, ...]
+    reads: isl.UnionMap                    # [P] -> { S[i..] -> A[a..] } (may reads)
+    must_writes: isl.UnionMap              # [P] -> { S[i..] -> A[a..] }
+    may_writes: isl.UnionMap               # [P] -> { S[i..] -> A[a..] } (must writes included)
+    kills: isl.UnionMap                    # [P] -> { K[i..] -> A[a..] }
+    original_schedule: isl.Schedule        # over every statement, kills included
+    schedule: isl.Schedule                 # current schedule over compute statements
+    locals: tuple[N.VarDecl, ...] = ()     # region-local variables (initialisers removed)
+    tile_sizes: tuple[int, ...] = ()       # sizes of every tiled band member, outermost first
+    tiled_bands: int = 0
+    notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
+    analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # --------------------------------------------------------------- derived
+    @property
+    def compute_statements(self) -> tuple[ScopStatement, ...]:
+        return tuple(s for s in self.statements if s.kind == "compute")
+
+    @property
+    def domain(self) -> isl.UnionSet:
+        """[P] -> { S[i..] } of the executed statements (kills excluded)."""
+        out = isl.UnionSet.empty(self.context.get_space())
+        for s in self.compute_statements:
+            out = out.union(isl.UnionSet.from_set(s.domain))
+        return out
+
+    def statement(self, name: str) -> ScopStatement:
+        for s in self.statements:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def array(self, name: str) -> ArrayInfo:
+        for a in self.arrays:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    def original_compute_schedule(self) -> isl.Schedule:
+        """The source order restricted to the executed statements."""
+        return self.original_schedule.intersect_domain(self.domain)
+
+    # --------------------------------------------------------------- copies
+    def with_schedule(self, schedule: isl.Schedule, **changes: Any) -> "Scop":
+        """A copy with a new schedule; the model, hence every cached analysis, is kept."""
+        return replace(self, schedule=schedule, **changes)
+
+    def with_model(self, **changes: Any) -> "Scop":
+        """A copy with a changed model (domains, accesses, context): analyses are dropped."""
+        return replace(self, analyses={}, **changes)
+
+    def with_note(self, note: str) -> "Scop":
+        return replace(self, notes=self.notes + (note,))
+
+
+# ------------------------------------------------------------------------ dumps
+def sorted_pieces(umap: isl.UnionMap | isl.UnionSet) -> list[str]:
+    """The maps (sets) of a union, each printed alone, sorted: a deterministic text."""
+    pieces: list[str] = []
+    if isinstance(umap, isl.UnionMap):
+        umap.foreach_map(lambda m: pieces.append(str(m.coalesce())))
+    else:
+        umap.foreach_set(lambda s: pieces.append(str(s.coalesce())))
+    return sorted(pieces)
+
+
+def format_schedule(schedule: isl.Schedule) -> str:
+    """isl's block-style YAML form of a schedule tree."""
+    printer = isl.Printer.to_str(schedule.get_ctx()).set_yaml_style(isl.yaml_style.BLOCK)
+    return printer.print_schedule(schedule).get_str().rstrip()
+
+
+def _statement_maps(umap: isl.UnionMap, name: str) -> list[str]:
+    out: list[str] = []
+    umap.foreach_map(lambda m: out.append(str(m.coalesce())) if m.get_tuple_name(isl.dim_type.in_) == name else None)
+    return sorted(out)
+
+
+def _extent_text(extent: Optional[isl.PwAff]) -> str:
+    if extent is None:
+        return "*"
+    # As a C expression of the parameters: `n`, `n + 1`, `min(n, m)`.
+    build = isl.AstBuild.from_context(isl.Set.universe(extent.get_domain_space()))
+    return build.expr_from_pw_aff(extent).to_C_str()
+
+
+def format_scop(scop: Scop) -> str:
+    """Polly-style dump: context, arrays, statements with domains, schedules and accesses."""
+    lines = [f"Region: {scop.region.label} ({scop.region.kind}, {scop.region.loc})",
+             "Context:", f"    {scop.context}",
+             "Parameters: " + (", ".join(scop.params) if scop.params else "(none)"),
+             "Arrays {"]
+    for a in sorted(scop.arrays, key=lambda a: a.name):
+        dims = "".join(f"[{_extent_text(e)}]" for e in a.extents)
+        flags = ", ".join(f for f, on in (("local", a.local), ("killed", a.killed), ("live-out", a.live_out),
+                                          ("read-only", a.read_only)) if on)
+        lines.append(f"    {a.element.spelling()} {a.name}{dims};" + (f"  // {flags}" if flags else ""))
+    lines.append("}")
+    if scop.locals:
+        lines.append("Locals: " + ", ".join(sorted(d.name for d in scop.locals)))
+    flat = scop.original_schedule.get_map()   # [P] -> { S[i..] -> [t..] }
+    lines.append("Statements {")
+    for s in scop.statements:
+        lines.append(f"    {s.name}" + ("  (kill)" if s.kind == "kill" else ""))
+        lines.append("        Domain :=")
+        lines.append(f"            {s.domain};")
+        lines.append("        Schedule :=")
+        for m in _statement_maps(flat, s.name):
+            lines.append(f"            {m};")
+        for heading, umap in (("ReadAccess", scop.reads), ("MustWriteAccess", scop.must_writes),
+                              ("MayWriteAccess", scop.may_writes.subtract(scop.must_writes)),
+                              ("KillAccess", scop.kills)):
+            for m in _statement_maps(umap, s.name):
+                lines.append(f"        {heading} :=")
+                lines.append(f"            {m};")
+        if s.body is not None:
+            lines.append("        Body: " + " ".join(line.strip() for line in format_stmt(s.body)))
+    lines.append("}")
+    lines.append("Schedule tree:")
+    lines.extend("    " + line for line in format_schedule(scop.schedule).splitlines())
+    if scop.notes:
+        lines.append("Notes:")
+        lines.extend(f"    {n}" for n in scop.notes)
+    return "\n".join(lines)
