@@ -71,7 +71,7 @@ class Scop:
     arrays: tuple[ArrayInfo, ...]
     reads: isl.UnionMap                    # [P] -> { S[i..] -> A[a..] } (may reads)
     must_writes: isl.UnionMap              # [P] -> { S[i..] -> A[a..] }
-    may_writes: isl.UnionMap               # [P] -> { S[i..] -> A[a..] } (must writes included)
+    may_writes: isl.UnionMap               # [P] -> { S[i..] -> A[a..] } (conditional writes only)
     kills: isl.UnionMap                    # [P] -> { K[i..] -> A[a..] }
     original_schedule: isl.Schedule        # over every statement, kills included
     schedule: isl.Schedule                 # current schedule over compute statements
@@ -93,6 +93,11 @@ class Scop:
         for s in self.compute_statements:
             out = out.union(isl.UnionSet.from_set(s.domain))
         return out
+
+    @property
+    def writes(self) -> isl.UnionMap:
+        """[P] -> { S[i..] -> A[a..] }: must and may writes."""
+        return self.must_writes.union(self.may_writes)
 
     def statement(self, name: str) -> ScopStatement:
         for s in self.statements:
@@ -178,7 +183,7 @@ def format_scop(scop: Scop) -> str:
         for m in _statement_maps(flat, s.name):
             lines.append(f"            {m};")
         for heading, umap in (("ReadAccess", scop.reads), ("MustWriteAccess", scop.must_writes),
-                              ("MayWriteAccess", scop.may_writes.subtract(scop.must_writes)),
+                              ("MayWriteAccess", scop.may_writes),
                               ("KillAccess", scop.kills)):
             for m in _statement_maps(umap, s.name):
                 lines.append(f"        {heading} :=")
