@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: MIT
+"""The pass manager: the -O0..-O3 pipelines and `optimise_region`, the driver's entry point.
+
+Input: an `OptRegion`, its `Module`, the `CompileOptions` and the `DumpSink`.
+Output: a `RegionOutcome`: `optimized` with the `CodegenUnit` the back end
+lowers, or `fallback` with the reason the region stays with the host compiler.
+
+Each pipeline is a plain list of pass names (classes in this package, looked
+up in `PASSES`). The manager checks each pass's `requires` against what earlier
+passes `provide`, skips passes named by --disable-pass (and those that need
+what a disabled pass would have provided), times every pass (-ftime-report),
+emits the stage dumps (-fpencil-dump=scop|deps|schedule|ast) and
+--dump-before/--dump-after=NAME, and names the pass in any exception it lets
+through (a note; the exception itself is untouched).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import islpy as isl
+
+from clangpass.dumps import DumpSink
+from clangpass.ir import nodes as N
+from clangpass.options import CompileOptions
+# Importing the pass modules registers them.
+from clangpass.passes import codegen, dependences, extract, mark_parallel, schedule, tile, verify_schedule  # noqa: F401
+from clangpass.passes.registry import PASSES, PassContext
+from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.poly.codegen import format_ast
+from clangpass.poly.dependences import AnalysisBudgetExceeded, dependences as scop_dependences, format_deps
+from clangpass.poly.extract import NotModelled
+from clangpass.poly.scop import format_schedule, format_scop
+from clangpass.regions import OptRegion
+from clangpass.report import RegionOutcome, fallback
+
+# Ordering:
+# - `dependences` before `schedule`: the scheduler's constraints are the dependences;
+# - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
+#   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
+# - `verify-schedule` after every schedule transformation, so that it judges the final one;
+# - `codegen` last: it reads the final schedule.
+# -O0 and -O1 keep the source order: no scheduling, tiling or parallel marks. -O1 still
+# computes dependences (they validate the model and appear in the `deps` dump).
+PIPELINES: dict[int, list[str]] = {
+    0: ["extract", "codegen"],
+    1: ["extract", "dependences", "codegen"],
+    2: ["extract", "dependences", "schedule", "tile", "mark-parallel", "verify-schedule", "codegen"],
+    3: ["extract", "dependences", "schedule", "tile", "mark-parallel", "verify-schedule", "codegen"],
+}
+
+# The passes whose time makes up `RegionOutcome.scheduling_seconds`.
+SCHEDULING_PASSES = frozenset({"schedule", "tile", "mark-parallel", "verify-schedule"})
+
+
+class PipelineError(Exception):
+    """A pipeline is inconsistent (a pass requires what no earlier pass provides)."""
+
+
+def pipeline_for(options: CompileOptions) -> list[str]:
+    return PIPELINES[max(0, min(3, options.opt_level))]
+
+
+def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions,
+                    dumps: DumpSink) -> RegionOutcome:
+    """Run the pipeline of `options.opt_level` on `region`; never raises for unsupported input."""
+    ctx = PassContext(options, isl.Context())
+    seconds: dict[str, float] = {}
+    try:
+        unit = run_pipeline(PolyUnit(region, module), pipeline_for(options), ctx, dumps, seconds)
+    except NotModelled as exc:
+        return _with_timings(fallback(region, exc.reason), seconds)
+    except AnalysisBudgetExceeded as exc:
+        return _with_timings(fallback(region, str(exc)), seconds)
+    if unit.codegen is None:
+        missing = [p for p in ("extract", "codegen") if p in options.disabled_passes]
+        return _with_timings(fallback(region, f"pass '{missing[0] if missing else 'codegen'}' is disabled"),
+                             seconds)
+    cg = unit.codegen
+    return RegionOutcome(region, "optimized", reason="; ".join(unit.scop.notes), unit=cg,
+                         statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
+                         tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops,
+                         scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
+                         pass_seconds=seconds)
+
+
+def run_pipeline(unit: PolyUnit, names: list[str], ctx: PassContext, dumps: DumpSink,
+                 seconds: dict[str, float]) -> PolyUnit:
+    """Run the passes `names` in order on `unit`, filling `seconds` with each pass's time."""
+    options = ctx.options
+    skipped: set[str] = set()        # facts a disabled pass would have provided
+    previous = "start"
+    for name in names:
+        cls = PASSES.get(name)
+        if cls is None:
+            raise PipelineError(f"unknown pass '{name}'")
+        if name in options.disabled_passes:
+            skipped |= cls.provides
+            continue
+        missing = cls.requires - unit.provided
+        if missing:
+            if missing <= skipped:
+                skipped |= cls.provides
+                continue
+            raise PipelineError(f"pass '{name}' requires {sorted(missing)}, which no earlier pass provides")
+        if name in options.dump_before:
+            _dump_unit(unit, dumps, previous)
+        start = time.perf_counter()
+        try:
+            unit = cls().run(unit, ctx)
+        except (NotModelled, AnalysisBudgetExceeded):
+            raise
+        except Exception as exc:
+            exc.add_note(f"in pencilcc pass '{name}' on region {unit.region.label}")
+            raise
+        finally:
+            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
+        unit = replace(unit, provided=unit.provided | cls.provides)
+        if dumps.wants(cls.dump_stage):
+            dumps.emit(cls.dump_stage, unit.region.label, name, format_stage(unit, cls.dump_stage, options))
+        if name in options.dump_after:
+            _dump_unit(unit, dumps, name)
+        previous = name
+    return unit
+
+
+def format_stage(unit: PolyUnit, stage: str, options: CompileOptions) -> str:
+    """The canonical text of `unit` at dump stage `stage` ('scop', 'deps', 'schedule', 'ast')."""
+    if stage == "ast":
+        return format_ast(unit.codegen)
+    if stage == "deps":
+        return format_deps(scop_dependences(unit.scop, options.isl_max_operations))
+    if stage == "schedule":
+        return format_schedule(unit.scop.schedule)
+    return format_scop(unit.scop)
+
+
+def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
+    """--dump-before/--dump-after: the whole unit in the form of its stage."""
+    if unit.stage is Stage.REGION:
+        return
+    if unit.stage is Stage.AST:
+        dumps.emit("ast", unit.region.label, after, format_ast(unit.codegen), force=True)
+        return
+    text = format_scop(unit.scop)
+    cached = unit.scop.analyses.get("dependences")
+    if cached is not None:
+        text += "\nDependences {\n" + format_deps(cached) + "\n}"
+    dumps.emit("scop", unit.region.label, after, text, force=True)
+
+
+def _with_timings(outcome: RegionOutcome, seconds: dict[str, float]) -> RegionOutcome:
+    return replace(outcome, pass_seconds=seconds,
+                   scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES))

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+"""AST generation: final schedule tree -> isl AST + statement bodies (`CodegenUnit`).
+
+Input: a `Scop` whose `schedule` the passes produced. Output: the `CodegenUnit`
+the back ends lower (contract in clangpass.poly.codegen_unit). Uses isl's AST
+generator (Grosser, Verdoolaege & Cohen, "Polyhedral AST generation is more than
+scanning polyhedra", TOPLAS 2015): `AstBuild.from_context(context)` and
+`node_from_schedule`; schedule-tree marks (`parallel`, `tile`, `point`) become
+AST mark nodes. Kill statements are not in the schedule, so produce no code.
+"""
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+from clangpass.poly.codegen_unit import CodegenUnit, StatementBody
+from clangpass.poly.scop import Scop
+from clangpass.poly.validity import PARALLEL_MARK
+
+# isl names loop iterators c0, c1...; a parameter of that form would be shadowed.
+_ISL_ITERATOR = re.compile(r"c\d+$")
+_ITERATOR_PREFIX = "__pencil_c"
+
+
+def generate_ast(scop: Scop) -> CodegenUnit:
+    """The isl AST of `scop.schedule` and the bodies its user nodes call."""
+    schedule = scop.schedule
+    ast = _build(scop, schedule)
+    if _misplaced_parallel_marks(ast):
+        # isl removed a degenerate loop under a mark: drop the marks rather than break the contract.
+        schedule = _without_marks(schedule, PARALLEL_MARK)
+        ast = _build(scop, schedule)
+    statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
+    return CodegenUnit(region=scop.region, ast=ast, statements=statements, locals=scop.locals,
+                       parallel_loops=_count_marks(ast, PARALLEL_MARK), tiled_bands=scop.tiled_bands,
+                       tile_sizes=scop.tile_sizes)
+
+
+def format_ast(unit: CodegenUnit) -> str:
+    """isl's C rendering of the AST (marks appear as `// name` comments)."""
+    return unit.ast.to_C_str().rstrip()
+
+
+def _build(scop: Scop, schedule: isl.Schedule) -> isl.AstNode:
+    build = isl.AstBuild.from_context(scop.context)           # [P] -> { : context }
+    if any(_ISL_ITERATOR.match(p) for p in scop.params):
+        depth = max((len(s.iterators) for s in scop.statements), default=0)
+        names = isl.IdList.alloc(scop.context.get_ctx(), 0)
+        for k in range(4 * depth + 8):   # tiling doubles the depth; split bands add none
+            names = names.add(isl.Id(f"{_ITERATOR_PREFIX}{k}", context=scop.context.get_ctx()))
+        build = build.set_iterators(names)
+    return build.node_from_schedule(schedule)
+
+
+def _ast_nodes(ast: isl.AstNode) -> list[isl.AstNode]:
+    """Every AST node under `ast`, pre-order."""
+    out: list[isl.AstNode] = []
+
+    def visit(node: isl.AstNode) -> bool:
+        out.append(node.copy())   # the callback's node is only borrowed
+        return True
+
+    ast.foreach_descendant_top_down(visit)
+    return out
+
+
+def _count_marks(ast: isl.AstNode, name: str) -> int:
+    return sum(1 for n in _ast_nodes(ast)
+               if n.get_type() == isl.ast_node_type.mark and n.mark_get_id().get_name() == name)
+
+
+def _misplaced_parallel_marks(ast: isl.AstNode) -> bool:
+    return any(n.get_type() == isl.ast_node_type.mark and n.mark_get_id().get_name() == PARALLEL_MARK
+               and n.mark_get_node().get_type() != isl.ast_node_type.for_ for n in _ast_nodes(ast))
+
+
+def _without_marks(schedule: isl.Schedule, name: str) -> isl.Schedule:
+    def drop(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
+            return node.delete()
+        return node
+
+    return schedule.map_schedule_node_bottom_up(drop)

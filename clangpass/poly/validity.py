@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: MIT
+"""Is a schedule legal? Dependence satisfaction and parallel-loop checks, done with isl.
+
+Input: an isl schedule tree and the dependences `[P] -> { S[i..] -> T[j..] }`.
+Output: the list of violations (empty: legal). A schedule is legal when every
+dependence goes from an earlier to a later date, i.e. the difference of the
+schedule at its ends is lexicographically positive (Feautrier, "Some efficient
+solutions to the affine scheduling problem, part I", IJPP 1992, section 2); a loop
+marked `parallel` is legal when no dependence between instances sharing the outer
+dates has a non-zero distance along it (the coincidence condition of Verdoolaege &
+Janssens, "Scheduling for PPCG", 2017, section 4).
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+PARALLEL_MARK = "parallel"
+
+
+def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:
+    """The dependences (printed) that `schedule` does not order from source to sink."""
+    if deps.is_empty():
+        return []
+    dates = schedule.get_map()                       # [P] -> { S[i..] -> [t..] }
+    earlier = dates.lex_lt_union_map(dates)          # [P] -> { S[i..] -> T[j..] : t(S[i..]) <lex t(T[j..]) }
+    broken = deps.subtract(earlier)                  # [P] -> { S[i..] -> T[j..] : not ordered }
+    if broken.is_empty():
+        return []
+    pieces: list[str] = []
+    broken.foreach_map(lambda m: pieces.append(str(m)))
+    return sorted(pieces)
+
+
+def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:
+    """Loops marked `parallel` that carry a dependence, each named by its partial schedule."""
+    problems: list[str] = []
+
+    def check(node: isl.ScheduleNode) -> bool:
+        if node.get_type() != isl.schedule_node_type.mark or node.mark_get_id().get_name() != PARALLEL_MARK:
+            return True
+        band = node.child(0)
+        if band.get_type() != isl.schedule_node_type.band:
+            problems.append("a 'parallel' mark is not above a band")
+            return True
+        if _carries_dependence(band, deps):
+            problems.append(f"loop {band.band_get_partial_schedule()} carries a dependence")
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(check)
+    return problems
+
+
+def _carries_dependence(band: isl.ScheduleNode, deps: isl.UnionMap) -> bool:
+    """Whether the first member of `band` carries a dependence between instances reaching it."""
+    instances = band.get_domain()                            # [P] -> { S[i..] } reaching the band
+    prefix = band.get_prefix_schedule_union_map()            # [P] -> { S[i..] -> [outer dates] }
+    same_outer = prefix.apply_range(prefix.reverse())        # [P] -> { S[i..] -> T[j..] : equal outer dates }
+    local = deps.intersect_domain(instances).intersect_range(instances).intersect(same_outer)
+    if local.is_empty():
+        return False
+    partial = band.band_get_partial_schedule()               # [P] -> [{ S[i..] -> [(t0)] }, ...]
+    date = isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(0))   # [P] -> { S[i..] -> [t0] }
+    distances = local.apply_domain(date).apply_range(date).deltas()   # [P] -> { [t' - t] }
+    zero = isl.UnionSet.from_set(isl.Set.universe(_one_dim_space(distances)).fix_val(
+        isl.dim_type.set, 0, isl.Val.zero(deps.get_ctx())))           # [P] -> { [0] }
+    return not distances.is_subset(zero)
+
+
+def _one_dim_space(uset: isl.UnionSet) -> isl.Space:
+    spaces: list[isl.Space] = []
+    uset.foreach_set(lambda s: spaces.append(s.get_space()))
+    return spaces[0]
