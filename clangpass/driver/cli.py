@@ -1,0 +1,597 @@
+# SPDX-License-Identifier: MIT
+"""gcc-compatible command line -> `DriverConfig` (+ `CompileOptions`).
+
+Input: argv as a build system passes it to `cc` (response files `@file` are
+expanded first, recursively, with gcc's quoting rules). Output: one frozen
+`DriverConfig` that says what to do (`action`), which inputs to compile and how
+(`InputFile.language`), the flags for the host compiler (`host_args`, the user's
+flags minus inputs, output, mode and pencilcc's own flags), the link line as
+the user wrote it (`link_args`), dependency-file options and pencilcc's own
+options (`options`, diagnostics, record, dumps).
+
+Rules:
+- every flag pencilcc does not know goes to the host compiler unchanged;
+- pencilcc's own flags never reach the host compiler;
+- flags that take a separate value (`-I dir`, `-o out`, `-Xlinker x`) keep it,
+  so that a value is never mistaken for an input;
+- `-x LANG` applies to the inputs after it, as with gcc: `c` and `pencil` are
+  parsed by pencilcc, `none` restores the choice by suffix, anything else is
+  compiled by the host compiler.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from clangpass.dumps import STAGES
+from clangpass.options import CompileOptions
+from clangpass.resources import include_dir
+
+
+class CommandLineError(Exception):
+    """A command line pencilcc cannot act on; the message is printed as `pencilcc: error: ...`."""
+
+
+# Flags whose value may be the next argument (gcc and clang spellings).
+SEPARATE_VALUE_FLAGS = frozenset({
+    "-o", "-x", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter",
+    "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-imultilib", "-L", "-l",
+    "-MF", "-MT", "-MQ", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-u", "-T",
+    "-z", "-A", "-B", "-e", "-aux-info", "--param", "-dumpbase", "-dumpdir", "-dumpbase-ext",
+    "-target", "-arch", "--sysroot", "-F", "-wrapper", "-specs", "--include",
+})
+# Of those, the ones only the link step reads.
+_LINK_ONLY_SEPARATE = frozenset({"-L", "-l", "-Xlinker", "-u", "-T", "-z", "-e"})
+# Flags only the link step reads, without a value.
+_LINK_ONLY_EXACT = frozenset({
+    "-shared", "-static", "-static-libgcc", "-static-pie", "-rdynamic", "-nostdlib",
+    "-nostartfiles", "-nodefaultlibs", "-nolibc", "-s", "-pie", "-no-pie", "-r", "-symbolic",
+})
+_LINK_ONLY_PREFIXES = ("-Wl,", "-L", "-l")
+
+# Suffixes of inputs the host compiler compiles itself (not C for us, not for the linker).
+_HOST_SUFFIXES = frozenset({
+    ".i", ".ii", ".h", ".s", ".S", ".sx", ".asm", ".cc", ".cp", ".cxx", ".cpp", ".c++", ".C",
+    ".CPP", ".m", ".mi", ".mm", ".M", ".f", ".for", ".ftn", ".f90", ".f95", ".f03", ".f08",
+    ".F", ".F90", ".F95", ".go", ".d", ".ads", ".adb", ".hh", ".hpp", ".hxx", ".cu", ".cl",
+})
+
+ACTIONS = (
+    "link", "compile", "assemble",          # pencilcc compiles: -o prog / -c / -S
+    "host",                                  # -E, -M, -MM, -fsyntax-only, -###, no input: the host alone
+    "help", "version", "print-include-dir", "cmake-dir", "show-cc-args",
+    "lint", "lint-explain", "dump-ir",
+)
+
+SHOW_CC_ARGS = ("INCLUDE_DIRS", "DEFFLAGS", "LIBS", "LIBRARY_DIRS")
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str
+    language: str      # 'c' | 'pencil' (parsed by pencilcc) | 'host' (host compiles) | 'linker'
+    x_language: str = ""   # the -x value in force for it, '' when chosen by suffix
+
+    @property
+    def is_c(self) -> bool:
+        return self.language in ("c", "pencil")
+
+
+@dataclass(frozen=True)
+class DepOptions:
+    """-MD/-MMD and their companions; `kind` is '' when no dependency file is wanted."""
+
+    kind: str = ""                                   # '' | 'MD' | 'MMD'
+    file: str = ""                                   # -MF
+    targets: tuple[tuple[str, str], ...] = ()        # ('-MT', t) / ('-MQ', t) in order
+    phony: bool = False                              # -MP
+    missing_generated: bool = False                  # -MG
+
+
+@dataclass(frozen=True)
+class DiagnosticPolicy:
+    """What to do with pencilcc's own warnings (-Wpencil family, -w, -Werror)."""
+
+    enabled: bool = True
+    error: bool = False          # -Werror=pencil
+    werror: bool = False         # -Werror
+    remarks: bool = False        # -Rpass=pencil
+    missed_remarks: bool = False  # -Rpass-missed=pencil
+
+
+@dataclass(frozen=True)
+class DriverConfig:
+    argv: tuple[str, ...]                      # the command line after @file expansion
+    action: str = "link"
+    inputs: tuple[InputFile, ...] = ()
+    output: str = ""                           # -o, '' when not given
+    host_args: tuple[str, ...] = ()            # flags for compiling one input with the host compiler
+    link_args: tuple[Union[str, int], ...] = ()  # link line in the user's order; ints index `inputs`
+    passthrough_args: tuple[str, ...] = ()     # argv minus pencilcc's own flags (host-only actions)
+    options: CompileOptions = field(default_factory=CompileOptions)
+    pic: Optional[bool] = None                 # -fPIC/-fno-pic...; None: the host compiler's default
+    deps: DepOptions = field(default_factory=DepOptions)
+    diagnostics: DiagnosticPolicy = field(default_factory=DiagnosticPolicy)
+    emit_llvm: bool = False
+    keep: bool = False
+    verbose: bool = False
+    save_record: bool = False
+    record_file: str = ""
+    dump_ir: str = ""
+    show_cc_args: str = ""
+    listsep: str = " "
+    lint_argv: tuple[str, ...] = ()
+    lint_rule: str = ""
+
+    @property
+    def c_inputs(self) -> tuple[InputFile, ...]:
+        return tuple(i for i in self.inputs if i.is_c)
+
+    @property
+    def parser_args(self) -> tuple[str, ...]:
+        """What libclang must see of the command line (-I/-D/-U/-std/-include...)."""
+        # Imported here, not at the top: loading libclang costs a tenth of a second that
+        # plain compiles (`make CC=pencilcc` on files without PENCIL code) never need.
+        from clangpass.frontend import select_parser_args
+
+        return tuple(select_parser_args(list(self.host_args)))
+
+
+# ----------------------------------------------------------------------------- response files
+def split_response_text(text: str) -> list[str]:
+    """Split a response file as libiberty's buildargv does (gcc's rules).
+
+    Whitespace separates arguments; single and double quotes group; a backslash
+    takes the next character literally, inside quotes too; '' is an empty argument.
+    """
+    args: list[str] = []
+    current: list[str] = []
+    in_arg = squote = dquote = backslash = False
+    for ch in text:
+        if ch in " \t\n\r\v\f" and not (squote or dquote or backslash):
+            if in_arg:
+                args.append("".join(current))
+                current, in_arg = [], False
+            continue
+        in_arg = True
+        if backslash:
+            current.append(ch)
+            backslash = False
+        elif ch == "\\":
+            backslash = True
+        elif squote:
+            if ch == "'":
+                squote = False
+            else:
+                current.append(ch)
+        elif dquote:
+            if ch == '"':
+                dquote = False
+            else:
+                current.append(ch)
+        elif ch == "'":
+            squote = True
+        elif ch == '"':
+            dquote = True
+        else:
+            current.append(ch)
+    if in_arg:
+        args.append("".join(current))
+    return args
+
+
+_MAX_RESPONSE_DEPTH = 64
+
+
+def expand_response_files(argv: list[str], _depth: int = 0) -> list[str]:
+    """Replace every `@file` by the arguments it holds; an unreadable `@file` stays as is (gcc)."""
+    out: list[str] = []
+    for arg in argv:
+        if not arg.startswith("@") or len(arg) == 1:
+            out.append(arg)
+            continue
+        try:
+            with open(arg[1:], encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read()
+        except OSError:
+            out.append(arg)
+            continue
+        if _depth >= _MAX_RESPONSE_DEPTH:
+            raise CommandLineError(f"response file '{arg[1:]}' nests more than {_MAX_RESPONSE_DEPTH} "
+                                   "levels deep (does it include itself?)")
+        out.extend(expand_response_files(split_response_text(text), _depth + 1))
+    return out
+
+
+def quote_response_arg(arg: str) -> str:
+    """One argument written so that `split_response_text` gives it back."""
+    if arg and not re.search(r"[\s'\"\\]", arg):
+        return arg
+    return "'" + re.sub(r"(['\\])", r"\\\1", arg) + "'"
+
+
+# ----------------------------------------------------------------------------- languages
+def language_of(path: str, x_language: str) -> str:
+    """'c' | 'pencil' | 'host' | 'linker' for an input named after `-x x_language`."""
+    if x_language == "c":
+        return "c"
+    if x_language == "pencil":
+        return "pencil"
+    if x_language:
+        return "host"
+    if path == "-":
+        return "host"       # stdin: only the host compiler can read it (once)
+    if path.endswith(".pencil.c"):
+        return "pencil"
+    suffix = os.path.splitext(path)[1]
+    if suffix == ".c":
+        return "c"
+    if suffix in _HOST_SUFFIXES:
+        return "host"
+    return "linker"         # .o .a .so .so.1 .lo ... and, as with gcc, any unknown suffix
+
+
+# ----------------------------------------------------------------------------- the parser
+@dataclass
+class _State:
+    """Mutable scratch while walking argv; frozen into DriverConfig at the end."""
+
+    mode: str = ""                  # '' | 'c' | 'S' | 'E' | 'syntax' | 'M'
+    info_action: str = ""
+    inputs: list[InputFile] = field(default_factory=list)
+    output: str = ""
+    host_args: list[str] = field(default_factory=list)
+    link_args: list[Union[str, int]] = field(default_factory=list)
+    passthrough: list[str] = field(default_factory=list)
+    x_language: str = ""
+    opt_level: int = 0
+    fast_math: bool = False
+    march: str = ""
+    debug: bool = False
+    pic: Optional[bool] = None
+    tile_size: int = 32
+    parallel: bool = True
+    fusion: str = "max"
+    disabled_passes: list[str] = field(default_factory=list)
+    dump: list[str] = field(default_factory=list)
+    dump_dir: str = ""
+    dump_before: list[str] = field(default_factory=list)
+    dump_after: list[str] = field(default_factory=list)
+    time_report: bool = False
+    deps_kind: str = ""
+    dep_file: str = ""
+    dep_targets: list[tuple[str, str]] = field(default_factory=list)
+    dep_phony: bool = False
+    dep_missing: bool = False
+    pencil_enabled: bool = True
+    pencil_error: bool = False
+    werror: bool = False
+    remarks: bool = False
+    missed_remarks: bool = False
+    emit_llvm: bool = False
+    keep: bool = False
+    verbose: bool = False
+    save_record: bool = False
+    record_file: str = ""
+    dump_ir: str = ""
+    show_cc_args: str = ""
+    listsep: str = " "
+    lint_argv: list[str] = field(default_factory=list)
+    lint_rule: str = ""
+
+
+def _int_value(flag: str, text: str, minimum: int = 0) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise CommandLineError(f"'{flag}' expects an integer, got '{text}'") from None
+    if value < minimum:
+        raise CommandLineError(f"'{flag}' expects an integer >= {minimum}, got '{text}'")
+    return value
+
+
+def _names(text: str) -> list[str]:
+    return [n for n in (p.strip() for p in text.split(",")) if n]
+
+
+def _optimisation_level(arg: str) -> Optional[tuple[int, bool]]:
+    """(level, fast_math) for -O, -O0..-O3, -Os, -Oz, -Og, -Ofast; None if not one."""
+    value = arg[2:]
+    if value == "":
+        return 1, False
+    if value.isdigit():
+        return min(int(value), 3), False
+    return {"s": (2, False), "z": (2, False), "g": (1, False), "fast": (3, True)}.get(value)
+
+
+class _Parser:
+    """One pass over argv, one method per family of flags."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        self.i = 0
+        self.s = _State()
+
+    # -- helpers
+    def value(self, flag: str, arg: str) -> str:
+        """The value of `flag` written as `arg`: joined (-Idir, -o=...) or the next argument."""
+        if arg != flag:
+            rest = arg[len(flag):]
+            return rest[1:] if flag.startswith("--") and rest.startswith("=") else rest
+        if self.i + 1 >= len(self.argv):
+            raise CommandLineError(f"missing argument to '{flag}'")
+        self.i += 1
+        return self.argv[self.i]
+
+    def host(self, *args: str, link: bool = True, compile_: bool = True) -> None:
+        """Flags for the host compiler: the per-input compile, the link, the host-only actions."""
+        if compile_:
+            self.s.host_args.extend(args)
+        if link:
+            self.s.link_args.extend(args)
+        self.s.passthrough.extend(args)
+
+    # -- the walk
+    def run(self) -> _State:
+        while self.i < len(self.argv):
+            self.one(self.argv[self.i])
+            self.i += 1
+        return self.s
+
+    def one(self, arg: str) -> None:
+        s = self.s
+        if s.info_action == "lint":
+            s.lint_argv.append(arg)
+            return
+        if arg == "-" or not arg.startswith("-") or arg == "":
+            self.input(arg)
+            return
+        for handler in (self.own_flag, self.mode_flag, self.dependency_flag, self.diagnostic_flag,
+                        self.codegen_flag, self.language_flag, self.output_flag):
+            if handler(arg):
+                return
+        self.generic_flag(arg)
+
+    def input(self, path: str) -> None:
+        language = language_of(path, self.s.x_language)
+        self.s.inputs.append(InputFile(path, language, self.s.x_language))
+        self.s.link_args.append(len(self.s.inputs) - 1)
+        self.s.passthrough.append(path)
+
+    def own_flag(self, arg: str) -> bool:
+        """pencilcc's own flags: consumed here, never passed on."""
+        s = self.s
+        if arg in ("--help", "-help"):
+            s.info_action = s.info_action or "help"
+        elif arg == "--version":
+            s.info_action = s.info_action or "version"
+        elif arg == "--print-include-dir":
+            s.info_action = "print-include-dir"
+        elif arg == "--cmake-dir":
+            s.info_action = "cmake-dir"
+        elif arg.startswith("--show-cc-args"):
+            what = self.value("--show-cc-args", arg)
+            if what not in SHOW_CC_ARGS:
+                raise CommandLineError(f"'--show-cc-args' expects one of {', '.join(SHOW_CC_ARGS)}, "
+                                       f"got '{what}'")
+            s.info_action, s.show_cc_args = "show-cc-args", what
+        elif arg.startswith("--show-listsep"):
+            s.listsep = self.value("--show-listsep", arg)
+        elif arg == "--lint":
+            # Everything else on the line belongs to the linter (its own flags, -I/-D, files).
+            s.info_action = "lint"
+            s.lint_argv = [a for a in self.argv[:self.i]]
+        elif arg.startswith("--lint-explain"):
+            s.info_action, s.lint_rule = "lint-explain", self.value("--lint-explain", arg)
+        elif arg.startswith("--dump-ir"):
+            s.info_action, s.dump_ir = "dump-ir", self.value("--dump-ir", arg)
+        elif arg.startswith("--tile-size"):
+            s.tile_size = _int_value("--tile-size", self.value("--tile-size", arg))
+        elif arg == "-fpencil-parallel":
+            s.parallel = True
+        elif arg == "-fno-pencil-parallel":
+            s.parallel = False
+        elif arg.startswith("-fpencil-fusion="):
+            s.fusion = arg.split("=", 1)[1]
+            if s.fusion not in ("max", "min"):
+                raise CommandLineError(f"'-fpencil-fusion=' expects 'max' or 'min', got '{s.fusion}'")
+        elif arg.startswith("--disable-pass"):
+            s.disabled_passes += _names(self.value("--disable-pass", arg))
+        elif arg.startswith("--dump-before"):
+            s.dump_before += _names(self.value("--dump-before", arg))
+        elif arg.startswith("--dump-after"):
+            s.dump_after += _names(self.value("--dump-after", arg))
+        elif arg.startswith("-fpencil-dump="):
+            stages = _names(arg.split("=", 1)[1])
+            unknown = [st for st in stages if st not in STAGES]
+            if unknown or not stages:
+                raise CommandLineError(f"unknown stage '{','.join(unknown)}' in '{arg}' "
+                                       f"(stages: {','.join(STAGES)})")
+            s.dump += stages
+        elif arg.startswith("-fpencil-dump-dir="):
+            s.dump_dir = arg.split("=", 1)[1]
+        elif arg == "-ftime-report":
+            s.time_report = True
+        elif arg == "-fsave-optimization-record" or arg == "-fsave-optimization-record=json":
+            s.save_record = True
+        elif arg.startswith("-foptimization-record-file="):
+            s.save_record, s.record_file = True, arg.split("=", 1)[1]
+        elif arg == "--keep":
+            s.keep = True
+        elif arg == "-v":
+            # Ours (print commands, timings) and the host's (cmake reads its link line).
+            s.verbose = True
+            self.host(arg)
+        else:
+            return False
+        return True
+
+    def mode_flag(self, arg: str) -> bool:
+        s = self.s
+        rank = {"": 0, "c": 1, "S": 2, "syntax": 3, "E": 4}
+        if arg in ("-c", "-S", "-E", "-fsyntax-only"):
+            mode = "syntax" if arg == "-fsyntax-only" else arg[1]
+            if rank[mode] > rank.get(s.mode, 0):
+                s.mode = mode
+            s.passthrough.append(arg)
+            return True
+        if arg == "-###":
+            s.mode = "E"        # the host prints what it would run
+            s.passthrough.append(arg)
+            return True
+        if arg == "-emit-llvm":
+            s.emit_llvm = True
+            return True
+        return False
+
+    def dependency_flag(self, arg: str) -> bool:
+        s = self.s
+        if arg in ("-MD", "-MMD"):
+            s.deps_kind = arg[1:]
+        elif arg in ("-M", "-MM"):
+            s.mode = "E"        # -M/-MM without -MD imply -E: the host's job
+        elif arg.startswith("-MF"):
+            s.dep_file = self.value("-MF", arg)
+            s.passthrough += ["-MF", s.dep_file]
+            return True
+        elif arg.startswith(("-MT", "-MQ")):
+            flag = arg[:3]
+            target = self.value(flag, arg)
+            s.dep_targets.append((flag, target))
+            s.passthrough += [flag, target]
+            return True
+        elif arg == "-MP":
+            s.dep_phony = True
+        elif arg == "-MG":
+            s.dep_missing = True
+        else:
+            return False
+        s.passthrough.append(arg)
+        return True
+
+    def diagnostic_flag(self, arg: str) -> bool:
+        s = self.s
+        if arg == "-Wpencil":
+            s.pencil_enabled = True
+        elif arg == "-Wno-pencil":
+            s.pencil_enabled = False
+        elif arg == "-Werror=pencil":
+            s.pencil_enabled, s.pencil_error = True, True
+        elif arg == "-Wno-error=pencil":
+            s.pencil_error = False
+        elif arg.startswith(("-Rpass=", "-Rpass-missed=")) and _matches_pencil(arg.split("=", 1)[1]):
+            if arg.startswith("-Rpass="):
+                s.remarks = True
+            else:
+                s.missed_remarks = True
+        else:
+            if arg == "-Werror":
+                s.werror = True
+            elif arg == "-Wno-error":
+                s.werror = False
+            elif arg == "-w":
+                s.pencil_enabled = False
+            return False        # also the host's
+        return True
+
+    def codegen_flag(self, arg: str) -> bool:
+        """Flags pencilcc reads into CompileOptions and also gives to the host compiler."""
+        s = self.s
+        if arg.startswith("-O"):
+            level = _optimisation_level(arg)
+            if level is not None:
+                s.opt_level, fast = level
+                s.fast_math = fast or s.fast_math
+        elif arg == "-ffast-math":
+            s.fast_math = True
+        elif arg == "-fno-fast-math":
+            s.fast_math = False
+        elif arg.startswith("-march="):
+            s.march = arg.split("=", 1)[1]
+        elif arg in ("-fPIC", "-fpic", "-fPIE", "-fpie"):
+            s.pic = True
+        elif arg in ("-fno-PIC", "-fno-pic", "-fno-PIE", "-fno-pie"):
+            s.pic = False
+        elif arg == "-shared":
+            s.pic = True
+            self.host(arg, compile_=False)
+            return True
+        elif arg == "-g0":
+            s.debug = False
+        elif re.fullmatch(r"-g(gdb|dwarf(-\d)?|[1-3]|gdb[1-3])?", arg):
+            s.debug = True
+        return False            # the host needs them all
+
+    def language_flag(self, arg: str) -> bool:
+        if not arg.startswith("-x"):
+            return False
+        lang = self.value("-x", arg)
+        self.s.x_language = "" if lang == "none" else lang
+        self.s.passthrough += ["-x", "c" if lang == "pencil" else lang]
+        return True
+
+    def output_flag(self, arg: str) -> bool:
+        if not arg.startswith("-o"):
+            return False
+        self.s.output = self.value("-o", arg)
+        self.s.passthrough += ["-o", self.s.output]
+        return True
+
+    def generic_flag(self, arg: str) -> None:
+        """Anything else goes to the host compiler, with its separate value if it takes one."""
+        flag_values = [arg]
+        if arg in SEPARATE_VALUE_FLAGS:
+            flag_values.append(self.value(arg, arg))
+        link_only = (arg in _LINK_ONLY_EXACT or arg in _LINK_ONLY_SEPARATE
+                     or arg.startswith(_LINK_ONLY_PREFIXES))
+        self.host(*flag_values, compile_=not link_only)
+
+
+def _matches_pencil(pattern: str) -> bool:
+    try:
+        return re.fullmatch(pattern, "pencil") is not None
+    except re.error:
+        return False
+
+
+def _action(s: _State) -> str:
+    if s.info_action:
+        return s.info_action
+    if s.mode in ("E", "syntax") or not s.inputs:
+        return "host"
+    return {"c": "compile", "S": "assemble"}.get(s.mode, "link")
+
+
+def parse_command_line(argv: list[str]) -> DriverConfig:
+    """argv (without the program name) -> DriverConfig; raises CommandLineError."""
+    expanded = expand_response_files(list(argv))
+    s = _Parser(expanded).run()
+    action = _action(s)
+    compiled = [i for i in s.inputs if i.language != "linker"]
+    if action in ("compile", "assemble") and s.output and len(compiled) > 1:
+        raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
+    if s.emit_llvm and action in ("compile", "link"):
+        raise CommandLineError("'-emit-llvm' is only supported with '-S' (writes the optimized "
+                               "regions' LLVM IR)")
+    # pencil.h for the host compiler too, searched last: `#include <pencil.h>` works with
+    # pencilcc without -I, and a project's own pencil.h still wins.
+    pencil_h = ("-idirafter", str(include_dir()))
+    options = CompileOptions(
+        opt_level=s.opt_level, tile_size=s.tile_size, parallel=s.parallel, fusion=s.fusion,
+        disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
+        dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
+        time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,
+        pic=bool(s.pic), debug=s.debug)
+    return DriverConfig(
+        argv=tuple(expanded), action=action, inputs=tuple(s.inputs), output=s.output,
+        host_args=(*s.host_args, *pencil_h), link_args=(*s.link_args, *pencil_h),
+        passthrough_args=tuple(s.passthrough), options=options, pic=s.pic,
+        deps=DepOptions(s.deps_kind, s.dep_file, tuple(s.dep_targets), s.dep_phony, s.dep_missing),
+        diagnostics=DiagnosticPolicy(s.pencil_enabled, s.pencil_error, s.werror, s.remarks,
+                                     s.missed_remarks),
+        emit_llvm=s.emit_llvm, keep=s.keep, verbose=s.verbose, save_record=s.save_record,
+        record_file=s.record_file, dump_ir=s.dump_ir, show_cc_args=s.show_cc_args,
+        listsep=s.listsep, lint_argv=tuple(s.lint_argv), lint_rule=s.lint_rule)
+

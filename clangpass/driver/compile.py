@@ -1,0 +1,403 @@
+# SPDX-License-Identifier: MIT
+"""Per-input compilation: what pencilcc optimizes, what the host compiler compiles.
+
+For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
+
+1. `analyse`: read it (a missing or binary file is an error); a file that
+   cannot hold PENCIL code (no `scop`, `pencil` or `restrict` in its text, not
+   `.pencil.c`, not `-x pencil`) is plain and never parsed. Otherwise look it up
+   in the compile cache; on a miss parse it with libclang (a file clang cannot
+   parse goes to the host compiler unchanged, with a -Wpencil warning when it
+   mentions PENCIL), find its regions, and run the polyhedral path on each one
+   that can be outlined (`optimise_region`): every region gets a `RegionOutcome`.
+2. `object_for` / `assembly_for`: with no optimized region the host compiles the
+   original file with the user's flags; otherwise the host compiles a rewritten
+   copy (`rewrite.outline_regions`, in the private temp dir, `-iquote` the
+   original's folder), the back end emits the regions' object, and the two are
+   linked with `-r` into one object (cached). If the host rejects the rewritten
+   copy, the original is compiled instead: its errors are the user's; if it
+   compiles, the regions fall back with a warning (an outlining bug of ours).
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from typing import Optional, Protocol
+
+from clangpass.diagnostics import DiagnosticEngine
+from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
+from clangpass.driver.cli import DriverConfig, InputFile
+from clangpass.driver.host import HostCompiler
+from clangpass.driver.rewrite import RewriteError, outline_regions
+from clangpass.dumps import DumpSink
+from clangpass.frontend import FrontendOptions, parse_file
+from clangpass.ir.nodes import SourceLoc
+from clangpass.options import CompileOptions
+from clangpass.regions import find_regions
+from clangpass.report import RegionOutcome, fallback, report_outcomes
+
+# A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
+# no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
+_MAY_HOLD_PENCIL = re.compile(rb"scop|pencil|restrict")
+_MENTIONS_PENCIL = re.compile(rb"#\s*pragma\s+(scop|pencil)|__attribute__\s*\(\(\s*pencil|\bPENCIL\b")
+
+
+class DriverError(Exception):
+    """A problem with the user's input, printed as one `pencilcc: error: ...` line."""
+
+
+class HostCompileFailed(Exception):
+    """The host compiler failed on the user's code; it has printed why."""
+
+
+class Record(Protocol):
+    def as_record(self) -> dict: ...
+
+
+@dataclass(frozen=True)
+class CachedOutcome:
+    """A region outcome replayed from the compile cache (its record only)."""
+
+    record: dict
+
+    def as_record(self) -> dict:
+        return dict(self.record)
+
+
+@dataclass
+class InputPlan:
+    """What pencilcc decided for one C input."""
+
+    source: InputFile
+    text: bytes
+    outcomes: list[RegionOutcome] = field(default_factory=list)
+    cache_key: str = ""
+    cached: Optional[CacheEntry] = None
+    stderr: str = ""                 # our diagnostics for this input, as printed
+
+    @property
+    def optimized(self) -> list[RegionOutcome]:
+        return [o for o in self.outcomes if o.status == "optimized"]
+
+    @property
+    def needs_pencilcc(self) -> bool:
+        """Whether the host alone cannot build this input the way pencilcc must."""
+        return self.cached is not None or bool(self.optimized)
+
+    def records(self) -> list[Record]:
+        if self.cached is not None:
+            return [CachedOutcome(r) for r in self.cached.records]
+        return list(self.outcomes)
+
+
+@dataclass
+class BuiltObject:
+    path: str
+    link_flags: list[str]
+
+
+def _language_flags(source: InputFile) -> list[str]:
+    if not source.x_language:
+        return []
+    return ["-x", "c" if source.language == "pencil" else source.x_language]
+
+
+def _debug_enabled() -> bool:
+    return os.environ.get("PENCILCC_DEBUG", "") == "1"
+
+
+class Compilation:
+    """Compiles the C inputs of one pencilcc command inside the private `workdir`."""
+
+    def __init__(self, config: DriverConfig, host: HostCompiler, workdir: str,
+                 cache: Optional[CompileCache]) -> None:
+        self.config = config
+        self.host = host
+        self.workdir = workdir
+        self.cache = cache
+        self.options: CompileOptions = config.options
+        self.dumps = DumpSink(stages=config.options.dump, directory=config.options.dump_dir)
+        self._pic_resolved = False
+
+    # ------------------------------------------------------------------ diagnostics
+    def engine(self) -> DiagnosticEngine:
+        policy = self.config.diagnostics
+        return DiagnosticEngine(werror=policy.werror,
+                                disabled=() if policy.enabled else ("pencil",),
+                                errors=("pencil",) if policy.error else ())
+
+    def _print(self, plan: InputPlan, engine: DiagnosticEngine) -> bool:
+        """Print the input's diagnostics; remember them for the cache; True if none is an error."""
+        buffer = io.StringIO()
+        engine.emit(buffer)
+        text = buffer.getvalue()
+        plan.stderr += text
+        if text:
+            engine.emit(sys.stderr)
+            sys.stderr.flush()
+        return not engine.has_errors
+
+    def _resolve_pic(self) -> None:
+        """The back end must emit PIC exactly when the host does (PIE is many hosts' default)."""
+        if self.config.pic is None and not self._pic_resolved:
+            pic = self.host.default_pic(self.config.host_args)
+            self.options = replace(self.options, pic=pic)
+        self._pic_resolved = True
+
+    # ------------------------------------------------------------------ analysis
+    def analyse(self, source: InputFile) -> tuple[InputPlan, bool]:
+        """The plan for `source` and whether its diagnostics allow going on (no error)."""
+        text = self._read(source.path)
+        plan = InputPlan(source, text)
+        candidate = (source.language == "pencil" or source.path.endswith(".pencil.c")
+                     or _MAY_HOLD_PENCIL.search(text) is not None)
+        if not candidate:
+            return plan, True
+        self._resolve_pic()
+        plan.cache_key = self._cache_key(source)
+        if plan.cache_key and self.cache is not None:
+            plan.cached = self.cache.load(plan.cache_key)
+            if plan.cached is not None:
+                if self.config.verbose:
+                    sys.stderr.write(f"pencilcc: cache hit for '{source.path}' ({plan.cache_key[:16]})\n")
+                plan.stderr = plan.cached.stderr
+                sys.stderr.write(plan.cached.stderr)
+                sys.stderr.flush()
+                return plan, True
+            if self.config.verbose:
+                sys.stderr.write(f"pencilcc: cache miss for '{source.path}' ({plan.cache_key[:16]})\n")
+        engine = self.engine()
+        result = parse_file(source.path, FrontendOptions(self.config.parser_args,
+                                                         force_pencil=source.language == "pencil"))
+        if not result.ok or result.module is None:
+            if _MENTIONS_PENCIL.search(text):
+                first = next((d for d in result.diagnostics if d.severity in ("error", "fatal error")), None)
+                why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
+                engine.warning("pencil", SourceLoc(source.path, 0, 0),
+                               "PENCIL code not optimized, the file is compiled by the host compiler "
+                               f"unchanged: clang cannot parse it{why}")
+            return plan, self._print(plan, engine)
+        for region in find_regions(result.module):
+            if region.problems:
+                plan.outcomes.append(fallback(region, "; ".join(region.problems)))
+                continue
+            plan.outcomes.append(self._optimise(region, result.module))
+        self._report_timings(plan)
+        report_outcomes(engine, plan.outcomes, self.config.diagnostics.remarks,
+                        self.config.diagnostics.missed_remarks)
+        return plan, self._print(plan, engine)
+
+    def _read(self, path: str) -> bytes:
+        try:
+            with open(path, "rb") as f:
+                text = f.read()
+        except IsADirectoryError:
+            raise DriverError(f"{path}: is a directory, not a C source file") from None
+        except OSError as exc:
+            raise DriverError(f"{path}: {exc.strerror or exc}") from None
+        if b"\0" in text:
+            raise DriverError(f"{path}: not a C source file (it contains binary data)")
+        return text
+
+    def _cache_key(self, source: InputFile) -> str:
+        """The compile cache key of `source`, or '' (no cache, or the preprocessor failed)."""
+        if self.cache is None or self.config.action not in ("compile", "link"):
+            return ""
+        options = self.options
+        if options.dump or options.dump_before or options.dump_after or options.time_report \
+                or self.config.keep:
+            return ""       # these print or keep things only a real compile produces
+        proc = self.host.run([*self.config.host_args, *_language_flags(source), "-E", source.path],
+                             capture=True)
+        if proc.returncode != 0:
+            return ""
+        flags = [*self.config.host_args, *_language_flags(source), repr(self.options),
+                 repr(self.config.diagnostics)]
+        return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
+
+    def _optimise(self, region, module) -> RegionOutcome:
+        from clangpass.passes.manager import optimise_region
+
+        try:
+            return optimise_region(region, module, self.options, self.dumps)
+        except Exception as exc:  # a bug in a pass must not stop a build: fall back, say why
+            if _debug_enabled():
+                raise
+            return fallback(region, f"internal error in the polyhedral path ({type(exc).__name__}: "
+                                    f"{exc}); please report it (PENCILCC_DEBUG=1 shows the traceback)")
+
+    def _report_timings(self, plan: InputPlan) -> None:
+        if not (self.config.verbose or self.options.time_report):
+            return
+        for o in plan.outcomes:
+            if not o.pass_seconds:
+                continue
+            total = sum(o.pass_seconds.values())
+            lines = [f"pencilcc: pass timings for region '{o.region.label}' ({o.region.loc.file}:"
+                     f"{o.region.loc.line}), {total:.4f}s in all:"]
+            for name, seconds in o.pass_seconds.items():
+                lines.append(f"  {seconds:10.4f}s  {100 * seconds / total if total else 0:5.1f}%  {name}")
+            sys.stderr.write("\n".join(lines) + "\n")
+
+    # ------------------------------------------------------------------ building
+    def _fresh_dir(self, tag: str) -> str:
+        return tempfile.mkdtemp(prefix=f"{tag}-", dir=self.workdir)
+
+    def host_object(self, source: InputFile, mode: str, output: str) -> int:
+        """The host compiles the original `source` (mode '-c' or '-S') into `output`."""
+        proc = self.host.run([*self.config.host_args, *_language_flags(source), mode, source.path,
+                              "-o", output])
+        return proc.returncode
+
+    def _compile_rewritten(self, plan: InputPlan, mode: str, output: str) -> tuple[bool, str]:
+        """The host compiles the outlined copy; (succeeded, its stderr)."""
+        source = plan.source
+        folder = self._fresh_dir("src")
+        copy = os.path.join(folder, os.path.basename(source.path))
+        original_dir = os.path.dirname(source.path) or "."
+        with open(copy, "wb") as f:
+            f.write(outline_regions(plan.text, [o.region for o in plan.optimized], source.path))
+        args = ["-iquote", original_dir, *self.config.host_args]
+        if self.options.debug:
+            args.append(f"-fdebug-prefix-map={folder}={os.path.abspath(original_dir)}")
+        proc = self.host.run([*args, *_language_flags(source), mode, copy, "-o", output], capture=True)
+        if proc.stdout:
+            sys.stdout.buffer.write(proc.stdout)
+            sys.stdout.flush()
+        return proc.returncode == 0, proc.stderr.decode(errors="replace")
+
+    def _give_up_outlining(self, plan: InputPlan, why: str) -> None:
+        """Turn the input's optimized regions into fallbacks (printed as -Wpencil warnings)."""
+        engine = self.engine()
+        plan.outcomes = [fallback(o.region, why) if o.status == "optimized" else o for o in plan.outcomes]
+        report_outcomes(engine, [o for o in plan.outcomes if o.reason == why], False, False)
+        if not self._print(plan, engine):
+            raise DriverError("PENCIL regions could not be compiled (see the errors above)")
+
+    def _host_part(self, plan: InputPlan, mode: str, output: str) -> Optional[str]:
+        """Compile the rewritten copy; returns its stderr, or None if the input fell back to the host."""
+        try:
+            ok, stderr = self._compile_rewritten(plan, mode, output)
+        except RewriteError as exc:
+            if _debug_enabled():
+                raise
+            self._give_up_outlining(plan, f"outlining failed: {exc}")
+            if self.host_object(plan.source, mode, output) != 0:
+                raise HostCompileFailed() from None
+            return None
+        if ok:
+            sys.stderr.write(stderr)
+            sys.stderr.flush()
+            return stderr
+        # Is it the user's error or ours? The original decides, and shows its own messages.
+        if self.host_object(plan.source, mode, output) != 0:
+            raise HostCompileFailed()
+        first = stderr.strip().splitlines()[:3]
+        self._give_up_outlining(plan, "the host compiler rejected the outlined copy of the file "
+                                      f"(a pencilcc bug, please report it): {' | '.join(first)}")
+        return None
+
+    def _backend_failed(self, plan: InputPlan, exc: Exception, mode: str, output: str) -> None:
+        if _debug_enabled():
+            raise exc
+        self._give_up_outlining(plan, f"internal error in the back end ({type(exc).__name__}: {exc}); "
+                                      "please report it (PENCILCC_DEBUG=1 shows the traceback)")
+        if self.host_object(plan.source, mode, output) != 0:
+            raise HostCompileFailed()
+
+    def object_for(self, plan: InputPlan) -> BuiltObject:
+        """One object file (in the temp dir) holding everything of `plan`'s input."""
+        folder = self._fresh_dir("obj")
+        combined = os.path.join(folder, "combined.o")
+        if plan.cached is not None:
+            with open(combined, "wb") as f:
+                f.write(plan.cached.object_bytes)
+            return BuiltObject(combined, list(plan.cached.link_flags))
+        if not plan.optimized:
+            if self.host_object(plan.source, "-c", combined) != 0:
+                raise HostCompileFailed()
+            return BuiltObject(combined, [])
+        host_o = os.path.join(folder, "host.o")
+        host_stderr = self._host_part(plan, "-c", host_o)
+        if host_stderr is None:
+            return BuiltObject(host_o, [])
+        from llvm_backend.cpu import emit_object, runtime_link_flags
+
+        units = [o.unit for o in plan.optimized]
+        try:
+            region_bytes = emit_object(units, self.options, plan.source.path)
+            link_flags = list(runtime_link_flags(units, self.options))
+        except Exception as exc:  # a back-end bug must not stop a build
+            self._backend_failed(plan, exc, "-c", host_o)
+            return BuiltObject(host_o, [])
+        regions_o = os.path.join(folder, "regions.o")
+        with open(regions_o, "wb") as f:
+            f.write(region_bytes)
+        machine = [a for a in self.config.host_args if a.startswith(("-m", "-fuse-ld=", "-B", "--target="))]
+        proc = self.host.run([*machine, "-nostdlib", "-r", host_o, regions_o, "-o", combined])
+        if proc.returncode != 0:
+            raise HostCompileFailed()
+        if plan.cache_key and self.cache is not None:
+            with open(combined, "rb") as f:
+                entry = CacheEntry(f.read(), [o.as_record() for o in plan.outcomes], link_flags,
+                                   plan.stderr + host_stderr)
+            self.cache.store(plan.cache_key, entry)
+        return BuiltObject(combined, link_flags)
+
+    def assembly_for(self, plan: InputPlan, output: str) -> int:
+        """-S: host assembly of the outlined copy, then the regions' assembly (or LLVM IR)."""
+        if self.config.emit_llvm:
+            return self._llvm_ir_for(plan, output)
+        if not plan.optimized:
+            return self.host_object(plan.source, "-S", output)
+        host_s = os.path.join(self._fresh_dir("asm"), "host.s")
+        if self._host_part(plan, "-S", host_s) is None:   # fell back: host_s is the original's
+            os.replace(host_s, output)
+            return 0
+        from llvm_backend.cpu import emit_llvm_ir
+
+        units = [o.unit for o in plan.optimized]
+        try:
+            # Two debug line tables cannot share one assembly file: the regions' part has none.
+            ir_text = emit_llvm_ir(units, replace(self.options, debug=False), plan.source.path)
+            regions_s = llvm_ir_to_assembly(ir_text, self.options)
+        except Exception as exc:  # a back-end bug must not stop a build
+            self._backend_failed(plan, exc, "-S", host_s)
+            os.replace(host_s, output)
+            return 0
+        with open(host_s, "rb") as f:
+            host_text = f.read()
+        with open(output, "wb") as f:
+            f.write(host_text.rstrip(b"\n") + b"\n\n# pencilcc: outlined regions\n" + regions_s.encode())
+        return 0
+
+    def _llvm_ir_for(self, plan: InputPlan, output: str) -> int:
+        from llvm_backend.cpu import emit_llvm_ir
+
+        units = [o.unit for o in plan.optimized]
+        text = emit_llvm_ir(units, self.options, plan.source.path)
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+        return 0
+
+
+def llvm_ir_to_assembly(ir_text: str, options: CompileOptions) -> str:
+    """Assembly for the back end's (already optimized) LLVM IR, for `-S`."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(ir_text)
+    triple = module.triple or llvm.get_process_triple()
+    target = llvm.Target.from_triple(triple)
+    cpu = llvm.get_host_cpu_name() if options.march == "native" else options.march
+    features = llvm.get_host_cpu_features().flatten() if options.march == "native" else ""
+    machine = target.create_target_machine(cpu=cpu or "", features=features,
+                                           opt=min(options.opt_level, 3),
+                                           reloc="pic" if options.pic else "static")
+    return machine.emit_assembly(module)
+

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: MIT
+"""`pencilcc --help` and `pencilcc --version`."""
+from __future__ import annotations
+
+from importlib import metadata
+
+from clangpass.dumps import STAGES
+
+HELP = """\
+Usage: pencilcc [options] file...
+
+pencilcc compiles C99 programs like cc, and compiles their PENCIL parts itself:
+functions of *.pencil.c files (or -x pencil input), functions marked PENCIL or
+with pencil_array (static const restrict) parameters, and blocks between
+'#pragma scop' and '#pragma endscop' or in a '#pragma pencil region'. Each such
+region goes through a polyhedral optimizer (islpy: rescheduling, tiling,
+parallel loops) and LLVM (llvmlite); everything else in the file goes to the
+host C compiler with your flags, unchanged. A region pencilcc cannot handle is
+compiled by the host compiler too, with a -Wpencil warning that says why. A
+file without PENCIL code is compiled exactly as the host compiler would.
+
+Examples:
+  pencilcc -O3 gemm.c -o gemm              compile and link, regions optimized
+  pencilcc -O3 -c kernel.pencil.c          compile to kernel.pencil.o
+  make CC=pencilcc CFLAGS=-O3              build a project; non-PENCIL files unchanged
+  cmake -DCMAKE_C_COMPILER=pencilcc ..     same with CMake
+  pencilcc -O3 -Rpass=pencil -c gemm.c     say what was optimized
+  pencilcc -O3 -Werror=pencil -c gemm.c    fail if a region is not optimized
+  pencilcc -O3 -fpencil-dump=schedule -c gemm.c
+                                           print each region's final schedule
+  pencilcc --lint src/*.c                  check the PENCIL rules only
+
+Overall options (as with gcc):
+  -c                      Compile and assemble; do not link.
+  -S                      Compile only: the host's assembly of the file followed by
+                          the optimized regions' assembly. With -emit-llvm: the
+                          regions' optimized LLVM IR (.ll).
+  -E                      Preprocess only (run by the host compiler).
+  -fsyntax-only           Check syntax only (run by the host compiler).
+  -o FILE                 Write the output to FILE (written atomically: a failed
+                          compile never leaves a partial or changed FILE).
+  -x LANG                 Treat the following inputs as LANG: c, pencil (all
+                          functions are PENCIL), none (by suffix); any other
+                          language is compiled by the host compiler.
+  -v                      Print every command run and the time of each pass.
+  --version               Print pencilcc's and the host compiler's versions.
+  --help                  Print this help.
+  @FILE                   Read more options from FILE (gcc quoting rules).
+  Inputs: .c, .pencil.c (PENCIL), and anything the host compiler accepts (.o, .a,
+  .so, .s, .S, ...), passed to it in order.
+  Any option not listed here goes to the host compiler unchanged, e.g. -I -D -U
+  -include -isystem -iquote -std= -g -W... -f... -m... -march= -l -L -Wl,
+  -Xlinker -shared -fPIC -pthread.
+
+Optimization options:
+  -O0, -O1                Outline and compile regions with their original
+                          schedule (no rescheduling, tiling or parallel loops).
+  -O2, -O3, -Os, -Oz      Reschedule (isl), tile and parallelize regions.
+  -Ofast                  As -O3, plus -ffast-math.
+  -ffast-math             Allow reassociation in regions (vectorized reductions).
+  -march=CPU              Optimize regions for CPU (native: this machine).
+  -g                      Regions carry line information for debuggers.
+  -fPIC, -fpic, -shared   Position-independent code (default: as the host
+                          compiler's, PIE on most Linux distributions).
+  Without -O, the level is 0 (as with gcc).
+
+PENCIL/polyhedral options:
+  --tile-size=N           Tile size for every tiled loop band (default 32; 0: no
+                          tiling).
+  -fno-pencil-parallel    Do not run parallel loops on threads (-fpencil-parallel
+                          restores the default).
+  -fpencil-fusion=max|min Loop fusion strategy of the isl scheduler (default max).
+  --disable-pass=NAME     Switch off one pass (repeatable, or NAME,NAME...), to
+                          measure its effect or to work around a problem.
+
+Diagnostics:
+  -Wpencil                Warn when a region is compiled by the host compiler
+                          instead (default on).
+  -Wno-pencil             Do not.
+  -Werror=pencil          Make that an error: exit status 1, no output.
+  -Wno-error=pencil       Keep it a warning under -Werror.
+  -Werror, -w             As with gcc; they apply to the -Wpencil warning too.
+  -Rpass=pencil           A remark for each optimized region (statements, tiled
+                          bands, parallel loops).
+  -Rpass-missed=pencil    A remark for each region that was not optimized.
+  -fsave-optimization-record
+                          Write the outcome of every region (function, file, line,
+                          status, reason, tiling, parallel loops, scheduling time)
+                          as JSON to <output without .o>.opt.json (prog.opt.json
+                          for -o prog).
+  -foptimization-record-file=FILE
+                          Write that record to FILE.
+  -ftime-report           Print the time of each pass of each region.
+
+Dumps (to stderr, or to numbered files with -fpencil-dump-dir):
+  -fpencil-dump=STAGE[,STAGE...]
+                          Print a stage of every region: {stages}.
+  -fpencil-dump-dir=DIR   Write each dump to its own numbered file in DIR.
+  --dump-before=NAME      Print the region's polyhedral model before pass NAME.
+  --dump-after=NAME       Print it after pass NAME.
+  --dump-ir FILE          Print the pencilcc IR of FILE and exit.
+  --keep                  Keep intermediate files (outlined source, objects) in a
+                          directory whose name is printed.
+
+Linter:
+  --lint [options] FILE...
+                          Check FILEs against the PENCIL rules and print clang-style
+                          diagnostics, without compiling (see 'pencilcc --lint
+                          --help').
+  --lint-explain RULE     Explain one rule of the linter, with examples.
+
+Build-system helpers:
+  --print-include-dir     Print the directory of pencil.h.
+  --cmake-dir             Print the directory of pencilcc's CMake package
+                          (-DPENCIL_DIR=$(pencilcc --cmake-dir)).
+  --show-cc-args=WHAT     Print what a plain C compiler needs to build PENCIL code
+                          and link programs pencilcc built: INCLUDE_DIRS,
+                          DEFFLAGS, LIBS or LIBRARY_DIRS.
+  --show-listsep=SEP      Separate the items of --show-cc-args with SEP (default a
+                          space; e.g. ';' for CMake lists).
+  -MD, -MMD, -MF FILE, -MT TARGET, -MQ TARGET, -MP, -MG
+                          Dependency files as with gcc, naming your source and
+                          headers; -M and -MM alone run the host compiler.
+
+Environment:
+  PENCILCC_CC             Host C compiler (default: $CC unless it is pencilcc,
+                          else cc). May include options: PENCILCC_CC="gcc-13 -m64".
+  PENCILCC_CACHE_DIR      Compile cache directory (default
+                          $XDG_CACHE_HOME/pencilcc or ~/.cache/pencilcc). The cache
+                          keeps objects of files with optimized regions, keyed by
+                          pencilcc, the host compiler, the flags and the
+                          preprocessed source.
+  PENCILCC_NO_CACHE=1     Do not use the compile cache.
+  PENCILCC_NUM_THREADS, OMP_NUM_THREADS
+                          Threads of the parallel loops of a program pencilcc
+                          built (read when the program runs).
+  PENCILCC_DEBUG=1        Show Python tracebacks of internal errors instead of
+                          the one-line report, and stop at the first one instead of
+                          falling back to the host compiler.
+  TMPDIR                  Where the private temporary directory is made.
+
+Exit status: 0 on success, 1 on compile errors (the host compiler's status when it
+failed), 70 on an internal error of pencilcc (please report it).
+""".format(stages=",".join(STAGES))
+
+
+def version() -> str:
+    try:
+        return metadata.version("pencilcc")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def _dependency_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def version_text(host_line: str, host_name: str) -> str:
+    deps = ", ".join(f"{name} {_dependency_version(name)}" for name in ("libclang", "islpy", "llvmlite"))
+    return (f"pencilcc {version()} (PENCIL and polyhedral C compiler; {deps})\n"
+            f"Host compiler ({host_name}): {host_line}\n")

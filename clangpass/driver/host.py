@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+"""Running the host C compiler (and the commands built on it) for the driver.
+
+`HostCompiler` is the one place where pencilcc starts processes: it echoes each
+command with `-v`, moves very long argument lists into a response file (so that
+a long link line from a build system never hits the kernel's argument limit),
+and answers questions about the compiler whose answers go into the compile
+cache key (`identity`) or into the back end's options (`default_pic`).
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from clangpass.driver.cli import quote_response_arg
+from clangpass.toolchain import host_cc
+
+# Beyond this many bytes of arguments, pass them in a response file (Linux allows
+# 128 KiB per argument and ~2 MiB in all; stay well below both).
+_RESPONSE_FILE_THRESHOLD = 64 * 1024
+
+
+class HostError(Exception):
+    """The host compiler could not be started at all (not found, not executable)."""
+
+
+@dataclass
+class HostCompiler:
+    command: list[str] = field(default_factory=host_cc)
+    verbose: bool = False
+    workdir: str = ""            # where response files go; '' until the driver has a temp dir
+    _identity: Optional[str] = None
+    _pic: dict[tuple[str, ...], bool] = field(default_factory=dict)
+    _responses: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.command[0]
+
+    def echo(self, argv: Sequence[str]) -> None:
+        if self.verbose:
+            sys.stderr.write(" " + shlex.join(argv) + "\n")
+            sys.stderr.flush()
+
+    def _spill(self, args: list[str]) -> list[str]:
+        if not self.workdir or sum(len(a) + 1 for a in args) < _RESPONSE_FILE_THRESHOLD:
+            return args
+        self._responses += 1
+        path = os.path.join(self.workdir, f"args{self._responses}.rsp")
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(quote_response_arg(a) for a in args) + "\n")
+        return ["@" + path]
+
+    def run(self, args: Sequence[str], *, capture: bool = False, stdout: Optional[int] = None,
+            tool: Optional[list[str]] = None) -> subprocess.CompletedProcess:
+        """Run the host compiler (or `tool`) with `args`; stdout/stderr captured when `capture`."""
+        argv = [*(tool or self.command), *self._spill(list(args))]
+        self.echo(argv)
+        try:
+            if capture:
+                return subprocess.run(argv, capture_output=True)
+            return subprocess.run(argv, stdout=stdout)
+        except OSError as exc:
+            raise HostError(f"cannot run '{argv[0]}': {exc.strerror or exc}") from None
+
+    def identity(self) -> str:
+        """`cc --version` (and where cc is), for the compile cache key; computed once."""
+        if self._identity is None:
+            where = shutil.which(self.name) or self.name
+            try:
+                stat = os.stat(where)
+                stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
+            except OSError:
+                stamp = ""
+            proc = self.run(["--version"], capture=True)
+            self._identity = f"{shlex.join(self.command)}\n{where}:{stamp}\n" + \
+                proc.stdout.decode(errors="replace")
+        return self._identity
+
+    def version_line(self) -> str:
+        """The first line of `cc --version`, or why there is none."""
+        try:
+            proc = subprocess.run([*self.command, "--version"], capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"(cannot run '{self.name}': {exc})"
+        lines = proc.stdout.decode(errors="replace").splitlines()
+        return lines[0] if lines else f"(no version from '{self.name}')"
+
+    def default_pic(self, flags: Sequence[str]) -> bool:
+        """Whether the host compiles position-independent code with these flags.
+
+        Debian/Ubuntu/Fedora compilers build PIE executables by default: objects of
+        ours linked into them must be PIC too, or the link fails.
+        """
+        key = tuple(flags)
+        if key not in self._pic:
+            proc = self.run([*flags, "-dM", "-E", "-x", "c", os.devnull], capture=True)
+            macros = proc.stdout.decode(errors="replace")
+            self._pic[key] = "__pic__" in macros or "__PIC__" in macros or "__pie__" in macros
+        return self._pic[key]

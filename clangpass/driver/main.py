@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: MIT
+"""`pencilcc`: the one driver for `pencilcc -O3 file.c -o prog`, `make CC=pencilcc` and `--lint`.
+
+Input: a gcc command line. Output: what cc would produce (objects, assembly,
+programs, dependency files), with the PENCIL regions of C inputs compiled by
+pencilcc (see clangpass.driver.compile), plus pencilcc's own outputs (record,
+dumps). The flow of a compile or link:
+
+  parse argv (cli) -> for each C input: analyse (cache, parse, regions, passes)
+  -> print -Wpencil/-Rpass diagnostics (errors stop here, nothing written)
+  -> no optimized region anywhere: the host compiler builds everything from the
+     original sources with the user's flags (exactly cc's result)
+  -> else per input: host part + regions' object (-r linked, cached) -> link
+  -> dependency files from the original sources -> commit every output at once
+  -> optimisation record.
+
+Everything temporary lives in one private directory (removed unless --keep);
+outputs are written beside their targets and renamed at the end.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from typing import Optional
+
+from clangpass.driver.cli import CommandLineError, DriverConfig, parse_command_line
+from clangpass.driver.depfile import write_depfile
+from clangpass.driver.help import HELP, version_text
+from clangpass.driver.host import HostCompiler, HostError
+from clangpass.driver.link import link_arguments, unused_linker_inputs
+from clangpass.driver.outputs import OutputSet, output_name, record_name
+from clangpass.resources import cmake_dir, include_dir
+
+EXIT_INTERNAL_ERROR = 70
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"pencilcc: error: {message}\n")
+    return 1
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Console entry point; returns the exit status, never raises (except with PENCILCC_DEBUG=1)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return run(args)
+    except CommandLineError as exc:
+        return _error(str(exc))
+    except HostError as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `pencilcc --help | head`: stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:
+        if os.environ.get("PENCILCC_DEBUG", "") == "1":
+            raise
+        sys.stderr.write(f"pencilcc: internal error: {type(exc).__name__}: {exc}\n"
+                         "pencilcc: note: this is a bug in pencilcc; please report it with the command "
+                         "line and the input file (PENCILCC_DEBUG=1 shows the traceback)\n")
+        return EXIT_INTERNAL_ERROR
+
+
+def run(argv: list[str]) -> int:
+    config = parse_command_line(argv)
+    host = HostCompiler(verbose=config.verbose)
+    action = config.action
+    if action == "help":
+        sys.stdout.write(HELP)
+        return 0
+    if action == "version":
+        sys.stdout.write(version_text(host.version_line(), host.name))
+        return 0
+    if action == "print-include-dir":
+        print(include_dir())
+        return 0
+    if action == "cmake-dir":
+        print(cmake_dir())
+        return 0
+    if action == "show-cc-args":
+        print(config.listsep.join(show_cc_args(config.show_cc_args)))
+        return 0
+    if action == "lint":
+        from clangpass.lint.cli import run_lint
+
+        return run_lint(list(config.lint_argv))
+    if action == "lint-explain":
+        from clangpass.lint.cli import explain
+
+        return explain(config.lint_rule)
+    if action == "dump-ir":
+        return dump_ir(config)
+    if action == "host":
+        return run_host_only(config, host)
+    return Driver(config, host).run()
+
+
+def show_cc_args(what: str) -> list[str]:
+    """What a plain C compiler needs for PENCIL code (INCLUDE_DIRS, DEFFLAGS) and to link
+    programs whose regions pencilcc compiled (LIBS, LIBRARY_DIRS)."""
+    if what == "INCLUDE_DIRS":
+        return [str(include_dir())]
+    if what == "DEFFLAGS":
+        return [f"-I{include_dir()}"]
+    if what == "LIBS":
+        return ["m"]
+    return []
+
+
+def dump_ir(config: DriverConfig) -> int:
+    from clangpass.diagnostics import DiagnosticEngine
+    from clangpass.frontend import FrontendOptions, parse_file
+    from clangpass.ir.printer import format_module
+
+    path = config.dump_ir
+    if not os.path.isfile(path):
+        return _error(f"{path}: No such file or directory")
+    force = any(i.language == "pencil" for i in config.inputs) or "pencil" in config.argv
+    result = parse_file(path, FrontendOptions(config.parser_args, force_pencil=force))
+    if not result.ok or result.module is None:
+        engine = DiagnosticEngine()
+        engine.extend(d for d in result.diagnostics if d.severity in ("error", "fatal error"))
+        engine.emit(sys.stderr)
+        return 1
+    sys.stdout.write(format_module(result.module))
+    return 0
+
+
+def run_host_only(config: DriverConfig, host: HostCompiler) -> int:
+    """-E, -M, -MM, -fsyntax-only, -###, no input: the host compiler with the same arguments."""
+    args = list(config.passthrough_args)
+    if config.verbose and not config.inputs:
+        sys.stderr.write(version_text(host.version_line(), host.name))
+    if config.inputs:
+        args += ["-idirafter", str(include_dir())]      # pencil.h, last in the search order
+    sys.stdout.flush()
+    return exit_status(host.run(args).returncode)
+
+
+def exit_status(returncode: int) -> int:
+    """A child's status as ours: killed by signal N -> 128 + N, as a shell reports it."""
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+class Driver:
+    """One compile (-c), assembly (-S) or link command with pencilcc in the loop."""
+
+    def __init__(self, config: DriverConfig, host: HostCompiler) -> None:
+        self.config = config
+        self.host = host
+        self.outputs = OutputSet()
+
+    def run(self) -> int:
+        workdir = tempfile.mkdtemp(prefix="pencilcc-")
+        self.host.workdir = workdir
+        try:
+            status = self._run(workdir)
+        except BaseException:
+            self.outputs.discard()
+            raise
+        finally:
+            if self.config.keep:
+                sys.stderr.write(f"pencilcc: intermediate files kept in {workdir}\n")
+            else:
+                shutil.rmtree(workdir, ignore_errors=True)
+        if status != 0:
+            self.outputs.discard()
+        return status
+
+    def _run(self, workdir: str) -> int:
+        from clangpass.driver.cache import CompileCache, cache_dir
+        from clangpass.driver.compile import Compilation, DriverError, HostCompileFailed
+
+        config = self.config
+        for path in unused_linker_inputs(config):
+            sys.stderr.write(f"pencilcc: warning: {path}: linker input file unused because linking "
+                             "not done\n")
+        directory = cache_dir()
+        compilation = Compilation(config, self.host, workdir,
+                                  CompileCache(directory) if directory is not None else None)
+        plans = {}
+        try:
+            for index, source in enumerate(config.inputs):
+                if source.is_c:
+                    plan, ok = compilation.analyse(source)
+                    if not ok:
+                        return 1
+                    plans[index] = plan
+            if config.action == "link":
+                status = self._link(compilation, plans)
+            else:
+                status = self._compile_each(compilation, plans)
+            if status != 0:
+                return status
+            status = self._dependency_files()
+            if status != 0:
+                return status
+        except DriverError as exc:
+            return _error(str(exc))
+        except HostCompileFailed:
+            return 1
+        self.outputs.commit()
+        if config.save_record:
+            from clangpass.report import write_record
+
+            records = [r for p in plans.values() for r in p.records()]
+            write_record(record_name(config), " ".join(i.path for i in config.c_inputs), records)
+        return 0
+
+    def _compile_each(self, compilation, plans) -> int:
+        """-c / -S: one output per compiled input."""
+        config = self.config
+        for index, source in enumerate(config.inputs):
+            if source.language == "linker":
+                continue
+            out = self.outputs.open(output_name(config, source))
+            plan = plans.get(index)
+            if config.action == "assemble":
+                status = compilation.assembly_for(plan, out.path) if plan is not None \
+                    else compilation.host_object(source, "-S", out.path)
+            elif plan is not None and plan.needs_pencilcc:
+                built = compilation.object_for(plan)
+                shutil.copyfile(built.path, out.path)
+                status = 0
+            else:
+                status = compilation.host_object(source, "-c", out.path)
+            if status != 0:
+                return exit_status(status)
+        return 0
+
+    def _link(self, compilation, plans) -> int:
+        config = self.config
+        objects: dict[int, str] = {}
+        runtime_flags: list[list[str]] = []
+        if any(p.needs_pencilcc for p in plans.values()):
+            for index, plan in plans.items():
+                built = compilation.object_for(plan)
+                objects[index] = built.path
+                if built.link_flags:
+                    runtime_flags.append(built.link_flags)
+        out = self.outputs.open(output_name(config, None))
+        return exit_status(self.host.run(link_arguments(config, objects, runtime_flags, out.path)).returncode)
+
+    def _dependency_files(self) -> int:
+        config = self.config
+        if not config.deps.kind:
+            return 0
+        for source in config.inputs:
+            if source.language in ("c", "pencil", "host") and source.path != "-":
+                status = write_depfile(self.host, config, source, self.outputs)
+                if status:
+                    return status
+        return 0
+

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+"""Output files: their default names (gcc's rules) and atomic replacement.
+
+Every output pencilcc produces (object, assembly, program, dependency file,
+optimisation record) is first written to a unique temporary beside the
+target and renamed over it only when the whole command has succeeded: a failed
+or interrupted compile leaves no partial file and never touches the previous
+output, and two `make -j` jobs never share a temporary name. A target that
+exists and is not a regular file (`-o /dev/null`) is written directly.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from typing import Optional
+
+from clangpass.driver.cli import DriverConfig, InputFile
+
+
+def stem(path: str) -> str:
+    """The file name without directory and last suffix: `src/a.pencil.c` -> `a.pencil`."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def strip_suffix(path: str) -> str:
+    """`out/x.o` -> `out/x`, `prog` -> `prog` (only the file name's suffix goes)."""
+    head, tail = os.path.split(path)
+    return os.path.join(head, os.path.splitext(tail)[0]) if "." in tail.lstrip(".") else path
+
+
+def output_name(config: DriverConfig, source: Optional[InputFile]) -> str:
+    """Where the user expects the result for `source` (gcc's defaults without -o)."""
+    if config.output:
+        return config.output
+    if config.action == "link":
+        return "a.out"
+    assert source is not None
+    suffix = {"compile": ".o", "assemble": ".ll" if config.emit_llvm else ".s"}[config.action]
+    return stem(source.path) + suffix
+
+
+def record_name(config: DriverConfig) -> str:
+    """-foptimization-record-file=FILE, else `<output without .o>.opt.json`."""
+    if config.record_file:
+        return config.record_file
+    first_c = next(iter(config.c_inputs), None)
+    target = output_name(config, first_c)
+    base = target[:-2] if target.endswith(".o") else target
+    return base + ".opt.json"
+
+
+def _creation_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+class AtomicOutput:
+    """A temporary beside `target` that becomes `target` on `commit()`."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.direct = os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode)
+        if self.direct:
+            self.path = target
+            return
+        directory = os.path.dirname(os.path.abspath(target))
+        fd, self.path = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.",
+                                         suffix=".pencilcc-tmp")
+        os.close(fd)
+        # mkstemp makes 0600 files; an output has the mode a compiler would give it.
+        os.chmod(self.path, _creation_mode())
+
+    def write_bytes(self, data: bytes) -> None:
+        with open(self.path, "wb") as f:
+            f.write(data)
+
+    def commit(self) -> None:
+        if not self.direct:
+            os.replace(self.path, self.target)
+
+    def discard(self) -> None:
+        if not self.direct and os.path.lexists(self.path):
+            os.unlink(self.path)
+
+
+class OutputSet:
+    """All outputs of one command: committed together, or all discarded."""
+
+    def __init__(self) -> None:
+        self._pending: list[AtomicOutput] = []
+
+    def open(self, target: str) -> AtomicOutput:
+        out = AtomicOutput(target)
+        self._pending.append(out)
+        return out
+
+    def commit(self) -> None:
+        for out in self._pending:
+            out.commit()
+        self._pending.clear()
+
+    def discard(self) -> None:
+        for out in self._pending:
+            out.discard()
+        self._pending.clear()

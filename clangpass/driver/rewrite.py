@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+"""Host-source rewriting: each optimized region's text becomes a call of its outlined function.
+
+Input: the bytes of the user's file and the optimized regions (`OptRegion.extent`,
+`args`, `iterators`, `symbol`). Output: the bytes the host compiler compiles
+instead, where
+
+- line 1 declares every outlined function at file scope
+  (`extern void SYM(int, const void *, void *);`): 'value' arguments keep their
+  C type, 'pointer' arguments are `void *` (the driver passes `&var`), 'array'
+  arguments are `const void *`. Value types are builtin arithmetic types (the
+  front end spells them canonically), so they need no header; declaring at file
+  scope rather than in the block keeps `-Wnested-externs` quiet;
+- line 2 is `#line 1 "<original path>"`, so that diagnostics, `__FILE__`,
+  `assert` and debug line tables name the user's file;
+- each region's text (the function body braces for a PENCIL function, from
+  `#pragma scop` through `#pragma endscop` for a scop) is replaced by
+  `{ (void)it; SYM(args); }` followed by as many newlines as the replaced text
+  had, padded so that the code after it keeps its column too: every later line
+  and column of the file is where it was. `(void)it;` uses the loop iterators the
+  region no longer mentions, so the rewrite adds no unused-variable warning.
+
+A PENCIL function that returns a value returns the outlined function's result.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from clangpass.ir import types as T
+from clangpass.regions import OptRegion, RegionArg
+
+
+class RewriteError(Exception):
+    """The region's recorded extent does not fit the file (it changed since parsing?)."""
+
+
+def _parameter_type(arg: RegionArg) -> str:
+    if arg.passing == "value":
+        return arg.type.unqualified().spelling()
+    if arg.passing == "pointer":
+        return "void *"
+    return "const void *"
+
+
+def _argument(arg: RegionArg) -> str:
+    return f"&{arg.name}" if arg.passing == "pointer" else arg.name
+
+
+def _returns_value(region: OptRegion) -> bool:
+    return region.kind == "function" and not isinstance(region.function.result, T.VoidType)
+
+
+def prototype(region: OptRegion) -> str:
+    params = ", ".join(_parameter_type(a) for a in region.args) or "void"
+    result = region.function.result.unqualified().spelling() if _returns_value(region) else "void"
+    return f"extern {result} {region.symbol}({params});"
+
+
+def call_statement(region: OptRegion) -> str:
+    """The compound statement that replaces the region's text (one line)."""
+    uses = "".join(f"(void){it}; " for it in region.iterators)
+    call = f"{region.symbol}({', '.join(_argument(a) for a in region.args)});"
+    if _returns_value(region):
+        call = "return " + call
+    return "{ " + uses + call + " }"
+
+
+def _replacement(original: bytes, rest_of_line: bytes, region: OptRegion) -> bytes:
+    text = call_statement(region).encode()
+    newlines = original.count(b"\n")
+    if newlines == 0:
+        return text
+    # Pad only when code follows on the region's last line (no new trailing whitespace).
+    last_line = len(original) - original.rfind(b"\n") - 1 if rest_of_line.strip() else 0
+    return text + b"\n" * newlines + b" " * last_line
+
+
+def _c_string(path: str) -> str:
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str) -> bytes:
+    """The host's copy of `source` with every region of `regions` replaced by its call."""
+    ordered = sorted(regions, key=lambda r: r.extent.start_offset)
+    for before, after in zip(ordered, ordered[1:]):
+        if after.extent.start_offset < before.extent.end_offset:
+            raise RewriteError(f"regions '{before.label}' and '{after.label}' overlap")
+    pieces: list[bytes] = []
+    position = 0
+    for region in ordered:
+        start, end = region.extent.start_offset, region.extent.end_offset
+        if not 0 <= start <= end <= len(source):
+            raise RewriteError(f"region '{region.label}' lies outside the file ({start}..{end} of "
+                               f"{len(source)} bytes)")
+        line_end = source.find(b"\n", end)
+        rest_of_line = source[end:line_end if line_end >= 0 else len(source)]
+        pieces += [source[position:start], _replacement(source[start:end], rest_of_line, region)]
+        position = end
+    pieces.append(source[position:])
+    header = " ".join(prototype(r) for r in ordered) + f"\n#line 1 {_c_string(display_path)}\n"
+    return header.encode() + b"".join(pieces)

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: MIT
+"""A reference middle and back end for driver tests, independent of the polyhedral path.
+
+`install(monkeypatch)` replaces `optimise_region` (every outlinable region is
+'optimized', its unit is the region itself) and the CPU back end (`emit_object`
+compiles the region's original text, wrapped in a function with the outlined
+ABI, with gcc). The driver cannot tell the difference, so its own logic
+(rewriting, -r linking, caching, records, dependency files, linking) is tested
+exactly, fast and whatever state the real passes are in. The tests at the end
+check the reference outliner itself.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from clangpass.driver import compile as driver_compile
+from clangpass.ir import types as T
+from clangpass.ir.printer import format_expr
+from clangpass.regions import OptRegion, RegionArg
+from clangpass.report import RegionOutcome
+
+STUB_LINK_FLAGS = ["-lm"]
+
+
+def _row_pointer(name: str, t: T.CType) -> str:
+    """A declarator for the pointer an array/pointer argument decays to."""
+    if isinstance(t, T.ArrayType):
+        rows = "".join(f"[{format_expr(d.extent) if d.extent is not None else d.constant_extent}]"
+                       for d in t.dims()[1:])
+        return f"{t.scalar_element().unqualified().spelling()} (*{name}){rows}"
+    return f"{t.unqualified().spelling()} {name}"
+
+
+def _preprocessor_lines(text: str) -> str:
+    """The original file's directives (includes, macros, conditionals), not its pragmas."""
+    out, keep = [], False
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if keep or (stripped.startswith("#") and not re.match(r"#\s*pragma", stripped)):
+            out.append(line)
+            keep = line.endswith("\\")
+    return "\n".join(out)
+
+
+def _function_source(region: OptRegion) -> str:
+    text = Path(region.extent.file).read_bytes()
+    body = text[region.extent.start_offset:region.extent.end_offset].decode()
+    if region.kind != "function":
+        body = "{\n" + "\n".join(body.splitlines()[1:-1]) + "\n}"
+    params, prologue, epilogue = [], [], []
+    for arg in region.args:
+        if arg.passing == "value":
+            params.append(f"{arg.type.unqualified().spelling()} {arg.name}")
+        elif arg.passing == "pointer":
+            params.append(f"void *{arg.name}__p")
+            prologue.append(f"#define {arg.name} (*({arg.type.unqualified().spelling()} *){arg.name}__p)")
+            epilogue.append(f"#undef {arg.name}")
+        else:
+            params.append(f"const void *{arg.name}__p")
+            prologue.append(f"{_row_pointer(arg.name, arg.type)} = (void *){arg.name}__p;")
+    iterators = "".join(f"int {it}; " for it in region.iterators)
+    result = "void"
+    if region.kind == "function" and not isinstance(region.function.result, T.VoidType):
+        result = region.function.result.unqualified().spelling()
+    return (f"{result} {region.symbol}({', '.join(params) or 'void'}) {{\n"
+            + "\n".join(p for p in prologue if p.startswith("#")) + "\n"
+            + "".join(p for p in prologue if not p.startswith("#")) + iterators + "\n"
+            + body + "\n}\n" + "\n".join(epilogue) + "\n")
+
+
+def reference_emit_object(units, options, module_name: str) -> bytes:
+    regions = list(units)
+    source = _preprocessor_lines(Path(regions[0].extent.file).read_text())
+    source += "\n" + "\n".join(_function_source(r) for r in regions)
+    with tempfile.TemporaryDirectory() as tmp:
+        c_file, obj = os.path.join(tmp, "regions.c"), os.path.join(tmp, "regions.o")
+        Path(c_file).write_text(source)
+        flags = ["-fPIC"] if options.pic else ["-fno-pic"]
+        subprocess.run(["gcc", "-std=gnu99", "-O1", "-w", *flags, "-c", c_file, "-o", obj],
+                       check=True, capture_output=True)
+        return Path(obj).read_bytes()
+
+
+def reference_optimise_region(region, module, options, dumps) -> RegionOutcome:
+    return RegionOutcome(region, "optimized", unit=region, statements=1,
+                         pass_seconds={"reference-outliner": 0.001})
+
+
+def install(monkeypatch: pytest.MonkeyPatch, optimise=reference_optimise_region,
+            emit=reference_emit_object) -> None:
+    """Route the driver's calls into the reference outliner."""
+    import llvm_backend.cpu as cpu
+    import sys
+
+    manager = SimpleNamespace(optimise_region=optimise)
+    monkeypatch.setitem(sys.modules, "clangpass.passes.manager", manager)
+    monkeypatch.setattr(cpu, "emit_object", emit, raising=False)
+    monkeypatch.setattr(cpu, "emit_llvm_ir", lambda units, options, name: "; regions\n", raising=False)
+    monkeypatch.setattr(cpu, "runtime_link_flags", lambda units, options: list(STUB_LINK_FLAGS),
+                        raising=False)
+    for name, value in (("optimise_region", optimise), ("emit_object", emit)):
+        if hasattr(driver_compile, name):
+            monkeypatch.setattr(driver_compile, name, value)
+
+
+# ----------------------------------------------------------------------------- self-checks
+def test_row_pointer_declarators() -> None:
+    from clangpass.ir import nodes as N
+
+    two_d = T.ArrayType(T.ArrayType(T.FloatType(), constant_extent=70), constant_extent=60)
+    assert _row_pointer("C", two_d) == "double (*C)[70]"
+    pointer = T.PointerType(T.FloatType(), restrict=True)
+    assert _row_pointer("p", pointer) == "double * p"
+    assert _preprocessor_lines("#include <x.h>\n#pragma scop\n#define A \\\n  1\nint x;\n") == \
+        "#include <x.h>\n#define A \\\n  1"
+    assert isinstance(RegionArg("n", T.IntType(), "value", "param"), RegionArg)
+    assert N is not None
