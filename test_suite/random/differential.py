@@ -68,7 +68,7 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
             harness.build(compiler, [source], exe, flags, env=env, timeout=timeout)
             outcome.stage = f"{role} run"
             outputs.append(harness.run(exe, timeout=timeout))
-        except harness.HarnessError as exc:
+        except (harness.HarnessError, OSError) as exc:
             outcome.problems.append(str(exc))
             return outcome
     outcome.stage = "compare"

@@ -1021,7 +1021,7 @@ class _Builder:
             else:
                 shift = rng.randint(low, high)
             options.append((weight, form.expr + shift))
-        if not options or rng.random() < 0.08:
+        if not options or rng.random() < 0.05:
             return Aff(const=rng.randint(0, min(3, self.config.min_size + offset - 1)))
         return rng.choices([o[1] for o in options], weights=[o[0] for o in options])[0]
 
@@ -1037,7 +1037,7 @@ class _Builder:
         candidates = [a for a in self.arrays if ctype is None or a.ctype == ctype]
         if not candidates:
             return None
-        weights = [0.3 + 2.0 * self.fit(scope, a) / len(a.extents) for a in candidates]
+        weights = [0.15 + 3.0 * (self.fit(scope, a) / len(a.extents)) ** 2 for a in candidates]
         return self.rng.choices(candidates, weights=weights)[0]
 
     def choose_target(self, slot: _SlotInfo) -> None:
@@ -1106,7 +1106,7 @@ class _Builder:
         return rng.choices([c[1] for c in choices], weights=[c[0] for c in choices])[0]()
 
     def pick_from(self, scope: _Scope, arrays: Sequence[ArrayDecl]) -> ArrayDecl:
-        weights = [0.3 + 2.0 * self.fit(scope, a) / len(a.extents) for a in arrays]
+        weights = [0.15 + 3.0 * (self.fit(scope, a) / len(a.extents)) ** 2 for a in arrays]
         return self.rng.choices(list(arrays), weights=weights)[0]
 
     def is_carried(self, expr: Expr, carried: set[str]) -> bool:
