@@ -36,8 +36,10 @@ def _loc(tok: ci.Token) -> SourceLoc:
 
 def collect_pragmas(tu: ci.TranslationUnit, main_file: str) -> list[PlacedPragma]:
     """Every `#pragma` line in the main file, in source order."""
+    # libclang returns comments as tokens: a trailing `// ...` is not part of the pragma.
     tokens = [t for t in tu.get_tokens(extent=tu.cursor.extent)
-              if t.location.file is not None and t.location.file.name == main_file]
+              if t.kind != ci.TokenKind.COMMENT
+              and t.location.file is not None and t.location.file.name == main_file]
     with open(main_file, "rb") as f:
         source = f.read()
     found: list[PlacedPragma] = []

@@ -53,8 +53,12 @@ def _occurrences(e: N.Expr, name: str) -> int:
 
 
 def is_reduction_statement(expr: N.Expr, name: str, op: str) -> bool:
-    """`v op= e`, `v = v op e`, `v = e op v` (commutative op) or `v = min(v, e)`, e free of v."""
+    """`v op= e`, `v = v op e`, `v = e op v` (commutative op), `v = min(v, e)`, e free of v,
+    or `v++`/`v--` for + and -."""
     e = strip_implicit_casts(expr)
+    if isinstance(e, N.Unary) and e.op in ("++", "--", "post++", "post--"):
+        operand = strip_casts(e.operand)
+        return op in ("+", "-") and isinstance(operand, N.VarRef) and operand.name == name
     if not isinstance(e, N.Assign):
         return False
     target = strip_casts(e.target)

@@ -9,8 +9,9 @@ Input: PENCIL code walked by `PencilWalker`, with the iterators of the
 enclosing PENCIL for loops. Output: warnings pencil-linearized-subscript (an
 iterator multiplied by a non-constant parameter expression, `A[i * n + j]`) and
 pencil-nonaffine-subscript (array elements, products of non-constant terms,
-division/modulo/shift by a non-constant, bitwise and logical operations, calls
-other than min/max, struct fields). The classification is syntactic: a scalar
+division/modulo/shift by a non-constant, bitwise operations, calls other than
+min/max, struct fields). Comparisons and logical operators are affine
+conditions (of a `?:`), as in pet. The classification is syntactic: a scalar
 integer variable that is not an iterator counts as a parameter, as pet treats
 it when it is not written in the analysed region.
 """
@@ -26,6 +27,8 @@ from clangpass.lint.walker import PencilWalker, root_variable, spell
 # What an affine subscript depends on.
 CONSTANT, PARAMETRIC, ITERATOR = 0, 1, 2
 _DIVISIONS = ("/", "%", ">>", "<<")
+# Affine conditions (of a `?:` in a subscript): pet keeps them as piecewise affine.
+_CONDITIONS = ("<", "<=", ">", ">=", "==", "!=", "&&", "||")
 _PIECEWISE_AFFINE_CALLS = ("min", "max")
 
 
@@ -83,13 +86,13 @@ class SubscriptClassifier:
 
     def form_Unary(self, e: N.Unary) -> SubscriptForm:
         inner = self.form(e.operand)
-        if e.op in ("-", "+") or inner.depends == CONSTANT:
+        if e.op in ("-", "+", "!") or inner.depends == CONSTANT:
             return inner
         return _nonaffine(e, f"operator '{e.op}' is not affine", inner)
 
     def form_Binary(self, e: N.Binary) -> SubscriptForm:
         lhs, rhs = self.form(e.lhs), self.form(e.rhs)
-        if e.op in ("+", "-") or (lhs.depends == CONSTANT and rhs.depends == CONSTANT):
+        if e.op in ("+", "-", *_CONDITIONS) or (lhs.depends == CONSTANT and rhs.depends == CONSTANT):
             return _join(lhs, rhs)
         if e.op == "*":
             if lhs.depends == CONSTANT or rhs.depends == CONSTANT:

@@ -100,10 +100,11 @@ def report_type_defects(unit: PencilUnit, t: T.CType, loc: N.SourceLoc, what: st
         if found is None:
             continue
         path, description = found
+        message = f"{what} has type '{t.spelling()}'"
         if path:
-            message = f"{what} has type '{t.spelling()}', whose field '{path}' is {description}"
-        else:
-            message = f"{what} has type '{t.spelling()}', which is or contains {description}"
+            message += f", whose field '{path}' is {description}"
+        elif description != f"'{t.spelling()}'":
+            message += f", which contains {description}"
         unit.report(rule_id, loc, f"{message}; PENCIL has no {banned}")
 
 

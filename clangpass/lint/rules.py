@@ -140,7 +140,7 @@ _RULES = (
          "variable may not be used in the loop anywhere but in its reduction statements. pencilcc "
          "requires each variable of a `reduction(op: ...)` clause to be a scalar declared before "
          "(outside) the loop, not the loop iterator, and every use of it in the loop body to be "
-         "a statement `v op= e` or `v = v op e` (for `+ - *`; `+=` and `-=` both for `+` and `-`), "
+         "a statement `v op= e` or `v = v op e` (for `+ - *`; `+=`, `-=`, `++` and `--` for `+` and `-`), "
          "or `v = min(v, e)` / `v = max(v, e)` with any PENCIL min/max builtin, with `v` not "
          "occurring in `e`.", section="4.3.4 i"),
     Rule("pencil-variadic", "no variadic functions",

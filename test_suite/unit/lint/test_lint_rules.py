@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: MIT
+"""The PENCIL lint rules, one valid and one invalid snippet per rule, exact positions.
+
+Every invalid snippet (`snippets/<rule>.bad*.c`) marks each expected diagnostic
+with `// EXPECT: pencil-<rule>@<column>` on its line; the test requires exactly
+those diagnostics, no more. Every valid snippet (`snippets/<rule>.ok.c`) must
+produce no diagnostic at all.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from clangpass.diagnostics import DiagnosticEngine
+from clangpass.frontend import parse_file
+from clangpass.lint import LintOptions, lint_module
+from clangpass.lint.callgraph import cycle_through, recursive_components
+from clangpass.lint.rules import RULES, find_rule
+from clangpass.lint.walker import spell
+from snippet_harness import SNIPPETS, expected_diagnostics, found_diagnostics, lint_diagnostics
+
+RULE_NAMES = sorted(rule_id[len("pencil-"):] for rule_id in RULES)
+BAD_SNIPPETS = sorted(SNIPPETS.glob("*.bad*.c"))
+
+
+def write(tmp_path: Path, source: str, name: str = "t.c") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_every_rule_has_a_valid_and_an_invalid_snippet(name):
+    assert (SNIPPETS / f"{name}.ok.c").is_file()
+    bad = list(SNIPPETS.glob(f"{name}.bad*.c"))
+    assert bad
+    fired = {rule for path in bad for rule, _, _ in expected_diagnostics(path)}
+    assert f"pencil-{name}" in fired
+
+
+@pytest.mark.parametrize("name", RULE_NAMES + ["c-code"])
+def test_valid_snippet_has_no_diagnostic(name):
+    assert found_diagnostics(SNIPPETS / f"{name}.ok.c") == set()
+
+
+@pytest.mark.parametrize("path", BAD_SNIPPETS, ids=lambda p: p.name)
+def test_invalid_snippet_reports_exactly_the_expected_diagnostics(path):
+    expected = expected_diagnostics(path)
+    assert expected
+    assert found_diagnostics(path) == expected
+
+
+def test_every_snippet_is_for_a_known_rule():
+    for path in SNIPPETS.glob("*.c"):
+        name = path.name.split(".")[0]
+        assert name == "c-code" or f"pencil-{name}" in RULES, path.name
+
+
+# ---------------------------------------------------------------------- registry
+def test_rule_registry_is_complete_and_documented():
+    for rule_id, rule in RULES.items():
+        assert rule.id == rule_id and rule_id.startswith("pencil-")
+        assert rule.severity in ("error", "warning")
+        assert len(rule.explanation) > 80 and rule.title and rule.section
+    warnings = {r.id for r in RULES.values() if r.severity == "warning"}
+    assert warnings == {"pencil-linearized-subscript", "pencil-nonaffine-subscript"}
+
+
+def test_find_rule_accepts_the_id_with_or_without_prefix():
+    assert find_rule("pencil-goto") is RULES["pencil-goto"]
+    assert find_rule("goto") is RULES["pencil-goto"]
+    assert find_rule("no-such-rule") is None
+
+
+# ---------------------------------------------------------------------- notes and messages
+def test_recursion_note_names_the_cycle():
+    diags = [d for d in lint_diagnostics(SNIPPETS / "recursion.bad.c") if d.id == "pencil-recursion"]
+    notes = {(d.message, d.notes[0].message) for d in diags}
+    assert notes == {
+        ("recursive call to 'count_down'; PENCIL does not allow recursion", "call cycle: count_down -> count_down"),
+        ("recursive call to 'pong'; PENCIL does not allow recursion", "call cycle: ping -> pong -> ping"),
+        ("recursive call to 'ping'; PENCIL does not allow recursion", "call cycle: pong -> ping -> pong"),
+    }
+    assert all(d.notes[0].severity == "note" for d in diags)
+
+
+def test_recursion_through_a_c_function_is_reported_in_the_pencil_function(tmp_path):
+    path = write(tmp_path, """
+        #include <pencil.h>
+        int relay(int x);
+        PENCIL int ping(int x)
+        {
+            return relay(x);
+        }
+        int relay(int x) __attribute__((const));
+        int relay(int x) { return x > 0 ? ping(x - 1) : 0; }
+    """)
+    diags = lint_diagnostics(path)
+    assert [(d.id, d.loc.line, d.loc.col) for d in diags] == [("pencil-recursion", 6, 12)]
+    assert diags[0].notes[0].message == "call cycle: ping -> relay -> ping"
+
+
+def test_loop_bound_note_points_at_the_write():
+    diags = [d for d in lint_diagnostics(SNIPPETS / "for-bound.bad.c") if d.loc.line == 9]
+    assert len(diags) == 1
+    assert (diags[0].notes[0].loc.line, diags[0].notes[0].loc.col) == (10, 9)
+
+
+def test_call_to_a_c_function_of_the_file_points_at_its_declaration():
+    (diag,) = [d for d in lint_diagnostics(SNIPPETS / "call.bad.c") if "c_helper" in d.message]
+    assert (diag.notes[0].loc.line, diag.notes[0].loc.col) == (4, 5)
+
+
+def test_summary_signature_mismatch_notes_the_summary(tmp_path):
+    (diag,) = [d for d in lint_diagnostics(SNIPPETS / "summary-signature.bad.c") if d.loc.line == 9]
+    assert diag.message == ("parameter 2 of summary function 'three_summary' has type "
+                            "'float[static const restrict n][n]', but 'double[n][n]' in 'three'")
+    assert diag.notes[0].loc.line == 5
+
+
+def test_subscript_messages_quote_the_source_expression():
+    messages = {d.message for d in lint_diagnostics(SNIPPETS / "linearized-subscript.bad.c")}
+    assert ("subscript 'i * m + j' of 'A' looks linearised ('i * m' multiplies an iterator by a "
+            "non-constant); declare 'A' as a multi-dimensional array and index each dimension") in messages
+
+
+# ---------------------------------------------------------------------- PENCIL scope
+def test_only_pencil_code_is_checked_in_a_file_with_c_functions(tmp_path):
+    path = write(tmp_path, """
+        #include <pencil.h>
+        void c_code(int n, int *p) { for (int i = 0; i != n; i += n) p[i] = *p; }
+        PENCIL void k(int n, int A[pencil_array n]) { for (int i = 0; i != n; i++) A[i] = 0; }
+    """)
+    assert found_diagnostics(path) == {("pencil-for-cond", 4, 63)}
+
+
+def test_a_pencil_file_makes_every_function_but_main_pencil(tmp_path):
+    path = write(tmp_path, """
+        void f(int n, int *p) { p[0] = n; }
+        int main(void) { int x; f(1, &x); return x; }
+    """, name="k.pencil.c")
+    assert found_diagnostics(path) == {("pencil-pointer", 2, 20)}
+
+
+def test_force_pencil_checks_every_function(tmp_path):
+    path = write(tmp_path, "int twice(int x) { if (x < 0) return 0; return 2 * x; }\n")
+    assert found_diagnostics(path) == set()
+    diags = lint_diagnostics(path, force_pencil=True)
+    assert [(d.id, d.loc.line, d.loc.col) for d in diags] == [("pencil-return", 1, 31)]
+
+
+def test_summarised_c_function_body_is_not_checked_but_explicit_pencil_is(tmp_path):
+    path = write(tmp_path, """
+        #include <pencil.h>
+        void s(int n, int A[pencil_array n]) { USE(A); }
+        void c(int n, int A[pencil_array n]) ACCESS(s);
+        void c(int n, int A[pencil_array n]) { printf("%d", A[0]); }
+        PENCIL void p(int n, int A[pencil_array n]) ACCESS(s);
+        void p(int n, int A[pencil_array n]) { printf("%d", A[0]); }
+    """)
+    assert found_diagnostics(path) == {("pencil-call", 7, 40)}
+
+
+def test_scop_region_in_a_c_function_is_not_checked(tmp_path):
+    path = write(tmp_path, """
+        void c(int n, double A[n]) {
+          int i;
+        #pragma scop
+          for (i = 0; i < n; i++) A[i] = 0;
+        #pragma endscop
+        }
+    """)
+    assert found_diagnostics(path) == set()
+
+
+def test_pencil_region_in_a_c_function_is_checked(tmp_path):
+    path = write(tmp_path, """
+        #include <pencil.h>
+        void c(int n) {
+          int a[100], i;
+          for (i = 0; i < n; i++) a[i] = 0;
+        #pragma pencil region
+          {
+            for (i = 0; i < n; i++) a[i] = 1;
+          }
+        }
+    """)
+    assert found_diagnostics(path) == {("pencil-for-init", 8, 10)}
+
+
+# ---------------------------------------------------------------------- options and engine
+def test_options_select_the_rules_that_run():
+    path = SNIPPETS / "for-step.bad.c"
+    result = parse_file(str(path))
+    engine = DiagnosticEngine()
+    lint_module(result.module, engine, LintOptions(rules=frozenset({"pencil-for-iterator-write"})))
+    assert {d.id for d in engine.diagnostics} == {"pencil-for-iterator-write"}
+
+
+def test_werror_promotes_warning_rules():
+    result = parse_file(str(SNIPPETS / "linearized-subscript.bad.c"))
+    engine = DiagnosticEngine(werror=True)
+    lint_module(result.module, engine)
+    assert {d.severity for d in engine.diagnostics} == {"error"}
+    assert engine.has_errors
+
+
+# ---------------------------------------------------------------------- helpers
+def test_call_graph_components_and_cycles():
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c", "printf"}), "c": frozenset({"a"}),
+             "d": frozenset({"d"}), "e": frozenset({"a"})}
+    components = recursive_components(graph)
+    assert components == {"a": frozenset("abc"), "b": frozenset("abc"), "c": frozenset("abc"),
+                          "d": frozenset("d")}
+    assert cycle_through(graph, components["b"], "b", "c") == ["b", "c", "a", "b"]
+    assert cycle_through(graph, components["d"], "d", "d") == ["d", "d"]
+
+
+def test_spell_writes_expressions_back_with_only_the_needed_parentheses(tmp_path):
+    path = write(tmp_path, """
+        void f(int n, int m, int A[n]) {
+          int x = (n + 1) * 2 - -m + A[n * m + 1] + (n < m ? n : m) + (n << 2 | 1) - (n - (m - 1));
+        }
+    """)
+    decl = parse_file(str(path)).module.function("f").body.body[0].decls[0]
+    assert spell(decl.init) == "(n + 1) * 2 - -m + A[n * m + 1] + (n < m ? n : m) + (n << 2 | 1) - (n - (m - 1))"
+
+
+def test_front_end_ignores_comments_on_pragma_lines(tmp_path):
+    """Front-end fix: libclang returns comments as tokens; they are not pragma words."""
+    path = write(tmp_path, """
+        void f(int n, double A[static const restrict n]) {
+          double s = 0;
+        #pragma pencil independent reduction(+: s) // sum of A
+          for (int i = 0; i < n; i++) s += A[i];
+          A[0] = s;
+        }
+    """)
+    loop = parse_file(str(path)).module.function("f").body.body[1]
+    pragma = loop.pragma("independent")
+    assert pragma.errors == ()
+    assert pragma.text == "pragma pencil independent reduction(+: s)"
+    assert [r.variables for r in pragma.reductions] == [("s",)]
