@@ -1,12 +1,20 @@
 # SPDX-License-Identifier: MIT
-"""`pencilcc --help` and `pencilcc --version`."""
+"""`pencilcc --help` and `pencilcc --version`.
+
+The help is data (sections of (option, description)) laid out by one function,
+so that every line fits in 79 columns whatever is added.
+"""
 from __future__ import annotations
 
+import textwrap
 from importlib import metadata
 
 from clangpass.dumps import STAGES
 
-HELP = """\
+WIDTH = 79
+_OPTION_COLUMN = 26
+
+INTRO = """\
 Usage: pencilcc [options] file...
 
 pencilcc compiles C99 programs like cc, and compiles their PENCIL parts itself:
@@ -18,130 +26,149 @@ parallel loops) and LLVM (llvmlite); everything else in the file goes to the
 host C compiler with your flags, unchanged. A region pencilcc cannot handle is
 compiled by the host compiler too, with a -Wpencil warning that says why. A
 file without PENCIL code is compiled exactly as the host compiler would.
+"""
 
-Examples:
-  pencilcc -O3 gemm.c -o gemm              compile and link, regions optimized
-  pencilcc -O3 -c kernel.pencil.c          compile to kernel.pencil.o
-  make CC=pencilcc CFLAGS=-O3              build a project; non-PENCIL files unchanged
-  cmake -DCMAKE_C_COMPILER=pencilcc ..     same with CMake
-  pencilcc -O3 -Rpass=pencil -c gemm.c     say what was optimized
-  pencilcc -O3 -Werror=pencil -c gemm.c    fail if a region is not optimized
-  pencilcc -O3 -fpencil-dump=schedule -c gemm.c
-                                           print each region's final schedule
-  pencilcc --lint src/*.c                  check the PENCIL rules only
+EXAMPLES = (
+    ("pencilcc -O3 gemm.c -o gemm", "compile and link, regions optimized"),
+    ("pencilcc -O3 -c kernel.pencil.c", "compile to kernel.pencil.o"),
+    ("make CC=pencilcc CFLAGS=-O3", "build a project (other files as with cc)"),
+    ("cmake -DCMAKE_C_COMPILER=pencilcc ..", "the same with CMake"),
+    ("pencilcc -O3 -Rpass=pencil -c gemm.c", "say what was optimized"),
+    ("pencilcc -O3 -Werror=pencil -c gemm.c", "fail if a region is not optimized"),
+    ("pencilcc -O3 -fpencil-dump=schedule -c gemm.c", "print each region's final schedule"),
+    ("pencilcc --lint src/*.c", "check the PENCIL rules only"),
+)
 
-Overall options (as with gcc):
-  -c                      Compile and assemble; do not link.
-  -S                      Compile only: the host's assembly of the file followed by
-                          the optimized regions' assembly. With -emit-llvm: the
-                          regions' optimized LLVM IR (.ll).
-  -E                      Preprocess only (run by the host compiler).
-  -fsyntax-only           Check syntax only (run by the host compiler).
-  -o FILE                 Write the output to FILE (written atomically: a failed
-                          compile never leaves a partial or changed FILE).
-  -x LANG                 Treat the following inputs as LANG: c, pencil (all
-                          functions are PENCIL), none (by suffix); any other
-                          language is compiled by the host compiler.
-  -v                      Print every command run and the time of each pass.
-  --version               Print pencilcc's and the host compiler's versions.
-  --help                  Print this help.
-  @FILE                   Read more options from FILE (gcc quoting rules).
-  Inputs: .c, .pencil.c (PENCIL), and anything the host compiler accepts (.o, .a,
-  .so, .s, .S, ...), passed to it in order.
-  Any option not listed here goes to the host compiler unchanged, e.g. -I -D -U
-  -include -isystem -iquote -std= -g -W... -f... -m... -march= -l -L -Wl,
-  -Xlinker -shared -fPIC -pthread.
+SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
+    ("Overall options (as with gcc)", (
+        ("-c", "Compile and assemble; do not link."),
+        ("-S", "Compile only: the host's assembly of the file followed by the optimized "
+               "regions' assembly. With -emit-llvm: the regions' optimized LLVM IR (.ll)."),
+        ("-E", "Preprocess only (run by the host compiler)."),
+        ("-fsyntax-only", "Check syntax only (run by the host compiler)."),
+        ("-o FILE", "Write the output to FILE. Outputs are written atomically: a failed "
+                    "compile never leaves a partial or changed FILE."),
+        ("-x LANG", "Treat the following inputs as LANG: c; pencil (every function is "
+                    "PENCIL); none (by suffix). Other languages go to the host compiler."),
+        ("-v", "Print every command run, cache hits and the time of each pass."),
+        ("--version", "Print pencilcc's and the host compiler's versions."),
+        ("--help", "Print this help."),
+        ("@FILE", "Read more options from FILE (gcc quoting rules, nested @FILEs)."),
+    ), "Inputs: .c, .pencil.c (PENCIL), and anything the host compiler accepts (.o, .a, "
+       ".so, .s, .S, ...), passed to it in order. Any option not listed here goes to the "
+       "host compiler unchanged: -I -D -U -include -isystem -iquote -std= -g -W... -f... "
+       "-m... -march= -l -L -Wl, -Xlinker -shared -fPIC -pthread ..."),
+    ("Optimization options", (
+        ("-O0, -O1", "Outline and compile regions with their original schedule (no "
+                     "rescheduling, tiling or parallel loops). Without -O the level is 0, "
+                     "as with gcc."),
+        ("-O2, -O3, -Os, -Oz", "Reschedule (isl), tile and parallelize regions."),
+        ("-Ofast", "As -O3, plus -ffast-math."),
+        ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
+        ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
+        ("-g", "Regions carry line information for debuggers."),
+        ("-fPIC, -fpic, -shared", "Position-independent code (default: the host "
+                                  "compiler's, PIE on most Linux distributions)."),
+    ), ""),
+    ("PENCIL/polyhedral options", (
+        ("--tile-size=N", "Tile size of every tiled loop band (default 32; 0: no tiling)."),
+        ("-fno-pencil-parallel", "Do not run parallel loops on threads "
+                                 "(-fpencil-parallel: the default)."),
+        ("-fpencil-fusion=max|min", "Loop fusion strategy of the isl scheduler (default max)."),
+        ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
+                                "measure its effect or to work around a problem."),
+    ), ""),
+    ("Diagnostics", (
+        ("-Wpencil", "Warn when a region is compiled by the host compiler instead, and "
+                     "why (on by default)."),
+        ("-Wno-pencil", "Do not."),
+        ("-Werror=pencil", "Make that an error: exit status 1, no output."),
+        ("-Wno-error=pencil", "Keep it a warning under -Werror."),
+        ("-Werror, -w", "As with gcc; they apply to the -Wpencil warning too."),
+        ("-Rpass=pencil", "A remark for each optimized region (statements, tiled bands, "
+                          "parallel loops)."),
+        ("-Rpass-missed=pencil", "A remark for each region that was not optimized."),
+        ("-fsave-optimization-record", "Write the outcome of every region (function, file, "
+                                       "line, kind, status, reason, tiling, parallel loops, "
+                                       "scheduling time) as JSON to <output without "
+                                       ".o>.opt.json (prog.opt.json for -o prog)."),
+        ("-foptimization-record-file=FILE", "Write that record to FILE."),
+        ("-ftime-report", "Print the time of each pass of each region."),
+    ), ""),
+    ("Dumps (to stderr, or to numbered files with -fpencil-dump-dir)", (
+        ("-fpencil-dump=STAGE,...", f"Print a stage of every region: {', '.join(STAGES)}."),
+        ("-fpencil-dump-dir=DIR", "Write each dump to its own numbered file in DIR."),
+        ("--dump-before=NAME", "Print the region's polyhedral model before pass NAME."),
+        ("--dump-after=NAME", "Print it after pass NAME."),
+        ("--dump-ir FILE", "Print the pencilcc IR of FILE and exit."),
+        ("--keep", "Keep intermediate files (outlined source, objects) in a directory "
+                   "whose name is printed."),
+    ), ""),
+    ("Linter", (
+        ("--lint [options] FILE...", "Check FILEs against the PENCIL rules and print "
+                                     "clang-style diagnostics, without compiling "
+                                     "(pencilcc --lint --help lists its options)."),
+        ("--lint-explain RULE", "Explain one rule of the linter, with examples."),
+    ), ""),
+    ("Build-system helpers", (
+        ("--print-include-dir", "Print the directory of pencil.h."),
+        ("--cmake-dir", "Print the directory of pencilcc's CMake package: "
+                        "cmake -DPENCIL_DIR=\"$(pencilcc --cmake-dir)\"."),
+        ("--show-cc-args=WHAT", "Print what a plain C compiler needs to build PENCIL code "
+                                "and to link what pencilcc built: INCLUDE_DIRS, DEFFLAGS, "
+                                "LIBS or LIBRARY_DIRS."),
+        ("--show-listsep=SEP", "Separate the items of --show-cc-args with SEP (default a "
+                               "space; ';' makes a CMake list)."),
+        ("-MD, -MMD, -MF FILE, -MT T, -MQ T, -MP, -MG",
+         "Dependency files as with gcc, naming your source and headers; -M and -MM "
+         "alone run the host compiler."),
+    ), ""),
+    ("Environment", (
+        ("PENCILCC_CC", "Host C compiler (default: $CC unless it is pencilcc, else cc); "
+                        "may hold options: PENCILCC_CC=\"gcc-13 -m64\"."),
+        ("PENCILCC_CACHE_DIR", "Compile cache directory (default $XDG_CACHE_HOME/pencilcc "
+                               "or ~/.cache/pencilcc). The cache keeps the objects of files "
+                               "with optimized regions, keyed by pencilcc, the host "
+                               "compiler, the flags and the preprocessed source."),
+        ("PENCILCC_NO_CACHE=1", "Do not use the compile cache."),
+        ("PENCILCC_NUM_THREADS, OMP_NUM_THREADS", "Threads of the parallel loops of a "
+                                                  "program pencilcc built (read when it runs)."),
+        ("PENCILCC_DEBUG=1", "Show Python tracebacks of internal errors instead of the "
+                             "one-line report, and stop at the first one instead of falling "
+                             "back to the host compiler."),
+        ("TMPDIR", "Where the private temporary directory is made."),
+    ), "Exit status: 0 on success; on compile errors 1 (or the host compiler's status); "
+       "70 on an internal error of pencilcc (please report it)."),
+)
 
-Optimization options:
-  -O0, -O1                Outline and compile regions with their original
-                          schedule (no rescheduling, tiling or parallel loops).
-  -O2, -O3, -Os, -Oz      Reschedule (isl), tile and parallelize regions.
-  -Ofast                  As -O3, plus -ffast-math.
-  -ffast-math             Allow reassociation in regions (vectorized reductions).
-  -march=CPU              Optimize regions for CPU (native: this machine).
-  -g                      Regions carry line information for debuggers.
-  -fPIC, -fpic, -shared   Position-independent code (default: as the host
-                          compiler's, PIE on most Linux distributions).
-  Without -O, the level is 0 (as with gcc).
 
-PENCIL/polyhedral options:
-  --tile-size=N           Tile size for every tiled loop band (default 32; 0: no
-                          tiling).
-  -fno-pencil-parallel    Do not run parallel loops on threads (-fpencil-parallel
-                          restores the default).
-  -fpencil-fusion=max|min Loop fusion strategy of the isl scheduler (default max).
-  --disable-pass=NAME     Switch off one pass (repeatable, or NAME,NAME...), to
-                          measure its effect or to work around a problem.
+def _wrap(text: str, indent: int) -> list[str]:
+    return textwrap.wrap(text, WIDTH - indent, break_on_hyphens=False, break_long_words=False)
 
-Diagnostics:
-  -Wpencil                Warn when a region is compiled by the host compiler
-                          instead (default on).
-  -Wno-pencil             Do not.
-  -Werror=pencil          Make that an error: exit status 1, no output.
-  -Wno-error=pencil       Keep it a warning under -Werror.
-  -Werror, -w             As with gcc; they apply to the -Wpencil warning too.
-  -Rpass=pencil           A remark for each optimized region (statements, tiled
-                          bands, parallel loops).
-  -Rpass-missed=pencil    A remark for each region that was not optimized.
-  -fsave-optimization-record
-                          Write the outcome of every region (function, file, line,
-                          status, reason, tiling, parallel loops, scheduling time)
-                          as JSON to <output without .o>.opt.json (prog.opt.json
-                          for -o prog).
-  -foptimization-record-file=FILE
-                          Write that record to FILE.
-  -ftime-report           Print the time of each pass of each region.
 
-Dumps (to stderr, or to numbered files with -fpencil-dump-dir):
-  -fpencil-dump=STAGE[,STAGE...]
-                          Print a stage of every region: {stages}.
-  -fpencil-dump-dir=DIR   Write each dump to its own numbered file in DIR.
-  --dump-before=NAME      Print the region's polyhedral model before pass NAME.
-  --dump-after=NAME       Print it after pass NAME.
-  --dump-ir FILE          Print the pencilcc IR of FILE and exit.
-  --keep                  Keep intermediate files (outlined source, objects) in a
-                          directory whose name is printed.
+def _option_lines(option: str, description: str) -> list[str]:
+    pad = " " * _OPTION_COLUMN
+    lines = _wrap(description, _OPTION_COLUMN)
+    head = f"  {option}"
+    if len(head) + 1 <= _OPTION_COLUMN:
+        out = [head.ljust(_OPTION_COLUMN) + lines[0]]
+    else:
+        out = [head, pad + lines[0]]
+    return out + [pad + line for line in lines[1:]]
 
-Linter:
-  --lint [options] FILE...
-                          Check FILEs against the PENCIL rules and print clang-style
-                          diagnostics, without compiling (see 'pencilcc --lint
-                          --help').
-  --lint-explain RULE     Explain one rule of the linter, with examples.
 
-Build-system helpers:
-  --print-include-dir     Print the directory of pencil.h.
-  --cmake-dir             Print the directory of pencilcc's CMake package
-                          (-DPENCIL_DIR=$(pencilcc --cmake-dir)).
-  --show-cc-args=WHAT     Print what a plain C compiler needs to build PENCIL code
-                          and link programs pencilcc built: INCLUDE_DIRS,
-                          DEFFLAGS, LIBS or LIBRARY_DIRS.
-  --show-listsep=SEP      Separate the items of --show-cc-args with SEP (default a
-                          space; e.g. ';' for CMake lists).
-  -MD, -MMD, -MF FILE, -MT TARGET, -MQ TARGET, -MP, -MG
-                          Dependency files as with gcc, naming your source and
-                          headers; -M and -MM alone run the host compiler.
-
-Environment:
-  PENCILCC_CC             Host C compiler (default: $CC unless it is pencilcc,
-                          else cc). May include options: PENCILCC_CC="gcc-13 -m64".
-  PENCILCC_CACHE_DIR      Compile cache directory (default
-                          $XDG_CACHE_HOME/pencilcc or ~/.cache/pencilcc). The cache
-                          keeps objects of files with optimized regions, keyed by
-                          pencilcc, the host compiler, the flags and the
-                          preprocessed source.
-  PENCILCC_NO_CACHE=1     Do not use the compile cache.
-  PENCILCC_NUM_THREADS, OMP_NUM_THREADS
-                          Threads of the parallel loops of a program pencilcc
-                          built (read when the program runs).
-  PENCILCC_DEBUG=1        Show Python tracebacks of internal errors instead of
-                          the one-line report, and stop at the first one instead of
-                          falling back to the host compiler.
-  TMPDIR                  Where the private temporary directory is made.
-
-Exit status: 0 on success, 1 on compile errors (the host compiler's status when it
-failed), 70 on an internal error of pencilcc (please report it).
-""".format(stages=",".join(STAGES))
+def help_text() -> str:
+    out = [INTRO, "Examples:"]
+    for command, what in EXAMPLES:
+        out.append(f"  {command}")
+        out.append(f"      {what}")
+    for heading, options, note in SECTIONS:
+        out += ["", f"{heading}:"]
+        for option, description in options:
+            out += _option_lines(option, description)
+        if note:
+            out += [""] + ["  " + line for line in _wrap(note, 2)]
+    return "\n".join(out) + "\n"
 
 
 def version() -> str:

@@ -27,7 +27,7 @@ from typing import Optional
 
 from clangpass.driver.cli import CommandLineError, DriverConfig, parse_command_line
 from clangpass.driver.depfile import write_depfile
-from clangpass.driver.help import HELP, version_text
+from clangpass.driver.help import help_text, version_text
 from clangpass.driver.host import HostCompiler, HostError
 from clangpass.driver.link import link_arguments, unused_linker_inputs
 from clangpass.driver.outputs import OutputSet, output_name, record_name
@@ -70,7 +70,7 @@ def run(argv: list[str]) -> int:
     host = HostCompiler(verbose=config.verbose)
     action = config.action
     if action == "help":
-        sys.stdout.write(HELP)
+        sys.stdout.write(help_text())
         return 0
     if action == "version":
         sys.stdout.write(version_text(host.version_line(), host.name))
@@ -100,14 +100,13 @@ def run(argv: list[str]) -> int:
 
 
 def show_cc_args(what: str) -> list[str]:
-    """What a plain C compiler needs for PENCIL code (INCLUDE_DIRS, DEFFLAGS) and to link
-    programs whose regions pencilcc compiled (LIBS, LIBRARY_DIRS)."""
+    """What a plain C compiler needs for PENCIL code (INCLUDE_DIRS, DEFFLAGS: none, pencil.h
+    works with any C99 compiler) and to link programs whose regions pencilcc compiled
+    (LIBS, LIBRARY_DIRS)."""
     if what == "INCLUDE_DIRS":
         return [str(include_dir())]
-    if what == "DEFFLAGS":
-        return [f"-I{include_dir()}"]
     if what == "LIBS":
-        return ["m"]
+        return ["-lm"]
     return []
 
 

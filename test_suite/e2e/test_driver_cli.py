@@ -1,0 +1,267 @@
+# SPDX-License-Identifier: MIT
+"""Command-line parsing of the driver (clangpass.driver.cli): every flag family, @files."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clangpass.driver.cli import (CommandLineError, expand_response_files, language_of,
+                                  parse_command_line, quote_response_arg, split_response_text)
+from clangpass.driver.depfile import dependency_command, depfile_name
+from clangpass.driver.link import link_arguments
+from clangpass.driver.outputs import output_name, record_name, strip_suffix
+from clangpass.resources import include_dir
+
+PENCIL_H = ("-idirafter", str(include_dir()))
+
+
+def parse(*argv: str):
+    return parse_command_line(list(argv))
+
+
+def user_flags(args) -> tuple:
+    """host_args/link_args without the -idirafter pencil.h pair the driver appends."""
+    args = tuple(args)
+    assert args[-2:] == PENCIL_H
+    return args[:-2]
+
+
+# ----------------------------------------------------------------------------- actions
+@pytest.mark.parametrize("argv, action", [
+    (["a.c"], "link"),
+    (["-c", "a.c"], "compile"),
+    (["-S", "a.c"], "assemble"),
+    (["-c", "-S", "a.c"], "assemble"),
+    (["-S", "-E", "a.c"], "host"),
+    (["-fsyntax-only", "a.c"], "host"),
+    (["-M", "a.c"], "host"),
+    (["-MM", "a.c"], "host"),
+    (["-###", "a.c"], "host"),
+    ([], "host"),
+    (["-dumpversion"], "host"),
+    (["--help"], "help"),
+    (["-c", "a.c", "--version"], "version"),
+    (["--print-include-dir"], "print-include-dir"),
+    (["--cmake-dir"], "cmake-dir"),
+    (["--show-cc-args=LIBS"], "show-cc-args"),
+    (["--lint", "a.c"], "lint"),
+    (["--lint-explain", "PENCIL001"], "lint-explain"),
+    (["--dump-ir", "a.c"], "dump-ir"),
+])
+def test_action(argv, action) -> None:
+    assert parse(*argv).action == action
+
+
+def test_compile_flags_reach_host_and_link() -> None:
+    c = parse("-O2", "-I", "inc", "-Iinc2", "-DX=1", "-D", "Y", "-UZ", "-include", "pre.h",
+              "-isystem", "sys", "-iquote", "q", "-std=c99", "-g", "-Wall", "-w", "-fno-strict-aliasing",
+              "-mavx2", "-march=native", "-pthread", "-c", "a.c", "-o", "a.o")
+    assert user_flags(c.host_args) == ("-O2", "-I", "inc", "-Iinc2", "-DX=1", "-D", "Y", "-UZ",
+                                       "-include", "pre.h", "-isystem", "sys", "-iquote", "q",
+                                       "-std=c99", "-g", "-Wall", "-w", "-fno-strict-aliasing",
+                                       "-mavx2", "-march=native", "-pthread")
+    assert c.output == "a.o"
+    assert [i.path for i in c.inputs] == ["a.c"]
+    assert c.options.opt_level == 2 and c.options.debug and c.options.march == "native"
+    assert c.parser_args[:9] == ("-I", "inc", "-Iinc2", "-DX=1", "-D", "Y", "-UZ", "-include", "pre.h")
+    assert "-std=c99" in c.parser_args
+    assert not c.diagnostics.enabled        # -w silences -Wpencil too
+
+
+def test_link_flags_keep_their_order_and_stay_out_of_compiles() -> None:
+    c = parse("-O1", "main.c", "-L", "lib", "-lfoo", "b.o", "libc.a", "-l", "m", "-Wl,-z,now",
+              "-Xlinker", "--as-needed", "-shared", "-static", "-o", "prog")
+    assert user_flags(c.host_args) == ("-O1",)
+    assert user_flags(c.link_args) == ("-O1", 0, "-L", "lib", "-lfoo", 1, 2, "-l", "m", "-Wl,-z,now",
+                                       "-Xlinker", "--as-needed", "-shared", "-static")
+    assert [i.language for i in c.inputs] == ["c", "linker", "linker"]
+    assert c.pic is True and c.options.pic is True     # -shared
+    args = link_arguments(c, {0: "/tmp/main.o"}, [["-lm"], ["-lm"], ["-fopenmp"]], "out.tmp")
+    assert args[:8] == ["-O1", "/tmp/main.o", "-L", "lib", "-lfoo", "b.o", "libc.a", "-l"]
+    assert args[-6:] == [*PENCIL_H, "-lm", "-fopenmp", "-o", "out.tmp"]    # equal lists once
+
+
+def test_unknown_flags_pass_through_with_their_values() -> None:
+    c = parse("-fsanitize=address", "-Wno-foo-bar", "--param", "max-inline-insns-auto=10",
+              "-Xassembler", "--noexecstack", "-frandom-thing", "-c", "a.c")
+    assert user_flags(c.host_args) == ("-fsanitize=address", "-Wno-foo-bar", "--param",
+                                       "max-inline-insns-auto=10", "-Xassembler", "--noexecstack",
+                                       "-frandom-thing")
+    assert [i.path for i in c.inputs] == ["a.c"]          # values are not inputs
+    c = parse("-o", "x", "-MF", "dep.c", "-MT", "t.c", "-x", "c", "in.txt", "-I", "dir.c")
+    assert [i.path for i in c.inputs] == ["in.txt"]
+
+
+def test_own_flags_never_reach_the_host() -> None:
+    own = ["-fpencil-dump=ir,scop,deps,schedule,ast,llvm", "-fpencil-dump-dir=d", "--tile-size=16",
+           "-fno-pencil-parallel", "-fpencil-fusion=min", "--disable-pass=a,b", "--disable-pass", "c",
+           "--dump-before=x", "--dump-after=y", "-ftime-report", "-fsave-optimization-record",
+           "-foptimization-record-file=r.json", "-Rpass=pencil", "-Rpass-missed=pencil", "-Wpencil",
+           "-Wno-pencil", "-Werror=pencil", "--keep", "-emit-llvm"]
+    c = parse(*own, "-S", "a.c")
+    assert user_flags(c.host_args) == ()
+    assert all(flag not in c.passthrough_args for flag in own)
+    o = c.options
+    assert o.dump == {"ir", "scop", "deps", "schedule", "ast", "llvm"} and o.dump_dir == "d"
+    assert o.tile_size == 16 and o.parallel is False and o.fusion == "min"
+    assert o.disabled_passes == {"a", "b", "c"}
+    assert o.dump_before == {"x"} and o.dump_after == {"y"} and o.time_report
+    assert c.save_record and c.record_file == "r.json" and c.keep and c.emit_llvm
+    assert c.diagnostics.remarks and c.diagnostics.missed_remarks
+    assert c.diagnostics.enabled and c.diagnostics.error     # -Werror=pencil after -Wno-pencil
+
+
+def test_other_rpass_goes_to_the_host() -> None:
+    c = parse("-Rpass=loop-vectorize", "-c", "a.c")
+    assert "-Rpass=loop-vectorize" in c.host_args and not c.diagnostics.remarks
+    assert parse("-Rpass=.*", "-c", "a.c").diagnostics.remarks
+
+
+@pytest.mark.parametrize("flag, level, fast", [
+    ("-O0", 0, False), ("-O1", 1, False), ("-O", 1, False), ("-O2", 2, False), ("-O3", 3, False),
+    ("-Os", 2, False), ("-Oz", 2, False), ("-Og", 1, False), ("-Ofast", 3, True), ("-O9", 3, False),
+])
+def test_optimisation_levels(flag, level, fast) -> None:
+    c = parse(flag, "-c", "a.c")
+    assert (c.options.opt_level, c.options.fast_math) == (level, fast)
+    assert flag in c.host_args
+    assert parse("-c", "a.c").options.opt_level == 0      # gcc's default
+
+
+@pytest.mark.parametrize("argv, pic", [
+    ([], None), (["-fPIC"], True), (["-fpic"], True), (["-fPIE"], True), (["-fno-pic"], False),
+    (["-fPIC", "-fno-PIC"], False), (["-shared"], True),
+])
+def test_position_independence(argv, pic) -> None:
+    assert parse(*argv, "-c", "a.c").pic is pic
+
+
+@pytest.mark.parametrize("argv, enabled, error, werror", [
+    (["-Wpencil"], True, False, False), (["-Wno-pencil"], False, False, False),
+    (["-Werror=pencil"], True, True, False), (["-Werror=pencil", "-Wno-error=pencil"], True, False, False),
+    (["-Werror"], True, False, True), (["-Werror", "-Wno-error"], True, False, False),
+    (["-w"], False, False, False),
+])
+def test_diagnostic_flags(argv, enabled, error, werror) -> None:
+    d = parse(*argv, "-c", "a.c").diagnostics
+    assert (d.enabled, d.error, d.werror) == (enabled, error, werror)
+
+
+def test_languages() -> None:
+    c = parse("a.c", "k.pencil.c", "-x", "pencil", "p.txt", "-x", "c", "c.txt", "-x", "none", "d.cpp",
+              "-x", "assembler", "e.asm", "-x", "none", "f.S", "g.o", "h.a", "i.so.1", "weird.zzz", "-")
+    langs = [(i.path, i.language, i.x_language) for i in c.inputs]
+    assert langs == [("a.c", "c", ""), ("k.pencil.c", "pencil", ""), ("p.txt", "pencil", "pencil"),
+                     ("c.txt", "c", "c"), ("d.cpp", "host", ""), ("e.asm", "host", "assembler"),
+                     ("f.S", "host", ""), ("g.o", "linker", ""), ("h.a", "linker", ""),
+                     ("i.so.1", "linker", ""), ("weird.zzz", "linker", ""), ("-", "host", "")]
+    assert language_of("x.i", "") == "host" and language_of("x.s", "") == "host"
+    # -x pencil reaches the host as -x c
+    assert parse("-E", "-x", "pencil", "p.txt").passthrough_args == ("-E", "-x", "c", "p.txt")
+    args = link_arguments(c, {}, [], "out")
+    assert args[args.index("p.txt") - 2:args.index("p.txt") + 3] == ["-x", "c", "p.txt", "-x", "none"]
+
+
+def test_dependency_flags() -> None:
+    c = parse("-MMD", "-MP", "-MF", "deps/a.d", "-MT", "obj/a.o", "-MQ", "$x", "-MG", "-c", "a.c",
+              "-o", "obj/a.o")
+    assert c.deps.kind == "MMD" and c.deps.phony and c.deps.missing_generated
+    assert c.deps.file == "deps/a.d" and c.deps.targets == (("-MT", "obj/a.o"), ("-MQ", "$x"))
+    assert not any(a.startswith("-M") for a in c.host_args)
+    cmd = dependency_command(c, c.inputs[0], "/tmp/d.tmp")
+    assert cmd[-3:] == ["a.c", "-o", "/dev/null"]
+    assert "-MM" in cmd and "-E" in cmd and "-MP" in cmd and "-MG" in cmd
+    assert cmd[cmd.index("-MF") + 1] == "/tmp/d.tmp" and cmd[cmd.index("-MT") + 1] == "obj/a.o"
+    assert parse("-MF", "x.d", "-c", "a.c").deps.kind == ""       # -MF alone asks for nothing
+
+
+@pytest.mark.parametrize("argv, depfile, default_target", [
+    (["-MD", "-c", "src/a.c"], "a.d", None),
+    (["-MD", "-c", "src/a.c", "-o", "obj/x.obj"], "obj/x.d", "obj/x.obj"),
+    (["-MD", "src/a.c", "-o", "bin/prog"], "bin/prog.d", "bin/prog"),
+    (["-MD", "-MFfoo.dep", "-c", "a.c"], "foo.dep", None),
+])
+def test_depfile_names(argv, depfile, default_target) -> None:
+    c = parse(*argv)
+    assert depfile_name(c, c.inputs[0]) == depfile
+    cmd = dependency_command(c, c.inputs[0], "tmp.d")
+    assert (cmd[cmd.index("-MQ") + 1] if "-MQ" in cmd else None) == default_target
+    assert "-M" in cmd
+
+
+def test_output_names() -> None:
+    assert output_name(parse("-c", "src/a.c"), parse("-c", "src/a.c").inputs[0]) == "a.o"
+    assert output_name(parse("-S", "k.pencil.c"), parse("-S", "k.pencil.c").inputs[0]) == "k.pencil.s"
+    c = parse("-S", "-emit-llvm", "a.c")
+    assert output_name(c, c.inputs[0]) == "a.ll"
+    assert output_name(parse("a.c"), None) == "a.out"
+    assert record_name(parse("-c", "a.c", "-o", "o/x.o", "-fsave-optimization-record")) == "o/x.opt.json"
+    assert record_name(parse("a.c", "-o", "prog", "-fsave-optimization-record")) == "prog.opt.json"
+    assert record_name(parse("a.c", "-foptimization-record-file=r.json")) == "r.json"
+    assert strip_suffix("a.b/prog") == "a.b/prog" and strip_suffix("x.tar.o") == "x.tar"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-c", "a.c", "b.c", "-o", "x.o"], "cannot specify '-o'"),
+    (["-o"], "missing argument to '-o'"),
+    (["--tile-size=big", "a.c"], "expects an integer"),
+    (["--tile-size=-1", "a.c"], "expects an integer >= 0"),
+    (["-fpencil-fusion=some", "a.c"], "'max' or 'min'"),
+    (["-fpencil-dump=nonsense", "a.c"], "unknown stage 'nonsense'"),
+    (["--show-cc-args=FOO"], "INCLUDE_DIRS"),
+    (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),
+])
+def test_command_line_errors(argv, message) -> None:
+    with pytest.raises(CommandLineError, match=message.replace("(", r"\(")):
+        parse(*argv)
+
+
+def test_multiple_inputs_with_c_are_fine_without_o() -> None:
+    c = parse("-c", "a.c", "b.c", "x.o")
+    assert [i.path for i in c.c_inputs] == ["a.c", "b.c"]
+
+
+def test_verbose_is_ours_and_the_hosts() -> None:
+    c = parse("-v", "-c", "a.c")
+    assert c.verbose and c.options.verbose and "-v" in c.host_args
+
+
+def test_lint_takes_the_rest_of_the_line() -> None:
+    c = parse("-I", "inc", "--lint", "--format=json", "-DX", "a.c")
+    assert c.lint_argv == ("-I", "inc", "--format=json", "-DX", "a.c")
+    assert parse("--lint-explain=R1").lint_rule == "R1"
+
+
+def test_show_cc_args_and_listsep() -> None:
+    c = parse("--show-cc-args", "INCLUDE_DIRS", "--show-listsep=;")
+    assert (c.show_cc_args, c.listsep) == ("INCLUDE_DIRS", ";")
+
+
+# ----------------------------------------------------------------------------- response files
+def test_response_file_quoting() -> None:
+    text = "-DA='x y' \"-DB=a\\\"b\" plain\\ space '' -I'dir with'/sub\n\t-c\\\\x"
+    assert split_response_text(text) == ["-DA=x y", '-DB=a"b', "plain space", "", "-Idir with/sub",
+                                         "-c\\x"]
+    assert split_response_text("") == [] and split_response_text("  \n ") == []
+    for arg in ["", "a b", "it's", 'q"q', "back\\slash", "plain"]:
+        assert split_response_text(quote_response_arg(arg)) == [arg]
+
+
+def test_response_files_expand_recursively(tmp_path: Path) -> None:
+    inner = tmp_path / "inner.rsp"
+    inner.write_text("-DINNER=1 'b c.c'\n")
+    outer = tmp_path / "outer.rsp"
+    outer.write_text(f"-O2 @{inner} -o prog\n")
+    assert expand_response_files(["-c", f"@{outer}", "x.c"]) == \
+        ["-c", "-O2", "-DINNER=1", "b c.c", "-o", "prog", "x.c"]
+    assert expand_response_files(["@/nonexistent/file.rsp"]) == ["@/nonexistent/file.rsp"]
+    c = parse(f"@{outer}")
+    assert c.output == "prog" and [i.path for i in c.inputs] == ["b c.c"]
+
+
+def test_self_including_response_file_is_an_error(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.rsp"
+    loop.write_text(f"-c @{loop}")
+    with pytest.raises(CommandLineError, match="nests more than"):
+        parse(f"@{loop}")
