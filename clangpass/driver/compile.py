@@ -37,8 +37,11 @@ from clangpass.dumps import DumpSink
 from clangpass.frontend import FrontendOptions, parse_file
 from clangpass.ir.nodes import SourceLoc
 from clangpass.options import CompileOptions
+from clangpass.passes.manager import optimise_region
 from clangpass.regions import find_regions
 from clangpass.report import RegionOutcome, fallback, report_outcomes
+from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
+from llvm_backend.cpu import target as cpu_target
 
 # A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
 # no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
@@ -220,8 +223,6 @@ class Compilation:
         return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
 
     def _optimise(self, region, module) -> RegionOutcome:
-        from clangpass.passes.manager import optimise_region
-
         try:
             return optimise_region(region, module, self.options, self.dumps)
         except Exception as exc:  # a bug in a pass must not stop a build: fall back, say why
@@ -325,8 +326,6 @@ class Compilation:
         host_stderr = self._host_part(plan, "-c", host_o)
         if host_stderr is None:
             return BuiltObject(host_o, [])
-        from llvm_backend.cpu import emit_object, runtime_link_flags
-
         units = [o.unit for o in plan.optimized]
         try:
             region_bytes = emit_object(units, self.options, plan.source.path)
@@ -358,8 +357,6 @@ class Compilation:
         if self._host_part(plan, "-S", host_s) is None:   # fell back: host_s is the original's
             os.replace(host_s, output)
             return 0
-        from llvm_backend.cpu import emit_llvm_ir
-
         units = [o.unit for o in plan.optimized]
         try:
             # Two debug line tables cannot share one assembly file: the regions' part has none.
@@ -376,8 +373,6 @@ class Compilation:
         return 0
 
     def _llvm_ir_for(self, plan: InputPlan, output: str) -> int:
-        from llvm_backend.cpu import emit_llvm_ir
-
         units = [o.unit for o in plan.optimized]
         text = emit_llvm_ir(units, self.options, plan.source.path)
         with open(output, "w", encoding="utf-8") as f:
@@ -387,17 +382,5 @@ class Compilation:
 
 def llvm_ir_to_assembly(ir_text: str, options: CompileOptions) -> str:
     """Assembly for the back end's (already optimized) LLVM IR, for `-S`."""
-    import llvmlite.binding as llvm
-
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(ir_text)
-    triple = module.triple or llvm.get_process_triple()
-    target = llvm.Target.from_triple(triple)
-    cpu = llvm.get_host_cpu_name() if options.march == "native" else options.march
-    features = llvm.get_host_cpu_features().flatten() if options.march == "native" else ""
-    machine = target.create_target_machine(cpu=cpu or "", features=features,
-                                           opt=min(options.opt_level, 3),
-                                           reloc="pic" if options.pic else "static")
-    return machine.emit_assembly(module)
-
+    module = cpu_target.parse(ir_text, "regions")
+    return cpu_target.target_machine(options).emit_assembly(module)
