@@ -1,1 +1,96 @@
 # SPDX-License-Identifier: MIT
+"""The CPU back end: `CodegenUnit`s -> LLVM IR (llvmlite's IR builder) -> host object.
+
+Input: the units of one translation unit (`clangpass.poly.codegen_unit`), the
+`CompileOptions`. Output, by entry point:
+- `build_module`: an llvmlite `ir.Module` with one external function per unit,
+  `void <region.symbol>(args...)` in the C ABI of `clangpass.regions`, plus internal
+  thread functions for parallel loops; verified by LLVM before it is returned;
+- `emit_llvm_ir`: the module after the -O pipeline, as text (-S -emit-llvm,
+  -fpencil-dump=llvm);
+- `emit_object`: an ELF object for the host (deterministic: same input, same bytes);
+- `runtime_link_flags`: what the final link needs (-fopenmp for libgomp, -lm).
+
+Stages: `lower_region` (function, arguments, locals) -> `lower_ast` (isl AST) ->
+`lower_expr` / `lower_builtins` (statement bodies, C semantics) and `parallel`
+(libgomp outlining); `target` owns the target machine and the pass pipeline.
+See docs/passes/backend-cpu.md.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+
+from clangpass.ir import nodes as N
+from clangpass.options import CompileOptions
+from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.regions import iter_exprs, iter_stmts, stmt_exprs
+from llvm_backend.cpu import target
+from llvm_backend.cpu.context import ModuleContext
+from llvm_backend.cpu.lower_builtins import uses_libm
+from llvm_backend.cpu.lower_region import lower_unit
+from llvm_backend.cpu.lower_types import BackendError
+from llvm_backend.cpu.parallel import uses_threads
+
+__all__ = ["BackendError", "build_module", "emit_llvm_ir", "emit_object", "runtime_link_flags"]
+
+
+def _lower(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
+           machine: llvm.TargetMachine) -> ir.Module:
+    module = ir.Module(name=module_name)
+    module.triple = machine.triple
+    module.data_layout = str(machine.target_data)
+    ctx = ModuleContext(module, options, machine.target_data)
+    for unit in units:
+        lower_unit(ctx, unit)
+    return module
+
+
+def build_module(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> ir.Module:
+    """One LLVM function per unit, named `unit.region.symbol`; verified."""
+    module = _lower(units, options, module_name, target.target_machine(options))
+    target.parse(str(module), module_name)
+    return module
+
+
+def _optimised(units: Sequence[CodegenUnit], options: CompileOptions,
+               module_name: str) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+    machine = target.target_machine(options)
+    module = target.parse(str(_lower(units, options, module_name, machine)), module_name)
+    target.optimise(module, machine, options)
+    module.verify()
+    return module, machine
+
+
+def emit_llvm_ir(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> str:
+    """The module after the pipeline of `options.opt_level`, as LLVM assembly."""
+    module, _ = _optimised(units, options, module_name)
+    return str(module)
+
+
+def emit_object(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> bytes:
+    """An object file for the host holding the units' functions."""
+    module, machine = _optimised(units, options, module_name)
+    return machine.emit_object(module)
+
+
+def runtime_link_flags(units: Sequence[CodegenUnit], options: CompileOptions) -> list[str]:
+    """Link flags the objects of `units` need: -fopenmp when a loop runs on threads,
+    -lm when a math builtin is used."""
+    flags = []
+    if any(uses_threads(unit, options.parallel) for unit in units):
+        flags.append("-fopenmp")
+    if any(_calls_libm(unit) for unit in units):
+        flags.append("-lm")
+    return flags
+
+
+def _calls_libm(unit: CodegenUnit) -> bool:
+    for stmt in unit.statements.values():
+        for s in iter_stmts(stmt.body):
+            for e in stmt_exprs(s):
+                if any(isinstance(sub, N.Call) and sub.builtin and uses_libm(sub.callee) for sub in iter_exprs(e)):
+                    return True
+    return False

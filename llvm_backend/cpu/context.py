@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: MIT
+"""What lowering keeps while it emits: one `ModuleContext` per LLVM module, one
+`FunctionState` per LLVM function under construction.
+
+`FunctionState.scope` maps the C names a statement body may use to `Variable`s:
+region arguments (bound from the function's parameters, or from the captured
+environment inside a thread function), region locals (allocas, one set per LLVM
+function, hence per thread) and the iterators of the statement instance being
+executed (i64 values from the isl AST). `FunctionState.isl_ids` maps the isl AST's
+own identifiers (loop iterators c0, c1, ...) to i64 values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+
+from clangpass.ir import types as T
+from clangpass.options import CompileOptions
+from llvm_backend.cpu.control import AccessGroup
+from llvm_backend.cpu.lower_types import PTR
+
+
+@dataclass
+class Variable:
+    """A C name visible to statement bodies.
+
+    kind: 'value'    an SSA value of the C type (a region argument passed by value);
+          'iterator' an i64 value converted to the C type at each use;
+          'memory'   `value` is the address of a scalar or struct (locals, 'pointer' args);
+          'array'    `value` is the address of the first element; `extents` are the i64
+                     extents of the dimensions below the first subscript.
+    `shared_array` marks region-argument arrays: their accesses join the access
+    groups of enclosing parallel loops (locals are private and never do).
+    """
+
+    name: str
+    ctype: T.CType
+    kind: str
+    value: ir.Value
+    extents: tuple[ir.Value, ...] = ()
+    shared_array: bool = False
+    elements: Optional[ir.Value] = None   # local arrays: number of scalar elements (i64)
+
+
+class ModuleContext:
+    """One LLVM module: its functions, declarations and target data."""
+
+    def __init__(self, module: ir.Module, options: CompileOptions, target_data: llvm.TargetData) -> None:
+        self.module = module
+        self.options = options
+        self.target_data = target_data
+        self.fast_math = ("fast",) if options.fast_math else ()
+        self.thread_functions = 0
+
+    def declare(self, name: str, result: ir.Type, params: Sequence[ir.Type]) -> ir.Function:
+        """An external function (libm, libgomp, libc) or an LLVM intrinsic, declared once."""
+        existing = self.module.globals.get(name)
+        if isinstance(existing, ir.Function):
+            return existing
+        fn = ir.Function(self.module, ir.FunctionType(result, list(params)), name=name)
+        fn.attributes.add("nounwind")
+        return fn
+
+    def intrinsic(self, name: str, ty: ir.Type, n_args: int, extra: Sequence[ir.Type] = ()) -> ir.Function:
+        """An overloaded intrinsic on `ty`: llvm.sqrt.f64, llvm.ctpop.i32, ..."""
+        return self.declare(f"{name}.{type_suffix(ty)}", ty, [ty] * n_args + list(extra))
+
+    def size_of(self, ty: ir.Type) -> int:
+        return ty.get_abi_size(self.target_data)
+
+
+def type_suffix(ty: ir.Type) -> str:
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
+    if isinstance(ty, ir.FloatType):
+        return "f32"
+    if isinstance(ty, ir.DoubleType):
+        return "f64"
+    raise TypeError(ty)
+
+
+@dataclass
+class FunctionState:
+    """One LLVM function being emitted.
+
+    `entry` collects allocas and values computed once (extents, AST parameters); it
+    branches to the first body block when the function is finished.
+    """
+
+    ctx: ModuleContext
+    function: ir.Function
+    entry: ir.IRBuilder
+    builder: ir.IRBuilder
+    scope: dict[str, Variable] = field(default_factory=dict)
+    isl_ids: dict[str, ir.Value] = field(default_factory=dict)
+    parameters: dict[str, ir.Value] = field(default_factory=dict)   # AST parameters, i64, at entry
+    parallel_groups: list[AccessGroup] = field(default_factory=list)
+    access_group_list: Optional[ir.MDValue] = None
+
+    @classmethod
+    def start(cls, ctx: ModuleContext, function: ir.Function) -> "FunctionState":
+        entry_block = function.append_basic_block("entry")
+        body_block = function.append_basic_block("pencil.body")
+        return cls(ctx, function, ir.IRBuilder(entry_block), ir.IRBuilder(body_block))
+
+    def finish(self) -> None:
+        self.builder.ret_void()
+        self.entry.branch(self.function.blocks[1])
+
+    def alloca(self, ty: ir.Type, name: str, count: Optional[ir.Value] = None) -> ir.Value:
+        return self.entry.alloca(ty, size=count, name=name)
+
+    def push_parallel(self, group: AccessGroup) -> None:
+        self.parallel_groups.append(group)
+        self._refresh_groups()
+
+    def pop_parallel(self) -> None:
+        self.parallel_groups.pop()
+        self._refresh_groups()
+
+    def _refresh_groups(self) -> None:
+        groups = self.parallel_groups
+        if not groups:
+            self.access_group_list = None
+        elif len(groups) == 1:
+            self.access_group_list = groups[0]
+        else:
+            self.access_group_list = self.ctx.module.add_metadata(list(groups))
+
+
+def null_pointer() -> ir.Constant:
+    return ir.Constant(PTR, None)

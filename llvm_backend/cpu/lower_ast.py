@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: MIT
+"""The isl AST of a `CodegenUnit` as LLVM control flow.
+
+Input: `CodegenUnit.ast` (isl_ast_node: for, if, block, mark, user) and the unit's
+statement bodies. Output: loops and statement instances in the current function.
+
+- `for` nodes: the iterator is an i64 induction variable (`control.for_range`); isl's
+  condition may hold min/max, floor divisions and conjunctions and is re-evaluated in
+  the loop header (LICM hoists its invariant parts); degenerate loops (one
+  iteration) just bind the iterator. Every loop gets a loop id with
+  `llvm.loop.mustprogress`; a loop under a `parallel` mark also lists an access
+  group that the loads and stores of region-argument arrays in its body join
+  (`llvm.loop.parallel_accesses`), so the vectoriser needs no dependence checks.
+- `mark` nodes: `parallel` directly above a for node runs that loop on threads
+  (`parallel.run_on_threads`) when it is the outermost one and -fpencil-parallel is
+  on; nested ones run sequentially. Other marks (tile, point, ...) are transparent.
+- `user` nodes `S(e0, ..., ek)`: each e_i is evaluated in i64 and bound to
+  `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`).
+- isl expressions (isl_ast_expr_op_type): integer ones in i64 with nsw, boolean ones
+  in i1; fdiv_q is the floor quotient, div/pdiv_q/pdiv_r/zdiv_r are exact or
+  non-negative cases where sdiv/srem are right.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import islpy as isl
+import llvmlite.ir as ir
+
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.poly.codegen_unit import CodegenUnit
+from llvm_backend.cpu.context import FunctionState, Variable
+from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
+from llvm_backend.cpu.lower_expr import ExprLowering
+from llvm_backend.cpu.lower_types import I1, I64, BackendError
+
+OP = isl.ast_expr_op_type
+_COMPARE = {OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
+
+
+class AstLowering:
+    """Walks one isl AST into the function of `state`."""
+
+    def __init__(self, state: FunctionState, unit: CodegenUnit,
+                 run_on_threads: Optional[Callable[["AstLowering", isl.AstNode], None]] = None) -> None:
+        self.state = state
+        self.unit = unit
+        self.run_on_threads = run_on_threads   # None inside a thread function: nested loops run sequentially
+        self.exprs = ExprLowering(state)
+        self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
+            isl.ast_node_type.for_: self.lower_For,
+            isl.ast_node_type.if_: self.lower_If,
+            isl.ast_node_type.block: self.lower_Block,
+            isl.ast_node_type.mark: self.lower_Mark,
+            isl.ast_node_type.user: self.lower_User,
+        }
+
+    @property
+    def builder(self) -> ir.IRBuilder:
+        return self.state.builder
+
+    def lower(self, node: isl.AstNode) -> None:
+        self._dispatch[node.get_type()](node)
+
+    # ------------------------------------------------------------------ nodes
+    def lower_Block(self, node: isl.AstNode) -> None:
+        children = node.block_get_children()
+        for i in range(children.n_ast_node()):
+            self.lower(children.get_at(i))
+
+    def lower_If(self, node: isl.AstNode) -> None:
+        cond = self.boolean(node.if_get_cond())
+        if not node.if_has_else_node():
+            with self.builder.if_then(cond):
+                self.lower(node.if_get_then_node())
+            return
+        with self.builder.if_else(cond) as (then, otherwise):
+            with then:
+                self.lower(node.if_get_then_node())
+            with otherwise:
+                self.lower(node.if_get_else_node())
+
+    def lower_Mark(self, node: isl.AstNode) -> None:
+        child = node.mark_get_node()
+        if node.mark_get_id().get_name() != "parallel" or child.get_type() != isl.ast_node_type.for_:
+            self.lower(child)
+            return
+        if self.run_on_threads is not None and self.state.ctx.options.parallel and not child.for_is_degenerate():
+            self.run_on_threads(self, child)
+            return
+        self.lower_For(child, parallel=True)
+
+    def lower_For(self, node: isl.AstNode, parallel: bool = False) -> None:
+        name = iterator_name(node)
+        start = self.integer(node.for_get_init())
+        if node.for_is_degenerate():
+            self.with_id(name, start, lambda: self.lower(node.for_get_body()))
+            return
+        self.counted_loop(node, start, parallel, lambda iv: self.with_id(name, iv, lambda: self.lower(node.for_get_body())))
+
+    def counted_loop(self, node: isl.AstNode, start: ir.Value, parallel: bool,
+                     body: Callable[[ir.Value], None]) -> None:
+        """The isl for loop `node` from `start`, its body emitted by `body(iv)`."""
+        name = iterator_name(node)
+        step = self.integer(node.for_get_inc())
+        group = AccessGroup(self.state.ctx.module) if parallel else None
+        metadata = loop_id(self.state.ctx.module, group)
+
+        def condition(iv: ir.Value) -> ir.Value:
+            return self.with_id(name, iv, lambda: self.boolean(node.for_get_cond()))
+
+        with for_range(self.builder, start, condition, step, f"pencil.{name}", metadata) as iv:
+            if group is not None:
+                self.state.push_parallel(group)
+            body(iv)
+            if group is not None:
+                self.state.pop_parallel()
+
+    def lower_User(self, node: isl.AstNode) -> None:
+        call = node.user_get_expr()
+        if call.get_type() != isl.ast_expr_type.op or call.op_get_type() != OP.call:
+            raise BackendError("isl user node is not a statement call")
+        stmt_name = call.op_get_arg(0).id_get_id().get_name()
+        stmt = self.unit.statements.get(stmt_name)
+        if stmt is None:
+            raise BackendError(f"the AST calls statement '{stmt_name}', which the unit does not define")
+        n_args = call.op_get_n_arg() - 1
+        if n_args != len(stmt.iterators):
+            raise BackendError(f"statement '{stmt_name}' takes {len(stmt.iterators)} iterators, "
+                               f"the AST passes {n_args}")
+        values = [self.integer(call.op_get_arg(i + 1)) for i in range(n_args)]
+        scope = self.state.scope
+        shadowed = {name: scope.get(name) for name in stmt.iterators}
+        for name, value in zip(stmt.iterators, values):
+            scope[name] = Variable(name, T.LONG, "iterator", value)
+        try:
+            self.exprs.statement(stmt.body)
+        finally:
+            for name, previous in shadowed.items():
+                if previous is None:
+                    scope.pop(name, None)
+                else:
+                    scope[name] = previous
+
+    def with_id(self, name: str, value: ir.Value, emit: Callable[[], object]):
+        previous = self.state.isl_ids.get(name)
+        self.state.isl_ids[name] = value
+        try:
+            return emit()
+        finally:
+            if previous is None:
+                self.state.isl_ids.pop(name, None)
+            else:
+                self.state.isl_ids[name] = previous
+
+    # ------------------------------------------------------------------ expressions
+    def integer(self, e: isl.AstExpr) -> ir.Value:
+        value = self.expr(e)
+        return self.builder.zext(value, I64) if value.type == I1 else value
+
+    def boolean(self, e: isl.AstExpr) -> ir.Value:
+        value = self.expr(e)
+        return value if value.type == I1 else self.builder.icmp_signed("!=", value, ir.Constant(I64, 0))
+
+    def expr(self, e: isl.AstExpr) -> ir.Value:
+        kind = e.get_type()
+        if kind == isl.ast_expr_type.int:
+            value = e.int_get_val().to_python()
+            if not -(1 << 63) <= value < (1 << 63):
+                raise BackendError(f"isl AST constant {value} does not fit in 64 bits")
+            return ir.Constant(I64, value)
+        if kind == isl.ast_expr_type.id:
+            return self.identifier(e.id_get_id().get_name())
+        return self.operation(e)
+
+    def identifier(self, name: str) -> ir.Value:
+        value = self.state.isl_ids.get(name)
+        if value is not None:
+            return value
+        return self.parameter(name)
+
+    def parameter(self, name: str) -> ir.Value:
+        """An AST parameter: a region argument's value as i64, computed once at entry."""
+        cached = self.state.parameters.get(name)
+        if cached is not None:
+            return cached
+        var = self.state.scope.get(name)
+        if var is None or var.kind not in ("value", "memory"):
+            raise BackendError(f"isl AST parameter '{name}' is not a scalar region argument")
+        saved = self.state.builder
+        self.state.builder = self.state.entry
+        try:
+            value = self.exprs.lower_VarRef(N.VarRef(name, "param", type=var.ctype))
+            if value.type != I64:
+                value = self.exprs.resize(value, var.ctype, I64)
+        finally:
+            self.state.builder = saved
+        self.state.parameters[name] = value
+        return value
+
+    def operation(self, e: isl.AstExpr) -> ir.Value:
+        op = e.op_get_type()
+        args = [e.op_get_arg(i) for i in range(e.op_get_n_arg())]
+        b = self.builder
+        if op in _COMPARE:
+            return b.icmp_signed(_COMPARE[op], self.integer(args[0]), self.integer(args[1]))
+        if op in (OP.and_, OP.and_then):
+            return b.and_(self.boolean(args[0]), self.boolean(args[1]))
+        if op in (OP.or_, OP.or_else):
+            return b.or_(self.boolean(args[0]), self.boolean(args[1]))
+        if op in (OP.cond, OP.select):
+            cond = self.boolean(args[0])
+            then, otherwise = self.expr(args[1]), self.expr(args[2])
+            if then.type != otherwise.type:
+                then, otherwise = self.integer(args[1]), self.integer(args[2])
+            return b.select(cond, then, otherwise)
+        values = [self.integer(a) for a in args]
+        if op == OP.minus:
+            return b.sub(ir.Constant(I64, 0), values[0], flags=("nsw",))
+        if op in (OP.min, OP.max):
+            result = values[0]
+            for v in values[1:]:
+                smaller = b.icmp_signed("<", v, result) if op == OP.min else b.icmp_signed(">", v, result)
+                result = b.select(smaller, v, result)
+            return result
+        lhs, rhs = values
+        if op == OP.add:
+            return b.add(lhs, rhs, flags=("nsw",))
+        if op == OP.sub:
+            return b.sub(lhs, rhs, flags=("nsw",))
+        if op == OP.mul:
+            return b.mul(lhs, rhs, flags=("nsw",))
+        if op in (OP.div, OP.pdiv_q):
+            return b.sdiv(lhs, rhs)
+        if op in (OP.pdiv_r, OP.zdiv_r):
+            return b.srem(lhs, rhs)
+        if op == OP.fdiv_q:
+            return floor_division(b, lhs, rhs)
+        raise BackendError(f"isl AST operation '{op}' is not supported by the CPU back end")
+
+
+def floor_division(b: ir.IRBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+    """floor(lhs / rhs) from the truncating sdiv: one less when the remainder is
+    non-zero and its sign differs from the divisor's."""
+    quotient = b.sdiv(lhs, rhs)
+    remainder = b.srem(lhs, rhs)
+    zero = ir.Constant(I64, 0)
+    inexact = b.icmp_signed("!=", remainder, zero)
+    signs_differ = b.icmp_signed("!=", b.icmp_signed("<", remainder, zero), b.icmp_signed("<", rhs, zero))
+    return b.sub(quotient, b.zext(b.and_(inexact, signs_differ), I64), name="pencil.floord")
+
+
+def iterator_name(node: isl.AstNode) -> str:
+    return node.for_get_iterator().id_get_id().get_name()

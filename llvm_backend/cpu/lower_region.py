@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+"""One `CodegenUnit` as the outlined LLVM function `void <symbol>(args...)`.
+
+Input: the unit (region interface, isl AST, statement bodies, locals). Output: an
+external function in the module with the C ABI the host-compiled caller expects
+(`clangpass.regions`: 'value' args by value in their C type, 'pointer' and 'array'
+args as `ptr`), its parameters named `pencil.<C name>`.
+
+Array parameters whose C type is restrict-qualified (`double A[restrict n]`, and
+so PENCIL's `pencil_array`) are marked `noalias`, which is what C99 6.7.3.1 lets a
+compiler assume. Other arrays are not: the polyhedral model assumes that distinct
+arrays do not overlap, but nothing in a non-restrict C signature guarantees it to
+LLVM, so its vectoriser keeps its run-time overlap checks.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from clangpass.poly.codegen_unit import CodegenUnit
+from llvm_backend.cpu.context import FunctionState, ModuleContext
+from llvm_backend.cpu.lower_ast import AstLowering
+from llvm_backend.cpu.lower_expr import allocate_local, bind_region_args
+from llvm_backend.cpu.lower_types import VOID, BackendError, has_restrict, is_bool, param_type
+from llvm_backend.cpu.parallel import run_on_threads
+
+
+def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
+    region = unit.region
+    if not region.symbol:
+        raise BackendError(f"region '{region.label}' has no symbol", region.loc)
+    if region.symbol in ctx.module.globals:
+        raise BackendError(f"two regions share the symbol '{region.symbol}'", region.loc)
+    signature = ir.FunctionType(VOID, [param_type(arg) for arg in region.args])
+    fn = ir.Function(ctx.module, signature, name=region.symbol)
+    fn.attributes.add("nounwind")
+    for arg, param in zip(region.args, fn.args):
+        param.name = f"pencil.{arg.name}"
+        if arg.passing == "array" and has_restrict(arg.type):
+            param.add_attribute("noalias")
+        if arg.passing == "value" and is_bool(arg.type):
+            param.add_attribute("zeroext")
+    state = FunctionState.start(ctx, fn)
+    lowering = AstLowering(state, unit, run_on_threads)
+    bind_region_args(lowering.exprs, region, list(fn.args))
+    for decl in unit.locals:
+        state.scope[decl.name] = allocate_local(lowering.exprs, decl)
+    lowering.lower(unit.ast)
+    state.finish()
+    return fn

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+"""The host target machine, LLVM's optimisation pipeline per -O level, object emission.
+
+Pipelines (LLVM's new pass manager, `PassBuilder::buildPerModuleDefaultPipeline`,
+the pipelines clang runs for the same level):
+- -O0: no pass; the IR is only verified. Instruction selection runs at
+  CodeGenOptLevel::None.
+- -O1: the O1 pipeline (SROA/mem2reg, EarlyCSE, InstCombine, SimplifyCFG, LICM,
+  IndVarSimplify, loop deletion...); no vectorisers, no unrolling.
+- -O2: the O2 pipeline with the loop vectoriser, the SLP vectoriser, loop
+  interleaving and unrolling (as clang -O2).
+- -O3: the O3 pipeline (adds aggressive instcombine, argument promotion, loop
+  unswitching with non-trivial conditions, a higher inlining threshold) with the same
+  vectorisation switches.
+No pass reassociates floating point or forms FMAs: the IR carries no fast-math flags
+unless -ffast-math, and the target machine keeps LLVM's default FP contraction
+(`Standard`: only `contract`-flagged operations fuse), so FP results match gcc -O0.
+
+Target: the process triple; `-march=native` selects the host CPU and its
+features, any other `-march=` value is passed as the CPU name. Objects are
+always position independent: Debian's and Ubuntu's gcc link PIE executables by
+default, where a static-relocation object that takes a function's address (as the
+GOMP_parallel call does) fails to link; PIC costs nothing measurable on x86-64
+(RIP-relative addressing) and `-fPIC` (options.pic) needs it anyway.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import llvmlite.binding as llvm
+
+from clangpass.options import CompileOptions
+
+
+@lru_cache(maxsize=1)
+def _initialise() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()
+
+
+def target_machine(options: CompileOptions) -> llvm.TargetMachine:
+    _initialise()
+    triple = llvm.get_process_triple()
+    target = llvm.Target.from_triple(triple)
+    cpu, features = "", ""
+    if options.march == "native":
+        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    elif options.march:
+        cpu = options.march
+    return target.create_target_machine(cpu=cpu, features=features, opt=min(max(options.opt_level, 0), 3),
+                                        reloc="pic", codemodel="small")
+
+
+def optimise(module: llvm.ModuleRef, machine: llvm.TargetMachine, options: CompileOptions) -> None:
+    """Run the pipeline of `options.opt_level` on `module` in place."""
+    level = min(max(options.opt_level, 0), 3)
+    if level == 0:
+        return
+    tuning = llvm.PipelineTuningOptions(speed_level=level)
+    vectorise = level >= 2
+    tuning.loop_vectorization = vectorise
+    tuning.slp_vectorization = vectorise
+    tuning.loop_interleaving = vectorise
+    tuning.loop_unrolling = vectorise
+    builder = llvm.create_pass_builder(machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
+def parse(text: str, name: str) -> llvm.ModuleRef:
+    """Parse and verify textual IR produced by llvmlite's builder."""
+    _initialise()
+    module = llvm.parse_assembly(text)
+    module.name = name
+    module.verify()
+    return module
