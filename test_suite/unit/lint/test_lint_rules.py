@@ -243,3 +243,10 @@ def test_front_end_ignores_comments_on_pragma_lines(tmp_path):
     assert pragma.errors == ()
     assert pragma.text == "pragma pencil independent reduction(+: s)"
     assert [r.variables for r in pragma.reductions] == [("s",)]
+
+
+def test_user_guide_lists_every_rule_with_its_explanation():
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "user-guide.md").read_text()
+    section = guide[guide.index("## Linting PENCIL code (--lint)"):]
+    for rule in RULES.values():
+        assert f"| `{rule.id}` | {rule.severity} | {rule.explanation} " in section
