@@ -21,7 +21,7 @@ integer min/max builtins, ternaries with affine conditions, comparisons and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Callable, Optional
 
 import os
@@ -56,11 +56,25 @@ def describe(e: N.Expr) -> str:
 
 
 def _source_text(e: N.Expr) -> str:
-    text = format_expr(e)
+    text = format_expr(_without_implicit_casts(e))
     # The printer parenthesises every operator; a reason reads better without the outer pair.
     if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]
     return text
+
+
+def _without_implicit_casts(e: N.Expr) -> N.Expr:
+    """`e` as the user wrote it: clang's implicit conversions removed (for messages only)."""
+    while isinstance(e, N.Cast) and e.implicit:
+        e = e.operand
+    changes = {}
+    for f in fields(e):
+        value = getattr(e, f.name)
+        if isinstance(value, N.Expr):
+            changes[f.name] = _without_implicit_casts(value)
+        elif isinstance(value, tuple) and value and all(isinstance(v, N.Expr) for v in value):
+            changes[f.name] = tuple(_without_implicit_casts(v) for v in value)
+    return replace(e, **changes) if changes else e
 
 
 def _balanced(text: str) -> bool:
@@ -93,7 +107,7 @@ class AffineScope:
     context: isl.Set          # [P] -> { : parameter constraints }
 
     def restricted(self, condition: isl.Set) -> "AffineScope":
-        return replace(self, domain=self.domain.intersect(condition))
+        return replace(self, domain=self.domain.intersect(condition).coalesce())
 
     # ------------------------------------------------------------------ leaves
     def constant(self, value: int) -> isl.PwAff:

@@ -42,7 +42,7 @@ from clangpass.ir import types as T
 from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
                                    where)
 from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement
-from clangpass.regions import OptRegion, iter_stmts, stmt_exprs, written_variables
+from clangpass.regions import OptRegion, iter_exprs, iter_stmts, stmt_exprs, written_variables
 
 
 class NotModelled(Exception):
@@ -267,6 +267,7 @@ class _Extractor:
             cond = frame.scope.condition(s.cond)   # [P] -> { [i..] : cond }
         except NotAffine as exc:
             raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason})") from None
+        cond = cond.coalesce()
         then = self.visit(s.then, _Frame(frame.scope.restricted(cond), frame.locals))
         otherwise = None
         if s.otherwise is not None:
@@ -280,7 +281,7 @@ class _Extractor:
             raise NotModelled(f"loop at {where(s.loc)} reuses the iterator '{name}' of an enclosing loop")
         if name in self.params or name in self.arrays or name in frame.locals:
             raise NotModelled(f"loop iterator '{name}' at {where(s.loc)} shadows a variable of the region")
-        for e in self._body_exprs(s.body):
+        for e in self._body_exprs(s.body, name):
             if any(v.name == name for v in written_variables(e)):
                 raise NotModelled(f"loop iterator '{name}' is written in the body of the loop at {where(s.loc)}")
         depth = len(outer.iterators)
@@ -290,6 +291,8 @@ class _Extractor:
         step = self._loop_step(s, name, inner)
         if s.cond is None:
             raise NotModelled(f"loop at {where(s.loc)} has no condition")
+        if any(isinstance(v, N.VarRef) and v.name == name for v in iter_exprs(init)):
+            raise NotModelled(f"initial value of '{name}' at {where(s.loc)} reads '{name}'")
         try:
             lower = inner.pw_aff(init)                  # [P] -> { [i..] -> [(lb)] }
             cond = inner.condition(s.cond)              # [P] -> { [i..] : cond }
@@ -301,7 +304,7 @@ class _Extractor:
             started = started.intersect(iv.sub(lower).mod_val(isl.Val.int_from_si(self.ctx, abs(step)))
                                         .eq_set(inner.constant(0)))
         started = started.intersect(reach)              # [P] -> { [i..] : reached, lb <= i, on stride }
-        domain = started.intersect(cond)
+        domain = started.intersect(cond).coalesce()
         self._check_loop_exact(s, name, depth, started, domain, step)
         first = len(self.statements)
         child = self.visit(s.body, _Frame(AffineScope(space, inner.iterators, self.params, domain, self.context),
@@ -376,12 +379,20 @@ class _Extractor:
             raise NotModelled(f"loop at {where(s.loc)} has no bound on '{name}'")
 
     @staticmethod
-    def _body_exprs(s: N.Stmt) -> list[N.Expr]:
+    def _body_exprs(s: N.Stmt, iterator: str) -> list[N.Expr]:
+        """The expressions of a loop body, except the headers of nested loops over `iterator`.
+
+        (A nested loop reusing the iterator is reported as such when it is visited.)
+        """
         out: list[N.Expr] = []
         for sub in iter_stmts(s):
-            out.extend(stmt_exprs(sub))
             if isinstance(sub, N.For) and isinstance(sub.init, N.ExprStmt):
                 out.append(sub.init.expr)
+            for e in stmt_exprs(sub):
+                if isinstance(sub, N.For) and e is sub.step and any(v.name == iterator
+                                                                     for v in written_variables(e)):
+                    continue
+                out.append(e)
         return out
 
     # ------------------------------------------------------------------ locals
@@ -489,6 +500,9 @@ class _AccessCollector:
         self._read(e)
 
     def collect_Subscript(self, e: N.Subscript, must: bool) -> None:
+        self._read(e)
+
+    def collect_Member(self, e: N.Member, must: bool) -> None:
         self._read(e)
 
     # operators

@@ -32,6 +32,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.printer import format_stmt
+from clangpass.poly.affine import where
 from clangpass.regions import OptRegion
 
 
@@ -161,7 +162,7 @@ def _extent_text(extent: Optional[isl.PwAff]) -> str:
 
 def format_scop(scop: Scop) -> str:
     """Polly-style dump: context, arrays, statements with domains, schedules and accesses."""
-    lines = [f"Region: {scop.region.label} ({scop.region.kind}, {scop.region.loc})",
+    lines = [f"Region: {scop.region.label} ({scop.region.kind}, {where(scop.region.loc)})",
              "Context:", f"    {scop.context}",
              "Parameters: " + (", ".join(scop.params) if scop.params else "(none)"),
              "Arrays {"]
