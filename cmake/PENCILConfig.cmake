@@ -18,7 +18,7 @@
 #   PENCILCC_COMMAND      the command pencil_add_sources runs: the executable, or
 #                         `python -m clangpass` when only the Python package is there
 #   PENCIL_INCLUDE_DIRS   the directory of pencil.h (`pencilcc --print-include-dir`)
-#   PENCIL_DEFINITIONS    -D flags a program using PENCIL needs (--show-cc-args=DEFFLAGS)
+#   PENCIL_DEFINITIONS    compile flags a program using PENCIL needs (--show-cc-args=DEFFLAGS)
 #   PENCIL_LIBRARIES      what optimised code links against (--show-cc-args=LIBS,
 #                         else the OpenMP runtime)
 #   PENCIL_LIBRARY_DIRS   where those libraries are (--show-cc-args=LIBRARY_DIRS)
@@ -87,15 +87,23 @@ set(PENCILCC_COMMAND "")
 if(PENCILCC_EXECUTABLE)
   set(PENCILCC_COMMAND "${PENCILCC_EXECUTABLE}")
 elseif(_pencil_package_root)
-  find_package(Python3 QUIET COMPONENTS Interpreter)
-  if(Python3_Interpreter_FOUND)
+  # No pencilcc script: a Python that has pencilcc's dependencies runs the
+  # package this file belongs to.
+  find_program(_PENCIL_PYTHON NAMES python3 python HINTS ${_pencil_hints})
+  if(_PENCIL_PYTHON)
     set(_pencil_pythonpath "${_pencil_package_root}")
     if(NOT WIN32 AND NOT "$ENV{PYTHONPATH}" STREQUAL "")
       string(APPEND _pencil_pythonpath ":$ENV{PYTHONPATH}")
     endif()
-    set(PENCILCC_COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_pencil_pythonpath}"
-                         "${Python3_EXECUTABLE}" -m clangpass)
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_pencil_pythonpath}"
+                            "${_PENCIL_PYTHON}" -c "import clangpass.driver.main, islpy, llvmlite, clang.cindex"
+                    RESULT_VARIABLE _pencil_rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
+    if(_pencil_rc EQUAL 0)
+      set(PENCILCC_COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_pencil_pythonpath}"
+                           "${_PENCIL_PYTHON}" -m clangpass)
+    endif()
   endif()
+  unset(_PENCIL_PYTHON CACHE)
 endif()
 
 set(_pencil_failure "")
@@ -154,10 +162,26 @@ if(NOT PENCIL_INCLUDE_DIRS)
 endif()
 _pencil_query(_pencil_extra_includes --show-cc-args=INCLUDE_DIRS "--show-listsep=\n")
 list(APPEND PENCIL_INCLUDE_DIRS ${_pencil_extra_includes})
+
+# DEFFLAGS: -D flags become compile definitions, -I flags include directories,
+# anything else a compile option.
+_pencil_query(PENCIL_DEFINITIONS --show-cc-args=DEFFLAGS "--show-listsep=\n")
+set(_pencil_definitions "")
+set(_pencil_compile_options "")
+foreach(_pencil_flag IN LISTS PENCIL_DEFINITIONS)
+  if(_pencil_flag MATCHES "^-D(.+)")
+    list(APPEND _pencil_definitions "${CMAKE_MATCH_1}")
+  elseif(_pencil_flag MATCHES "^-I(.+)")
+    list(APPEND PENCIL_INCLUDE_DIRS "${CMAKE_MATCH_1}")
+  else()
+    list(APPEND _pencil_compile_options "${_pencil_flag}")
+  endif()
+endforeach()
+list(TRANSFORM PENCIL_INCLUDE_DIRS REPLACE "^-I" "")
 list(REMOVE_DUPLICATES PENCIL_INCLUDE_DIRS)
 
-_pencil_query(PENCIL_DEFINITIONS --show-cc-args=DEFFLAGS "--show-listsep=\n")
 _pencil_query(PENCIL_LIBRARY_DIRS --show-cc-args=LIBRARY_DIRS "--show-listsep=\n")
+list(TRANSFORM PENCIL_LIBRARY_DIRS REPLACE "^-L" "")
 _pencil_query(PENCIL_LIBRARIES --show-cc-args=LIBS "--show-listsep=\n")
 set(_pencil_link_libraries ${PENCIL_LIBRARIES})
 if(NOT PENCIL_LIBRARIES_OK)
@@ -181,14 +205,10 @@ endif()
 
 if(NOT TARGET PENCIL::runtime)
   add_library(PENCIL::runtime INTERFACE IMPORTED)
-  set(_pencil_definitions "")
-  foreach(_pencil_flag IN LISTS PENCIL_DEFINITIONS)
-    string(REGEX REPLACE "^-D" "" _pencil_flag "${_pencil_flag}")
-    list(APPEND _pencil_definitions "${_pencil_flag}")
-  endforeach()
   set_target_properties(PENCIL::runtime PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${PENCIL_INCLUDE_DIRS}"
     INTERFACE_COMPILE_DEFINITIONS "${_pencil_definitions}"
+    INTERFACE_COMPILE_OPTIONS "${_pencil_compile_options}"
     INTERFACE_LINK_DIRECTORIES "${PENCIL_LIBRARY_DIRS}"
     INTERFACE_LINK_LIBRARIES "${_pencil_link_libraries}")
 endif()
@@ -318,7 +338,8 @@ if(PENCILCC_EXECUTABLE)
   set_property(GLOBAL PROPERTY PENCILCC_EXECUTABLE "${PENCILCC_EXECUTABLE}")
 endif()
 set(PENCIL_FOUND TRUE)
-find_package_message(PENCIL "Found PENCIL: ${PENCILCC_EXECUTABLE} (found version \"${PENCIL_VERSION}\")"
+string(REPLACE ";" " " _pencil_shown "${PENCILCC_COMMAND}")
+find_package_message(PENCIL "Found PENCIL: ${_pencil_shown} (found version \"${PENCIL_VERSION}\")"
                      "[${PENCILCC_COMMAND}][${PENCIL_VERSION}][${PENCIL_INCLUDE_DIRS}]")
 
 cmake_policy(POP)
