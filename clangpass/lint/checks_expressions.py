@@ -11,9 +11,8 @@ business of pencil-pointer, calls of pencil-call.
 from __future__ import annotations
 
 from clangpass.ir import nodes as N
-from clangpass.lint.walker import PencilWalker, spell
+from clangpass.lint.walker import INCREMENTS, PencilWalker, spell
 
-_STEPS = ("++", "--", "post++", "post--")
 _FOREIGN_FORMS = {
     "COMPOUND_LITERAL_EXPR": "compound literal",
     "GENERIC_SELECTION_EXPR": "'_Generic' selection",
@@ -33,7 +32,7 @@ class ExpressionCheck(PencilWalker):
         self._check_statement_level(node, "assignment")
 
     def visit_Unary(self, node: N.Unary) -> None:
-        if node.op in _STEPS:
+        if node.op in INCREMENTS:
             self._check_statement_level(node, "increment" if "+" in node.op else "decrement")
 
     def visit_OpaqueExpr(self, node: N.OpaqueExpr) -> None:

@@ -20,11 +20,10 @@ from typing import Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
-from clangpass.lint.walker import (PencilWalker, descendants, root_variable, spell, strip_casts,
-                                   strip_implicit_casts)
+from clangpass.lint.walker import (INCREMENTS, PencilWalker, descendants, root_variable, spell,
+                                   strip_casts, strip_implicit_casts)
 
 _RELATIONAL = ("<", "<=", ">", ">=")
-_STEPS = ("++", "--", "post++", "post--")
 _SHAPE = "'for (int i = start; i < bound; i++)'"
 # Builtins that write (or kill) the array they are given.
 _WRITING_BUILTINS = ("__pencil_def", "__pencil_kill")
@@ -55,7 +54,7 @@ class _WriteCollector(PencilWalker):
         self._record(node.target, node.loc)
 
     def visit_Unary(self, node: N.Unary) -> None:
-        if node.op in _STEPS:
+        if node.op in INCREMENTS:
             self._record(node.operand, node.loc)
 
     def visit_Call(self, node: N.Call) -> None:
@@ -94,10 +93,10 @@ class ForLoopCheck(PencilWalker):
         iterator = self.iterator_of(node)
         if isinstance(init, N.DeclStmt):
             if len(init.decls) != 1:
-                self.report("pencil-for-init", init.decls[1].loc,
+                self.report("pencil-for-init", init.decls[1].loc if len(init.decls) > 1 else init.loc,
                             f"for loop declares {len(init.decls)} variables; a PENCIL for loop has exactly "
                             "one iterator")
-                return init.decls[0].name
+                return init.decls[0].name if init.decls else None
             if init.decls[0].init is None:
                 self.report("pencil-for-init", init.decls[0].loc,
                             f"iterator '{iterator}' has no start value; PENCIL loops have the form {_SHAPE}")
@@ -139,7 +138,7 @@ class ForLoopCheck(PencilWalker):
                         f"for loop has no step; PENCIL loops have the form {_SHAPE}")
             return
         step = strip_implicit_casts(node.step)
-        if isinstance(step, N.Unary) and step.op in _STEPS:
+        if isinstance(step, N.Unary) and step.op in INCREMENTS:
             target: Optional[N.Expr] = step.operand
         elif isinstance(step, N.Assign) and step.op in ("+=", "-=") and _is_literal_constant(step.value):
             target = step.target

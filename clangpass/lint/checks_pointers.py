@@ -17,14 +17,9 @@ from __future__ import annotations
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
-from clangpass.lint.walker import PencilWalker, root_variable, strip_implicit_casts, spell
+from clangpass.lint.walker import INCREMENTS, PencilWalker, root_variable, spell, strip_implicit_casts
 
-_STEPS = ("++", "--", "post++", "post--")
 _ACCESS_BUILTINS = ("__pencil_use", "__pencil_def")
-
-
-def _pointer_like(t: T.CType) -> bool:
-    return isinstance(t, (T.PointerType, T.ArrayType))
 
 
 class PointerCheck(PencilWalker):
@@ -62,7 +57,7 @@ class PointerCheck(PencilWalker):
         elif node.op == "&":
             self.report("pencil-pointer", node.loc,
                         f"address-of '{spell(node)}' is not allowed in PENCIL")
-        elif node.op in _STEPS and _pointer_like(node.operand.type):
+        elif node.op in INCREMENTS and T.is_pointer_like(node.operand.type):
             self.report("pencil-pointer", node.loc,
                         f"pointer arithmetic '{spell(node)}' is not allowed in PENCIL")
 
@@ -72,13 +67,13 @@ class PointerCheck(PencilWalker):
                         f"'{spell(node)}' dereferences a pointer, which is not allowed in PENCIL")
 
     def visit_Binary(self, node: N.Binary) -> None:
-        if node.op in ("+", "-") and (_pointer_like(strip_implicit_casts(node.lhs).type)
-                                      or _pointer_like(strip_implicit_casts(node.rhs).type)):
+        if node.op in ("+", "-") and (T.is_pointer_like(strip_implicit_casts(node.lhs).type)
+                                      or T.is_pointer_like(strip_implicit_casts(node.rhs).type)):
             self.report("pencil-pointer", node.loc,
                         f"pointer arithmetic '{spell(node)}' is not allowed in PENCIL")
 
     def visit_Assign(self, node: N.Assign) -> None:
-        if not _pointer_like(node.target.type):
+        if not T.is_pointer_like(node.target.type):
             return
         what = "assignment to a pointer" if node.op == "=" else "pointer arithmetic"
         self.report("pencil-pointer", node.loc, f"{what} '{spell(node)}' is not allowed in PENCIL")
@@ -112,7 +107,7 @@ class PointerCheck(PencilWalker):
             self.report("pencil-pointer", node.loc,
                         f"function '{node.name}' used as a value (function pointers are not allowed in PENCIL)")
             return
-        if not _pointer_like(node.type) or self._reported_by_parent(node):
+        if not T.is_pointer_like(node.type) or self._reported_by_parent(node):
             return
         if isinstance(node.type, T.ArrayType):
             self.report("pencil-pointer", node.loc,
@@ -129,11 +124,11 @@ class PointerCheck(PencilWalker):
         if isinstance(parent, N.Subscript):
             return parent.base is child
         if isinstance(parent, (N.Member, N.Unary)):
-            return isinstance(parent, N.Member) or parent.op in ("*", "&", *_STEPS)
+            return isinstance(parent, N.Member) or parent.op in ("*", "&", *INCREMENTS)
         if isinstance(parent, N.Binary):
             return parent.op in ("+", "-")
         if isinstance(parent, N.Assign):
-            return parent.target is child or _pointer_like(parent.target.type)
+            return parent.target is child or T.is_pointer_like(parent.target.type)
         if isinstance(parent, N.VarDecl):
             return isinstance(parent.type, T.PointerType)
         if isinstance(parent, N.Cast):

@@ -23,7 +23,7 @@ from typing import Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
-from clangpass.lint.walker import PencilWalker, descendants, strip_casts, strip_implicit_casts
+from clangpass.lint.walker import INCREMENTS, PencilWalker, descendants, strip_casts, strip_implicit_casts
 
 # Compound assignments that implement each reduction operator; `-` partial results
 # are combined with + as in OpenMP, so both += and -= are accepted for + and -.
@@ -56,7 +56,7 @@ def is_reduction_statement(expr: N.Expr, name: str, op: str) -> bool:
     """`v op= e`, `v = v op e`, `v = e op v` (commutative op), `v = min(v, e)`, e free of v,
     or `v++`/`v--` for + and -."""
     e = strip_implicit_casts(expr)
-    if isinstance(e, N.Unary) and e.op in ("++", "--", "post++", "post--"):
+    if isinstance(e, N.Unary) and e.op in INCREMENTS:
         operand = strip_casts(e.operand)
         return op in ("+", "-") and isinstance(operand, N.VarRef) and operand.name == name
     if not isinstance(e, N.Assign):

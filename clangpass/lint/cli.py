@@ -211,8 +211,9 @@ def _emit_json(engine: DiagnosticEngine, statuses: dict[str, str], stream: TextI
 
 
 # ---------------------------------------------------------------------- entry points
-def explain(rule_id: str, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+def explain(rule_id: str, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
     """`pencilcc --lint-explain RULE`: prints the rule's explanation (exit 0, or 2 if unknown)."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     rule = find_rule(rule_id)
     if rule is None:
         stderr.write(f"pencilcc: error: unknown lint rule '{rule_id}'; valid rules are:\n")
@@ -226,8 +227,9 @@ def explain(rule_id: str, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stde
     return EXIT_COMPLIANT
 
 
-def run_lint(argv: list[str], stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+def run_lint(argv: list[str], stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
     """`pencilcc --lint ARGS`: lints every file; returns the exit status (0, 1 or 2)."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     try:
         try:
             cmd = parse_command(argv)

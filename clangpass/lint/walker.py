@@ -24,6 +24,9 @@ from clangpass.ir.types import CType
 if TYPE_CHECKING:  # pragma: no cover
     from clangpass.lint.unit import PencilUnit
 
+# The Unary operators that write their operand.
+INCREMENTS = ("++", "--", "post++", "post--")
+
 # Fields of IR nodes that hold no sub-node (types, locations, pragmas).
 _NOT_CHILDREN = frozenset({"type", "loc", "extent", "pragmas", "compute_type"})
 
