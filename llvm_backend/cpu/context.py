@@ -111,7 +111,9 @@ class FunctionState:
         self.entry.branch(self.function.blocks[1])
 
     def alloca(self, ty: ir.Type, name: str, count: Optional[ir.Value] = None) -> ir.Value:
-        return self.entry.alloca(ty, size=count, name=name)
+        slot = self.entry.alloca(ty, size=count, name=name)
+        slot.type = PTR  # opaque, like every other pointer we emit (llvmlite types allocas)
+        return slot
 
     def push_parallel(self, group: AccessGroup) -> None:
         self.parallel_groups.append(group)

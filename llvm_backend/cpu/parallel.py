@@ -192,13 +192,14 @@ def num_threads_function(ctx: ModuleContext) -> ir.Function:
         return existing
     cache = ir.GlobalVariable(module, I32, name="pencil.num_threads.cache")
     cache.linkage = "internal"
-    cache.initializer = ir.Constant(I32, -1)
+    cache.initializer = ir.Constant(I32, -1)   # keeps its typed pointer: llvmlite's store_atomic needs it
     text = bytearray(NUM_THREADS_ENV.encode() + b"\0")
     env_name = ir.GlobalVariable(module, ir.ArrayType(I8, len(text)), name="pencil.num_threads.env")
     env_name.linkage = "private"
     env_name.global_constant = True
     env_name.unnamed_addr = True
     env_name.initializer = ir.Constant(ir.ArrayType(I8, len(text)), text)
+    env_name.type = PTR
 
     fn = ir.Function(module, ir.FunctionType(I32, []), name="pencil.num_threads")
     fn.linkage = "internal"

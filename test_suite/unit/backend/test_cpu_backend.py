@@ -392,3 +392,219 @@ def test_math_and_integer_builtins(tmp_path):
     row4 = pairs[4 * per_row:5 * per_row]
     assert float(row4[2][1]) == float(row4[3][1]) == (4 - 11) * 0.731 + 0.05
     assert {"-lm"} <= set(runtime_link_flags([kernel.unit], CompileOptions()))
+
+
+# --------------------------------------------------------------------------------- arrays
+ARRAY_KERNEL = """
+void k(int n, int m, int p, double A[n][m][p], double B[10][20], double *x, float C[][8], long D[n],
+       double E[][m])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      for (int l = 0; l < p; l++) {
+        A[i][j][l] = A[i][j][l] * 0.5 + B[j][l + 1] + x[i * m + j] + C[l][i] + E[i][j];
+        D[i] += (long)(A[i][j][l] * 10) + (long)(A[i][j] - A[0][0]);
+        E[i][j] += *(x + l) + *(C[l] + i) + A[i][j][l];
+      }
+#pragma endscop
+}
+"""
+
+ARRAY_MAIN = """
+#define NN 4
+#define MM 5
+#define PP 6
+int main(void)
+{
+  static double A[2][NN][MM][PP], B[2][10][20], x[2][NN * MM], E[2][NN][MM];
+  static float C[2][PP][8]; static long D[2][NN];
+  for (int c = 0; c < 2; c++) {
+    for (int i = 0; i < NN; i++) for (int j = 0; j < MM; j++) for (int l = 0; l < PP; l++)
+      A[c][i][j][l] = i * 100 + j * 10 + l;
+    for (int i = 0; i < 10; i++) for (int j = 0; j < 20; j++) B[c][i][j] = i * 0.25 - j;
+    for (int i = 0; i < NN * MM; i++) x[c][i] = i * 1.5;
+    for (int i = 0; i < PP; i++) for (int j = 0; j < 8; j++) C[c][i][j] = i * 8 + j + 0.5f;
+    for (int i = 0; i < NN; i++) { D[c][i] = i; for (int j = 0; j < MM; j++) E[c][i][j] = i - j; }
+  }
+  k(NN, MM, PP, A[0], B[0], x[0], C[0], D[0], E[0]);
+  OURS(NN, MM, PP, A[1], B[1], x[1], C[1], D[1], E[1]);
+  for (int i = 0; i < NN; i++) {
+    for (int j = 0; j < MM; j++) {
+      for (int l = 0; l < PP; l++) printf("%.17g %.17g\\n", A[0][i][j][l], A[1][i][j][l]);
+      printf("%.17g %.17g\\n", E[0][i][j], E[1][i][j]);
+    }
+    printf("%ld %ld\\n", D[0][i], D[1][i]);
+  }
+  return 0;
+}
+"""
+
+
+def test_vla_and_constant_arrays_1d_2d_3d(tmp_path):
+    kernel = Kernel(tmp_path, ARRAY_KERNEL, nest=("[n, m, p]", ("i", "j", "l"), "0 <= i < n and 0 <= j < m and 0 <= l < p"))
+    assert kernel.args == ["n", "m", "p", "A", "B", "x", "C", "D", "E"]
+    for level in (0, 2):
+        pairs = kernel.run(ARRAY_MAIN, CompileOptions(opt_level=level), tag=str(level))
+        assert len(pairs) == 4 * (5 * 7 + 1)
+        assert_pairs_equal(pairs)
+    # A[0][0][0] = 0 * 0.5 + B[0][1] + x[0] + C[0][0] + E[0][0] = -1 + 0 + 0.5 + 0.
+    assert float(pairs[0][1]) == -0.5
+    # Linearised addressing: ((i * m) + j) * p + l on the VLA, constant 20 on B.
+    text = emit_llvm_ir([kernel.unit], CompileOptions(opt_level=0), "kernel")
+    assert "getelementptr inbounds double, ptr %pencil.A" in text
+
+
+# --------------------------------------------------------------------------------- scalars, locals
+LOCALS_KERNEL = """
+void k(int n, double x[n], double y[n], double *out, int *count)
+{
+  double sum;
+  int calls;
+  sum = 1.0;
+  calls = 0;
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    double t;
+    double tmp[4];
+    double w[n];
+    t = x[i] * 2;
+    tmp[i % 4] = t;
+    tmp[(i + 1) % 4] = t + 1;
+    w[n - 1 - i] = tmp[i % 4] * tmp[(i + 1) % 4];
+    y[i] = tmp[i % 4] + tmp[(i + 1) % 4] + t + w[n - 1 - i];
+    sum += y[i];
+    calls++;
+    ++calls;
+  }
+#pragma endscop
+  *out = sum;
+  *count = calls;
+}
+"""
+
+LOCALS_MAIN = """
+#define N 17
+static double sum_ours; static int calls_ours;
+int main(void)
+{
+  double x[N], y[2][N], out = 0; int count = 0;
+  double sum = 1.0; int calls = 0;
+  for (int i = 0; i < N; i++) { x[i] = i * 0.75 - 3; y[0][i] = y[1][i] = 0; }
+  k(N, x, y[0], &out, &count);
+  OURS(N, x, y[1], &calls, &sum);
+  for (int i = 0; i < N; i++) printf("%.17g %.17g\\n", y[0][i], y[1][i]);
+  printf("%.17g %.17g\\n%d %d\\n", out, sum, count, calls);
+  return 0;
+}
+"""
+
+
+def test_scalars_by_pointer_and_region_locals(tmp_path):
+    kernel = Kernel(tmp_path, LOCALS_KERNEL, nest=("[n]", ("i",), "0 <= i < n"))
+    # Scalars written in the region are passed by address, sorted after the parameters.
+    assert [(a.name, a.passing) for a in kernel.unit.region.args] == [
+        ("n", "value"), ("x", "array"), ("y", "array"), ("calls", "pointer"), ("sum", "pointer")]
+    assert [d.name for d in kernel.unit.locals] == ["t", "tmp", "w"]
+    pairs = kernel.run(LOCALS_MAIN, CompileOptions(opt_level=1))
+    assert_pairs_equal(pairs)
+    assert pairs[-1] == ("34", "34")
+
+
+# --------------------------------------------------------------------------------- parallel loops
+PARALLEL_KERNEL = """
+int omp_get_thread_num(void);
+void k(int n, int m, double A[n][m], double B[n][m], double alpha, int who[n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      double t;
+      t = alpha * B[i][j] + i;
+      A[i][j] = A[i][j] * 0.5 + t * t + j;
+      who[i] = omp_get_thread_num();
+    }
+#pragma endscop
+}
+"""
+
+PARALLEL_MAIN = """
+#define N 64
+#define M 33
+int main(void)
+{
+  static double A[2][N][M], B[N][M]; static int who[2][N];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) { A[0][i][j] = A[1][i][j] = i - j; B[i][j] = i * 0.5 + j; }
+  k(N, M, A[0], B, 1.25, who[0]);
+  OURS(N, M, A[1], B, 1.25, who[1]);
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) printf("%.17g %.17g\\n", A[0][i][j], A[1][i][j]);
+  for (int i = 0; i < N; i++) printf("who %d\\n", who[1][i]);
+  return 0;
+}
+"""
+
+
+def test_parallel_loop_on_threads(tmp_path):
+    kernel = Kernel(tmp_path, PARALLEL_KERNEL, nest=("[n, m]", ("i", "j"), "0 <= i < n and 0 <= j < m"),
+                    parallel=(0,))
+    options = CompileOptions(opt_level=2)
+    assert runtime_link_flags([kernel.unit], options) == ["-fopenmp"]
+    text = emit_llvm_ir([kernel.unit], options, "kernel")
+    assert "call void @GOMP_parallel(ptr nonnull @" in text and ".omp_fn.0" in text
+    assert "llvm.loop.parallel_accesses" in text
+    exe = kernel.build(PARALLEL_MAIN, options)
+    results = {}
+    for threads, env in [(1, {"OMP_NUM_THREADS": "1"}), (2, {"OMP_NUM_THREADS": "2"}),
+                         (3, {"OMP_NUM_THREADS": "1", "PENCILCC_NUM_THREADS": "3"})]:
+        out = subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                             env={**os.environ, **env}, timeout=60).stdout.splitlines()
+        pairs = [tuple(line.split()) for line in out if not line.startswith("who")]
+        assert_pairs_equal(pairs)
+        results[threads] = [p[1] for p in pairs]
+        who = [int(line.split()[1]) for line in out if line.startswith("who")]
+        # Static contiguous chunks: thread ids never decrease along i, and every thread got work.
+        assert who == sorted(who) and set(who) == set(range(threads)), (threads, who)
+    assert results[1] == results[2] == results[3]
+
+
+def test_parallel_tiles_on_a_triangle_with_nested_marks(tmp_path):
+    source = """
+    void k(int n, double A[n][n], double B[n][n])
+    {
+    #pragma scop
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+          A[i][j] = A[i][j] + i * 1000 + j;
+          B[i][j] = A[i][j] * 2 + B[i][j];
+        }
+    #pragma endscop
+    }
+    """
+    # Two loop nests (all S_0, then all S_1); S_0 is tiled by 5 rows. Both the tile loop
+    # (band 1) and the loop below it (band 2) are marked parallel.
+    domain = "[n] -> { S_0[i, j] : 0 <= j <= i < n; S_1[i, j] : 0 <= j <= i < n }"
+    bands = ["[n] -> { S_0[i, j] -> [0]; S_1[i, j] -> [1] }",
+             "[n] -> { S_0[i, j] -> [floor(i / 5)]; S_1[i, j] -> [i] }",
+             "[n] -> { S_0[i, j] -> [i]; S_1[i, j] -> [j] }",
+             "[n] -> { S_0[i, j] -> [j]; S_1[i, j] -> [0] }"]
+    kernel = Kernel(tmp_path, source, schedule=(domain, bands), parallel=(1, 2))
+    main = """
+    int main(void)
+    {
+      static double A[2][23][23], B[2][23][23];
+      for (int i = 0; i < 23; i++)
+        for (int j = 0; j < 23; j++) { A[0][i][j] = A[1][i][j] = i * 0.5 - j; B[0][i][j] = B[1][i][j] = j; }
+      k(23, A[0], B[0]);
+      OURS(23, A[1], B[1]);
+      for (int i = 0; i < 23; i++) for (int j = 0; j < 23; j++)
+        printf("%.17g %.17g\\n%.17g %.17g\\n", A[0][i][j], A[1][i][j], B[0][i][j], B[1][i][j]);
+      return 0;
+    }
+    """
+    pairs = kernel.run(main, CompileOptions(opt_level=3), env={"OMP_NUM_THREADS": "3"})
+    assert_pairs_equal(pairs)
+    assert float(pairs[2 * (23 * 22 + 21)][1]) == 22 * 0.5 - 21 + 22 * 1000 + 21
+    text = emit_llvm_ir([kernel.unit], CompileOptions(opt_level=0), "kernel")
+    # One parallel region per loop nest; the marks nested in them run inside the threads.
+    assert text.count("call void @GOMP_parallel") == 2
+    assert "pencil.floord" in text  # the tile loop's bound, floor((n - 1) / 5)
