@@ -194,7 +194,8 @@ class _Extractor:
         except NotAffine:
             return None
         extent = extent.project_domain_on_params()             # [P] -> { [(e)] }
-        # A variable-length array's extent is positive whenever it is evaluated (C11 6.7.6.2p5).
+        # A variable-length array's extent is positive whenever it is evaluated (C11 6.7.6.2p5);
+        # like pet, assume only non-negative, so that calls with empty extents stay correct.
         self.context = self.context.intersect(extent.nonneg_set())
         return extent
 
