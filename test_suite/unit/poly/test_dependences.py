@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+"""Dependence analysis (clangpass.poly.dependences): exact flow, anti and output relations."""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.poly.dependences import AnalysisBudgetExceeded, compute_dependences, dependences, format_deps
+
+from test_suite.unit.poly.snippets import optimise, scop_of
+
+STENCIL = """\
+void stencil(int T, int n, double A[static const restrict n], double B[static const restrict n]) {
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      B[i] = A[i - 1] + A[i + 1];
+    for (int i = 1; i < n - 1; i++)
+      A[i] = B[i];
+  }
+}
+"""
+
+
+def test_stencil_dependences_exact(tmp_path):
+    deps = dependences(scop_of(tmp_path, STENCIL))
+    assert format_deps(deps).splitlines() == [
+        "Flow :=",
+        "    [T, n] -> { S_0[t, i] -> S_1[t' = t, i' = i] : n >= 0 and 0 <= t < T and 0 < i <= -2 + n };",
+        "    [T, n] -> { S_1[t, i] -> S_0[t' = 1 + t, i' = 1 + i] : 0 <= t <= -2 + T and 0 < i <= -3 + n;"
+        " S_1[t, i] -> S_0[t' = 1 + t, i' = -1 + i] : 0 <= t <= -2 + T and 2 <= i <= -2 + n };",
+        "Anti :=",
+        "    [T, n] -> { S_0[t, i] -> S_1[t', i' = 1 + i] : t >= 0 and 0 < i <= -3 + n and t <= t' < T;"
+        " S_0[t, i] -> S_1[t', i' = -1 + i] : t >= 0 and 2 <= i <= -2 + n and t <= t' < T };",
+        "    [T, n] -> { S_1[t, i] -> S_0[t', i' = i] : n >= 0 and t >= 0 and 0 < i <= -2 + n and t < t' < T };",
+        "Output :=",
+        "    [T, n] -> { S_0[t, i] -> S_0[t', i' = i] : n >= 0 and t >= 0 and 0 < i <= -2 + n and t < t' < T };",
+        "    [T, n] -> { S_1[t, i] -> S_1[t', i' = i] : n >= 0 and t >= 0 and 0 < i <= -2 + n and t < t' < T };",
+    ]
+
+
+KILLED = """\
+#include <pencil.h>
+void f(int n, double A[static const restrict n], double x[static const restrict 1]) {
+  for (int i = 0; i < n; i++) {
+    A[i] = x[0];
+    x[0] = A[i] + 1.0;
+    KILL
+  }
+}
+"""
+
+
+def test_flow_is_value_based_and_cut_by_kills(tmp_path):
+    scop = scop_of(tmp_path, KILLED.replace("KILL", ""))
+    ctx = scop.context.get_ctx()
+    deps = dependences(scop)
+    # Value-based: each read of x[0] sees only the write of the previous iteration.
+    assert deps.flow.is_equal(isl.UnionMap.read_from_str(
+        ctx, "[n] -> { S_0[i] -> S_1[i] : 0 <= i < n; S_1[i] -> S_0[i + 1] : 0 <= i < n - 1 }"))
+    # Memory-based: every later write of x[0] is ordered after every earlier read and write.
+    assert deps.output.is_equal(isl.UnionMap.read_from_str(ctx, "[n] -> { S_1[i] -> S_1[j] : 0 <= i < j < n }"))
+    assert deps.anti.is_equal(isl.UnionMap.read_from_str(
+        ctx, "[n] -> { S_0[i] -> S_1[j] : 0 <= i <= j < n }"))
+
+    killed = dependences(scop_of(tmp_path, KILLED.replace("KILL", "__pencil_kill(x);")))
+    assert killed.flow.is_equal(isl.UnionMap.read_from_str(ctx, "[n] -> { S_0[i] -> S_1[i] : 0 <= i < n }"))
+    assert killed.output.is_equal(deps.output)
+
+
+def test_dependences_are_cached_on_the_scop(tmp_path):
+    scop = scop_of(tmp_path, STENCIL)
+    assert dependences(scop) is dependences(scop)
+    # A rescheduled copy keeps the model, hence the analysis; a model change drops it.
+    assert dependences(scop.with_schedule(scop.schedule)) is dependences(scop)
+    assert "dependences" not in scop.with_model().analyses
+
+
+def test_analysis_budget(tmp_path):
+    scop = scop_of(tmp_path, STENCIL)
+    try:
+        compute_dependences(scop, max_operations=1)
+    except AnalysisBudgetExceeded as exc:
+        assert "1 isl operations" in str(exc)
+    else:
+        raise AssertionError("the budget of 1 operation was not enforced")
+    outcome = optimise(tmp_path, STENCIL, isl_max_operations=1)
+    assert outcome.status == "fallback" and "isl operations" in outcome.reason
