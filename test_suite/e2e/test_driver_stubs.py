@@ -31,7 +31,7 @@ STUB_LINK_FLAGS = ["-lm"]
 def _row_pointer(name: str, t: T.CType) -> str:
     """A declarator for the pointer an array/pointer argument decays to."""
     if isinstance(t, T.ArrayType):
-        rows = "".join(f"[{format_expr(d.extent) if d.extent is not None else d.constant_extent}]"
+        rows = "".join(f"[{d.constant_extent if d.constant_extent is not None else format_expr(d.extent)}]"
                        for d in t.dims()[1:])
         return f"{t.scalar_element().unqualified().spelling()} (*{name}){rows}"
     return f"{t.unqualified().spelling()} {name}"
@@ -82,8 +82,9 @@ def reference_emit_object(units, options, module_name: str) -> bytes:
         c_file, obj = os.path.join(tmp, "regions.c"), os.path.join(tmp, "regions.o")
         Path(c_file).write_text(source)
         flags = ["-fPIC"] if options.pic else ["-fno-pic"]
-        subprocess.run(["gcc", "-std=gnu99", "-O1", "-w", *flags, "-c", c_file, "-o", obj],
-                       check=True, capture_output=True)
+        original_dir = os.path.dirname(os.path.abspath(regions[0].extent.file))
+        subprocess.run(["gcc", "-std=gnu99", "-O1", "-w", *flags, "-iquote", original_dir, "-c", c_file,
+                        "-o", obj], check=True, capture_output=True)
         return Path(obj).read_bytes()
 
 
