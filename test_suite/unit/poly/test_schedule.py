@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+"""Scheduling passes and the pass manager: schedule, tile, mark-parallel, verify-schedule, pipelines."""
+from __future__ import annotations
+
+import io
+import re
+
+import islpy as isl
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import PIPELINES, optimise_region, run_pipeline
+from clangpass.passes.registry import PASSES, PassContext
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.codegen import format_ast
+from clangpass.poly.dependences import dependences
+from clangpass.poly.validity import PARALLEL_MARK, dependence_violations, parallel_violations
+
+from test_suite.unit.poly.snippets import optimise, region_of, scop_of
+
+GEMM = """\
+void gemm(int ni, int nj, int nk, double alpha, double beta,
+          double C[static const restrict ni][nj], double A[static const restrict ni][nk],
+          double B[static const restrict nk][nj]) {
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++)
+      C[i][j] *= beta;
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+  }
+}
+"""
+
+CARRIED = """\
+void f(int n, double A[static const restrict n]) {
+  for (int i = 1; i < n; i++)
+    A[i] = A[i - 1] + 1.0;
+}
+"""
+
+
+def _parallel_marks_above_for(ast_text: str) -> bool:
+    lines = [line.strip() for line in ast_text.splitlines()]
+    return all(lines[k + 1].startswith("for ") for k, line in enumerate(lines) if line == "// parallel")
+
+
+def test_gemm_is_tiled_and_parallel_at_O3(tmp_path):
+    outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=32)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.tiled_bands >= 1 and set(outcome.tile_sizes) == {32}
+    assert outcome.parallel_loops >= 1
+    text = format_ast(outcome.unit)
+    assert "// tile" in text and "// point" in text and "// parallel" in text
+    assert _parallel_marks_above_for(text)
+    assert outcome.unit.parallel_loops == text.count("// parallel")
+    assert set(outcome.unit.statements) == {"S_0", "S_1"}
+    assert outcome.unit.statements["S_1"].iterators == ("i", "k", "j")
+    assert list(outcome.pass_seconds) == PIPELINES[3]
+
+
+def test_gemm_keeps_the_source_order_at_O1(tmp_path):
+    outcome = optimise(tmp_path, GEMM, opt_level=1)
+    assert outcome.status == "optimized"
+    assert (outcome.tiled_bands, outcome.parallel_loops, outcome.tile_sizes) == (0, 0, ())
+    assert format_ast(outcome.unit).splitlines() == [
+        "for (int c0 = 0; c0 < ni; c0 += 1) {",
+        "  for (int c1 = 0; c1 < nj; c1 += 1)",
+        "    S_0(c0, c1);",
+        "  for (int c1 = 0; c1 < nk; c1 += 1)",
+        "    for (int c2 = 0; c2 < nj; c2 += 1)",
+        "      S_1(c0, c1, c2);",
+        "}",
+    ]
+
+
+def test_knobs_and_disabled_passes(tmp_path):
+    untiled = optimise(tmp_path, GEMM, opt_level=3, tile_size=0)
+    assert untiled.tiled_bands == 0 and untiled.parallel_loops >= 1
+    serial = optimise(tmp_path, GEMM, opt_level=3, parallel=False)
+    assert serial.parallel_loops == 0 and serial.tiled_bands >= 1
+    no_tile = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"tile"}))
+    assert no_tile.tiled_bands == 0 and "tile" not in no_tile.pass_seconds
+    # Without the scheduler, tile and mark-parallel (which need its band flags) are skipped too.
+    no_schedule = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"schedule"}))
+    assert no_schedule.status == "optimized"
+    assert set(no_schedule.pass_seconds) == {"extract", "dependences", "verify-schedule", "codegen"}
+    no_codegen = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"codegen"}))
+    assert no_codegen.status == "fallback" and no_codegen.reason == "pass 'codegen' is disabled"
+
+
+def test_carried_dependence_is_not_parallel(tmp_path):
+    outcome = optimise(tmp_path, CARRIED, opt_level=3)
+    assert outcome.status == "optimized" and outcome.parallel_loops == 0
+
+
+def test_validity_check_rejects_an_invalid_schedule(tmp_path):
+    scop = scop_of(tmp_path, CARRIED)
+    deps = dependences(scop).all
+    ctx = scop.context.get_ctx()
+    reversed_loop = isl.Schedule.from_domain(scop.domain).insert_partial_schedule(
+        isl.MultiUnionPwAff.read_from_str(ctx, "[n] -> [{ S_0[i] -> [(-i)] }]"))
+    assert dependence_violations(scop.schedule, deps) == []
+    assert dependence_violations(reversed_loop, deps) == [
+        "[n] -> { S_0[i] -> S_0[i' = 1 + i] : 0 < i <= -2 + n }"]
+    marked = scop.schedule.get_root().child(0).insert_mark(isl.Id(PARALLEL_MARK, context=ctx)).get_schedule()
+    assert dependence_violations(marked, deps) == []
+    assert len(parallel_violations(marked, deps)) == 1
+
+    # The verify-schedule pass puts the source order back, and says why.
+    region, module = region_of(tmp_path, CARRIED)
+    pass_ctx = PassContext(CompileOptions(opt_level=3), ctx)
+    for bad in (reversed_loop, marked):
+        unit = PolyUnit(region, module, scop=scop.with_schedule(bad))
+        fixed = PASSES["verify-schedule"]().run(unit, pass_ctx).scop
+        assert fixed.schedule.plain_is_equal(scop.original_compute_schedule())
+        assert fixed.notes and fixed.notes[0].startswith("invalid schedule replaced by the original one")
+
+
+def test_scheduler_budget_keeps_the_original_schedule(tmp_path):
+    region, module = region_of(tmp_path, GEMM)
+    ctx = PassContext(CompileOptions(opt_level=3), isl.Context())
+    unit = run_pipeline(PolyUnit(region, module), ["extract", "dependences"], ctx, DumpSink(), {})
+    starved = PassContext(CompileOptions(opt_level=3, isl_max_operations=1), ctx.isl_ctx)
+    scheduled = PASSES["schedule"]().run(unit, starved).scop
+    assert scheduled.schedule.plain_is_equal(unit.scop.schedule)
+    assert scheduled.notes == ("scheduling exceeded 1 isl operations: original schedule kept",)
+    assert ctx.isl_ctx.get_max_operations() == 0
+
+
+def test_dumps_are_headed_and_in_pipeline_order(tmp_path):
+    region, module = region_of(tmp_path, GEMM)
+    stream = io.StringIO()
+    sink = DumpSink(stages=frozenset({"scop", "deps", "schedule", "ast"}), stream=stream)
+    options = CompileOptions(opt_level=3, dump_after=frozenset({"tile"}))
+    outcome = optimise_region(region, module, options, sink)
+    assert outcome.status == "optimized"
+    heads = re.findall(r"^;; pencilcc (\S+) 'gemm' after (\S+)$", stream.getvalue(), re.M)
+    assert heads == [("scop", "extract"), ("deps", "dependences"), ("schedule", "schedule"),
+                     ("schedule", "tile"), ("scop", "tile"), ("schedule", "mark-parallel"),
+                     ("schedule", "verify-schedule"), ("ast", "codegen")]
+    text = stream.getvalue()
+    for heading in ("Context:", "Arrays {", "Statements {", "Domain :=", "Schedule :=", "MustWriteAccess :=",
+                    "ReadAccess :=", "Flow :=", "Anti :=", "Output :="):
+        assert heading in text
