@@ -148,7 +148,8 @@ class AffineScope:
         return value
 
     def _value_Cast(self, e: N.Cast) -> isl.PwAff:
-        if not (is_affine_integer_type(e.type) and isinstance(e.operand.type, T.IntType)):
+        # Only conversions that keep every value (widening between signed integers) are the identity.
+        if not (is_affine_integer_type(e.type) and _widens(e.operand.type, e.type)):
             raise NotAffine(f"conversion to '{e.type.spelling()}' in {describe(e)} is not affine")
         return self.pw_aff(e.operand)
 
@@ -206,27 +207,51 @@ class AffineScope:
     # ------------------------------------------------------------------ conditions
     def condition(self, e: N.Expr) -> isl.Set:
         """The instances for which `e` is true, as `[P] -> { [i..] : e }`."""
-        if isinstance(e, N.Binary) and e.op in _COMPARE:
+        method: Optional[Callable[[N.Expr], isl.Set]] = getattr(self, f"_condition_{type(e).__name__}", None)
+        if method is None:
+            return self._truth(e)
+        return method(e)
+
+    def _truth(self, e: N.Expr) -> isl.Set:
+        """C's truth of an integer value: non-zero."""
+        return self.pw_aff(e).ne_set(self.constant(0))
+
+    def _condition_Binary(self, e: N.Binary) -> isl.Set:
+        if e.op in _COMPARE:
             lhs, rhs = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
             return getattr(lhs, _COMPARE[e.op])(rhs)
-        if isinstance(e, N.Binary) and e.op == "&&":
+        if e.op == "&&":
             lhs = self.condition(e.lhs)
             return lhs.intersect(self.restricted(lhs).condition(e.rhs))
-        if isinstance(e, N.Binary) and e.op == "||":
+        if e.op == "||":
             lhs = self.condition(e.lhs)
             return lhs.union(self.restricted(lhs.complement()).condition(e.rhs))
-        if isinstance(e, N.Unary) and e.op == "!":
+        return self._truth(e)
+
+    def _condition_Unary(self, e: N.Unary) -> isl.Set:
+        if e.op == "!":
             return self.condition(e.operand).complement()
-        if isinstance(e, N.Cast) and isinstance(e.type, T.IntType):
+        return self._truth(e)
+
+    def _condition_Cast(self, e: N.Cast) -> isl.Set:
+        # Conversion to _Bool, or one that keeps every value, keeps the truth of the operand.
+        if isinstance(e.type, T.IntType) and (e.type.name == "_Bool" or _widens(e.operand.type, e.type)):
             return self.condition(e.operand)
-        if isinstance(e, N.Conditional):
-            cond = self.condition(e.cond)
-            other = cond.complement()
-            return (cond.intersect(self.restricted(cond).condition(e.then))
-                    .union(other.intersect(self.restricted(other).condition(e.otherwise))))
-        if isinstance(e, N.IntLit):
-            return self.universe() if e.value else isl.Set.empty(self.space)
-        return self.pw_aff(e).ne_set(self.constant(0))
+        return self._truth(e)
+
+    def _condition_Conditional(self, e: N.Conditional) -> isl.Set:
+        cond = self.condition(e.cond)
+        other = cond.complement()
+        return (cond.intersect(self.restricted(cond).condition(e.then))
+                .union(other.intersect(self.restricted(other).condition(e.otherwise))))
+
+    def _condition_IntLit(self, e: N.IntLit) -> isl.Set:
+        return self.universe() if e.value else isl.Set.empty(self.space)
+
+
+def _widens(source: T.CType, target: T.CType) -> bool:
+    return (isinstance(source, T.IntType) and isinstance(target, T.IntType) and source.signed == target.signed
+            and source.bits <= target.bits)
 
 
 _COMPARE = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}

@@ -30,7 +30,6 @@ between iterations correct under any schedule that respects them.
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -43,6 +42,12 @@ from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_con
                                    where)
 from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement
 from clangpass.regions import OptRegion, iter_exprs, iter_stmts, stmt_exprs, written_variables
+
+
+# Statements outside static control flow, as reasons name them.
+_UNSUPPORTED = {N.While: "'while' loop", N.DoWhile: "'do-while' loop", N.Return: "'return' statement",
+                N.Break: "'break' statement", N.Continue: "'continue' statement", N.Goto: "'goto' statement",
+                N.Label: "label", N.Switch: "'switch' statement"}
 
 
 class NotModelled(Exception):
@@ -204,8 +209,8 @@ class _Extractor:
         method: Optional[Callable[[N.Stmt, _Frame], Optional[isl.Schedule]]] = \
             getattr(self, f"visit_{type(s).__name__}", None)
         if method is None:
-            kind = getattr(s, "kind", "") or type(s).__name__.lower()
-            raise NotModelled(f"'{kind}' statement at {where(s.loc)} is not supported in a polyhedral region")
+            what = _UNSUPPORTED.get(type(s)) or f"'{getattr(s, 'kind', '') or type(s).__name__.lower()}' statement"
+            raise NotModelled(f"{what} at {where(s.loc)}")
         return method(s, frame)
 
     def visit_Compound(self, s: N.Compound, frame: _Frame) -> Optional[isl.Schedule]:
@@ -218,27 +223,6 @@ class _Extractor:
 
     def visit_NullStmt(self, s: N.NullStmt, frame: _Frame) -> Optional[isl.Schedule]:
         return None
-
-    def visit_While(self, s: N.While, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'while' loop at {where(s.loc)}")
-
-    def visit_DoWhile(self, s: N.DoWhile, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'do-while' loop at {where(s.loc)}")
-
-    def visit_Return(self, s: N.Return, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'return' statement at {where(s.loc)} inside the region")
-
-    def visit_Break(self, s: N.Break, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'break' statement at {where(s.loc)}")
-
-    def visit_Continue(self, s: N.Continue, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'continue' statement at {where(s.loc)}")
-
-    def visit_Goto(self, s: N.Goto, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'goto' statement at {where(s.loc)}")
-
-    def visit_Switch(self, s: N.Switch, frame: _Frame) -> Optional[isl.Schedule]:
-        raise NotModelled(f"'switch' statement at {where(s.loc)}")
 
     def visit_DeclStmt(self, s: N.DeclStmt, frame: _Frame) -> Optional[isl.Schedule]:
         out = []
