@@ -28,7 +28,6 @@ import llvmlite.ir as ir
 
 from clangpass.builtins import FLOAT_FUNCTIONS, INTEGER_FUNCTIONS, INTEGER_PREFIXES
 from clangpass.ir import nodes as N
-from clangpass.ir import types as T
 from llvm_backend.cpu.lower_types import I1, BackendError, is_signed, llvm_type
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -9,8 +9,11 @@ Output: the loop outlined into `<symbol>.omp_fn.<k>(ptr %data)` and, in its plac
 
 - `data` is a struct on the caller's stack holding the environment the loop
   needs: the region function's parameters, the isl AST iterators of enclosing
-  loops, and the addresses of the region locals.
-- Each thread reloads the environment, recomputes VLA extents and AST parameters,
+  loops, and the addresses of the region locals. `omp_fn` unpacks it and calls
+  `<symbol>.omp_chunk.<k>(environment...)`, whose parameters carry the region
+  parameters' attributes (`noalias` for restrict arrays), so alias information
+  is not lost through the struct; LLVM inlines it back at -O1 and above.
+- Each thread recomputes VLA extents and AST parameters,
   allocates its own region locals, initialised from the caller's (firstprivate:
   a local written before the loop and read in it keeps its value; values written
   in the loop are not copied back, the middle end only marks a loop parallel when
@@ -48,37 +51,66 @@ def run_on_threads(outer: AstLowering, loop: isl.AstNode) -> None:
     iterators = list(parent.isl_ids.items())
     local_vars = [(decl, parent.scope[decl.name]) for decl in unit.locals if decl.name in parent.scope]
     environment = [*parent.function.args, *(v for _, v in iterators), *(var.value for _, var in local_vars)]
-    record = ir.LiteralStructType([v.type for v in environment])
+    index = ctx.thread_functions
+    ctx.thread_functions += 1
+
+    chunk = _chunk_function(ctx, unit, parent.function, environment, index)
+    _emit_chunk(ctx, unit, chunk, len(parent.function.args), [n for n, _ in iterators], local_vars, loop)
+    trampoline = _trampoline(ctx, unit, chunk, index)
 
     b = parent.builder
+    record = ir.LiteralStructType([v.type for v in environment])
     data = parent.alloca(record, "pencil.omp.data")
     for i, value in enumerate(environment):
         b.store(value, b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record))
+    gomp_parallel = ctx.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32])
+    b.call(gomp_parallel, [trampoline, data, b.call(num_threads_function(ctx), [], name="pencil.num_threads"),
+                           _i32(0)])
 
-    fn = ir.Function(ctx.module, ir.FunctionType(VOID, [PTR]),
-                     name=f"{unit.region.symbol}.omp_fn.{ctx.thread_functions}")
-    ctx.thread_functions += 1
+
+def _chunk_function(ctx: ModuleContext, unit: CodegenUnit, parent: ir.Function, environment: list[ir.Value],
+                    index: int) -> ir.Function:
+    """`<symbol>.omp_chunk.<k>(params..., iterators..., locals...)`: one thread's share.
+
+    Taking the environment as parameters rather than as a struct keeps the region
+    parameters' attributes: `noalias` (restrict) survives, also once LLVM inlines it
+    into the trampoline, as alias scopes."""
+    fn = ir.Function(ctx.module, ir.FunctionType(VOID, [v.type for v in environment]),
+                     name=f"{unit.region.symbol}.omp_chunk.{index}")
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
-    fn.args[0].name = "pencil.omp.data"
-    _thread_body(ctx, unit, fn, record, len(parent.function.args), [n for n, _ in iterators], local_vars, loop)
+    for source, param in zip(parent.args, fn.args):
+        param.name = source.name
+        for attribute in source.attributes:
+            param.add_attribute(attribute)
+    return fn
 
-    gomp_parallel = ctx.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32])
-    b.call(gomp_parallel, [fn, data, b.call(num_threads_function(ctx), [], name="pencil.num_threads"), _i32(0)])
+
+def _trampoline(ctx: ModuleContext, unit: CodegenUnit, chunk: ir.Function, index: int) -> ir.Function:
+    """`<symbol>.omp_fn.<k>(ptr %data)`, what GOMP_parallel runs on every thread:
+    unpack the environment and run the thread's chunk."""
+    fn = ir.Function(ctx.module, ir.FunctionType(VOID, [PTR]), name=f"{unit.region.symbol}.omp_fn.{index}")
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    data = fn.args[0]
+    data.name = "pencil.omp.data"
+    record = ir.LiteralStructType([a.type for a in chunk.args])
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fields = [b.load(b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record), typ=ty)
+              for i, ty in enumerate(record.elements)]
+    b.call(chunk, fields)
+    b.ret_void()
+    return fn
 
 
-def _thread_body(ctx: ModuleContext, unit: CodegenUnit, fn: ir.Function, record: ir.LiteralStructType,
-                 n_params: int, iterator_names: list[str], local_vars: list, loop: isl.AstNode) -> None:
+def _emit_chunk(ctx: ModuleContext, unit: CodegenUnit, fn: ir.Function, n_params: int,
+                iterator_names: list[str], local_vars: list, loop: isl.AstNode) -> None:
     state = FunctionState.start(ctx, fn)
     inner = AstLowering(state, unit, run_on_threads=None)
-    entry = state.entry
-    loaded = []
-    for i, ty in enumerate(record.elements):
-        field = entry.gep(fn.args[0], [_i32(0), _i32(i)], inbounds=True, source_etype=record)
-        loaded.append(entry.load(field, typ=ty))
-    bind_region_args(inner.exprs, unit.region, loaded[:n_params])
-    state.isl_ids.update(zip(iterator_names, loaded[n_params:n_params + len(iterator_names)]))
-    for (decl, _), shared in zip(local_vars, loaded[n_params + len(iterator_names):]):
+    values = list(fn.args)
+    bind_region_args(inner.exprs, unit.region, values[:n_params])
+    state.isl_ids.update(zip(iterator_names, values[n_params:n_params + len(iterator_names)]))
+    for (decl, _), shared in zip(local_vars, values[n_params + len(iterator_names):]):
         private = allocate_local(inner.exprs, decl)
         state.scope[decl.name] = private
         _copy_in(state, private, shared)

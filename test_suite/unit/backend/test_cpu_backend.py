@@ -16,14 +16,18 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+import islpy as isl
 import pytest
 
-from clangpass.ir import nodes as N
+from clangpass.dumps import DumpSink
+from clangpass.frontend import parse_file
 from clangpass.options import CompileOptions
+from clangpass.passes.manager import optimise_region
 from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.regions import find_regions
 from clangpass.resources import include_dir
 from llvm_backend.cpu import BackendError, build_module, emit_llvm_ir, emit_object, runtime_link_flags
-from test_suite.unit.backend.units import build_ast, nest_unit, region_unit
+from test_suite.unit.backend.units import nest_unit, region_unit
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a host C compiler")
 
@@ -45,14 +49,15 @@ class Kernel:
 
     def __init__(self, tmp_path: Path, source: str, nest: tuple[str, tuple[str, ...], str] | None = None,
                  schedule: tuple[str, list[str]] | None = None, parallel=(), context: str = "",
-                 function: str = "k") -> None:
+                 function: str = "k", ctx=None) -> None:
         self.dir = tmp_path
         self.source = tmp_path / "kernel.c"
         self.source.write_text("#include <math.h>\n#include <pencil.h>\n" + textwrap.dedent(source))
         if nest is not None:
             self.unit = nest_unit(str(self.source), function, *nest, parallel=parallel, context=context)
         else:
-            self.unit = region_unit(str(self.source), function, *schedule, parallel=parallel, context=context)
+            self.unit = region_unit(str(self.source), function, *schedule, parallel=parallel, context=context,
+                                    ctx=ctx)
 
     @property
     def args(self) -> list[str]:
@@ -608,3 +613,200 @@ def test_parallel_tiles_on_a_triangle_with_nested_marks(tmp_path):
     # One parallel region per loop nest; the marks nested in them run inside the threads.
     assert text.count("call void @GOMP_parallel") == 2
     assert "pencil.floord" in text  # the tile loop's bound, floor((n - 1) / 5)
+
+
+# --------------------------------------------------------------------------------- isl AST forms
+def test_isl_ast_floor_division_min_max_strides_and_guards(tmp_path):
+    # Tiles of 4 x 3 over a triangle that starts at negative i: bounds with floord of
+    # negative values, min and max; a second nest keeps the points with (i + j) % 3 == 0
+    # (strided loop and guards).
+    source = """
+    void k(int n, long A[2 * n + 8][2 * n + 8], long B[2 * n + 8][2 * n + 8])
+    {
+    #pragma scop
+      for (int i = -n; i < n; i++)
+        for (int j = 0; j <= i + 3; j++)
+          A[i + n][j] = A[i + n][j] * 3 + i * 100 + j;
+      for (int i = -n; i < n; i++)
+        for (int j = 0; j <= i + 3; j++)
+          if ((i + j) % 3 == 0)
+            B[i + n][j] = B[i + n][j] + A[i + n][j] - 7 * i;
+    #pragma endscop
+    }
+    """
+    domain = ("[n] -> { S_0[i, j] : -n <= i < n and 0 <= j <= i + 3; "
+              "S_1[i, j] : -n <= i < n and 0 <= j <= i + 3 and (i + j) mod 3 = 0 }")
+    bands = ["[n] -> { S_0[i, j] -> [0]; S_1[i, j] -> [1] }",
+             "[n] -> { S_0[i, j] -> [floor(i / 4)]; S_1[i, j] -> [j] }",
+             "[n] -> { S_0[i, j] -> [floor(j / 3)]; S_1[i, j] -> [i] }",
+             "[n] -> { S_0[i, j] -> [i]; S_1[i, j] -> [0] }",
+             "[n] -> { S_0[i, j] -> [j]; S_1[i, j] -> [0] }"]
+    kernel = Kernel(tmp_path, source, schedule=(domain, bands), parallel=(1,), context="[n] -> { : n >= 0 }")
+    ast_text = kernel.unit.ast.to_C_str()
+    assert "floord" in ast_text and "min(" in ast_text and "max(" in ast_text and "+= 3" in ast_text
+    main = """
+    #define NN 13
+    #define W (2 * NN + 8)
+    int main(void)
+    {
+      static long A[2][W][W], B[2][W][W];
+      for (int c = 0; c < 2; c++) for (int i = 0; i < W; i++) for (int j = 0; j < W; j++)
+        { A[c][i][j] = i - 2 * j; B[c][i][j] = i * j; }
+      k(NN, A[0], B[0]);
+      OURS(NN, A[1], B[1]);
+      for (int i = 0; i < W; i++) for (int j = 0; j < W; j++)
+        printf("%ld %ld\\n%ld %ld\\n", A[0][i][j], A[1][i][j], B[0][i][j], B[1][i][j]);
+      return 0;
+    }
+    """
+    for level in (0, 2):
+        pairs = kernel.run(main, CompileOptions(opt_level=level), env={"OMP_NUM_THREADS": "2"}, tag=str(level))
+        assert len(pairs) == 2 * 34 * 34
+        assert_pairs_equal(pairs)
+    # A[i + n][j] for i = -3, j = 0 became (10 - 0) * 3 - 300 + 0.
+    assert pairs[2 * (10 * 34 + 0)] == ("-270", "-270")
+
+
+def test_conjunctive_loop_bounds_and_their_trip_count_on_threads(tmp_path):
+    # With atomic upper bounds off, isl writes `2 * c0 <= n && 3 * c0 <= m`: the thread
+    # outliner cannot read a bound from it and counts the iterations instead.
+    ctx = isl.Context()
+    ctx.set_ast_build_atomic_upper_bound(0)
+    source = """
+    void k(int n, int m, int B[100])
+    {
+    #pragma scop
+      for (int i = 0; 2 * i <= n && 3 * i <= m; i++)
+        B[i] = B[i] * 7 + i;
+    #pragma endscop
+    }
+    """
+    domain = "[n, m] -> { S_0[i] : 0 <= i and 2i <= n and 3i <= m }"
+    kernel = Kernel(tmp_path, source, schedule=(domain, ["[n, m] -> { S_0[i] -> [i] }"]), parallel=(0,), ctx=ctx)
+    assert "&&" in kernel.unit.ast.to_C_str()
+    main = """
+    int main(void)
+    {
+      int B[2][100];
+      for (int c = 0; c < 2; c++) for (int i = 0; i < 100; i++) B[c][i] = i % 11;
+      k(150, 90, B[0]);
+      OURS(150, 90, B[1]);
+      for (int i = 0; i < 100; i++) printf("%d %d\\n", B[0][i], B[1][i]);
+      return 0;
+    }
+    """
+    pairs = kernel.run(main, CompileOptions(opt_level=2), env={"OMP_NUM_THREADS": "3"})
+    assert_pairs_equal(pairs)
+    assert pairs[30] == (str(30 % 11 * 7 + 30),) * 2 and pairs[31] == (str(31 % 11),) * 2
+
+
+# --------------------------------------------------------------------------------- pipeline, IR, errors
+GEMM_KERNEL = """
+void k(int ni, int nj, int nk, double alpha, double beta, double C[restrict ni][nj],
+       double A[restrict ni][nk], double B[nk][nj])
+{
+#pragma scop
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++)
+      C[i][j] *= beta;
+    for (int k2 = 0; k2 < nk; k2++)
+      for (int j = 0; j < nj; j++)
+        C[i][j] += alpha * A[i][k2] * B[k2][j];
+  }
+#pragma endscop
+}
+"""
+GEMM_DOMAIN = ("[ni, nj, nk] -> { S_0[i, j] : 0 <= i < ni and 0 <= j < nj; "
+               "S_1[i, k2, j] : 0 <= i < ni and 0 <= k2 < nk and 0 <= j < nj }")
+GEMM_BANDS = ["[ni, nj, nk] -> { S_0[i, j] -> [i]; S_1[i, k2, j] -> [i] }",
+              "[ni, nj, nk] -> { S_0[i, j] -> [0]; S_1[i, k2, j] -> [1 + k2] }",
+              "[ni, nj, nk] -> { S_0[i, j] -> [j]; S_1[i, k2, j] -> [j] }"]
+GEMM_MAIN = """
+#define NI 37
+#define NJ 41
+#define NK 29
+int main(void)
+{
+  static double C[2][NI][NJ], A[NI][NK], B[NK][NJ];
+  for (int i = 0; i < NI; i++) for (int j = 0; j < NJ; j++) C[0][i][j] = C[1][i][j] = (i * j % 7) / 7.0;
+  for (int i = 0; i < NI; i++) for (int j = 0; j < NK; j++) A[i][j] = (i + 2 * j) % 5 - 1.5;
+  for (int i = 0; i < NK; i++) for (int j = 0; j < NJ; j++) B[i][j] = (i * 3 + j) % 9 * 0.125;
+  k(NI, NJ, NK, 1.5, 1.2, C[0], A, B);
+  OURS(NI, NJ, NK, 1.5, 1.2, C[1], A, B);
+  for (int i = 0; i < NI; i++) for (int j = 0; j < NJ; j++) printf("%.17g %.17g\\n", C[0][i][j], C[1][i][j]);
+  return 0;
+}
+"""
+
+
+def test_O0_and_O3_pipelines_restrict_noalias_and_vectorisation(tmp_path):
+    kernel = Kernel(tmp_path, GEMM_KERNEL, schedule=(GEMM_DOMAIN, GEMM_BANDS), parallel=(0,))
+    results = []
+    for level in (0, 3):
+        pairs = kernel.run(GEMM_MAIN, CompileOptions(opt_level=level), env={"OMP_NUM_THREADS": "2"},
+                           tag=str(level))
+        assert len(pairs) == 37 * 41
+        assert_pairs_equal(pairs)
+        results.append([p[1] for p in pairs])
+    assert results[0] == results[1]
+    o0 = emit_llvm_ir([kernel.unit], CompileOptions(opt_level=0), "kernel")
+    o3 = emit_llvm_ir([kernel.unit], CompileOptions(opt_level=3), "kernel")
+    signature = re.search(r"define void @__pencilcc_k\S*\((.*)\)", o0).group(1)
+    assert "ptr noalias %pencil.C" in signature and "ptr noalias %pencil.A" in signature
+    assert "noalias %pencil.B" not in signature
+    assert "alloca" in o0 and "vector.body" not in o0
+    assert "vector.body" in o3 and ("<2 x double>" in o3 or "<4 x double>" in o3)
+    # No fast-math flags, no FMA formation unless asked.
+    assert " fast " not in o3 and "llvm.fmuladd" not in o3 and "llvm.fma" not in o3
+    assert " fast " in emit_llvm_ir([kernel.unit], CompileOptions(opt_level=0, fast_math=True), "kernel")
+
+
+def test_emit_object_is_deterministic_and_honours_march_native(tmp_path):
+    kernel = Kernel(tmp_path, GEMM_KERNEL, schedule=(GEMM_DOMAIN, GEMM_BANDS), parallel=(0,))
+    first = emit_object([kernel.unit], CompileOptions(opt_level=3), "kernel")
+    second = emit_object([kernel.unit], CompileOptions(opt_level=3), "kernel")
+    assert first[:4] == b"\x7fELF" and first == second
+    native = emit_object([kernel.unit], CompileOptions(opt_level=3, march="native"), "kernel")
+    assert native[:4] == b"\x7fELF"
+    module = build_module([kernel.unit], CompileOptions(), "kernel")
+    assert [f.name for f in module.functions if not f.is_declaration] == [
+        kernel.unit.region.symbol, f"{kernel.unit.region.symbol}.omp_chunk.0",
+        f"{kernel.unit.region.symbol}.omp_fn.0", "pencil.num_threads"]
+
+
+def test_runtime_link_flags_and_sequential_fallback_of_marks(tmp_path):
+    kernel = Kernel(tmp_path, GEMM_KERNEL, schedule=(GEMM_DOMAIN, GEMM_BANDS), parallel=(0,))
+    assert runtime_link_flags([kernel.unit], CompileOptions()) == ["-fopenmp"]
+    sequential = CompileOptions(parallel=False)
+    assert runtime_link_flags([kernel.unit], sequential) == []
+    assert "GOMP_parallel" not in emit_llvm_ir([kernel.unit], sequential, "kernel")
+    pairs = kernel.run(GEMM_MAIN, sequential)
+    assert_pairs_equal(pairs)
+
+
+def test_unsupported_constructs_raise_backend_error(tmp_path):
+    source = """
+    void k(int n, long x[n])
+    {
+    #pragma scop
+      for (int i = 0; i < n; i++)
+        x[i] = sizeof(double) * i;
+    #pragma endscop
+    }
+    """
+    kernel = Kernel(tmp_path, source, nest=("[n]", ("i",), "0 <= i < n"))
+    with pytest.raises(BackendError) as error:
+        emit_object([kernel.unit], CompileOptions(), "kernel")
+    assert error.value.loc.line == 8
+
+
+# --------------------------------------------------------------------------------- with the middle end
+def test_polyhedral_pipeline_units_end_to_end(tmp_path):
+    kernel = Kernel(tmp_path, GEMM_KERNEL, schedule=(GEMM_DOMAIN, GEMM_BANDS))
+    module = parse_file(str(kernel.source)).module
+    region = next(r for r in find_regions(module) if r.function.name == "k")
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    kernel.unit = outcome.unit
+    pairs = kernel.run(GEMM_MAIN, CompileOptions(opt_level=3), env={"OMP_NUM_THREADS": "2"})
+    assert_pairs_equal(pairs, rel=1e-9)

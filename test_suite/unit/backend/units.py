@@ -53,27 +53,29 @@ def statements_of(region: OptRegion) -> tuple[dict[str, StatementBody], tuple[N.
     return bodies, tuple(local_decls)
 
 
-def build_ast(domain: str, bands: list[str], parallel: Iterable[int] = (), context: str = "") -> isl.AstNode:
-    schedule = isl.Schedule.from_domain(isl.UnionSet(domain))
+def build_ast(domain: str, bands: list[str], parallel: Iterable[int] = (), context: str = "",
+              ctx: isl.Context | None = None) -> isl.AstNode:
+    ctx = ctx or isl.DEFAULT_CONTEXT
+    schedule = isl.Schedule.from_domain(isl.UnionSet(domain, context=ctx))
     node = schedule.get_root().child(0)
     parallel = set(parallel)
     for depth, band in enumerate(bands):
-        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(isl.UnionMap(band)))
+        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(isl.UnionMap(band, context=ctx)))
         if depth in parallel:
-            node = node.insert_mark(isl.Id("parallel")).child(0)
+            node = node.insert_mark(isl.Id("parallel", context=ctx)).child(0)
         node = node.child(0)
-    build = isl.AstBuild.from_context(isl.Set(context) if context else isl.Set("{ : }"))
+    build = isl.AstBuild.from_context(isl.Set(context or "{ : }", context=ctx))
     return build.node_from_schedule(node.get_schedule())
 
 
 def region_unit(path: str, function: str, domain: str, bands: list[str], parallel: Iterable[int] = (),
-                context: str = "") -> CodegenUnit:
+                context: str = "", ctx: isl.Context | None = None) -> CodegenUnit:
     result = parse_file(path)
     assert result.ok, [d.message for d in result.diagnostics]
     region = next(r for r in find_regions(result.module) if r.function.name == function)
     assert not region.problems, region.problems
     statements, local_decls = statements_of(region)
-    ast = build_ast(domain, bands, parallel, context)
+    ast = build_ast(domain, bands, parallel, context, ctx)
     return CodegenUnit(region, ast, statements, local_decls, parallel_loops=len(set(parallel)))
 
 
