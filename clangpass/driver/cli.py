@@ -119,7 +119,7 @@ class DriverConfig:
     verbose: bool = False
     save_record: bool = False
     record_file: str = ""
-    dump_ir: str = ""
+    dump_ir: Optional[InputFile] = None        # --dump-ir FILE (with the -x in force before it)
     show_cc_args: str = ""
     listsep: str = " "
     lint_argv: tuple[str, ...] = ()
@@ -275,7 +275,7 @@ class _State:
     verbose: bool = False
     save_record: bool = False
     record_file: str = ""
-    dump_ir: str = ""
+    dump_ir: Optional[InputFile] = None
     show_cc_args: str = ""
     listsep: str = " "
     lint_argv: list[str] = field(default_factory=list)
@@ -386,7 +386,9 @@ class _Parser:
         elif arg.startswith("--lint-explain"):
             s.info_action, s.lint_rule = "lint-explain", self.value("--lint-explain", arg)
         elif arg.startswith("--dump-ir"):
-            s.info_action, s.dump_ir = "dump-ir", self.value("--dump-ir", arg)
+            path = self.value("--dump-ir", arg)
+            s.info_action = "dump-ir"
+            s.dump_ir = InputFile(path, language_of(path, s.x_language), s.x_language)
         elif arg.startswith("--tile-size"):
             s.tile_size = _int_value("--tile-size", self.value("--tile-size", arg))
         elif arg == "-fpencil-parallel":

@@ -106,7 +106,9 @@ def show_cc_args(what: str) -> list[str]:
     if what == "INCLUDE_DIRS":
         return [str(include_dir())]
     if what == "LIBS":
-        return ["-lm"]
+        # Everything llvm_backend.cpu.runtime_link_flags may ask for: libgomp for parallel
+        # loops, libm for math builtins.
+        return ["-fopenmp", "-lm"]
     return []
 
 
@@ -115,11 +117,11 @@ def dump_ir(config: DriverConfig) -> int:
     from clangpass.frontend import FrontendOptions, parse_file
     from clangpass.ir.printer import format_module
 
-    path = config.dump_ir
-    if not os.path.isfile(path):
-        return _error(f"{path}: No such file or directory")
-    force = any(i.language == "pencil" for i in config.inputs) or "pencil" in config.argv
-    result = parse_file(path, FrontendOptions(config.parser_args, force_pencil=force))
+    source = config.dump_ir
+    if not os.path.isfile(source.path):
+        return _error(f"{source.path}: No such file or directory")
+    result = parse_file(source.path, FrontendOptions(config.parser_args,
+                                                     force_pencil=source.language == "pencil"))
     if not result.ok or result.module is None:
         engine = DiagnosticEngine()
         engine.extend(d for d in result.diagnostics if d.severity in ("error", "fatal error"))
@@ -204,11 +206,22 @@ class Driver:
             return 1
         self.outputs.commit()
         if config.save_record:
-            from clangpass.report import write_record
-
-            records = [r for p in plans.values() for r in p.records()]
-            write_record(record_name(config), " ".join(i.path for i in config.c_inputs), records)
+            self._write_records(list(plans.values()))
         return 0
+
+    def _write_records(self, plans) -> None:
+        """One record per output (each -c object), or one for all inputs (a link, or
+        -foptimization-record-file)."""
+        from clangpass.report import write_record
+
+        config = self.config
+        if config.record_file or config.action == "link":
+            groups = [(record_name(config, None), plans)]
+        else:
+            groups = [(record_name(config, p.source), [p]) for p in plans]
+        for path, group in groups:
+            write_record(path, " ".join(p.source.path for p in group),
+                         [r for p in group for r in p.records()])
 
     def _compile_each(self, compilation, plans) -> int:
         """-c / -S: one output per compiled input."""

@@ -40,14 +40,12 @@ def output_name(config: DriverConfig, source: Optional[InputFile]) -> str:
     return stem(source.path) + suffix
 
 
-def record_name(config: DriverConfig) -> str:
-    """-foptimization-record-file=FILE, else `<output without .o>.opt.json`."""
+def record_name(config: DriverConfig, source: Optional[InputFile]) -> str:
+    """-foptimization-record-file=FILE, else the output without its suffix + `.opt.json`
+    (clang's rule: `obj/x.o` -> `obj/x.opt.json`, `-o prog` -> `prog.opt.json`)."""
     if config.record_file:
         return config.record_file
-    first_c = next(iter(config.c_inputs), None)
-    target = output_name(config, first_c)
-    base = target[:-2] if target.endswith(".o") else target
-    return base + ".opt.json"
+    return strip_suffix(output_name(config, source)) + ".opt.json"
 
 
 def _creation_mode() -> int:

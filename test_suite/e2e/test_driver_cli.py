@@ -196,9 +196,14 @@ def test_output_names() -> None:
     c = parse("-S", "-emit-llvm", "a.c")
     assert output_name(c, c.inputs[0]) == "a.ll"
     assert output_name(parse("a.c"), None) == "a.out"
-    assert record_name(parse("-c", "a.c", "-o", "o/x.o", "-fsave-optimization-record")) == "o/x.opt.json"
-    assert record_name(parse("a.c", "-o", "prog", "-fsave-optimization-record")) == "prog.opt.json"
-    assert record_name(parse("a.c", "-foptimization-record-file=r.json")) == "r.json"
+    c = parse("-c", "a.c", "-o", "o/x.o", "-fsave-optimization-record")
+    assert record_name(c, c.inputs[0]) == "o/x.opt.json"
+    c = parse("-c", "src/a.c", "src/b.c", "-fsave-optimization-record")
+    assert [record_name(c, i) for i in c.inputs] == ["a.opt.json", "b.opt.json"]
+    assert record_name(parse("a.c", "-o", "prog", "-fsave-optimization-record"), None) == "prog.opt.json"
+    assert record_name(parse("a.c", "-foptimization-record-file=r.json"), None) == "r.json"
+    c = parse("--dump-ir", "a.c", "-x", "pencil", "--dump-ir", "k.txt")
+    assert (c.dump_ir.path, c.dump_ir.language) == ("k.txt", "pencil")
     assert strip_suffix("a.b/prog") == "a.b/prog" and strip_suffix("x.tar.o") == "x.tar"
 
 
