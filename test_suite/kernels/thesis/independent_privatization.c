@@ -8,11 +8,11 @@
  * the elements of B are all different.
  *
  * The thesis prints only the loops; they are wrapped in functions, and foo
- * is given a small PENCIL definition.
+ * is given a small PENCIL definition (marked with the PENCIL attribute).
  */
 #include "pencil.h"
 
-int foo(int i)
+PENCIL int foo(int i)
 {
     return 3 * i + 1;
 }

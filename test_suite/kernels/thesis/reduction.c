@@ -5,11 +5,11 @@
  * variable `result` (the writes B[T[i]] are declared independent).
  *
  * The thesis prints only the loop; it is wrapped in a function, and foo is
- * given a small PENCIL definition.
+ * given a small PENCIL definition (marked with the PENCIL attribute).
  */
 #include "pencil.h"
 
-int foo(int i)
+PENCIL int foo(int i)
 {
     return i * i;
 }

@@ -13,11 +13,6 @@ from snippet_harness import lint_diagnostics
 KERNELS = Path(__file__).resolve().parents[2] / "kernels"
 THESIS = KERNELS / "thesis"
 
-# Thesis examples whose helper `foo` is described as PENCIL but not marked so (no pencil_array
-# parameter, no PENCIL attribute): the front end classifies it as C, so calling it is pencil-call.
-UNMARKED_HELPER = {"reduction.c", "independent_privatization.c"}
-
-
 def _thesis_compliance() -> dict[str, bool]:
     """file -> whether README.md's table says its PENCIL functions obey the rules."""
     readme = THESIS / "README.md"
@@ -50,11 +45,7 @@ def test_pencil_polybench_kernels_are_compliant(path):
 
 @pytest.mark.parametrize("name", sorted(n for n, ok in THESIS_TABLE.items() if ok))
 def test_thesis_examples_listed_as_pencil_are_compliant(name):
-    found = errors(THESIS / name)
-    if name in UNMARKED_HELPER:
-        assert all(d.id == "pencil-call" and "'foo'" in d.message for d in found), found
-    else:
-        assert found == []
+    assert errors(THESIS / name) == []
 
 
 def test_thesis_readme_lists_the_examples():
