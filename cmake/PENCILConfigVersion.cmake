@@ -13,13 +13,18 @@
 set(PACKAGE_VERSION "")
 set(_pencil_version_regex "([0-9]+\\.[0-9]+(\\.[0-9]+)?)")
 
-if(PENCILCC_EXECUTABLE AND EXISTS "${PENCILCC_EXECUTABLE}")
-  execute_process(COMMAND "${PENCILCC_EXECUTABLE}" --version
+# Sets PACKAGE_VERSION from `<executable> --version` when that works.
+macro(_pencil_version_of executable)
+  execute_process(COMMAND "${executable}" --version
                   OUTPUT_VARIABLE _pencil_version_out ERROR_QUIET
                   RESULT_VARIABLE _pencil_version_rc TIMEOUT 60)
   if(_pencil_version_rc EQUAL 0 AND _pencil_version_out MATCHES "${_pencil_version_regex}")
     set(PACKAGE_VERSION "${CMAKE_MATCH_1}")
   endif()
+endmacro()
+
+if(PENCILCC_EXECUTABLE AND EXISTS "${PENCILCC_EXECUTABLE}")
+  _pencil_version_of("${PENCILCC_EXECUTABLE}")
 endif()
 
 if(NOT PACKAGE_VERSION)
@@ -45,12 +50,7 @@ endif()
 if(NOT PACKAGE_VERSION)
   find_program(_PENCIL_VERSION_PROBE pencilcc)
   if(_PENCIL_VERSION_PROBE)
-    execute_process(COMMAND "${_PENCIL_VERSION_PROBE}" --version
-                    OUTPUT_VARIABLE _pencil_version_out ERROR_QUIET
-                    RESULT_VARIABLE _pencil_version_rc TIMEOUT 60)
-    if(_pencil_version_rc EQUAL 0 AND _pencil_version_out MATCHES "${_pencil_version_regex}")
-      set(PACKAGE_VERSION "${CMAKE_MATCH_1}")
-    endif()
+    _pencil_version_of("${_PENCIL_VERSION_PROBE}")
   endif()
   unset(_PENCIL_VERSION_PROBE CACHE)
 endif()
