@@ -19,7 +19,9 @@ import llvmlite.ir as ir
 
 from clangpass.ir import types as T
 from clangpass.options import CompileOptions
+from clangpass.ir import nodes as N
 from llvm_backend.cpu.control import AccessGroup
+from llvm_backend.cpu.debug_info import DebugInfo
 from llvm_backend.cpu.lower_types import PTR
 
 
@@ -54,6 +56,7 @@ class ModuleContext:
         self.target_data = target_data
         self.fast_math = ("fast",) if options.fast_math else ()
         self.thread_functions = 0
+        self.debug = DebugInfo(module, module.name) if options.debug else None
 
     def declare(self, name: str, result: ir.Type, params: Sequence[ir.Type]) -> ir.Function:
         """An external function (libm, libgomp, libc) or an LLVM intrinsic, declared once."""
@@ -99,12 +102,25 @@ class FunctionState:
     parameters: dict[str, ir.Value] = field(default_factory=dict)   # AST parameters, i64, at entry
     parallel_groups: list[AccessGroup] = field(default_factory=list)
     access_group_list: Optional[ir.MDValue] = None
+    debug_scope: Optional[ir.DIValue] = None
 
     @classmethod
-    def start(cls, ctx: ModuleContext, function: ir.Function) -> "FunctionState":
+    def start(cls, ctx: ModuleContext, function: ir.Function, name: str, loc: N.SourceLoc) -> "FunctionState":
+        """A new function body; `name` and `loc` are what -g reports for it."""
         entry_block = function.append_basic_block("entry")
         body_block = function.append_basic_block("pencil.body")
-        return cls(ctx, function, ir.IRBuilder(entry_block), ir.IRBuilder(body_block))
+        state = cls(ctx, function, ir.IRBuilder(entry_block), ir.IRBuilder(body_block))
+        if ctx.debug is not None:
+            state.debug_scope = ctx.debug.subprogram(function, name, loc)
+            state.entry.debug_metadata = state.builder.debug_metadata = ctx.debug.location(loc, state.debug_scope)
+        return state
+
+    def at_statement(self, loc: N.SourceLoc) -> Optional[ir.DIValue]:
+        """Attribute the instructions emitted from now on to `loc`; returns the previous location."""
+        previous = self.builder.debug_metadata
+        if self.debug_scope is not None and loc.line > 0:
+            self.builder.debug_metadata = self.ctx.debug.location(loc, self.debug_scope)
+        return previous
 
     def finish(self) -> None:
         self.builder.ret_void()

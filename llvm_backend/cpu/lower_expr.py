@@ -108,7 +108,9 @@ class ExprLowering:
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is None:
             raise BackendError(f"statement '{type(s).__name__}' cannot appear in a statement body", s.loc)
+        previous = self.state.at_statement(s.loc)
         method(s)
+        self.builder.debug_metadata = previous
 
     def stmt_ExprStmt(self, s: N.ExprStmt) -> None:
         self.rvalue(s.expr)

@@ -39,7 +39,7 @@ def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
             param.add_attribute("noalias")
         if arg.passing == "value" and is_bool(arg.type):
             param.add_attribute("zeroext")
-    state = FunctionState.start(ctx, fn)
+    state = FunctionState.start(ctx, fn, region.function.name, region.loc)
     lowering = AstLowering(state, unit, run_on_threads)
     bind_region_args(lowering.exprs, region, list(fn.args))
     for decl in unit.locals:

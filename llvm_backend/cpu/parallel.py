@@ -96,6 +96,8 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, chunk: ir.Function, index
     data.name = "pencil.omp.data"
     record = ir.LiteralStructType([a.type for a in chunk.args])
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    if ctx.debug is not None:
+        b.debug_metadata = ctx.debug.location(unit.region.loc, ctx.debug.subprogram(fn, fn.name, unit.region.loc))
     fields = [b.load(b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record), typ=ty)
               for i, ty in enumerate(record.elements)]
     b.call(chunk, fields)
@@ -105,7 +107,7 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, chunk: ir.Function, index
 
 def _emit_chunk(ctx: ModuleContext, unit: CodegenUnit, fn: ir.Function, n_params: int,
                 iterator_names: list[str], local_vars: list, loop: isl.AstNode) -> None:
-    state = FunctionState.start(ctx, fn)
+    state = FunctionState.start(ctx, fn, fn.name, unit.region.loc)
     inner = AstLowering(state, unit, run_on_threads=None)
     values = list(fn.args)
     bind_region_args(inner.exprs, unit.region, values[:n_params])

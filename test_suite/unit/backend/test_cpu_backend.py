@@ -768,6 +768,11 @@ def test_emit_object_is_deterministic_and_honours_march_native(tmp_path):
     assert first[:4] == b"\x7fELF" and first == second
     native = emit_object([kernel.unit], CompileOptions(opt_level=3, march="native"), "kernel")
     assert native[:4] == b"\x7fELF"
+    assert b".debug_line" not in first
+    assert b".debug_line" in emit_object([kernel.unit], CompileOptions(opt_level=3, debug=True), "kernel")
+    with_lines = emit_llvm_ir([kernel.unit], CompileOptions(opt_level=0, debug=True), str(kernel.source))
+    line = kernel.source.read_text().splitlines().index("      C[i][j] *= beta;") + 1
+    assert re.search(rf"!DILocation\(line: {line}, column: 7, scope: ", with_lines)
     module = build_module([kernel.unit], CompileOptions(), "kernel")
     assert [f.name for f in module.functions if not f.is_declaration] == [
         kernel.unit.region.symbol, f"{kernel.unit.region.symbol}.omp_chunk.0",
