@@ -337,8 +337,11 @@ class Compilation:
         with open(regions_o, "wb") as f:
             f.write(region_bytes)
         machine = [a for a in self.config.host_args if a.startswith(("-m", "-fuse-ld=", "-B", "--target="))]
-        proc = self.host.run([*machine, "-nostdlib", "-r", host_o, regions_o, "-o", combined])
+        # The linker's own remarks on this step (LTO objects linked with ours) are not the
+        # user's business unless it fails.
+        proc = self.host.run([*machine, "-nostdlib", "-r", host_o, regions_o, "-o", combined], capture=True)
         if proc.returncode != 0:
+            sys.stderr.write(proc.stderr.decode(errors="replace"))
             raise HostCompileFailed()
         if plan.cache_key and self.cache is not None:
             with open(combined, "rb") as f:

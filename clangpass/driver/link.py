@@ -10,9 +10,17 @@ needs them. Dependency flags and -o are the driver's business and are left out.
 """
 from __future__ import annotations
 
+import mmap
+import os
 from typing import Mapping, Sequence
 
 from clangpass.driver.cli import DriverConfig
+
+# Outlined functions are named __pencilcc_<function>_<kind><n>_<hash> (clangpass.regions).
+_REGION_SYMBOL = b"__pencilcc_"
+# Parallel loops call libgomp (llvm_backend.cpu.parallel).
+_OPENMP_SYMBOL = b"GOMP_parallel"
+_OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".a")
 
 
 def link_arguments(config: DriverConfig, objects: Mapping[int, str],
@@ -43,6 +51,35 @@ def link_arguments(config: DriverConfig, objects: Mapping[int, str],
             seen.append(tuple(flags))
             extra += flags
     return [*args, *extra, "-o", output]
+
+
+def _contains(path: str, needles: Sequence[bytes]) -> list[bool]:
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return [False] * len(needles)
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return [data.find(n) >= 0 for n in needles]
+    except (OSError, ValueError):
+        return [False] * len(needles)      # the linker will say what is wrong with it
+
+
+def prebuilt_runtime_flags(config: DriverConfig) -> list[str]:
+    """Runtime flags for objects and archives pencilcc built in earlier commands.
+
+    `pencilcc -c k.c && pencilcc k.o -o prog` (what make does) must link as
+    `pencilcc k.c -o prog` does, but k.o's link flags were known only when it was
+    compiled. Its outlined functions' names tell that it holds regions, and a call
+    to libgomp that they run loops on threads: -lm for the former (math builtins),
+    -fopenmp for the latter, as `llvm_backend.cpu.runtime_link_flags` would say.
+    """
+    regions = openmp = False
+    for source in config.inputs:
+        if source.language == "linker" and source.path.endswith(_OBJECT_SUFFIXES):
+            has_regions, has_openmp = _contains(source.path, (_REGION_SYMBOL, _OPENMP_SYMBOL))
+            regions |= has_regions
+            openmp |= has_regions and has_openmp
+    return (["-fopenmp"] if openmp else []) + (["-lm"] if regions else [])
 
 
 def unused_linker_inputs(config: DriverConfig) -> list[str]:

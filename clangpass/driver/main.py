@@ -29,7 +29,7 @@ from clangpass.driver.cli import CommandLineError, DriverConfig, parse_command_l
 from clangpass.driver.depfile import write_depfile
 from clangpass.driver.help import help_text, version_text
 from clangpass.driver.host import HostCompiler, HostError
-from clangpass.driver.link import link_arguments, unused_linker_inputs
+from clangpass.driver.link import link_arguments, prebuilt_runtime_flags, unused_linker_inputs
 from clangpass.driver.outputs import OutputSet, output_name, record_name
 from clangpass.resources import cmake_dir, include_dir
 
@@ -254,6 +254,9 @@ class Driver:
                 objects[index] = built.path
                 if built.link_flags:
                     runtime_flags.append(built.link_flags)
+        prebuilt = prebuilt_runtime_flags(config)
+        if prebuilt:
+            runtime_flags.append(prebuilt)
         out = self.outputs.open(output_name(config, None))
         return exit_status(self.host.run(link_arguments(config, objects, runtime_flags, out.path)).returncode)
 

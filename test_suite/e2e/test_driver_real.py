@@ -155,3 +155,17 @@ def test_lint_entry_points(sources: Path) -> None:
     explain = run([*PENCILCC, "--lint-explain", "pencil-goto"], sources)
     assert explain.returncode == 0 and "goto" in explain.stdout
     assert run([*PENCILCC, "--lint-explain", "no-such-rule"], sources).returncode != 0
+
+
+def test_separate_compile_then_link_finds_the_runtime(tmp_path: Path) -> None:
+    """What make does: -c first, link later; the link learns the runtime flags from the objects."""
+    reference = harness.gcc_reference(GEMM, tmp_path, SMALL)
+    got = run([*PENCILCC, "-O3", *SMALL, "-c", str(GEMM), "-o", "gemm.o"], tmp_path)
+    assert got.returncode == 0, got.stderr
+    symbols = subprocess.run(["nm", "gemm.o"], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert "GOMP_parallel" in symbols        # a parallel loop: the link needs libgomp
+    assert run(["ar", "rcs", "libgemm.a", "gemm.o"], tmp_path).returncode == 0
+    for inputs in (["gemm.o"], ["libgemm.a"]):
+        link = run([*PENCILCC, *inputs, "-o", "prog"], tmp_path)
+        assert link.returncode == 0, link.stderr
+        assert harness.compare_outputs(reference, harness.run(tmp_path / "prog"), rtol=1e-9) == []
