@@ -40,8 +40,58 @@ def unary_operator(cursor: ci.Cursor) -> str:
     return _UNARY_KINDS.get(kind, "?")
 
 
-def literal_spelling(cursor: ci.Cursor) -> str:
-    """The source spelling of a literal; the first token is right even inside macros."""
-    for tok in cursor.get_tokens():
-        return tok.spelling
-    return ""
+class MacroTable:
+    """Object-like macro bodies of a translation unit, from clang's preprocessing record.
+
+    A literal that comes from a macro (`#define ALPHA 0.25` used as `ALPHA`) has its
+    extent at the expansion site, where the token is the macro's name; its value is
+    the single literal token of the macro's body (followed through macros that
+    expand to other macros). Needs PARSE_DETAILED_PROCESSING_RECORD.
+    """
+
+    def __init__(self, tu: ci.TranslationUnit) -> None:
+        self._tu = tu
+        self._bodies: dict[str, list[ci.Token]] | None = None
+
+    def _load(self) -> dict[str, list[ci.Token]]:
+        if self._bodies is None:
+            self._bodies = {}
+            for c in self._tu.cursor.get_children():
+                if c.kind == ci.CursorKind.MACRO_DEFINITION:
+                    tokens = list(c.get_tokens())[1:]  # drop the macro's name
+                    is_function_like = tokens and tokens[0].spelling == "(" and \
+                        tokens[0].extent.start.offset == c.extent.start.offset + len(c.spelling)
+                    if not is_function_like:
+                        self._bodies[c.spelling] = tokens
+        return self._bodies
+
+    def literal(self, name: str, depth: int = 0) -> str:
+        body = self._load().get(name)
+        if body is None or depth > 16:
+            return ""
+        literals = [t for t in body if t.kind == ci.TokenKind.LITERAL]
+        if len(literals) == 1:
+            return literals[0].spelling
+        names = [t for t in body if t.kind == ci.TokenKind.IDENTIFIER]
+        if not literals and len(names) == 1:
+            return self.literal(names[0].spelling, depth + 1)
+        return ""
+
+
+def literal_spelling(cursor: ci.Cursor, macros: MacroTable) -> str:
+    """The source spelling of a literal, even when it comes from a macro.
+
+    Inside a function-like macro's arguments the first token of the extent is the
+    literal; for an object-like macro the extent is the macro's name, resolved
+    through `macros`.
+    """
+    tokens = list(cursor.get_tokens())
+    if tokens and tokens[0].kind == ci.TokenKind.LITERAL:
+        return tokens[0].spelling
+    ext = cursor.extent
+    name = tokens[0].spelling if tokens else ""
+    if not name and ext.start.file is not None and ext.start.file.name == (ext.end.file.name if ext.end.file else ""):
+        with open(ext.start.file.name, "rb") as f:
+            f.seek(ext.start.offset)
+            name = f.read(max(ext.end.offset - ext.start.offset, 0)).decode("utf-8", "replace").strip()
+    return macros.literal(name) if name.isidentifier() else ""

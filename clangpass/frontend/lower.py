@@ -21,7 +21,7 @@ from typing import Optional
 import clang.cindex as ci
 
 from clangpass.builtins import is_builtin
-from clangpass.frontend.clang_api import binary_operator, literal_spelling, unary_operator
+from clangpass.frontend.clang_api import MacroTable, binary_operator, literal_spelling, unary_operator
 from clangpass.frontend.pragmas import PlacedPragma
 from clangpass.frontend.types import TypeLowering
 from clangpass.ir import nodes as N
@@ -80,6 +80,7 @@ class Lowering:
         self._pragma_offsets = [p.offset for p in pragmas]
         self._consumed: set[int] = set()
         self.types = TypeLowering(self.expr)
+        self.macros = MacroTable(tu)
 
     # ---------------------------------------------------------------- pragmas
     def _pragmas_between(self, start: int, end: int) -> list[PlacedPragma]:
@@ -138,7 +139,7 @@ class Lowering:
         return [ch for ch in c.get_children() if ch.kind not in (CK.TYPE_REF,)]
 
     def expr_INTEGER_LITERAL(self, c: ci.Cursor) -> N.Expr:
-        text = literal_spelling(c)
+        text = literal_spelling(c, self.macros)
         try:
             value = _parse_int_literal(text)
         except ValueError:
@@ -146,10 +147,10 @@ class Lowering:
         return N.IntLit(value, type=self.type_of(c), loc=location(c))
 
     def expr_CHARACTER_LITERAL(self, c: ci.Cursor) -> N.Expr:
-        return N.IntLit(_parse_char_literal(literal_spelling(c)), type=self.type_of(c), loc=location(c))
+        return N.IntLit(_parse_char_literal(literal_spelling(c, self.macros)), type=self.type_of(c), loc=location(c))
 
     def expr_FLOATING_LITERAL(self, c: ci.Cursor) -> N.Expr:
-        text = literal_spelling(c)
+        text = literal_spelling(c, self.macros)
         body = text.rstrip("fFlL") if not text.lower().startswith("0x") else text.rstrip("fFlL")
         try:
             value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
@@ -158,7 +159,7 @@ class Lowering:
         return N.FloatLit(value, text, type=self.type_of(c), loc=location(c))
 
     def expr_STRING_LITERAL(self, c: ci.Cursor) -> N.Expr:
-        text = literal_spelling(c)
+        text = literal_spelling(c, self.macros)
         inner = text[text.index('"') + 1: text.rindex('"')] if '"' in text else text
         return N.StringLit(inner, type=self.type_of(c), loc=location(c))
 

@@ -208,3 +208,12 @@ def test_system_headers_parse_with_host_builtin_includes(tmp_path):
 ])
 def test_select_parser_args(argv, expected):
     assert select_parser_args(argv) == expected
+
+
+def test_literals_from_object_like_macros_in_headers(tmp_path):
+    (tmp_path / "coeffs.h").write_text("#define C0 0.25\n#define NEG (-3)\n#define ALIAS C0\n#define TWO 2.0f\n")
+    m = parse(tmp_path, """
+        #include "coeffs.h"
+        double f(double x) { return C0 * x + NEG + TWO + ALIAS; }
+    """)
+    assert body_lines(m)[2] == "  return ((((0.25 * x) + (double)<(-3)>) + (double)<2.0f>) + 0.25);"
