@@ -95,10 +95,15 @@ class DiagnosticPolicy:
     """What to do with pencilcc's own warnings (-Wpencil family, -w, -Werror)."""
 
     enabled: bool = True
-    error: bool = False          # -Werror=pencil
+    pencil_error: Optional[bool] = None   # -Werror=pencil / -Wno-error=pencil; None: as -Werror
     werror: bool = False         # -Werror
     remarks: bool = False        # -Rpass=pencil
     missed_remarks: bool = False  # -Rpass-missed=pencil
+
+    @property
+    def error(self) -> bool:
+        """Whether a -Wpencil warning is an error."""
+        return self.werror if self.pencil_error is None else self.pencil_error
 
 
 @dataclass(frozen=True)
@@ -266,7 +271,7 @@ class _State:
     dep_phony: bool = False
     dep_missing: bool = False
     pencil_enabled: bool = True
-    pencil_error: bool = False
+    pencil_error: Optional[bool] = None
     werror: bool = False
     remarks: bool = False
     missed_remarks: bool = False

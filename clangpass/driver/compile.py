@@ -129,8 +129,7 @@ class Compilation:
     # ------------------------------------------------------------------ diagnostics
     def engine(self) -> DiagnosticEngine:
         policy = self.config.diagnostics
-        return DiagnosticEngine(werror=policy.werror,
-                                disabled=() if policy.enabled else ("pencil",),
+        return DiagnosticEngine(disabled=() if policy.enabled else ("pencil",),
                                 errors=("pencil",) if policy.error else ())
 
     def _print(self, plan: InputPlan, engine: DiagnosticEngine) -> bool:

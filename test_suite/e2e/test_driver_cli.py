@@ -140,8 +140,8 @@ def test_position_independence(argv, pic) -> None:
 @pytest.mark.parametrize("argv, enabled, error, werror", [
     (["-Wpencil"], True, False, False), (["-Wno-pencil"], False, False, False),
     (["-Werror=pencil"], True, True, False), (["-Werror=pencil", "-Wno-error=pencil"], True, False, False),
-    (["-Werror"], True, False, True), (["-Werror", "-Wno-error"], True, False, False),
-    (["-w"], False, False, False),
+    (["-Werror"], True, True, True), (["-Werror", "-Wno-error"], True, False, False),
+    (["-Werror", "-Wno-error=pencil"], True, False, True), (["-w"], False, False, False),
 ])
 def test_diagnostic_flags(argv, enabled, error, werror) -> None:
     d = parse(*argv, "-c", "a.c").diagnostics

@@ -264,6 +264,11 @@ def test_werror_pencil_fails_without_output(project: Path, capfd) -> None:
     assert status == 0 and "warning: region in 'first_negative'" in err
     status, err = pencilcc(capfd, *FLAGS, "-Wno-pencil", "-c", "k.c")
     assert status == 0 and "[pencil]" not in err
+    # -Werror covers -Wpencil, unless -Wno-error=pencil.
+    status, err = pencilcc(capfd, "-std=c99", "-Werror", "-c", "k.c")
+    assert status == 1 and "error: region in 'first_negative'" in err
+    status, err = pencilcc(capfd, "-std=c99", "-Werror", "-Wno-error=pencil", "-c", "k.c")
+    assert status == 0 and "warning: region in 'first_negative'" in err
 
 
 def test_remarks(project: Path, capfd) -> None:
