@@ -815,3 +815,47 @@ def test_polyhedral_pipeline_units_end_to_end(tmp_path):
     kernel.unit = outcome.unit
     pairs = kernel.run(GEMM_MAIN, CompileOptions(opt_level=3), env={"OMP_NUM_THREADS": "2"})
     assert_pairs_equal(pairs, rel=1e-9)
+
+
+def test_struct_members_globals_and_external_calls(tmp_path):
+    source = """
+    struct params { int shift; double scale; double bias[3]; };
+    double offset_g = 0.25;
+    long calls_g;
+    double twice(double v);
+    void k(int n, double x[n], struct params p, struct params *q)
+    {
+    #pragma scop
+      for (int i = 0; i < n; i++) {
+        x[i] = x[i] * p.scale + p.bias[i % 3] + q->bias[(i + 1) % 3] + (i >> p.shift) + offset_g;
+        x[i] = twice(x[i]);
+        q->scale += x[i];
+        calls_g++;
+      }
+    #pragma endscop
+    }
+    double twice(double v) { return 2 * v; }
+    """
+    kernel = Kernel(tmp_path, source, nest=("[n]", ("i",), "0 <= i < n"))
+    passing = {a.name: a.passing for a in kernel.unit.region.args}
+    assert passing == {"n": "value", "x": "array", "p": "pointer", "q": "array", "calls_g": "pointer",
+                       "offset_g": "value"}
+    order = ", ".join({"n": "N", "x": "x[1]", "p": "&p", "q": "&q[1]", "calls_g": "&calls_g",
+                       "offset_g": "offset_g"}[name] for name in kernel.args)
+    main = f"""
+    #define N 10
+    int main(void)
+    {{
+      double x[2][N]; struct params p = {{1, 1.5, {{0.5, -1, 2}}}}, q[2] = {{{{0, 0, {{3, 4, 5}}}}, {{0, 0, {{3, 4, 5}}}}}};
+      for (int i = 0; i < N; i++) x[0][i] = x[1][i] = i - 4.5;
+      k(N, x[0], p, &q[0]);
+      long ref_calls = calls_g;
+      OURS({order});
+      for (int i = 0; i < N; i++) printf("%.17g %.17g\\n", x[0][i], x[1][i]);
+      printf("%.17g %.17g\\n%ld %ld\\n", q[0].scale, q[1].scale, ref_calls, calls_g - ref_calls);
+      return 0;
+    }}
+    """
+    pairs = kernel.run(main)
+    assert_pairs_equal(pairs)
+    assert pairs[-1] == ("10", "10")
