@@ -3,7 +3,7 @@
 
 For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
 
-1. `analyse`: read it (a missing or binary file is an error); a file that
+1. `analyse` (given its bytes, see clangpass.driver.sources): a file that
    cannot hold PENCIL code (no `scop`, `pencil` or `restrict` in its text, not
    `.pencil.c`, not `-x pencil`) is plain and never parsed. Otherwise look it up
    in the compile cache; on a miss parse it with libclang (a file clang cannot
@@ -33,6 +33,8 @@ from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
 from clangpass.driver.rewrite import RewriteError, outline_regions
+from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
+                                      may_hold_pencil)
 from clangpass.dumps import DumpSink
 from clangpass.frontend import FrontendOptions, parse_file
 from clangpass.ir.nodes import SourceLoc
@@ -43,18 +45,7 @@ from clangpass.report import RegionOutcome, fallback, report_outcomes
 from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
 from llvm_backend.cpu import target as cpu_target
 
-# A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
-# no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
-_MAY_HOLD_PENCIL = re.compile(rb"scop|pencil|restrict")
 _MENTIONS_PENCIL = re.compile(rb"#\s*pragma\s+(scop|pencil)|__attribute__\s*\(\(\s*pencil|\bPENCIL\b")
-
-
-class DriverError(Exception):
-    """A problem with the user's input, printed as one `pencilcc: error: ...` line."""
-
-
-class HostCompileFailed(Exception):
-    """The host compiler failed on the user's code; it has printed why."""
 
 
 class Record(Protocol):
@@ -103,12 +94,6 @@ class BuiltObject:
     link_flags: list[str]
 
 
-def _language_flags(source: InputFile) -> list[str]:
-    if not source.x_language:
-        return []
-    return ["-x", "c" if source.language == "pencil" else source.x_language]
-
-
 def _debug_enabled() -> bool:
     return os.environ.get("PENCILCC_DEBUG", "") == "1"
 
@@ -151,13 +136,11 @@ class Compilation:
         self._pic_resolved = True
 
     # ------------------------------------------------------------------ analysis
-    def analyse(self, source: InputFile) -> tuple[InputPlan, bool]:
-        """The plan for `source` and whether its diagnostics allow going on (no error)."""
-        text = self._read(source.path)
+    def analyse(self, source: InputFile, text: bytes) -> tuple[InputPlan, bool]:
+        """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
+        going on (no error)."""
         plan = InputPlan(source, text)
-        candidate = (source.language == "pencil" or source.path.endswith(".pencil.c")
-                     or _MAY_HOLD_PENCIL.search(text) is not None)
-        if not candidate:
+        if not may_hold_pencil(source, text):
             return plan, True
         self._resolve_pic()
         plan.cache_key = self._cache_key(source)
@@ -193,18 +176,6 @@ class Compilation:
                         self.config.diagnostics.missed_remarks)
         return plan, self._print(plan, engine)
 
-    def _read(self, path: str) -> bytes:
-        try:
-            with open(path, "rb") as f:
-                text = f.read()
-        except IsADirectoryError:
-            raise DriverError(f"{path}: is a directory, not a C source file") from None
-        except OSError as exc:
-            raise DriverError(f"{path}: {exc.strerror or exc}") from None
-        if b"\0" in text:
-            raise DriverError(f"{path}: not a C source file (it contains binary data)")
-        return text
-
     def _cache_key(self, source: InputFile) -> str:
         """The compile cache key of `source`, or '' (no cache, or the preprocessor failed)."""
         if self.cache is None or self.config.action not in ("compile", "link"):
@@ -213,11 +184,11 @@ class Compilation:
         if options.dump or options.dump_before or options.dump_after or options.time_report \
                 or self.config.keep:
             return ""       # these print or keep things only a real compile produces
-        proc = self.host.run([*self.config.host_args, *_language_flags(source), "-E", source.path],
+        proc = self.host.run([*self.config.host_args, *language_flags(source), "-E", source.path],
                              capture=True)
         if proc.returncode != 0:
             return ""
-        flags = [*self.config.host_args, *_language_flags(source), repr(self.options),
+        flags = [*self.config.host_args, *language_flags(source), repr(self.options),
                  repr(self.config.diagnostics)]
         return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
 
@@ -249,9 +220,7 @@ class Compilation:
 
     def host_object(self, source: InputFile, mode: str, output: str) -> int:
         """The host compiles the original `source` (mode '-c' or '-S') into `output`."""
-        proc = self.host.run([*self.config.host_args, *_language_flags(source), mode, source.path,
-                              "-o", output])
-        return proc.returncode
+        return host_compile(self.host, self.config, source, mode, output)
 
     def _compile_rewritten(self, plan: InputPlan, mode: str, output: str) -> tuple[bool, str]:
         """The host compiles the outlined copy; (succeeded, its stderr)."""
@@ -264,7 +233,7 @@ class Compilation:
         args = ["-iquote", original_dir, *self.config.host_args]
         if self.options.debug:
             args.append(f"-fdebug-prefix-map={folder}={os.path.abspath(original_dir)}")
-        proc = self.host.run([*args, *_language_flags(source), mode, copy, "-o", output], capture=True)
+        proc = self.host.run([*args, *language_flags(source), mode, copy, "-o", output], capture=True)
         if proc.stdout:
             sys.stdout.buffer.write(proc.stdout)
             sys.stdout.flush()

@@ -23,14 +23,17 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Optional
+from typing import Callable, Optional
 
-from clangpass.driver.cli import CommandLineError, DriverConfig, parse_command_line
+from clangpass.driver.cache import CompileCache, cache_dir
+from clangpass.driver.cli import CommandLineError, DriverConfig, InputFile, parse_command_line
 from clangpass.driver.depfile import write_depfile
 from clangpass.driver.help import help_text, version_text
 from clangpass.driver.host import HostCompiler, HostError
 from clangpass.driver.link import link_arguments, prebuilt_runtime_flags, unused_linker_inputs
 from clangpass.driver.outputs import OutputSet, output_name, record_name
+from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, may_hold_pencil,
+                                      read_source)
 from clangpass.resources import cmake_dir, include_dir
 
 EXIT_INTERNAL_ERROR = 70
@@ -173,79 +176,98 @@ class Driver:
         return status
 
     def _run(self, workdir: str) -> int:
-        from clangpass.driver.cache import CompileCache, cache_dir
-        from clangpass.driver.compile import Compilation, DriverError, HostCompileFailed
-
         config = self.config
         for path in unused_linker_inputs(config):
             sys.stderr.write(f"pencilcc: warning: {path}: linker input file unused because linking "
                              "not done\n")
-        directory = cache_dir()
-        compilation = Compilation(config, self.host, workdir,
-                                  CompileCache(directory) if directory is not None else None)
-        plans = {}
         try:
-            for index, source in enumerate(config.inputs):
-                if source.is_c:
-                    plan, ok = compilation.analyse(source)
-                    if not ok:
-                        return 1
-                    plans[index] = plan
-            if config.action == "link":
-                status = self._link(compilation, plans)
+            texts = {index: read_source(source.path) for index, source in enumerate(config.inputs)
+                     if source.is_c}
+            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t) for i, t in texts.items()):
+                status, records = self._compile_with_regions(workdir, texts)
             else:
-                status = self._compile_each(compilation, plans)
-            if status != 0:
-                return status
-            status = self._dependency_files()
-            if status != 0:
-                return status
+                status, records = self._compile_plain(), {index: [] for index in texts}
+            if status == 0:
+                status = self._dependency_files()
         except DriverError as exc:
             return _error(str(exc))
         except HostCompileFailed:
             return 1
+        if status != 0:
+            return status
         self.outputs.commit()
         if config.save_record:
-            self._write_records(list(plans.values()))
+            self._write_records(records)
         return 0
 
-    def _write_records(self, plans) -> None:
+    def _compile_plain(self) -> int:
+        """No input can hold PENCIL code: the host compiler does everything, as cc."""
+        config = self.config
+        if config.action == "link":
+            return self._link_objects({}, [])
+        mode = "-S" if config.action == "assemble" else "-c"
+        return self._each_output(
+            lambda index, source, path: host_compile(self.host, config, source, mode, path))
+
+    def _compile_with_regions(self, workdir: str, texts: dict[int, bytes]) -> tuple[int, dict[int, list]]:
+        # Imported only now: the polyhedral path and LLVM take a second to load, which
+        # commands without PENCIL code never pay.
+        from clangpass.driver.compile import Compilation
+
+        config = self.config
+        directory = cache_dir()
+        compilation = Compilation(config, self.host, workdir,
+                                  CompileCache(directory) if directory is not None else None)
+        plans = {}
+        for index, text in texts.items():
+            plan, ok = compilation.analyse(config.inputs[index], text)
+            if not ok:
+                return 1, {}
+            plans[index] = plan
+        records = {index: plan.records() for index, plan in plans.items()}
+        if config.action == "link":
+            return self._link(compilation, plans), records
+
+        def one_output(index: int, source: InputFile, path: str) -> int:
+            plan = plans.get(index)
+            if plan is None:
+                return compilation.host_object(source, "-S" if config.action == "assemble" else "-c", path)
+            if config.action == "assemble":
+                return compilation.assembly_for(plan, path)
+            if not plan.needs_pencilcc:
+                return compilation.host_object(source, "-c", path)
+            shutil.copyfile(compilation.object_for(plan).path, path)
+            return 0
+
+        return self._each_output(one_output), records
+
+    def _each_output(self, build: Callable[[int, InputFile, str], int]) -> int:
+        """-c / -S: one output per compiled input, built by `build(index, source, temp path)`."""
+        config = self.config
+        for index, source in enumerate(config.inputs):
+            if source.language == "linker":
+                continue
+            status = build(index, source, self.outputs.open(output_name(config, source)).path)
+            if status != 0:
+                return exit_status(status)
+        return 0
+
+    def _write_records(self, records: dict[int, list]) -> None:
         """One record per output (each -c object), or one for all inputs (a link, or
         -foptimization-record-file)."""
         from clangpass.report import write_record
 
         config = self.config
         if config.record_file or config.action == "link":
-            groups = [(record_name(config, None), plans)]
+            groups = [(record_name(config, None), list(records))]
         else:
-            groups = [(record_name(config, p.source), [p]) for p in plans]
-        for path, group in groups:
-            write_record(path, " ".join(p.source.path for p in group),
-                         [r for p in group for r in p.records()])
-
-    def _compile_each(self, compilation, plans) -> int:
-        """-c / -S: one output per compiled input."""
-        config = self.config
-        for index, source in enumerate(config.inputs):
-            if source.language == "linker":
-                continue
-            out = self.outputs.open(output_name(config, source))
-            plan = plans.get(index)
-            if config.action == "assemble":
-                status = compilation.assembly_for(plan, out.path) if plan is not None \
-                    else compilation.host_object(source, "-S", out.path)
-            elif plan is not None and plan.needs_pencilcc:
-                built = compilation.object_for(plan)
-                shutil.copyfile(built.path, out.path)
-                status = 0
-            else:
-                status = compilation.host_object(source, "-c", out.path)
-            if status != 0:
-                return exit_status(status)
-        return 0
+            groups = [(record_name(config, config.inputs[index]), [index]) for index in records]
+        for path, indices in groups:
+            write_record(path, " ".join(config.inputs[i].path for i in indices),
+                         [r for i in indices for r in records[i]])
 
     def _link(self, compilation, plans) -> int:
-        config = self.config
+        """A link of C inputs some of which have regions: each becomes one object first."""
         objects: dict[int, str] = {}
         runtime_flags: list[list[str]] = []
         if any(p.needs_pencilcc for p in plans.values()):
@@ -254,6 +276,11 @@ class Driver:
                 objects[index] = built.path
                 if built.link_flags:
                     runtime_flags.append(built.link_flags)
+        return self._link_objects(objects, runtime_flags)
+
+    def _link_objects(self, objects: dict[int, str], runtime_flags: list[list[str]]) -> int:
+        """The host links, with C inputs in `objects` replaced by their objects."""
+        config = self.config
         prebuilt = prebuilt_runtime_flags(config)
         if prebuilt:
             runtime_flags.append(prebuilt)

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: MIT
+"""C inputs before pencilcc looks inside them: reading, the PENCIL pre-check, plain host compiles.
+
+Nothing here loads libclang, islpy or LLVM: a command whose C files cannot hold
+PENCIL code (most files of a project built with `make CC=pencilcc`) is served by
+this module and the host compiler alone, at the cost of reading each file once.
+"""
+from __future__ import annotations
+
+import re
+
+from clangpass.driver.cli import DriverConfig, InputFile
+from clangpass.driver.host import HostCompiler
+
+# A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
+# no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
+_MAY_HOLD_PENCIL = re.compile(rb"scop|pencil|restrict")
+
+
+class DriverError(Exception):
+    """A problem with the user's input, printed as one `pencilcc: error: ...` line."""
+
+
+class HostCompileFailed(Exception):
+    """The host compiler failed on the user's code; it has printed why."""
+
+
+def read_source(path: str) -> bytes:
+    """The bytes of a C input; a missing, unreadable or binary file is a DriverError."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except IsADirectoryError:
+        raise DriverError(f"{path}: is a directory, not a C source file") from None
+    except OSError as exc:
+        raise DriverError(f"{path}: {exc.strerror or exc}") from None
+    if b"\0" in text:
+        raise DriverError(f"{path}: not a C source file (it contains binary data)")
+    return text
+
+
+def may_hold_pencil(source: InputFile, text: bytes) -> bool:
+    """Whether `source` can contain a region (else it is never parsed)."""
+    return (source.language == "pencil" or source.path.endswith(".pencil.c")
+            or _MAY_HOLD_PENCIL.search(text) is not None)
+
+
+def language_flags(source: InputFile) -> list[str]:
+    """`-x LANG` for the host compiler when the user gave one (pencil is C to it)."""
+    if not source.x_language:
+        return []
+    return ["-x", "c" if source.language == "pencil" else source.x_language]
+
+
+def host_compile(host: HostCompiler, config: DriverConfig, source: InputFile, mode: str,
+                 output: str) -> int:
+    """The host compiles the original `source` (mode '-c' or '-S') into `output`, as cc would."""
+    args = [*config.host_args, *language_flags(source), mode, source.path, "-o", output]
+    return host.run(args).returncode
