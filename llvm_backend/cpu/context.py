@@ -11,8 +11,9 @@ own identifiers (loop iterators c0, c1, ...) to i64 values.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
@@ -125,6 +126,16 @@ class FunctionState:
     def finish(self) -> None:
         self.builder.ret_void()
         self.entry.branch(self.function.blocks[1])
+
+    @contextmanager
+    def at_entry(self) -> Iterator[None]:
+        """Emit into the entry block: values computed once per call (extents, parameters)."""
+        saved = self.builder
+        self.builder = self.entry
+        try:
+            yield
+        finally:
+            self.builder = saved
 
     def alloca(self, ty: ir.Type, name: str, count: Optional[ir.Value] = None) -> ir.Value:
         slot = self.entry.alloca(ty, size=count, name=name)

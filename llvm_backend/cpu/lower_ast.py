@@ -97,23 +97,17 @@ class AstLowering:
         if node.for_is_degenerate():
             self.with_id(name, start, lambda: self.lower(node.for_get_body()))
             return
-        self.counted_loop(node, start, parallel, lambda iv: self.with_id(name, iv, lambda: self.lower(node.for_get_body())))
-
-    def counted_loop(self, node: isl.AstNode, start: ir.Value, parallel: bool,
-                     body: Callable[[ir.Value], None]) -> None:
-        """The isl for loop `node` from `start`, its body emitted by `body(iv)`."""
-        name = iterator_name(node)
         step = self.integer(node.for_get_inc())
         group = AccessGroup(self.state.ctx.module) if parallel else None
-        metadata = loop_id(self.state.ctx.module, group)
 
         def condition(iv: ir.Value) -> ir.Value:
             return self.with_id(name, iv, lambda: self.boolean(node.for_get_cond()))
 
-        with for_range(self.builder, start, condition, step, f"pencil.{name}", metadata) as iv:
+        with for_range(self.builder, start, condition, step, f"pencil.{name}",
+                       loop_id(self.state.ctx.module, group)) as iv:
             if group is not None:
                 self.state.push_parallel(group)
-            body(iv)
+            self.with_id(name, iv, lambda: self.lower(node.for_get_body()))
             if group is not None:
                 self.state.pop_parallel()
 
@@ -186,16 +180,12 @@ class AstLowering:
         if cached is not None:
             return cached
         var = self.state.scope.get(name)
-        if var is None or var.kind not in ("value", "memory"):
-            raise BackendError(f"isl AST parameter '{name}' is not a scalar region argument")
-        saved = self.state.builder
-        self.state.builder = self.state.entry
-        try:
+        if var is None or var.kind not in ("value", "memory") or not isinstance(var.ctype, T.IntType):
+            raise BackendError(f"isl AST parameter '{name}' is not an integer region argument")
+        with self.state.at_entry():
             value = self.exprs.lower_VarRef(N.VarRef(name, "param", type=var.ctype))
             if value.type != I64:
                 value = self.exprs.resize(value, var.ctype, I64)
-        finally:
-            self.state.builder = saved
         self.state.parameters[name] = value
         return value
 

@@ -50,15 +50,6 @@ class Lvalue:
     shared_array: bool = False
 
 
-def int_constant(value: int, ctype: T.CType) -> ir.Constant:
-    """A C integer constant as an LLVM constant of its type (reduced modulo 2^bits)."""
-    bits = ctype.bits if isinstance(ctype, T.IntType) else 64
-    value &= (1 << bits) - 1
-    if value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return ir.Constant(ir.IntType(bits), value)
-
-
 def c_value(value: int, ctype: T.CType) -> int:
     """The mathematical value of constant `value` read as C type `ctype`."""
     bits = ctype.bits if isinstance(ctype, T.IntType) else 64
@@ -66,6 +57,12 @@ def c_value(value: int, ctype: T.CType) -> int:
     if is_signed(ctype) and value >= 1 << (bits - 1):
         value -= 1 << bits
     return value
+
+
+def int_constant(value: int, ctype: T.CType) -> ir.Constant:
+    """A C integer constant as an LLVM constant of its width (two's complement)."""
+    bits = ctype.bits if isinstance(ctype, T.IntType) else 64
+    return ir.Constant(ir.IntType(bits), c_value(value, T.IntType(bits=bits, signed=True)))
 
 
 def is_speculatable(e: N.Expr) -> bool:
@@ -640,13 +637,8 @@ def _root_name(e: N.Expr) -> str:
 
 def declared_extents(lowering: ExprLowering, ctype: T.CType, loc: N.SourceLoc) -> tuple[ir.Value, ...]:
     """The row extents of a declared array variable, evaluated once at function entry."""
-    state = lowering.state
-    saved = state.builder
-    state.builder = state.entry
-    try:
+    with lowering.state.at_entry():
         return lowering.type_extents(ctype, loc)
-    finally:
-        state.builder = saved
 
 
 def allocate_local(lowering: ExprLowering, decl: N.VarDecl) -> Variable:
@@ -656,15 +648,11 @@ def allocate_local(lowering: ExprLowering, decl: N.VarDecl) -> Variable:
     if isinstance(t, T.ArrayType):
         element = llvm_type(scalar_element(t), decl.loc)
         extents = declared_extents(lowering, t, decl.loc)
-        saved = state.builder
-        state.builder = state.entry
-        try:
+        with state.at_entry():
             count = lowering.index_value(t.extent) if t.constant_extent is None and t.extent is not None \
                 else ir.Constant(I64, t.constant_extent if t.constant_extent is not None else 1)
             for extent in extents:
                 count = state.entry.mul(count, extent, flags=("nsw",))
-        finally:
-            state.builder = saved
         ptr = state.alloca(element, f"pencil.{decl.name}", count)
         return Variable(decl.name, t, "array", ptr, extents, elements=count)
     ptr = state.alloca(llvm_type(t, decl.loc), f"pencil.{decl.name}")
