@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -42,6 +44,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _reason(warning: str) -> str:
+    """A fallback warning without its program-specific parts, for tallying."""
+    text = re.sub(r"^region in '[^']*' not optimized, compiled by the host compiler: ", "", warning)
+    text = re.sub(r"\(PENCILCC_DEBUG=1[^)]*\)|\[pencil\]|; please report it| at \S+\.c:\d+:\d+",
+                  "", text)
+    return text.strip()[:160]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = SMALL if args.small else GenConfig()
@@ -59,11 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.seed, args.seed + args.count)
     start = time.monotonic()
     failures: list[Outcome] = []
+    fallbacks: list[str] = []
     passed = 0
     try:
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
             for outcome in pool.map(lambda s: check_seed(s, workdir, candidate, config, keep=keep),
                                     seeds):
+                if outcome.fell_back:
+                    reason = next(w for w in outcome.candidate_warnings if "not optimized" in w)
+                    fallbacks.append(_reason(reason))
                 if outcome.passed:
                     passed += 1
                 else:
@@ -75,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
           f"(seeds {args.seed}..{args.seed + args.count - 1}, {args.compiler!r}, {elapsed:.0f}s)")
     for outcome in failures:
         print(outcome.summary())
+    if fallbacks:
+        # passing, but not through the polyhedral path: say how often and why
+        print(f"random: {len(fallbacks)} of {args.count} programs had a region compiled by the "
+              f"host compiler instead of pencilcc; most common reasons:")
+        for reason, count in Counter(fallbacks).most_common(5):
+            print(f"  {count:6d}  {reason}")
     if not failures and args.keep_failures is None:
         shutil.rmtree(keep, ignore_errors=True)
     return 1 if failures else 0

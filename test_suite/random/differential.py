@@ -38,6 +38,13 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
     description: str = ""
     kept: Path | None = None  # where the failing program was kept
+    #: pencilcc's `[pencil]` warnings, e.g. a region compiled by the host compiler instead
+    candidate_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def fell_back(self) -> bool:
+        """Whether a region of the program was not optimized (host-compiler fallback)."""
+        return any("not optimized" in w for w in self.candidate_warnings)
 
     def summary(self) -> str:
         head = f"seed {self.seed}: {self.stage} failed"
@@ -65,7 +72,11 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
         outcome.stage = f"{role} build"
         env = {"PYTHONPATH": pythonpath} if role == "candidate" else None
         try:
-            harness.build(compiler, [source], exe, flags, env=env, timeout=timeout)
+            proc = harness.build(compiler, [source], exe, flags, env=env, timeout=timeout)
+            if role == "candidate":
+                outcome.candidate_warnings = [line.split(": warning: ", 1)[1]
+                                              for line in proc.stderr.splitlines()
+                                              if ": warning: " in line and "[pencil]" in line]
             outcome.stage = f"{role} run"
             outputs.append(harness.run(exe, timeout=timeout))
         except (harness.HarnessError, OSError) as exc:

@@ -14,6 +14,7 @@ built with pencilcc (`python -m clangpass -O3`) must print what gcc -O0 prints.
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 import shutil
@@ -26,7 +27,7 @@ import pytest
 
 from test_suite.e2e import harness
 from test_suite.random import __main__ as cli
-from test_suite.random.differential import PENCILCC, RTOL, check_seed
+from test_suite.random.differential import PENCILCC, RTOL, Outcome, check_seed
 from test_suite.random.generator import (
     SMALL, Aff, ArrayDecl, ArrayRef, Assign, Compare, Const, GenConfig, Guard, Loop,
     ModEq, Program, ScalarDecl, check_in_bounds, generate, instance_counts,
@@ -218,7 +219,7 @@ def test_programs_are_in_bounds_for_any_sizes(config: GenConfig) -> None:
 
 
 def test_checker_catches_a_mutated_subscript() -> None:
-    """Push one read of a generated program past its array's end: the checker must see it."""
+    """Push one write of a generated program past its array's end: the checker must see it."""
     caught = 0
     for seed in range(20):
         program = generate(seed).program
@@ -387,12 +388,19 @@ def test_differential_check_catches_a_miscompiling_candidate(tmp_path: Path) -> 
 # ----------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def differential_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("random-pencilcc")
+def pencilcc_outcomes(request: pytest.FixtureRequest,
+                      tmp_path_factory: pytest.TempPathFactory) -> dict[int, Outcome]:
+    """Check every selected seed once, as many at a time as there are CPUs."""
+    seeds = sorted({item.callspec.params["seed"] for item in request.session.items
+                    if getattr(item, "originalname", "") == "test_pencilcc_matches_gcc"})
+    workdir = tmp_path_factory.mktemp("random-pencilcc")
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        outcomes = pool.map(lambda s: check_seed(s, workdir, PENCILCC, SMALL), seeds)
+        return dict(zip(seeds, outcomes))
 
 
 @needs_gcc
 @pytest.mark.parametrize("seed", DIFFERENTIAL_SEEDS, ids=[f"seed{s}" for s in DIFFERENTIAL_SEEDS])
-def test_pencilcc_matches_gcc(seed: int, differential_workdir: Path) -> None:
-    outcome = check_seed(seed, differential_workdir, PENCILCC, SMALL)
+def test_pencilcc_matches_gcc(seed: int, pencilcc_outcomes: dict[int, Outcome]) -> None:
+    outcome = pencilcc_outcomes[seed]
     assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
