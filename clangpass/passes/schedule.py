@@ -10,7 +10,8 @@ section 5.1; Bondhugula et al., Pluto, PLDI 2008). The resulting bands carry
 Knobs: fusion ('max': isl's clustering fuses what it can; 'min':
 schedule_serialize_sccs, one strongly connected component at a time),
 max_coefficient, outer_coincidence, isl_max_operations (when exceeded the region
-keeps its original schedule and a note says so).
+keeps its original schedule and a note says so; so it does when isl's scheduler
+gives up on a problem).
 """
 from __future__ import annotations
 
@@ -53,14 +54,23 @@ class IslSchedule(Pass):
         try:
             schedule = constraints.compute_schedule()
         except isl.Error as exc:
+            # Exceeding the budget, or isl's scheduler giving up ("unable to carry dependences",
+            # seen on strided loops): the source order is always a valid schedule.
             if options.isl_max_operations and "operations exceeded" in str(exc):
-                note = (f"scheduling exceeded {options.isl_max_operations} isl operations: "
-                        f"original schedule kept")
-                return replace(unit, scop=scop.with_note(note))
-            raise
+                note = f"scheduling exceeded {options.isl_max_operations} isl operations: original schedule kept"
+            else:
+                note = f"isl scheduler failed ({_isl_message(exc)}): original schedule kept"
+            return replace(unit, scop=scop.with_note(note))
         finally:
             ic.set_max_operations(0)
             ic.set_schedule_serialize_sccs(saved[0])
             ic.set_schedule_max_coefficient(saved[1])
             ic.set_schedule_outer_coincidence(saved[2])
         return replace(unit, scop=scop.with_schedule(schedule))
+
+
+def _isl_message(exc: isl.Error) -> str:
+    """`unable to carry dependences` from islpy's `call to ... failed: <message> in <file>:<line>`."""
+    text = str(exc)
+    text = text.split("failed: ", 1)[-1]
+    return text.rsplit(" in /", 1)[0] if " in /" in text else text

@@ -500,6 +500,8 @@ class _AccessCollector:
             self._write(e.operand, must)
         elif e.op in ("+", "-", "!", "~"):
             self.collect(e.operand, must)
+        elif e.op == "*":
+            self._read(e)
         elif e.op == "sizeof":
             return
         else:
@@ -538,10 +540,18 @@ class _AccessCollector:
         """The variable and affine subscripts designated by lvalue `e` (None: iterator or parameter)."""
         indices: list[N.Expr] = []
         base = e
-        while isinstance(base, (N.Subscript, N.Cast)):
+        while True:
             if isinstance(base, N.Subscript):
                 indices.append(base.index)
-            base = base.base if isinstance(base, N.Subscript) else base.operand
+                base = base.base
+            elif isinstance(base, N.Unary) and base.op == "*":
+                # `*p` is `p[0]`
+                indices.append(N.IntLit(0, type=T.INT, loc=base.loc))
+                base = base.operand
+            elif isinstance(base, N.Cast):
+                base = base.operand
+            else:
+                break
         indices.reverse()
         if isinstance(base, N.Member):
             raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")

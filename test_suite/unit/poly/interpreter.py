@@ -91,6 +91,9 @@ class Evaluator:
         return convert(self.value(e.operand), e.type)
 
     def v_Unary(self, e: N.Unary) -> Any:
+        if e.op == "*":
+            array, index = self.place(e)
+            return convert(array[index], e.type)
         if e.op in ("++", "--", "post++", "post--"):
             old = self.value(e.operand)
             new = convert(old + (1 if "++" in e.op else -1), e.operand.type)
@@ -141,9 +144,9 @@ class Evaluator:
 
     def place(self, e: N.Expr) -> tuple[Any, tuple[int, ...]]:
         index = []
-        while isinstance(e, N.Subscript):
-            index.append(self.value(e.index))
-            e = e.base
+        while isinstance(e, N.Subscript) or (isinstance(e, N.Unary) and e.op == "*"):
+            index.append(self.value(e.index) if isinstance(e, N.Subscript) else 0)
+            e = e.base if isinstance(e, N.Subscript) else e.operand
         array = self.value(e)
         index.reverse()
         for k, i in enumerate(index):
@@ -305,8 +308,10 @@ def initial_memory(region: OptRegion, int_value: int, seed: int = 1) -> dict[str
     for a in region.args:
         if a.name in env:
             continue
-        if isinstance(a.type, T.ArrayType):
-            array = allocate(a.type, env)
+        if isinstance(a.type, (T.ArrayType, T.PointerType)):
+            # A pointer gets 64 elements: enough for the tests' `*p` and `p[i]` with tiny sizes.
+            array = allocate(a.type if isinstance(a.type, T.ArrayType) else
+                             T.ArrayType(element=a.type.pointee, constant_extent=64), env)
             if array.dtype == np.int64:
                 array[...] = rng.integers(0, 5, array.shape)
             else:
