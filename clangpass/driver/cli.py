@@ -220,14 +220,14 @@ def quote_response_arg(arg: str) -> str:
 # ----------------------------------------------------------------------------- languages
 def language_of(path: str, x_language: str) -> str:
     """'c' | 'pencil' | 'host' | 'linker' for an input named after `-x x_language`."""
+    if path == "-":
+        return "host"       # stdin: only the host compiler can read it (once)
     if x_language == "c":
         return "c"
     if x_language == "pencil":
         return "pencil"
     if x_language:
         return "host"
-    if path == "-":
-        return "host"       # stdin: only the host compiler can read it (once)
     if path.endswith(".pencil.c"):
         return "pencil"
     suffix = os.path.splitext(path)[1]

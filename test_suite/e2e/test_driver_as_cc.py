@@ -201,6 +201,13 @@ def test_response_file_end_to_end(plain: Path) -> None:
     assert (plain / "obj file.o").is_file()
 
 
+def test_standard_input_goes_to_the_host(tmp_path: Path) -> None:
+    got = subprocess.run([*PENCILCC, "-x", "c", "-", "-o", "prog"], cwd=tmp_path, capture_output=True,
+                         text=True, input="int main(void) { return 3; }\n", timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert subprocess.run([str(tmp_path / "prog")]).returncode == 3
+
+
 def test_no_input_files_is_the_hosts_error(tmp_path: Path) -> None:
     got = run([*PENCILCC], tmp_path)
     assert got.returncode != 0 and "no input files" in got.stderr

@@ -157,6 +157,7 @@ def test_languages() -> None:
                      ("f.S", "host", ""), ("g.o", "linker", ""), ("h.a", "linker", ""),
                      ("i.so.1", "linker", ""), ("weird.zzz", "linker", ""), ("-", "host", "")]
     assert language_of("x.i", "") == "host" and language_of("x.s", "") == "host"
+    assert language_of("-", "c") == "host"        # stdin is read once, by the host compiler
     # -x pencil reaches the host as -x c
     assert parse("-E", "-x", "pencil", "p.txt").passthrough_args == ("-E", "-x", "c", "p.txt")
     args = link_arguments(c, {}, [], "out")
