@@ -22,7 +22,7 @@ import pytest
 from clangpass.driver import compile as driver_compile
 from clangpass.ir import types as T
 from clangpass.ir.printer import format_expr
-from clangpass.regions import OptRegion, RegionArg
+from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome
 
 STUB_LINK_FLAGS = ["-lm"]
@@ -104,13 +104,25 @@ def install(monkeypatch: pytest.MonkeyPatch, optimise=reference_optimise_region,
 
 # ----------------------------------------------------------------------------- self-checks
 def test_row_pointer_declarators() -> None:
-    from clangpass.ir import nodes as N
-
     two_d = T.ArrayType(T.ArrayType(T.FloatType(), constant_extent=70), constant_extent=60)
     assert _row_pointer("C", two_d) == "double (*C)[70]"
-    pointer = T.PointerType(T.FloatType(), restrict=True)
-    assert _row_pointer("p", pointer) == "double * p"
-    assert _preprocessor_lines("#include <x.h>\n#pragma scop\n#define A \\\n  1\nint x;\n") == \
-        "#include <x.h>\n#define A \\\n  1"
-    assert isinstance(RegionArg("n", T.IntType(), "value", "param"), RegionArg)
-    assert N is not None
+    assert _row_pointer("p", T.PointerType(T.FloatType(), restrict=True)) == "double * p"
+
+
+def test_preprocessor_lines_keep_directives_and_continuations() -> None:
+    text = "#include <x.h>\n#pragma scop\n#define A \\\n  1\nint x;\n"
+    assert _preprocessor_lines(text) == "#include <x.h>\n#define A \\\n  1"
+
+
+def test_reference_outliner_compiles_a_region(tmp_path: Path) -> None:
+    from clangpass.frontend import parse_file
+    from clangpass.options import CompileOptions
+    from clangpass.regions import find_regions
+
+    source = tmp_path / "r.c"
+    source.write_text("#define M 4\nvoid f(int n, double a[M][M], double *s)\n{\n  int i;\n"
+                      "#pragma scop\n  for (i = 0; i < n; i++)\n    *s += a[i][i];\n#pragma endscop\n}\n")
+    regions = find_regions(parse_file(str(source)).module)
+    assert [a.passing for a in regions[0].args] == ["value", "array", "array"]
+    obj = reference_emit_object(regions, CompileOptions(pic=True), str(source))
+    assert obj[:4] == b"\x7fELF"
