@@ -13,8 +13,8 @@ Input: the units of one translation unit (`clangpass.poly.codegen_unit`), the
 
 Stages: `lower_region` (function, arguments, locals) -> `lower_ast` (isl AST) ->
 `lower_expr` / `lower_builtins` (statement bodies, C semantics) and `parallel`
-(libgomp outlining); `target` owns the target machine and the pass pipeline.
-See docs/passes/backend-cpu.md.
+(libgomp outlining); `debug_info` adds -g line tables; `target` owns the target
+machine and the pass pipeline. See docs/passes/backend-cpu.md.
 """
 from __future__ import annotations
 
