@@ -109,7 +109,7 @@ class DiagnosticPolicy:
 @dataclass(frozen=True)
 class DriverConfig:
     argv: tuple[str, ...]                      # the command line after @file expansion
-    action: str = "link"
+    action: str = "link"                       # one of ACTIONS
     inputs: tuple[InputFile, ...] = ()
     output: str = ""                           # -o, '' when not given
     host_args: tuple[str, ...] = ()            # flags for compiling one input with the host compiler
@@ -565,10 +565,13 @@ def _matches_pencil(pattern: str) -> bool:
 
 def _action(s: _State) -> str:
     if s.info_action:
-        return s.info_action
-    if s.mode in ("E", "syntax") or not s.inputs:
-        return "host"
-    return {"c": "compile", "S": "assemble"}.get(s.mode, "link")
+        action = s.info_action
+    elif s.mode in ("E", "syntax") or not s.inputs:
+        action = "host"
+    else:
+        action = {"c": "compile", "S": "assemble"}.get(s.mode, "link")
+    assert action in ACTIONS, action
+    return action
 
 
 def parse_command_line(argv: list[str]) -> DriverConfig:
