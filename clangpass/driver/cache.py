@@ -23,10 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -72,9 +72,11 @@ def pencilcc_identity() -> str:
                 stat = path.stat()
                 digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     versions = []
-    for module in ("llvmlite", "islpy", "clang"):
-        mod = sys.modules.get(module)
-        versions.append(f"{module}={getattr(mod, '__version__', '?')}")
+    for distribution in ("libclang", "islpy", "llvmlite"):
+        try:
+            versions.append(f"{distribution}={metadata.version(distribution)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{distribution}=?")
     return f"{clangpass.__version__}\0{' '.join(versions)}\0{digest.hexdigest()}"
 
 
