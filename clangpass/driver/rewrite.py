@@ -5,14 +5,16 @@ Input: the bytes of the user's file and the optimized regions (`OptRegion.extent
 `args`, `iterators`, `symbol`). Output: the bytes the host compiler compiles
 instead, where
 
-- line 1 declares every outlined function at file scope
-  (`extern void SYM(int, const void *, void *);`): 'value' arguments keep their
-  C type, 'pointer' arguments are `void *` (the driver passes `&var`), 'array'
-  arguments are `const void *`. Value types are builtin arithmetic types (the
-  front end spells them canonically), so they need no header; declaring at file
-  scope rather than in the block keeps `-Wnested-externs` quiet;
-- line 2 is `#line 1 "<original path>"`, so that diagnostics, `__FILE__`,
-  `assert` and debug line tables name the user's file;
+- the first lines declare every outlined function at file scope
+  (`extern void SYM(int, void *, const void *);`), under the file name
+  `<pencilcc outlined regions>`: 'value' arguments keep their C type, 'pointer'
+  arguments (the driver passes `&var`) and 'array' arguments are `void *`,
+  `const`/`volatile` when what they point to is. Value types are builtin
+  arithmetic types (the front end spells them canonically), so they need no
+  header; declaring at file scope rather than in the block keeps
+  `-Wnested-externs` quiet;
+- then `#line 1 "<original path>"`, so that diagnostics, `__FILE__`, `assert`
+  and debug line tables name the user's file;
 - each region's text (the function body braces for a PENCIL function, from
   `#pragma scop` through `#pragma endscop` for a scop) is replaced by
   `{ (void)it; SYM(args); }` followed by as many newlines as the replaced text
@@ -30,16 +32,27 @@ from clangpass.ir import types as T
 from clangpass.regions import OptRegion, RegionArg
 
 
+PROTOTYPES_FILE = "<pencilcc outlined regions>"
+
+
 class RewriteError(Exception):
     """The region's recorded extent does not fit the file (it changed since parsing?)."""
+
+
+def _pointee_qualifiers(t: T.CType) -> str:
+    """`const `/`volatile ` of what an array or pointer argument points to."""
+    target = t.scalar_element() if isinstance(t, T.ArrayType) else getattr(t, "pointee", t)
+    return "".join(f"{q} " for q in ("const", "volatile") if getattr(target, q))
 
 
 def _parameter_type(arg: RegionArg) -> str:
     if arg.passing == "value":
         return arg.type.unqualified().spelling()
     if arg.passing == "pointer":
-        return "void *"
-    return "const void *"
+        return _pointee_qualifiers(T.PointerType(arg.type)) + "void *"
+    # Not `const void *` for every array: gcc reads a const pointer argument as "the callee
+    # reads this" and warns (-Wmaybe-uninitialized) when a region fills a fresh local array.
+    return _pointee_qualifiers(arg.type) + "void *"
 
 
 def _argument(arg: RegionArg) -> str:
@@ -97,5 +110,7 @@ def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: s
         pieces += [source[position:start], _replacement(source[start:end], rest_of_line, region)]
         position = end
     pieces.append(source[position:])
-    header = " ".join(prototype(r) for r in ordered) + f"\n#line 1 {_c_string(display_path)}\n"
+    # The prototypes get a file name of their own: a note about them names no temp path.
+    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in ordered)
+              + f"\n#line 1 {_c_string(display_path)}\n")
     return header.encode() + b"".join(pieces)

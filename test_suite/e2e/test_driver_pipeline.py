@@ -120,11 +120,12 @@ def test_rewrite_keeps_every_line_and_column(project: Path) -> None:
     original = (project / "k.c").read_bytes()
     text = outline_regions(original, regions, "k.c").decode()
     lines = text.splitlines()
-    assert lines[0].startswith("extern void __pencilcc_kernel_scop0_")
-    assert "extern double __pencilcc_total_function0_" in lines[0]
-    assert "(int, const void *, const void *, void *);" in lines[0]        # n, A, x, &s
-    assert lines[1] == '#line 1 "k.c"'
-    body = lines[2:]
+    assert lines[0] == '#line 1 "<pencilcc outlined regions>"'
+    assert lines[1].startswith("extern void __pencilcc_kernel_scop0_")
+    assert "extern double __pencilcc_total_function0_" in lines[1]
+    assert "(int, void *, void *, void *);" in lines[1]        # n, A, x, &s
+    assert lines[2] == '#line 1 "k.c"'
+    body = lines[3:]
     assert len(body) == len(original.decode().splitlines())
     for number, (old, new) in enumerate(zip(original.decode().splitlines(), body), start=1):
         if "#pragma" not in old and not (8 <= number <= 14) and not (19 <= number <= 23):
@@ -132,6 +133,40 @@ def test_rewrite_keeps_every_line_and_column(project: Path) -> None:
     assert body[7].strip() == "{ (void)i; (void)j; " + regions[0].symbol + "(n, A, x, &s); }"
     assert body[18].strip().startswith("{ return " + regions[1].symbol + "(n, v); }")
     assert "#pragma scop" in body[27]            # the goto region falls back: untouched
+
+
+NO_NEW_WARNINGS = r"""#include <stdio.h>
+static double weighted(int n, const double w[n], double *out)
+{
+  double local[64];
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    local[i] = w[i] * 2.0;
+  for (i = 0; i < n; i++)
+    out[i] = local[i] + 1.0;
+#pragma endscop
+  return out[0];
+}
+int main(void)
+{
+  double w[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
+  printf("%g\n", weighted(8, w, out));
+  return 0;
+}
+"""
+
+
+def test_outlining_adds_no_warning(project: Path, capfd) -> None:
+    """A fresh local array filled by a region, a const array read by it: nothing to say."""
+    (project / "w.c").write_text(NO_NEW_WARNINGS)
+    module = parse_file("w.c").module
+    header = outline_regions(NO_NEW_WARNINGS.encode(), find_regions(module), "w.c").decode().splitlines()[1]
+    assert "(int, const void *, void *, void *);" in header       # n, w, local, out
+    status, err = pencilcc(capfd, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
+                           "-Wnested-externs", "-Wmissing-prototypes", "w.c", "-o", "w")
+    assert status == 0 and err == ""
+    assert run_program(project / "w") == "3\n"
 
 
 def test_same_warnings_and_output_as_cc(project: Path, capfd) -> None:
