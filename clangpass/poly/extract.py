@@ -120,8 +120,7 @@ class _Extractor:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Scop:
-        scope = AffineScope(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params)),
-                            (), self.params, isl.Set.universe(self.param_space), self.context)
+        scope = AffineScope(self.param_space, (), self.params, isl.Set.universe(self.param_space), self.context)
         frame = _Frame(scope)
         body = list(self.region.body.body)
         if self.region.kind == "function" and body and isinstance(body[-1], N.Return) and body[-1].value is None:
