@@ -3,8 +3,10 @@
 
 Every `test_suite/kernels/polybench/*.c` and `test_suite/kernels/pencil/*.c` is
 built by `pencilcc` (this checkout, `python -m clangpass`) at -O0 and -O3 with
-`-fsave-optimization-record`, run with one and two threads (`OMP_NUM_THREADS`,
-and `PENCILCC_NUM_THREADS`, which overrides it), and its output is compared with
+`-fsave-optimization-record` and `-Wall -Wextra -Werror` (the rewritten file
+must not warn where the original does not), run with one and two threads
+(`OMP_NUM_THREADS`, and `PENCILCC_NUM_THREADS`, which overrides it), and its
+output is compared with
 the same program built by `gcc -O0` (`harness.compare_outputs`, rtol 1e-9). The
 record must list every region of the kernel as `optimized`: a fallback would
 make the comparison meaningless (the host compiler would have run the region).
@@ -26,6 +28,9 @@ from test_suite.e2e import harness
 
 PENCILCC = [sys.executable, "-m", "clangpass"]
 LEVELS = ("-O0", "-O3")
+# The kernels build warning-free with gcc (test_kernels_gcc.py): outlining must add no
+# warning either. A region that falls back stays a warning, reported from the record.
+WARNING_FLAGS = ("-Wall", "-Wextra", "-Werror", "-Wno-error=pencil")
 THREAD_SETTINGS = (
     {"OMP_NUM_THREADS": "1"},
     {"OMP_NUM_THREADS": "2"},
@@ -53,7 +58,7 @@ class Builds:
     def _build(self, source: Path, level: str) -> tuple[Path, dict]:
         exe = self.workdir / _kernel_id(source, level).replace("/", "-")
         harness.build(PENCILCC, [source], exe,
-                      [*harness.KERNEL_CFLAGS, level, "-fsave-optimization-record"],
+                      [*harness.KERNEL_CFLAGS, *WARNING_FLAGS, level, "-fsave-optimization-record"],
                       env={"PENCILCC_NO_CACHE": "1"})
         record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
         return exe, record
