@@ -28,7 +28,8 @@ from clangpass.passes import codegen, dependences, extract, mark_parallel, sched
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.dependences import AnalysisBudgetExceeded, dependences as scop_dependences, format_deps
+from clangpass.poly.dependences import (AnalysisBudgetExceeded, cached_dependences, dependences as scop_dependences,
+                                       format_deps)
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
@@ -77,7 +78,9 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
         return _with_timings(fallback(region, f"pass '{missing[0] if missing else 'codegen'}' is disabled"),
                              seconds)
     cg = unit.codegen
-    return RegionOutcome(region, "optimized", reason="; ".join(unit.scop.notes), unit=cg,
+    deps = cached_dependences(unit.scop)
+    notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.scop.notes
+    return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
                          tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops,
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
@@ -143,7 +146,7 @@ def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
         dumps.emit("ast", unit.region.label, after, format_ast(unit.codegen), force=True)
         return
     text = format_scop(unit.scop)
-    cached = unit.scop.analyses.get("dependences")
+    cached = cached_dependences(unit.scop)
     if cached is not None:
         text += "\nDependences {\n" + format_deps(cached) + "\n}"
     dumps.emit("scop", unit.region.label, after, text, force=True)

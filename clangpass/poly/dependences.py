@@ -12,13 +12,20 @@ Memory-based anti/output dependences keep every storage location (scalars and
 locals included) single-assignment-safe under any schedule that respects them,
 which is what lets the back end share one location between iterations.
 
-Computed with isl's `compute_flow` (Verdoolaege, isl manual, "Dependence
-Analysis") on the original schedule, bounded by `isl_max_operations`, and cached
-on the Scop (`dependences(scop)`) since only a change of the model invalidates it.
+Flow dependences come from isl's `compute_flow` (Verdoolaege, isl manual,
+"Dependence Analysis") on the original schedule; memory-based ones are the pairs
+of accesses to one element in source order. Each step is bounded by
+`isl_max_operations`: when value-based analysis exceeds it, memory-based flow
+dependences (a superset) replace it and `note` says so; when the memory-based
+relations exceed it, `AnalysisBudgetExceeded` is raised (the region falls back).
+The result is cached on the Scop (`dependences(scop)`) since only a change of
+the model invalidates it.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator, Optional
 
 import islpy as isl
 
@@ -36,6 +43,7 @@ class Dependences:
     flow: isl.UnionMap      # [P] -> { S[i..] -> T[j..] : T reads what S wrote last }
     anti: isl.UnionMap      # [P] -> { S[i..] -> T[j..] : T overwrites what S read }
     output: isl.UnionMap    # [P] -> { S[i..] -> T[j..] : T overwrites what S wrote }
+    note: str = ""          # set when the flow dependences are memory-based (budget exceeded)
 
     @property
     def all(self) -> isl.UnionMap:
@@ -52,45 +60,69 @@ def dependences(scop: Scop, max_operations: int = 0) -> Dependences:
     return cached
 
 
+def cached_dependences(scop: Scop) -> Optional[Dependences]:
+    """The dependences of `scop` if some pass computed them, else None (never computes)."""
+    return scop.analyses.get(_CACHE_KEY)
+
+
 def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
+    """Flow (value-based when the budget allows, else memory-based), anti and output dependences.
+
+    Memory-based flow dependences are a superset of the value-based ones, so falling back to
+    them when value-based analysis exceeds `max_operations` only costs scheduling freedom.
+    """
     ctx = scop.context.get_ctx()
-    schedule = scop.original_schedule            # source order, kills included
-    empty = isl.UnionMap.empty(scop.context.get_space())
-    writes = scop.writes                         # [P] -> { S[i..] -> A[a..] }
+    dates = scop.original_schedule.get_map()         # [P] -> { S[i..] -> [t..] } source order, kills included
+    writes = scop.writes                             # [P] -> { S[i..] -> A[a..] }
+    note = ""
+    try:
+        with _budget(ctx, max_operations):
+            earlier = dates.lex_lt_union_map(dates)  # [P] -> { S[i..] -> T[j..] : S runs before T }
+            # Memory-based: the same element, source before sink.
+            anti = scop.reads.apply_range(writes.reverse()).intersect(earlier)
+            output = writes.apply_range(writes.reverse()).intersect(earlier)
+        try:
+            with _budget(ctx, max_operations):
+                flow = (isl.UnionAccessInfo.from_sink(scop.reads)
+                        .set_must_source(scop.must_writes)
+                        .set_may_source(scop.may_writes)
+                        .set_kill(scop.kills)
+                        .set_schedule(scop.original_schedule)
+                        .compute_flow().get_may_dependence())
+        except AnalysisBudgetExceeded:
+            with _budget(ctx, max_operations):
+                flow = writes.apply_range(scop.reads.reverse()).intersect(earlier)
+            note = (f"value-based dependence analysis exceeded {max_operations} isl operations: "
+                    f"memory-based flow dependences used")
+    finally:
+        ctx.set_max_operations(0)
+    context = scop.context                           # [P] -> { : ... }
+    return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note)
+
+
+def _simplified(deps: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
+    """`deps` under `context`, with redundant constraints removed (a stable, readable form)."""
+    return deps.intersect_params(context).coalesce().detect_equalities().remove_redundancies()
+
+
+@contextmanager
+def _budget(ctx: isl.Context, max_operations: int) -> Iterator[None]:
+    """Run the body with at most `max_operations` isl operations (0: unbounded)."""
     ctx.set_max_operations(max_operations)
     ctx.reset_operations()
     try:
-        flow = (isl.UnionAccessInfo.from_sink(scop.reads)
-                .set_must_source(scop.must_writes)
-                .set_may_source(scop.may_writes)
-                .set_kill(scop.kills)
-                .set_schedule(schedule)
-                .compute_flow().get_may_dependence())
-        anti = (isl.UnionAccessInfo.from_sink(writes)
-                .set_must_source(empty)
-                .set_may_source(scop.reads)
-                .set_schedule(schedule)
-                .compute_flow().get_may_dependence())
-        output = (isl.UnionAccessInfo.from_sink(writes)
-                  .set_must_source(empty)
-                  .set_may_source(writes)
-                  .set_schedule(schedule)
-                  .compute_flow().get_may_dependence())
+        yield
     except isl.Error as exc:
         if max_operations and "operations exceeded" in str(exc):
             raise AnalysisBudgetExceeded(f"dependence analysis exceeded {max_operations} isl operations") from None
         raise
     finally:
         ctx.set_max_operations(0)
-    context = scop.context                       # [P] -> { : ... }
-    return Dependences(flow.intersect_params(context).coalesce(),
-                       anti.intersect_params(context).coalesce(),
-                       output.intersect_params(context).coalesce())
 
 
 def format_deps(deps: Dependences) -> str:
     """The `deps` dump: each kind, one map per line, sorted."""
-    lines = []
+    lines = [f"Note: {deps.note}"] if deps.note else []
     for heading, umap in (("Flow", deps.flow), ("Anti", deps.anti), ("Output", deps.output)):
         lines.append(f"{heading} :=")
         pieces = sorted_pieces(umap)

@@ -24,16 +24,16 @@ def test_stencil_dependences_exact(tmp_path):
     deps = dependences(scop_of(tmp_path, STENCIL))
     assert format_deps(deps).splitlines() == [
         "Flow :=",
-        "    [T, n] -> { S_0[t, i] -> S_1[t' = t, i' = i] : n >= 0 and 0 <= t < T and 0 < i <= -2 + n };",
+        "    [T, n] -> { S_0[t, i] -> S_1[t' = t, i' = i] : 0 <= t < T and 0 < i <= -2 + n };",
         "    [T, n] -> { S_1[t, i] -> S_0[t' = 1 + t, i' = 1 + i] : 0 <= t <= -2 + T and 0 < i <= -3 + n;"
         " S_1[t, i] -> S_0[t' = 1 + t, i' = -1 + i] : 0 <= t <= -2 + T and 2 <= i <= -2 + n };",
         "Anti :=",
         "    [T, n] -> { S_0[t, i] -> S_1[t', i' = 1 + i] : t >= 0 and 0 < i <= -3 + n and t <= t' < T;"
         " S_0[t, i] -> S_1[t', i' = -1 + i] : t >= 0 and 2 <= i <= -2 + n and t <= t' < T };",
-        "    [T, n] -> { S_1[t, i] -> S_0[t', i' = i] : n >= 0 and t >= 0 and 0 < i <= -2 + n and t < t' < T };",
+        "    [T, n] -> { S_1[t, i] -> S_0[t', i' = i] : t >= 0 and 0 < i <= -2 + n and t < t' < T };",
         "Output :=",
-        "    [T, n] -> { S_0[t, i] -> S_0[t', i' = i] : n >= 0 and t >= 0 and 0 < i <= -2 + n and t < t' < T };",
-        "    [T, n] -> { S_1[t, i] -> S_1[t', i' = i] : n >= 0 and t >= 0 and 0 < i <= -2 + n and t < t' < T };",
+        "    [T, n] -> { S_0[t, i] -> S_0[t', i' = i] : t >= 0 and 0 < i <= -2 + n and t < t' < T };",
+        "    [T, n] -> { S_1[t, i] -> S_1[t', i' = i] : t >= 0 and 0 < i <= -2 + n and t < t' < T };",
     ]
 
 
@@ -86,3 +86,25 @@ def test_analysis_budget(tmp_path):
         raise AssertionError("the budget of 1 operation was not enforced")
     outcome = optimise(tmp_path, STENCIL, isl_max_operations=1)
     assert outcome.status == "fallback" and "isl operations" in outcome.reason
+
+
+def test_memory_based_flow_when_value_based_analysis_exceeds_the_budget(tmp_path):
+    scop = scop_of(tmp_path, STENCIL)
+    exact = compute_dependences(scop)
+    degraded = []
+    budget = 1
+    while True:
+        try:
+            deps = compute_dependences(scop, max_operations=budget)
+        except AnalysisBudgetExceeded:
+            budget = budget * 3 // 2 + 1
+            continue
+        if not deps.note:
+            break
+        degraded.append(deps)
+        budget = budget * 3 // 2 + 1
+    assert degraded, "no budget between the memory-based and the value-based analyses"
+    for deps in degraded:
+        assert deps.note.startswith("value-based dependence analysis exceeded")
+        assert exact.flow.is_subset(deps.flow) and not deps.flow.is_equal(exact.flow)
+        assert deps.anti.is_equal(exact.anti) and deps.output.is_equal(exact.output)
