@@ -170,12 +170,12 @@ def find_regions(module: N.Module) -> list[OptRegion]:
         if not fn.in_main_file or fn.body is None:
             continue
         if fn.is_pencil:
-            out.append(_analyse(OptRegion(fn, "function", 0, fn.body, fn.body.extent, fn.body.loc)))
+            out.append(_analyse(module, OptRegion(fn, "function", 0, fn.body, fn.body.extent, fn.body.loc)))
             continue
         index = 0
         for s in iter_stmts(fn.body):
             if isinstance(s, N.Region):
-                out.append(_analyse(OptRegion(fn, s.kind, index, s.body, s.extent, s.loc)))
+                out.append(_analyse(module, OptRegion(fn, s.kind, index, s.body, s.extent, s.loc)))
                 index += 1
     return out
 
@@ -187,7 +187,7 @@ def _symbol(fn: N.Function, kind: str, index: int) -> str:
     return f"__pencilcc_{fn.name}_{kind}{index}_{digest}"
 
 
-def _analyse(region: OptRegion) -> OptRegion:
+def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
     """Compute the region's arguments, iterators and symbol."""
     from dataclasses import replace
 
@@ -227,6 +227,15 @@ def _analyse(region: OptRegion) -> OptRegion:
             for sub in iter_exprs(e):
                 if isinstance(sub, N.VarRef):
                     note_use(sub)
+                elif isinstance(sub, N.Call) and not sub.builtin:
+                    callee = module.function(sub.callee)
+                    # The outlined code lives in another object: it can only call
+                    # functions with external linkage.
+                    if callee is not None and (callee.storage == "static" or
+                                               (callee.inline and callee.storage != "extern")):
+                        problems.append(f"calls '{sub.callee}', which has internal linkage "
+                                        f"({callee.storage or 'inline'}) and cannot be called from "
+                                        f"outlined code")
             for var in written_variables(e):
                 written.add(var.name)
                 is_header = (isinstance(s, N.For) and e is s.step) or id(s) in for_inits

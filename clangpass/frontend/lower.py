@@ -30,6 +30,7 @@ from clangpass.ir import types as T
 CK = ci.CursorKind
 
 _DECAY_KINDS = (T.ArrayType, T.FunctionType)
+_ARRAY_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.VARIABLEARRAY, ci.TypeKind.INCOMPLETEARRAY)
 
 
 def location(cursor: ci.Cursor) -> N.SourceLoc:
@@ -102,19 +103,23 @@ class Lowering:
         return self.types.lower(cursor.type)
 
     def decl_type(self, cursor: ci.Cursor) -> T.CType:
-        """The declared type of a VAR_DECL/PARM_DECL, VLA extents lowered from its children."""
+        """The declared type of a VAR_DECL/PARM_DECL, VLA extents lowered from its children.
+
+        Arrays and pointers to arrays (`double (*E)[m]`) take their size expressions
+        from the declaration's child expressions (not from the initialiser).
+        """
         t = cursor.type
-        canonical = t.get_canonical()
-        if canonical.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.VARIABLEARRAY,
-                              ci.TypeKind.INCOMPLETEARRAY) or t.kind in (
-                ci.TypeKind.CONSTANTARRAY, ci.TypeKind.VARIABLEARRAY, ci.TypeKind.INCOMPLETEARRAY):
-            init = self._initializer(cursor)
-            # clang visits the size expressions innermost first: source order is outermost first.
-            extents = sorted((c for c in cursor.get_children()
-                              if c.kind.is_expression() and (init is None or c != init)),
-                             key=lambda c: c.extent.start.offset)
-            return self.types.lower(t, extents)
-        return self.types.lower(t)
+        shape = t.get_canonical()
+        if shape.kind == ci.TypeKind.POINTER:
+            shape = shape.get_pointee().get_canonical()
+        if shape.kind not in _ARRAY_KINDS and t.kind not in _ARRAY_KINDS:
+            return self.types.lower(t)
+        init = self._initializer(cursor)
+        # clang visits the size expressions innermost first: source order is outermost first.
+        extents = sorted((c for c in cursor.get_children()
+                          if c.kind.is_expression() and (init is None or c != init)),
+                         key=lambda c: c.extent.start.offset)
+        return self.types.lower(t, extents)
 
     @staticmethod
     def _initializer(cursor: ci.Cursor) -> Optional[ci.Cursor]:
@@ -235,12 +240,17 @@ class Lowering:
         lhs, rhs = self._children(c)
         target = self.expr(lhs)
         value = self.expr(rhs)
-        # clang converts the right operand to the computation type for us; the
-        # computation type is that of the converted right operand (or the target's).
-        compute = value.type if T.is_arithmetic(value.type) else target.type
+        op = binary_operator(c)
+        # clang converts the right operand to the computation type for us, so the
+        # computation type is that of the converted right operand; shifts compute in
+        # the promoted type of the left operand (C99 6.5.7), pointers in their own.
         if isinstance(target.type, T.PointerType):
             compute = target.type
-        return N.Assign(binary_operator(c), target, value, compute, type=self.type_of(c), loc=location(c))
+        elif op in ("<<=", ">>="):
+            compute = T.promoted(target.type)
+        else:
+            compute = value.type if T.is_arithmetic(value.type) else target.type
+        return N.Assign(op, target, value, compute, type=self.type_of(c), loc=location(c))
 
     def expr_CONDITIONAL_OPERATOR(self, c: ci.Cursor) -> N.Expr:
         cond, then, otherwise = self._children(c)

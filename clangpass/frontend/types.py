@@ -73,8 +73,8 @@ class TypeLowering:
             base = self.lower(underlying)
             return T.IntType(base.name if isinstance(base, T.IntType) else "int",
                              getattr(base, "bits", 32), getattr(base, "signed", True), **_quals(t))
-        if kind == TK.POINTER:
-            return T.PointerType(self.lower(t.get_pointee()), **_quals(t))
+        if kind == TK.POINTER:  # a pointer to a VLA row keeps the row's extents
+            return T.PointerType(self.lower(t.get_pointee(), extents), **_quals(t))
         if kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
             return self._array(t, extents or [])
         if kind == TK.RECORD:

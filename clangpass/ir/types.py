@@ -190,3 +190,10 @@ BOOL = IntType("_Bool", 8, False)
 DOUBLE = FloatType("double", 64)
 FLOAT = FloatType("float", 32)
 VOID = VoidType()
+
+
+def promoted(t: CType) -> CType:
+    """C99 6.3.1.1 integer promotion: every integer type narrower than int becomes int."""
+    if isinstance(t, IntType) and t.bits < 32:
+        return INT
+    return t

@@ -11,7 +11,7 @@ C99 6.5p5), unsigned ones udiv/urem/lshr/unsigned predicates and wrap; `/` and `
 truncate toward zero in both C99 and LLVM. The exceptions are shifts (the right
 operand keeps its own type), comparisons and `!`/`&&`/`||` (int 0/1 results) and
 pointer arithmetic. Compound assignments follow 6.5.16.2: `a op= b` is
-`a = (T_a)((compute_type)a op b)`; shifts compute in the promoted type of `a`.
+`a = (T_a)((compute_type)a op b)`, the front end giving shifts the promoted type of `a`.
 Floating point gets fast-math flags only under -ffast-math and never `contract`,
 so results equal gcc -O0's, which neither reassociates nor fuses.
 
@@ -35,7 +35,7 @@ from clangpass.regions import OptRegion
 from llvm_backend.cpu.context import FunctionState, Variable, null_pointer
 from llvm_backend.cpu.lower_builtins import BuiltinLowering
 from llvm_backend.cpu.lower_types import (I1, I64, PTR, BackendError, is_bool, is_signed, llvm_type,
-                                          promoted, row_dims, scalar_element)
+                                          row_dims, scalar_element)
 
 _COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
 _SIGNED_INDEX_OPS = {"+", "-", "*"}
@@ -551,7 +551,7 @@ class ExprLowering:
             new = self.builder.gep(old, [offset], inbounds=True,
                                    source_etype=self.pointee_type(target_type, e.loc))
         else:
-            compute = promoted(target_type) if op in ("<<", ">>") else (e.compute_type or e.value.type)
+            compute = e.compute_type or e.value.type
             if op not in ("<<", ">>"):
                 value = self.convert(value, e.value.type, compute, e.loc)
             result = self.arithmetic(op, self.convert(old, target_type, compute, e.loc), value,

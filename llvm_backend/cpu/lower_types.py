@@ -44,13 +44,6 @@ def is_signed(t: T.CType) -> bool:
     return isinstance(t, T.IntType) and t.signed
 
 
-def promoted(t: T.CType) -> T.CType:
-    """C99 6.3.1.1 integer promotion: every type narrower than int becomes int."""
-    if isinstance(t, T.IntType) and t.bits < 32:
-        return T.INT
-    return t
-
-
 def llvm_type(t: T.CType, loc: Optional[N.SourceLoc] = None) -> ir.Type:
     """The LLVM type of a value of C type `t` (arrays: only with constant extents)."""
     if isinstance(t, T.IntType):

@@ -217,3 +217,24 @@ def test_literals_from_object_like_macros_in_headers(tmp_path):
         double f(double x) { return C0 * x + NEG + TWO + ALIAS; }
     """)
     assert body_lines(m)[2] == "  return ((((0.25 * x) + (double)<(-3)>) + (double)<2.0f>) + 0.25);"
+
+
+def test_compound_assignment_compute_types(tmp_path):
+    m = parse(tmp_path, """
+        void f(unsigned char c, long s, double d) {
+          c <<= 3; c += 1; d *= 2; s >>= c;
+        }
+    """)
+    assigns = [s.expr for s in m.function("f").body.body]
+    # shifts compute in the promoted left operand (C99 6.5.7), others in the converted right operand's type
+    assert [(a.op, a.compute_type.spelling()) for a in assigns] == [
+        ("<<=", "int"), ("+=", "int"), ("*=", "double"), (">>=", "long")]
+
+
+def test_pointer_to_vla_parameter_keeps_its_extent(tmp_path):
+    m = parse(tmp_path, """
+        void f(int n, int m, double (*E)[m]) { E[0][0] = n; }
+    """)
+    e = m.function("f").params[2].type
+    assert isinstance(e, T.PointerType) and isinstance(e.pointee, T.ArrayType)
+    assert getattr(e.pointee.extent, "name", None) == "m"

@@ -80,3 +80,19 @@ def test_region_problems_are_reported(tmp_path):
         }
     """)
     assert any("static local variable 'calls'" in p for p in r.problems)
+
+
+def test_calls_to_internal_functions_are_problems(tmp_path):
+    (r,) = regions_of(tmp_path, """
+        static int twice(int x) __attribute__((const));
+        static int twice(int x) { return 2 * x; }
+        int thrice(int x) __attribute__((const));
+        void k(int n, int C[n]) {
+          int i;
+        #pragma scop
+          for (i = 0; i < n; i++) C[i] = twice(i) + thrice(i);
+        #pragma endscop
+        }
+    """)
+    assert r.problems == ("calls 'twice', which has internal linkage (static) and cannot be called "
+                          "from outlined code",)
