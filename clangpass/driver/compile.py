@@ -38,6 +38,7 @@ from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compi
 from clangpass.dumps import DumpSink
 from clangpass.frontend import FrontendOptions, parse_file
 from clangpass.ir.nodes import SourceLoc
+from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
 from clangpass.regions import find_regions
@@ -166,6 +167,8 @@ class Compilation:
                                "PENCIL code not optimized, the file is compiled by the host compiler "
                                f"unchanged: clang cannot parse it{why}")
             return plan, self._print(plan, engine)
+        self.dumps.emit("ir", os.path.basename(source.path), "frontend",
+                        format_module(result.module, heading=False))
         for region in find_regions(result.module):
             if region.problems:
                 plan.outcomes.append(fallback(region, "; ".join(region.problems)))
@@ -296,6 +299,9 @@ class Compilation:
             return BuiltObject(host_o, [])
         units = [o.unit for o in plan.optimized]
         try:
+            if self.dumps.wants("llvm"):
+                self.dumps.emit("llvm", os.path.basename(plan.source.path), "llvm-pipeline",
+                                emit_llvm_ir(units, self.options, plan.source.path))
             region_bytes = emit_object(units, self.options, plan.source.path)
             link_flags = list(runtime_link_flags(units, self.options))
         except Exception as exc:  # a back-end bug must not stop a build

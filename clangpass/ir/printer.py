@@ -131,9 +131,12 @@ def format_function(f: N.Function) -> list[str]:
     return [head + pencil] + format_stmt(f.body, 0)
 
 
-def format_module(m: N.Module) -> str:
-    """The `--dump-ir` text: globals then functions defined in the main file."""
-    lines = [f";; pencilcc ir '{m.file}'" + ("  (pencil file)" if m.pencil_file else "")]
+def format_module(m: N.Module, heading: bool = True) -> str:
+    """The `--dump-ir` text: globals then functions defined in the main file.
+
+    `heading=False` leaves out the `;; pencilcc ir` line, for a DumpSink that writes its own.
+    """
+    lines = [f";; pencilcc ir '{m.file}'" + ("  (pencil file)" if m.pencil_file else "")] if heading else []
     for g in m.globals:
         lines.append(format_vardecl(g) + ";")
     for f in m.functions:

@@ -134,6 +134,12 @@ def test_dumps(sources: Path) -> None:
     assert got.returncode == 0 and got.stderr == ""
     files = sorted(p.name for p in (sources / "dumps").iterdir())
     assert files and files[0].startswith("001-") and "ast" in files[0]
+    got = run([*PENCILCC, "-O3", "-fpencil-dump=ir,llvm", "-c", "scale.c"], sources)
+    assert got.returncode == 0, got.stderr
+    ir_at, llvm_at = got.stderr.find(";; pencilcc ir 'scale.c' after frontend"), got.stderr.find(
+        ";; pencilcc llvm 'scale.c' after llvm-pipeline")
+    assert 0 <= ir_at < llvm_at and "void scale(int n, double a[n])" in got.stderr
+    assert "define void @__pencilcc_scale_scop0_" in got.stderr[llvm_at:]
 
 
 def test_dump_ir(sources: Path) -> None:
