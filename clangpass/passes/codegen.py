@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import islpy as isl
+
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.poly.budget import isl_error_reason
 from clangpass.poly.codegen import generate_ast
 
 
@@ -19,4 +22,16 @@ class GenerateAst(Pass):
     dump_stage = "ast"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
-        return replace(unit, stage=Stage.AST, codegen=generate_ast(unit.scop))
+        scop = unit.scop
+        try:
+            codegen = generate_ast(scop)
+        except isl.Error as exc:
+            # isl's AST generator can fail on a transformed schedule; the source order is
+            # the one it must handle (a failure there is a bug and propagates).
+            original = scop.original_compute_schedule()
+            if scop.schedule.plain_is_equal(original):
+                raise
+            note = f"isl AST generation failed ({isl_error_reason(exc)}): original schedule used"
+            scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
+            codegen = generate_ast(scop)
+        return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)

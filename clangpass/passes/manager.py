@@ -28,8 +28,8 @@ from clangpass.passes import codegen, dependences, extract, mark_parallel, sched
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.dependences import (AnalysisBudgetExceeded, cached_dependences, dependences as scop_dependences,
-                                       format_deps)
+from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.dependences import cached_dependences, dependences as scop_dependences, format_deps
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
@@ -71,7 +71,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
         unit = run_pipeline(PolyUnit(region, module), pipeline_for(options), ctx, dumps, seconds)
     except NotModelled as exc:
         return _with_timings(fallback(region, exc.reason), seconds)
-    except AnalysisBudgetExceeded as exc:
+    except BudgetExceeded as exc:
         return _with_timings(fallback(region, str(exc)), seconds)
     if unit.codegen is None:
         missing = [p for p in ("extract", "codegen") if p in options.disabled_passes]
@@ -111,7 +111,7 @@ def run_pipeline(unit: PolyUnit, names: list[str], ctx: PassContext, dumps: Dump
         start = time.perf_counter()
         try:
             unit = cls().run(unit, ctx)
-        except (NotModelled, AnalysisBudgetExceeded):
+        except (NotModelled, BudgetExceeded):
             raise
         except Exception as exc:
             exc.add_note(f"in pencilcc pass '{name}' on region {unit.region.label}")

@@ -21,6 +21,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.dependences import dependences
 
 
@@ -49,28 +50,19 @@ class IslSchedule(Pass):
         ic.set_schedule_serialize_sccs(options.fusion == "min")
         ic.set_schedule_max_coefficient(options.max_coefficient)
         ic.set_schedule_outer_coincidence(options.outer_coincidence)
-        ic.set_max_operations(options.isl_max_operations)
-        ic.reset_operations()
         try:
-            schedule = constraints.compute_schedule()
+            with isl_budget(ic, options.isl_max_operations, "scheduling"):
+                schedule = constraints.compute_schedule()
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: original schedule kept"))
         except isl.Error as exc:
-            # Exceeding the budget, or isl's scheduler giving up ("unable to carry dependences",
-            # seen on strided loops): the source order is always a valid schedule.
-            if options.isl_max_operations and "operations exceeded" in str(exc):
-                note = f"scheduling exceeded {options.isl_max_operations} isl operations: original schedule kept"
-            else:
-                note = f"isl scheduler failed ({_isl_message(exc)}): original schedule kept"
-            return replace(unit, scop=scop.with_note(note))
+            # isl's scheduler sometimes gives up ("unable to carry dependences", seen on strided
+            # loops); the source order is always a valid schedule.
+            return replace(unit, scop=scop.with_note(f"isl scheduler failed ({isl_error_reason(exc)}): "
+                                                     f"original schedule kept"))
         finally:
-            ic.set_max_operations(0)
             ic.set_schedule_serialize_sccs(saved[0])
             ic.set_schedule_max_coefficient(saved[1])
             ic.set_schedule_outer_coincidence(saved[2])
         return replace(unit, scop=scop.with_schedule(schedule))
 
-
-def _isl_message(exc: isl.Error) -> str:
-    """`unable to carry dependences` from islpy's `call to ... failed: <message> in <file>:<line>`."""
-    text = str(exc)
-    text = text.split("failed: ", 1)[-1]
-    return text.rsplit(" in /", 1)[0] if " in /" in text else text

@@ -17,25 +17,21 @@ Flow dependences come from isl's `compute_flow` (Verdoolaege, isl manual,
 of accesses to one element in source order. Each step is bounded by
 `isl_max_operations`: when value-based analysis exceeds it, memory-based flow
 dependences (a superset) replace it and `note` says so; when the memory-based
-relations exceed it, `AnalysisBudgetExceeded` is raised (the region falls back).
+relations exceed it, `BudgetExceeded` is raised (the region falls back).
 The result is cached on the Scop (`dependences(scop)`) since only a change of
 the model invalidates it.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional
 
 import islpy as isl
 
+from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.scop import Scop, sorted_pieces
 
 _CACHE_KEY = "dependences"
-
-
-class AnalysisBudgetExceeded(Exception):
-    """isl exceeded `isl_max_operations` in an analysis."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +48,7 @@ class Dependences:
 
 
 def dependences(scop: Scop, max_operations: int = 0) -> Dependences:
-    """The dependences of `scop`, computed once per model (raises AnalysisBudgetExceeded)."""
+    """The dependences of `scop`, computed once per model (raises BudgetExceeded)."""
     cached = scop.analyses.get(_CACHE_KEY)
     if cached is None:
         cached = compute_dependences(scop, max_operations)
@@ -72,30 +68,28 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
     them when value-based analysis exceeds `max_operations` only costs scheduling freedom.
     """
     ctx = scop.context.get_ctx()
+    step = "dependence analysis"
     dates = scop.original_schedule.get_map()         # [P] -> { S[i..] -> [t..] } source order, kills included
     writes = scop.writes                             # [P] -> { S[i..] -> A[a..] }
     note = ""
+    with isl_budget(ctx, max_operations, step):
+        earlier = dates.lex_lt_union_map(dates)      # [P] -> { S[i..] -> T[j..] : S runs before T }
+        # Memory-based: the same element, source before sink.
+        anti = scop.reads.apply_range(writes.reverse()).intersect(earlier)
+        output = writes.apply_range(writes.reverse()).intersect(earlier)
     try:
-        with _budget(ctx, max_operations):
-            earlier = dates.lex_lt_union_map(dates)  # [P] -> { S[i..] -> T[j..] : S runs before T }
-            # Memory-based: the same element, source before sink.
-            anti = scop.reads.apply_range(writes.reverse()).intersect(earlier)
-            output = writes.apply_range(writes.reverse()).intersect(earlier)
-        try:
-            with _budget(ctx, max_operations):
-                flow = (isl.UnionAccessInfo.from_sink(scop.reads)
-                        .set_must_source(scop.must_writes)
-                        .set_may_source(scop.may_writes)
-                        .set_kill(scop.kills)
-                        .set_schedule(scop.original_schedule)
-                        .compute_flow().get_may_dependence())
-        except AnalysisBudgetExceeded:
-            with _budget(ctx, max_operations):
-                flow = writes.apply_range(scop.reads.reverse()).intersect(earlier)
-            note = (f"value-based dependence analysis exceeded {max_operations} isl operations: "
-                    f"memory-based flow dependences used")
-    finally:
-        ctx.set_max_operations(0)
+        with isl_budget(ctx, max_operations, step):
+            flow = (isl.UnionAccessInfo.from_sink(scop.reads)
+                    .set_must_source(scop.must_writes)
+                    .set_may_source(scop.may_writes)
+                    .set_kill(scop.kills)
+                    .set_schedule(scop.original_schedule)
+                    .compute_flow().get_may_dependence())
+    except BudgetExceeded:
+        with isl_budget(ctx, max_operations, step):
+            flow = writes.apply_range(scop.reads.reverse()).intersect(earlier)
+        note = (f"value-based dependence analysis exceeded {max_operations} isl operations: "
+                f"memory-based flow dependences used")
     context = scop.context                           # [P] -> { : ... }
     return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note)
 
@@ -103,21 +97,6 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
 def _simplified(deps: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
     """`deps` under `context`, with redundant constraints removed (a stable, readable form)."""
     return deps.intersect_params(context).coalesce().detect_equalities().remove_redundancies()
-
-
-@contextmanager
-def _budget(ctx: isl.Context, max_operations: int) -> Iterator[None]:
-    """Run the body with at most `max_operations` isl operations (0: unbounded)."""
-    ctx.set_max_operations(max_operations)
-    ctx.reset_operations()
-    try:
-        yield
-    except isl.Error as exc:
-        if max_operations and "operations exceeded" in str(exc):
-            raise AnalysisBudgetExceeded(f"dependence analysis exceeded {max_operations} isl operations") from None
-        raise
-    finally:
-        ctx.set_max_operations(0)
 
 
 def format_deps(deps: Dependences) -> str:

@@ -109,3 +109,22 @@ def test_tiled_ast_runs_every_instance(tmp_path):
         AstInterpreter(outcome.unit, optimised).run()
         for name in ("C", "E"):
             assert np.array_equal(source[name], optimised[name]), (n, name)
+
+
+def test_ast_generation_failure_falls_back_to_the_source_order(tmp_path, monkeypatch):
+    from clangpass.passes import codegen as codegen_pass
+
+    real = codegen_pass.generate_ast
+
+    def fails_on_transformed(scop):
+        if not scop.schedule.plain_is_equal(scop.original_compute_schedule()):
+            raise isl.Error("call to isl_ast_build_node_from_schedule failed: unbounded optimum in /isl.c:1")
+        return real(scop)
+
+    monkeypatch.setattr(codegen_pass, "generate_ast", fails_on_transformed)
+    outcome = optimise(tmp_path, SCALE.replace("A[i] = alpha * A[i];", "A[i] = alpha * A[i];\n  "
+                                                                      "for (int i = 1; i < n; i++) A[i] += A[i - 1];"),
+                       opt_level=3)
+    assert outcome.status == "optimized"
+    assert outcome.reason == "isl AST generation failed (unbounded optimum): original schedule used"
+    assert outcome.parallel_loops == 0 and outcome.tiled_bands == 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from clangpass.poly.dependences import AnalysisBudgetExceeded, compute_dependences, dependences, format_deps
+from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.dependences import compute_dependences, dependences, format_deps
 
 from test_suite.unit.poly.snippets import optimise, scop_of
 
@@ -80,7 +81,7 @@ def test_analysis_budget(tmp_path):
     scop = scop_of(tmp_path, STENCIL)
     try:
         compute_dependences(scop, max_operations=1)
-    except AnalysisBudgetExceeded as exc:
+    except BudgetExceeded as exc:
         assert "1 isl operations" in str(exc)
     else:
         raise AssertionError("the budget of 1 operation was not enforced")
@@ -96,7 +97,7 @@ def test_memory_based_flow_when_value_based_analysis_exceeds_the_budget(tmp_path
     while True:
         try:
             deps = compute_dependences(scop, max_operations=budget)
-        except AnalysisBudgetExceeded:
+        except BudgetExceeded:
             budget = budget * 3 // 2 + 1
             continue
         if not deps.note:
