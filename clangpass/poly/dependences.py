@@ -15,8 +15,8 @@ which is what lets the back end share one location between iterations.
 Flow dependences come from isl's `compute_flow` (Verdoolaege, isl manual,
 "Dependence Analysis") on the original schedule; memory-based ones are the pairs
 of accesses to one element in source order. Each step is bounded by
-`isl_max_operations`: when value-based analysis exceeds it, memory-based flow
-dependences (a superset) replace it and `note` says so; when the memory-based
+`isl_max_operations`: when value-based analysis exceeds it (or isl fails on
+it), memory-based flow dependences (a superset) replace it and `note` says so; when the memory-based
 relations exceed it, `BudgetExceeded` is raised (the region falls back).
 The result is cached on the Scop (`dependences(scop)`) since only a change of
 the model invalidates it.
@@ -28,7 +28,7 @@ from typing import Optional
 
 import islpy as isl
 
-from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.scop import Scop, sorted_pieces
 
 _CACHE_KEY = "dependences"
@@ -85,11 +85,14 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
                     .set_kill(scop.kills)
                     .set_schedule(scop.original_schedule)
                     .compute_flow().get_may_dependence())
-    except BudgetExceeded:
+    except (BudgetExceeded, isl.Error) as exc:
+        # Over budget, or an isl failure ("affine expression involves some of the domain
+        # dimensions" was seen on strided loops): memory-based flow is a safe superset.
         with isl_budget(ctx, max_operations, step):
             flow = writes.apply_range(scop.reads.reverse()).intersect(earlier)
-        note = (f"value-based dependence analysis exceeded {max_operations} isl operations: "
-                f"memory-based flow dependences used")
+        why = (f"exceeded {max_operations} isl operations" if isinstance(exc, BudgetExceeded)
+               else f"failed in isl ({isl_error_reason(exc)})")
+        note = f"value-based dependence analysis {why}: memory-based flow dependences used"
     context = scop.context                           # [P] -> { : ... }
     return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note)
 
