@@ -3,8 +3,38 @@
  * 3mm: three matrix products, G := (A*B) * (C*D).
  * E := A*B (NI x NJ), F := C*D (NJ x NL), G := E*F (NI x NL).
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench): time the kernel call, print one
+ * checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifndef NI
 # define NI 40
@@ -85,8 +115,19 @@ int main(void)
   int i, j;
 
   init_array(NI, NJ, NK, NL, NM, A, B, C, D);
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   kernel_3mm(NI, NJ, NK, NL, NM, E, A, B, F, C, D, G);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+#endif
 
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum("E", (const void *)E, (long)(NI) * (long)(NJ));
+  pencilcc_bench_checksum("F", (const void *)F, (long)(NJ) * (long)(NL));
+  pencilcc_bench_checksum("G", (const void *)G, (long)(NI) * (long)(NL));
+#else
   printf("== E\n");
   for (i = 0; i < NI; i++)
     for (j = 0; j < NJ; j++)
@@ -99,5 +140,6 @@ int main(void)
   for (i = 0; i < NI; i++)
     for (j = 0; j < NL; j++)
       printf("%.17g\n", G[i][j]);
+#endif
   return 0;
 }

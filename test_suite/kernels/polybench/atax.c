@@ -3,8 +3,38 @@
  * atax: matrix transpose times matrix-vector product, y := A^T * (A * x).
  * A is M x N.  The kernel takes VLA extents A[m][n].
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench): time the kernel call, print one
+ * checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifndef M
 # define M 76
@@ -54,14 +84,25 @@ int main(void)
   if (!A || !x || !y || !tmp)
     return 1;
   init_array(m, n, A, x);
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   kernel_atax(m, n, A, x, y, tmp);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+#endif
 
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum("y", (const void *)y, (long)(n));
+  pencilcc_bench_checksum("tmp", (const void *)tmp, (long)(m));
+#else
   printf("== y\n");
   for (i = 0; i < n; i++)
     printf("%.17g\n", y[i]);
   printf("== tmp\n");
   for (i = 0; i < m; i++)
     printf("%.17g\n", tmp[i]);
+#endif
 
   free(A);
   free(x);

@@ -4,8 +4,38 @@
  * of a 3-D tensor is replaced by its product with the NP x NP matrix C4:
  * A[r][q][p] := sum_s A[r][q][s] * C4[s][p].  VLA extents (3-D).
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench): time the kernel call, print one
+ * checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifndef NR
 # define NR 24
@@ -61,8 +91,18 @@ int main(void)
   if (!A || !C4 || !sum)
     return 1;
   init_array(nr, nq, np, A, C4);
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   kernel_doitgen(nr, nq, np, A, C4, sum);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+#endif
 
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum("A", (const void *)A, (long)(nr) * (long)(nq) * (long)(np));
+  pencilcc_bench_checksum("sum", (const void *)sum, (long)(np));
+#else
   printf("== A\n");
   for (i = 0; i < nr; i++)
     for (j = 0; j < nq; j++)
@@ -71,6 +111,7 @@ int main(void)
   printf("== sum\n");
   for (i = 0; i < np; i++)
     printf("%.17g\n", sum[i]);
+#endif
 
   free(A);
   free(C4);

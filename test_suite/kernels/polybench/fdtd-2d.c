@@ -4,8 +4,38 @@
  * each of TMAX steps sets the ey boundary row from a source signal, updates
  * ey and ex from the curl of hz, then hz from ex and ey.  Constant extents.
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench): time the kernel call, print one
+ * checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifndef TMAX
 # define TMAX 20
@@ -67,8 +97,19 @@ int main(void)
   if (!ex || !ey || !hz || !fict)
     return 1;
   init_array(TMAX, NX, NY, ex, ey, hz, fict);
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   kernel_fdtd_2d(TMAX, NX, NY, ex, ey, hz, fict);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+#endif
 
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum("ex", (const void *)ex, (long)(NX) * (long)(NY));
+  pencilcc_bench_checksum("ey", (const void *)ey, (long)(NX) * (long)(NY));
+  pencilcc_bench_checksum("hz", (const void *)hz, (long)(NX) * (long)(NY));
+#else
   printf("== ex\n");
   for (i = 0; i < NX; i++)
     for (j = 0; j < NY; j++)
@@ -81,6 +122,7 @@ int main(void)
   for (i = 0; i < NX; i++)
     for (j = 0; j < NY; j++)
       printf("%.17g\n", hz[i][j]);
+#endif
 
   free(ex);
   free(ey);

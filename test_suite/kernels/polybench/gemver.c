@@ -4,8 +4,38 @@
  *   A := A + u1*v1^T + u2*v2^T,  x := x + beta*A^T*y + z,  w := w + alpha*A*x.
  * A is N x N, VLA extents.
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench): time the kernel call, print one
+ * checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifndef N
 # define N 100
@@ -72,8 +102,19 @@ int main(void)
   if (!A || !u1 || !v1 || !u2 || !v2 || !w || !x || !y || !z)
     return 1;
   init_array(N, &alpha, &beta, A, u1, v1, u2, v2, w, x, y, z);
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   kernel_gemver(N, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+#endif
 
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum("A", (const void *)A, (long)(N) * (long)(N));
+  pencilcc_bench_checksum("x", (const void *)x, (long)(N));
+  pencilcc_bench_checksum("w", (const void *)w, (long)(N));
+#else
   printf("== A\n");
   for (i = 0; i < N; i++)
     for (j = 0; j < N; j++)
@@ -84,6 +125,7 @@ int main(void)
   printf("== w\n");
   for (i = 0; i < N; i++)
     printf("%.17g\n", w[i]);
+#endif
 
   free(A);
   free(u1);

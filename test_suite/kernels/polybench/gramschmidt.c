@@ -5,9 +5,39 @@
  * triangular.  A is overwritten by the residuals.  The scalar nrm is written
  * inside the scop.  Uses sqrt.  Constant array extents.
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench): time the kernel call, print one
+ * checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifndef M
 # define M 72
@@ -66,8 +96,19 @@ int main(void)
   if (!A || !R || !Q)
     return 1;
   init_array(M, N, A, R, Q);
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   kernel_gramschmidt(M, N, A, R, Q);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+#endif
 
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum("R", (const void *)R, (long)(N) * (long)(N));
+  pencilcc_bench_checksum("Q", (const void *)Q, (long)(M) * (long)(N));
+  pencilcc_bench_checksum("A", (const void *)A, (long)(M) * (long)(N));
+#else
   printf("== R\n");
   for (i = 0; i < N; i++)
     for (j = 0; j < N; j++)
@@ -80,6 +121,7 @@ int main(void)
   for (i = 0; i < M; i++)
     for (j = 0; j < N; j++)
       printf("%.17g\n", A[i][j]);
+#endif
 
   free(A);
   free(R);
