@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""``python -m test_suite.bench``: pencilcc against gcc, clang and Polly, side by side, in one run.
+
+For each kernel (``--kernels``) at the sizes of a dataset (``--dataset``),
+every available compiler (``--compilers``) builds the program with
+``-DPENCILCC_BENCH``; each build runs ``--repeat`` times, interleaved, with
+``--threads`` threads; the table gives the median kernel seconds, the ratios
+``gcc/pencilcc`` and ``polly/pencilcc`` (speed-ups of pencilcc), a geometric
+mean, and a status that says ``MISMATCH`` when a build's checksums differ from
+gcc's.  A second table gives compile times.  ``--callgrind`` counts the
+kernels' instructions instead (one thread, repeatable, small sizes).
+
+Exit status: 0, or 1 when a MISMATCH was found (a miscompile), 2 on bad usage.
+See ``test_suite/bench/README.md`` and ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from test_suite.bench import compilers as compilers_mod
+from test_suite.bench import datasets, machine, report
+from test_suite.bench.measure import KernelResult, measure_kernel
+
+#: ``-march`` under callgrind: valgrind does not decode AVX-512, which
+#: ``-march=native`` enables on recent x86 machines.
+CALLGRIND_MARCH = "x86-64-v3"
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m test_suite.bench",
+        description="Benchmark pencilcc against gcc, clang and clang+Polly on the kernel suite, in one run.")
+    parser.add_argument("--kernels", default="default",
+                        help="comma list of kernels (gemm, pencil/gemm, ...) and groups "
+                             f"({', '.join(datasets.GROUPS)}); default: the 12 of 'default'")
+    parser.add_argument("--dataset", choices=datasets.DATASETS,
+                        help=f"problem sizes (default: {datasets.DEFAULT_DATASET}; mini with --callgrind)")
+    parser.add_argument("--repeat", type=int,
+                        help="runs per build, median taken (default: 3; 1 with --callgrind)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="OMP_NUM_THREADS and PENCILCC_NUM_THREADS of the runs (default: the CPU count)")
+    parser.add_argument("--compilers", default=",".join(compilers_mod.COMPILER_NAMES),
+                        help=f"comma list among {', '.join(compilers_mod.COMPILER_NAMES)} (default: all)")
+    parser.add_argument("--march", help=f"-march of every build (default: native; {CALLGRIND_MARCH} "
+                                        "with --callgrind)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per run (default 300)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="build in DIR and keep the executables and optimisation records")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count kernel instructions with valgrind --tool=callgrind (one thread)")
+    parser.add_argument("--list", action="store_true", help="list the selected kernels and their sizes, and exit")
+    args = parser.parse_args(argv)
+    try:
+        args.kernel_list = datasets.select_kernels(args.kernels)
+        args.compiler_names = [n.strip() for n in args.compilers.split(",") if n.strip()]
+        unknown = [n for n in args.compiler_names if n not in compilers_mod.COMPILER_NAMES]
+        if unknown:
+            raise ValueError(f"unknown compiler(s) {', '.join(unknown)} "
+                             f"(compilers: {', '.join(compilers_mod.COMPILER_NAMES)})")
+        args.dataset = args.dataset or ("mini" if args.callgrind else datasets.DEFAULT_DATASET)
+        for kernel in args.kernel_list:
+            datasets.check_sizes(kernel, args.dataset)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.repeat = args.repeat or (1 if args.callgrind else 3)
+    args.march = args.march or (CALLGRIND_MARCH if args.callgrind else "native")
+    if args.repeat < 1 or args.threads < 1:
+        parser.error("--repeat and --threads must be at least 1")
+    if args.callgrind and shutil.which("valgrind") is None:
+        parser.error("--callgrind needs valgrind on PATH")
+    return args
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        for kernel in args.kernel_list:
+            print(f"{kernel.label:20s} {report.size_text(kernel.size_macros(args.dataset))}")
+        return 0
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        return run_benchmark(args, args.keep)
+    with tempfile.TemporaryDirectory(prefix="pencilcc-bench-") as scratch:
+        return run_benchmark(args, Path(scratch))
+
+
+def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
+    host = machine.describe_machine()
+    load_start = machine.load_average()
+    threads = 1 if args.callgrind else args.threads
+    settings: dict[str, Any] = {
+        "mode": "callgrind" if args.callgrind else "timing", "dataset": args.dataset,
+        "repeat": args.repeat, "threads": threads, "march": args.march,
+        "command": " ".join(["python -m test_suite.bench", *sys.argv[1:]]),
+    }
+    compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe")
+    print(report.format_header(host, load_start, settings, compilers), flush=True)
+    if load_start[0] > 0.5:
+        print(f"note: 1-minute load average {load_start[0]:.2f} at start: other work may disturb the timings",
+              flush=True)
+    results: list[KernelResult] = []
+    started = time.perf_counter()
+    for index, kernel in enumerate(args.kernel_list, 1):
+        macros = kernel.size_macros(args.dataset)
+        print(f"[{index}/{len(args.kernel_list)}] {kernel.label} {report.size_text(macros)}",
+              file=sys.stderr, flush=True)
+        result = measure_kernel(kernel, macros, compilers, workdir / "build", repeat=args.repeat,
+                                threads=threads, timeout=args.timeout, callgrind=args.callgrind,
+                                reference=compilers_mod.REFERENCE)
+        results.append(result)
+        print(f"    {report.status(result)}", file=sys.stderr, flush=True)
+    load_end = machine.load_average()
+    print()
+    print(report.format_results(results, compilers, args.callgrind))
+    print()
+    print(report.format_compile_times(results, compilers))
+    problems = report.format_problems(results)
+    if problems:
+        print()
+        print(problems)
+    print()
+    print(f"load average {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at end; "
+          f"{time.perf_counter() - started:.0f} s in all")
+    if args.json:
+        document = report.to_json(results, compilers, host, {"start": load_start, "end": load_end}, settings)
+        args.json.write_text(json.dumps(document, indent=2) + "\n")
+    return 1 if any(o.mismatches for r in results for o in r.outcomes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

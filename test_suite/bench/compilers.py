@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: MIT
+"""The compilers a benchmark run compares, and their detection.
+
+Input: the names asked for (``--compilers``), the ``-march`` value, a scratch
+directory.  Output: one :class:`Compiler` per name, available or not (with the
+reason).  Nothing is installed: a compiler that is not on ``PATH``, or that
+cannot build a tiny program with its benchmark flags, is reported as n/a.
+
+- ``gcc``: ``gcc -O3 -march=M``;
+- ``clang``: ``clang -O3 -march=M``;
+- ``polly``: ``clang -O3 -march=M -mllvm -polly -mllvm -polly-parallel``,
+  linked with ``-lgomp`` (Polly's parallel loops call libgomp); detected by
+  building a tiny program with those flags, since distributions ship clang
+  with or without Polly;
+- ``pencilcc``: ``pencilcc -O3 -march=M`` (the ``pencilcc`` on ``PATH``, else
+  ``python -m clangpass`` of this interpreter), compile cache off so that its
+  compile time is real, and an optimisation record
+  (``-foptimization-record-file``) so that a region the host compiler ran
+  instead is reported;
+- ``pencilcc-seq``: the same with ``-fno-pencil-parallel``: tiling and
+  rescheduling without threads, which separates what they bring.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq")
+#: The compiler whose checksums every other one must match, and the numerator
+#: of the speed-up ratios.
+REFERENCE = "gcc"
+
+_PROBE_SOURCE = """\
+#include <stdio.h>
+static double a[64][64];
+int main(void)
+{
+  int i, j;
+  for (i = 1; i < 64; i++)
+    for (j = 0; j < 64; j++)
+      a[i][j] = a[i - 1][j] + i * j;
+  printf("%g\\n", a[63][63]);
+  return 0;
+}
+"""
+_PROBE_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class Compiler:
+    """One compiler configuration of a benchmark run."""
+
+    name: str
+    #: Command prefix: the compiler and its optimisation flags.
+    command: tuple[str, ...] = ()
+    #: Added after the sources and ``-o``: libraries.
+    link_flags: tuple[str, ...] = ()
+    #: Environment entries of its compile commands.
+    build_env: tuple[tuple[str, str], ...] = ()
+    version: str = ""
+    #: Empty when available; otherwise why not ("not on PATH", the probe's error).
+    unavailable: str = ""
+    #: Whether it takes ``-foptimization-record-file=FILE`` (pencilcc's record of each region).
+    writes_record: bool = False
+
+    @property
+    def available(self) -> bool:
+        return not self.unavailable
+
+
+def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
+    """The compilers ``names``, in that order, each probed once."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    probe = scratch / "probe.c"
+    probe.write_text(_PROBE_SOURCE)
+    target = (f"-march={march}",)
+    pencilcc = _pencilcc_command()
+    compilers = []
+    for name in names:
+        if name == "gcc":
+            compiler = _probed("gcc", ("gcc", "-O3", *target), (), probe)
+        elif name == "clang":
+            compiler = _probed("clang", ("clang", "-O3", *target), (), probe)
+        elif name == "polly":
+            compiler = _probed("polly", ("clang", "-O3", *target, "-mllvm", "-polly",
+                                         "-mllvm", "-polly-parallel"), ("-lgomp",), probe)
+        elif name in ("pencilcc", "pencilcc-seq"):
+            extra = ("-fno-pencil-parallel",) if name == "pencilcc-seq" else ()
+            compiler = _pencilcc(name, pencilcc, ("-O3", *target, *extra))
+        else:
+            raise ValueError(f"unknown compiler {name!r} (compilers: {', '.join(COMPILER_NAMES)})")
+        compilers.append(compiler)
+    return compilers
+
+
+def _probed(name: str, command: tuple[str, ...], link_flags: tuple[str, ...], probe: Path) -> Compiler:
+    """A plain C compiler, available if it builds the probe with its benchmark flags."""
+    if shutil.which(command[0]) is None:
+        return Compiler(name, command, link_flags, unavailable=f"{command[0]} not on PATH")
+    version = _first_line([command[0], "--version"])
+    exe = probe.with_name(f"probe-{name}")
+    try:
+        proc = subprocess.run([*command, str(probe), "-o", str(exe), *link_flags],
+                              capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Compiler(name, command, link_flags, version=version, unavailable=str(exc))
+    if proc.returncode != 0:
+        reason = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[0]
+        return Compiler(name, command, link_flags, version=version, unavailable=reason)
+    return Compiler(name, command, link_flags, version=version)
+
+
+def _pencilcc_command() -> tuple[str, ...]:
+    """How to run pencilcc: the one on PATH, else this interpreter's ``-m clangpass``."""
+    if shutil.which("pencilcc"):
+        return ("pencilcc",)
+    if importlib.util.find_spec("clangpass") is not None:
+        return (sys.executable, "-m", "clangpass")
+    return ()
+
+
+def _pencilcc(name: str, prefix: tuple[str, ...], flags: tuple[str, ...]) -> Compiler:
+    if not prefix:
+        return Compiler(name, unavailable="pencilcc not on PATH and clangpass not importable")
+    version = _first_line([*prefix, "--version"])
+    if not version:
+        return Compiler(name, (*prefix, *flags), unavailable=f"{' '.join(prefix)} --version failed")
+    return Compiler(name, (*prefix, *flags), (),
+                    build_env=(("PENCILCC_NO_CACHE", "1"),), version=version, writes_record=True)
+
+
+def _first_line(command: list[str]) -> str:
+    """The first line of ``command``'s output, or "" if it fails."""
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if proc.returncode != 0:
+        return ""
+    lines = (proc.stdout or proc.stderr).strip().splitlines()
+    return lines[0] if lines else ""

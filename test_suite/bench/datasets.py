@@ -1,0 +1,217 @@
+# SPDX-License-Identifier: MIT
+"""Benchmark kernels and their problem sizes, per dataset.
+
+Input: the kernel programs of ``test_suite/kernels`` (the 30 PolyBench-style
+programs and their PENCIL variants), whose sizes are ``#ifndef`` macros.
+Output: :class:`Kernel` values and the ``-D`` macros of a dataset.
+
+Datasets:
+
+- ``mini``: no ``-D`` at all, the programs' own small defaults (what the
+  correctness tests run); for ``--callgrind`` and smoke runs;
+- ``small``: about an eighth of ``medium``'s work (tens of milliseconds);
+- ``medium`` (the default): chosen so that each kernel call takes roughly
+  0.2-2 s with ``gcc -O3 -march=native`` on one core of the 2-core AMD EPYC
+  machine of ``docs/benchmarks.md``; the memory-bound matrix-vector kernels
+  (atax, bicg, gesummv, mvt, trisolv) stop near 0.1 s, their matrices already
+  being 0.5-0.8 GB;
+- ``large``: PolyBench/C 4.2.1's ``LARGE_DATASET`` sizes (some kernels run
+  10 s and more there).
+
+A PENCIL variant (``pencil/gemm``) uses the sizes of its PolyBench twin, whose
+macro names it shares.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from test_suite.e2e import harness
+
+DATASETS: tuple[str, ...] = ("mini", "small", "medium", "large")
+DEFAULT_DATASET = "medium"
+
+#: The kernels of a run without ``--kernels``: two per PolyBench category and
+#: the kinds of code a polyhedral compiler treats differently (matrix
+#: products, a 3-D contraction, memory-bound matrix-vector sweeps, a
+#: triangular factorisation, a reduction over observations, integer
+#: dynamic programming, Jacobi and Gauss-Seidel stencils).  A default run of
+#: these 12 with five compilers and three repetitions takes about 5 minutes.
+DEFAULT_KERNELS: tuple[str, ...] = (
+    "gemm", "2mm", "syr2k", "doitgen", "mvt", "gemver",
+    "lu", "covariance", "floyd-warshall", "jacobi-2d", "heat-3d", "seidel-2d",
+)
+
+#: Kernel groups accepted by ``--kernels`` besides kernel names.
+GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil")
+
+#: ``-D`` macros per dataset and PolyBench kernel (``mini`` has none).
+SIZES: dict[str, dict[str, str]] = {
+    "small": {
+        "2mm": "NI=500 NJ=550 NK=600 NL=650",
+        "3mm": "NI=400 NJ=450 NK=500 NL=550 NM=600",
+        "adi": "TSTEPS=20 N=500",
+        "atax": "M=2000 N=2500",
+        "bicg": "M=2500 N=2000",
+        "cholesky": "N=800",
+        "correlation": "M=600 N=700",
+        "covariance": "M=400 N=500",
+        "deriche": "W=2048 H=1080",
+        "doitgen": "NR=110 NQ=100 NP=120",
+        "durbin": "N=5000",
+        "fdtd-2d": "TMAX=100 NX=500 NY=600",
+        "floyd-warshall": "N=500",
+        "gemm": "NI=600 NJ=650 NK=700",
+        "gemver": "N=2000",
+        "gesummv": "N=2000",
+        "gramschmidt": "M=400 N=400",
+        "heat-3d": "TSTEPS=100 N=60",
+        "jacobi-1d": "TSTEPS=500 N=100000",
+        "jacobi-2d": "TSTEPS=100 N=650",
+        "lu": "N=650",
+        "ludcmp": "N=650",
+        "mvt": "N=2000",
+        "nussinov": "N=800",
+        "seidel-2d": "TSTEPS=50 N=500",
+        "symm": "M=400 N=500",
+        "syr2k": "M=400 N=500",
+        "syrk": "M=600 N=750",
+        "trisolv": "N=2500",
+        "trmm": "M=400 N=500",
+    },
+    "medium": {
+        "2mm": "NI=900 NJ=1000 NK=1100 NL=1200",
+        "3mm": "NI=800 NJ=900 NK=1000 NL=1100 NM=1200",
+        "adi": "TSTEPS=40 N=1000",
+        "atax": "M=8000 N=9000",
+        "bicg": "M=9000 N=8000",
+        "cholesky": "N=1600",
+        "correlation": "M=1200 N=1400",
+        "covariance": "M=800 N=1000",
+        "deriche": "W=4096 H=2160",
+        "doitgen": "NR=220 NQ=200 NP=240",
+        "durbin": "N=20000",
+        "fdtd-2d": "TMAX=250 NX=1000 NY=1200",
+        "floyd-warshall": "N=1000",
+        "gemm": "NI=1200 NJ=1300 NK=1400",
+        "gemver": "N=8000",
+        "gesummv": "N=7000",
+        "gramschmidt": "M=800 N=800",
+        "heat-3d": "TSTEPS=200 N=120",
+        "jacobi-1d": "TSTEPS=1000 N=400000",
+        "jacobi-2d": "TSTEPS=250 N=1300",
+        "lu": "N=1300",
+        "ludcmp": "N=1300",
+        "mvt": "N=8000",
+        "nussinov": "N=1600",
+        "seidel-2d": "TSTEPS=100 N=1000",
+        "symm": "M=800 N=1000",
+        "syr2k": "M=800 N=1000",
+        "syrk": "M=1200 N=1500",
+        "trisolv": "N=10000",
+        "trmm": "M=800 N=1000",
+    },
+    "large": {
+        "2mm": "NI=800 NJ=900 NK=1100 NL=1200",
+        "3mm": "NI=800 NJ=900 NK=1000 NL=1100 NM=1200",
+        "adi": "TSTEPS=500 N=1000",
+        "atax": "M=1900 N=2100",
+        "bicg": "M=1900 N=2100",
+        "cholesky": "N=2000",
+        "correlation": "M=1200 N=1400",
+        "covariance": "M=1200 N=1400",
+        "deriche": "W=4096 H=2160",
+        "doitgen": "NR=150 NQ=140 NP=160",
+        "durbin": "N=2000",
+        "fdtd-2d": "TMAX=500 NX=1000 NY=1200",
+        "floyd-warshall": "N=2800",
+        "gemm": "NI=1000 NJ=1100 NK=1200",
+        "gemver": "N=2000",
+        "gesummv": "N=1300",
+        "gramschmidt": "M=1000 N=1200",
+        "heat-3d": "TSTEPS=500 N=120",
+        "jacobi-1d": "TSTEPS=500 N=2000",
+        "jacobi-2d": "TSTEPS=500 N=1300",
+        "lu": "N=2000",
+        "ludcmp": "N=2000",
+        "mvt": "N=2000",
+        "nussinov": "N=2500",
+        "seidel-2d": "TSTEPS=500 N=2000",
+        "symm": "M=1000 N=1200",
+        "syr2k": "M=1000 N=1200",
+        "syrk": "M=1000 N=1200",
+        "trisolv": "N=2000",
+        "trmm": "M=1000 N=1200",
+    },
+}
+
+_SIZE_MACRO_RE = re.compile(r"^#\s*ifndef\s+(\w+)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One benchmark program: ``gemm`` (PolyBench) or ``pencil/gemm`` (PENCIL variant)."""
+
+    label: str
+    source: Path
+    #: The PolyBench kernel whose sizes it uses (its own name, or its twin's).
+    polybench_name: str
+
+    def size_macros(self, dataset: str) -> tuple[str, ...]:
+        """The ``NAME=VALUE`` macros of ``dataset`` (empty for ``mini``)."""
+        if dataset == "mini":
+            return ()
+        return tuple(SIZES[dataset][self.polybench_name].split())
+
+    def size_macro_names(self) -> frozenset[str]:
+        """The size macros the program declares (its ``#ifndef NAME`` lines)."""
+        return frozenset(_SIZE_MACRO_RE.findall(self.source.read_text()))
+
+
+def all_kernels() -> list[Kernel]:
+    """Every benchmark program: the 30 PolyBench kernels, then the PENCIL variants."""
+    kernels = [Kernel(p.stem, p, p.stem) for p in harness.polybench_sources()]
+    kernels += [Kernel(f"pencil/{p.stem}", p, p.stem) for p in harness.pencil_sources()]
+    return kernels
+
+
+def select_kernels(spec: str) -> list[Kernel]:
+    """The kernels named by ``--kernels``: a comma list of labels and groups, in order.
+
+    Raises :class:`ValueError` for an unknown name.
+    """
+    known = {k.label: k for k in all_kernels()}
+    chosen: dict[str, Kernel] = {}
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            continue
+        if item == "default":
+            labels = list(DEFAULT_KERNELS)
+        elif item == "all":
+            labels = list(known)
+        elif item == "polybench":
+            labels = [label for label in known if "/" not in label]
+        elif item == "pencil":
+            labels = [label for label in known if label.startswith("pencil/")]
+        elif item in known:
+            labels = [item]
+        else:
+            raise ValueError(f"unknown kernel {item!r} (kernels: {', '.join(known)}; "
+                             f"groups: {', '.join(GROUPS)})")
+        for label in labels:
+            chosen.setdefault(label, known[label])
+    return list(chosen.values())
+
+
+def check_sizes(kernel: Kernel, dataset: str) -> None:
+    """Raise :class:`ValueError` if ``dataset`` sets a macro the program does not declare.
+
+    A misspelt macro would silently leave the program at its default size.
+    """
+    declared = kernel.size_macro_names()
+    unknown = [m for m in kernel.size_macros(dataset) if m.split("=", 1)[0] not in declared]
+    if unknown:
+        raise ValueError(f"{kernel.label}: dataset {dataset} sets {' '.join(unknown)}, "
+                         f"but the program declares only {' '.join(sorted(declared))}")

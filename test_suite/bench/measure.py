@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: MIT
+"""Building a kernel with one compiler and measuring its kernel call.
+
+Input: a :class:`~test_suite.bench.datasets.Kernel`, its size macros, a
+:class:`~test_suite.bench.compilers.Compiler`.  Output: a :class:`Build`
+(executable, compile seconds, regions pencilcc left to the host compiler) and
+:class:`Run` values (kernel seconds or instruction count, checksums).
+
+Every build defines ``PENCILCC_BENCH``: the program then times its kernel call
+with ``CLOCK_MONOTONIC`` and prints ``pencilcc-bench-seconds: S`` on stderr,
+and prints per-array checksums (:mod:`test_suite.bench.checksums`) instead of
+every element, so that neither initialisation nor printing is measured.
+
+Instruction counts (``--callgrind``) come from ``valgrind --tool=callgrind
+--dump-before=*clock_gettime*``: the program calls ``clock_gettime`` just
+before and just after the kernel, so the second profile dump holds exactly the
+kernel's instructions (plus one ``clock_gettime``), whatever the compiler
+inlined.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from test_suite.bench import checksums
+from test_suite.bench.checksums import ArrayChecksum
+from test_suite.bench.compilers import Compiler
+from test_suite.bench.datasets import Kernel
+from test_suite.e2e import harness
+
+#: Flags of every benchmark build besides the compiler's own.
+BENCH_CFLAGS: tuple[str, ...] = (*harness.KERNEL_CFLAGS, "-DPENCILCC_BENCH")
+_TIMER_RE = re.compile(r"^pencilcc-bench-seconds: (\S+)$", re.MULTILINE)
+_TOTALS_RE = re.compile(r"^totals: (\d+)", re.MULTILINE)
+_BUILD_TIMEOUT_S = 600
+#: Characters of a failing command's stderr kept in the error message.
+_ERROR_TAIL = 600
+
+
+@dataclass(frozen=True)
+class Build:
+    """One kernel built by one compiler."""
+
+    executable: Optional[Path]
+    seconds: float
+    #: Empty on success; otherwise what failed.
+    error: str = ""
+    #: Regions the optimisation record lists as not optimized ("function:line: reason").
+    regions_not_optimized: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Run:
+    """One execution of a built kernel."""
+
+    #: Kernel seconds (timing) or kernel instructions (callgrind); None on failure.
+    value: Optional[float]
+    checksums: tuple[ArrayChecksum, ...] = ()
+    error: str = ""
+
+
+def build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: Path) -> Build:
+    """Compile and link ``kernel`` with ``compiler``; the wall time of the command is the compile time."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    exe = outdir / f"{kernel.label.replace('/', '-')}.{compiler.name}"
+    record = exe.with_name(exe.name + ".opt.json")
+    record_flags = [f"-foptimization-record-file={record}"] if compiler.writes_record else []
+    command = [*compiler.command, *record_flags, *BENCH_CFLAGS, *(f"-D{m}" for m in macros),
+               str(kernel.source), "-o", str(exe), *compiler.link_flags, "-lm"]
+    env = {**os.environ, **dict(compiler.build_env)}
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=_BUILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return Build(None, time.perf_counter() - start, f"build timed out after {_BUILD_TIMEOUT_S} s")
+    except OSError as exc:
+        return Build(None, time.perf_counter() - start, f"build failed: {exc}")
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        return Build(None, seconds, f"build failed (exit {proc.returncode}): {proc.stderr[-_ERROR_TAIL:].strip()}")
+    not_optimized = _regions_not_optimized(record) if compiler.writes_record else ()
+    return Build(exe, seconds, "", not_optimized)
+
+
+def _regions_not_optimized(record_path: Path) -> tuple[str, ...]:
+    """The regions of a pencilcc optimisation record whose status is not ``optimized``."""
+    try:
+        record = json.loads(record_path.read_text())
+    except (OSError, ValueError) as exc:
+        return (f"no optimisation record ({exc})",)
+    regions = record.get("regions", [])
+    if not regions:
+        return ("the record lists no region",)
+    return tuple(f"{r['function']}:{r['line']}: {r['status']}: {r['reason']}"
+                 for r in regions if r["status"] != "optimized")
+
+
+def thread_env(threads: int) -> dict[str, str]:
+    """The environment of a run with ``threads`` threads (OpenMP and pencilcc's own variable)."""
+    return {**os.environ, "OMP_NUM_THREADS": str(threads), "PENCILCC_NUM_THREADS": str(threads)}
+
+
+def run(executable: Path, threads: int, timeout: float) -> Run:
+    """Run a benchmark build once; its value is the kernel's seconds as the program measured them."""
+    proc, error = _execute([str(executable)], threads, timeout)
+    if error:
+        return Run(None, (), error)
+    match = _TIMER_RE.search(proc.stderr)
+    if match is None:
+        return Run(None, (), "no 'pencilcc-bench-seconds' line on stderr")
+    return _with_checksums(float(match.group(1)), proc.stdout)
+
+
+def run_callgrind(executable: Path, profile_dir: Path, timeout: float) -> Run:
+    """Run a benchmark build once under callgrind, one thread; its value is the kernel's instruction count."""
+    profile_dir.mkdir(parents=True, exist_ok=True)
+    profile = profile_dir / f"{executable.name}.callgrind"
+    for old in profile_dir.glob(f"{profile.name}*"):
+        old.unlink()
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={profile}",
+               "--dump-before=*clock_gettime*", str(executable)]
+    proc, error = _execute(command, 1, timeout)
+    if error:
+        return Run(None, (), error)
+    # Dump 1: start-up and initialisation; dump 2: the kernel call; the final
+    # profile: printing.  More dumps would mean clock_gettime calls of their own
+    # (a runtime library) inside the kernel, which would split its count.
+    dumps = sorted(profile_dir.glob(f"{profile.name}.*"))
+    if [d.name for d in dumps] != [f"{profile.name}.1", f"{profile.name}.2"]:
+        return Run(None, (), f"expected 2 callgrind dumps around the kernel, got {len(dumps)}")
+    totals = _TOTALS_RE.search(dumps[1].read_text())
+    if totals is None:
+        return Run(None, (), f"no 'totals:' line in {dumps[1]}")
+    return _with_checksums(float(totals.group(1)), proc.stdout)
+
+
+def _execute(command: list[str], threads: int, timeout: float) -> tuple[subprocess.CompletedProcess, str]:
+    """Run ``command``; the error is empty when it exited with status 0."""
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, env=thread_env(threads),
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(command, -1, "", ""), f"run timed out after {timeout:g} s"
+    except OSError as exc:
+        return subprocess.CompletedProcess(command, -1, "", ""), f"run failed: {exc}"
+    if proc.returncode != 0:
+        status = (f"killed by signal {-proc.returncode}" if proc.returncode < 0
+                  else f"exit status {proc.returncode}")
+        return proc, f"run failed ({status}): {proc.stderr[-_ERROR_TAIL:].strip()}"
+    return proc, ""
+
+
+def _with_checksums(value: float, stdout: str) -> Run:
+    try:
+        return Run(value, checksums.parse(stdout))
+    except ValueError as exc:
+        return Run(None, (), f"bad checksum output: {exc}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one compiler did with one kernel: compile time, run values, checksum verdict."""
+
+    compiler: str
+    compile_seconds: Optional[float] = None
+    #: One value per run: seconds, or instructions under callgrind.
+    values: tuple[float, ...] = ()
+    #: Checksums of the first run.
+    checksums: tuple[ArrayChecksum, ...] = ()
+    #: Empty on success; the build or run failure otherwise ("n/a" reasons included).
+    error: str = ""
+    #: Differences from the reference compiler's checksums (a miscompile, or a bug of the reference).
+    mismatches: tuple[str, ...] = ()
+    regions_not_optimized: tuple[str, ...] = ()
+
+    @property
+    def median(self) -> Optional[float]:
+        """The median of the runs' values (None when a build or run failed)."""
+        if self.error or not self.values:
+            return None
+        ordered = sorted(self.values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+    @property
+    def usable(self) -> bool:
+        """Whether its median may enter a ratio: it ran, and its outputs match the reference."""
+        return self.median is not None and not self.mismatches
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    """One kernel at one size, measured with every compiler of the run."""
+
+    kernel: str
+    macros: tuple[str, ...]
+    outcomes: tuple[Outcome, ...]
+    #: The compiler whose checksums the others were compared with ("" if none ran).
+    reference: str = ""
+
+    def outcome(self, compiler: str) -> Optional[Outcome]:
+        return next((o for o in self.outcomes if o.compiler == compiler), None)
+
+
+def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Compiler],
+                   workdir: Path, *, repeat: int, threads: int, timeout: float,
+                   callgrind: bool, reference: str) -> KernelResult:
+    """Build ``kernel`` with every available compiler, run each build ``repeat`` times, compare checksums.
+
+    The runs are interleaved (each repetition runs every compiler once) so that
+    a change of machine load affects all compilers alike.
+    """
+    builds = {c.name: build(kernel, macros, c, workdir) for c in compilers if c.available}
+    runs: dict[str, list[Run]] = {name: [] for name, b in builds.items() if not b.error}
+    for _ in range(repeat):
+        for name, done in runs.items():
+            if done and done[-1].error:
+                continue
+            executable = builds[name].executable
+            assert executable is not None
+            done.append(run_callgrind(executable, workdir / "callgrind", timeout) if callgrind
+                        else run(executable, threads, timeout))
+    ran = [name for name, done in runs.items() if done and not any(r.error for r in done)]
+    reference_name = reference if reference in ran else (ran[0] if ran else "")
+    reference_sums = runs[reference_name][0].checksums if reference_name else ()
+    outcomes = []
+    for compiler in compilers:
+        if not compiler.available:
+            outcomes.append(Outcome(compiler.name, error=f"n/a: {compiler.unavailable}"))
+            continue
+        b = builds[compiler.name]
+        if b.error:
+            outcomes.append(Outcome(compiler.name, b.seconds, error=b.error,
+                                    regions_not_optimized=b.regions_not_optimized))
+            continue
+        done = runs[compiler.name]
+        failed = next((r.error for r in done if r.error), "")
+        outputs = [r.checksums for r in done if not r.error]
+        mismatches = _mismatches(reference_sums, outputs) if reference_name else []
+        outcomes.append(Outcome(compiler.name, b.seconds,
+                                tuple(r.value for r in done if r.value is not None),
+                                done[0].checksums, failed, tuple(mismatches), b.regions_not_optimized))
+    return KernelResult(kernel.label, macros, tuple(outcomes), reference_name)
+
+
+def _mismatches(reference: tuple[ArrayChecksum, ...], outputs: list[tuple[ArrayChecksum, ...]]) -> list[str]:
+    """The first run's differences from ``reference`` that has any, and whether the runs disagree."""
+    for output in outputs:
+        problems = checksums.compare(reference, output)
+        if problems:
+            if len(set(outputs)) > 1:
+                problems.append("the runs' checksums differ from one another (nondeterministic: a race?)")
+            return problems
+    return []

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: MIT
+"""The text tables and the JSON document of a benchmark run.
+
+Input: the :class:`~test_suite.bench.measure.KernelResult` of every kernel,
+the compilers, the run's settings.  Output: strings (the CLI prints them) and
+a JSON-ready dict.  Pure functions: nothing here prints or measures.
+
+Ratios are ``numerator / denominator`` of the median kernel times (or
+instruction counts), so ``gcc/pencilcc`` above 1 is pencilcc's speed-up over
+gcc.  A ratio, and the geometric means at the bottom, use only kernels where
+both compilers ran and matched the reference checksums.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import Any, Optional, Sequence
+
+from test_suite.bench.compilers import Compiler
+from test_suite.bench.machine import Machine
+from test_suite.bench.measure import KernelResult, Outcome
+
+#: Ratio columns, shown when both compilers are in the run and available.
+RATIO_PAIRS: tuple[tuple[str, str], ...] = (
+    ("gcc", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
+)
+MISMATCH = "MISMATCH"
+
+
+def ratio_pairs(compilers: Sequence[Compiler]) -> list[tuple[str, str]]:
+    """The ratio columns of a run with ``compilers``."""
+    available = {c.name for c in compilers if c.available}
+    return [(a, b) for a, b in RATIO_PAIRS if a in available and b in available]
+
+
+def ratio(result: KernelResult, numerator: str, denominator: str) -> Optional[float]:
+    """``numerator``'s median over ``denominator``'s, if both ran and matched the reference."""
+    top, bottom = result.outcome(numerator), result.outcome(denominator)
+    if top is None or bottom is None or not top.usable or not bottom.usable:
+        return None
+    assert top.median is not None and bottom.median is not None
+    if bottom.median <= 0:
+        return None
+    return top.median / bottom.median
+
+
+def geometric_mean(values: Sequence[float]) -> Optional[float]:
+    positive = [v for v in values if v > 0]
+    if not positive:
+        return None
+    return math.exp(sum(math.log(v) for v in positive) / len(positive))
+
+
+def size_text(macros: Sequence[str]) -> str:
+    return " ".join(macros) if macros else "defaults"
+
+
+def status(result: KernelResult) -> str:
+    """``ok``, or what went wrong, loudest first: MISMATCH, FAIL, fallback."""
+    words = []
+    mismatched = [o.compiler for o in result.outcomes if o.mismatches]
+    failed = [o.compiler for o in result.outcomes if o.error and not o.error.startswith("n/a")]
+    fallback = [o.compiler for o in result.outcomes if o.regions_not_optimized]
+    if mismatched:
+        words.append(f"{MISMATCH} {','.join(mismatched)}")
+    if failed:
+        words.append(f"FAIL {','.join(failed)}")
+    if fallback:
+        words.append(f"fallback {','.join(fallback)}")
+    return "; ".join(words) or "ok"
+
+
+def _cell(outcome: Optional[Outcome], callgrind: bool) -> str:
+    if outcome is None or outcome.error.startswith("n/a"):
+        return "n/a"
+    if outcome.median is None:
+        return "FAIL"
+    text = f"{outcome.median / 1e6:.2f}M" if callgrind else f"{outcome.median:.3g}"
+    if outcome.mismatches:
+        text += "!"
+    if outcome.regions_not_optimized:
+        text += "*"
+    return text
+
+
+def _ratio_cell(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _table(header: list[str], rows: list[list[str]], left: int) -> str:
+    """Columns aligned: the first ``left`` to the left, the others to the right; status last, unpadded."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(row: list[str]) -> str:
+        cells = [cell.ljust(widths[i]) if i < left else cell.rjust(widths[i]) for i, cell in enumerate(row)]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header), *(line(row) for row in rows)])
+
+
+def format_results(results: Sequence[KernelResult], compilers: Sequence[Compiler], callgrind: bool) -> str:
+    """The main table: one row per kernel, the median per compiler, the ratios, a status."""
+    names = [c.name for c in compilers]
+    pairs = ratio_pairs(compilers)
+    header = ["kernel", "size", *names, *(f"{a}/{b}" for a, b in pairs), "status"]
+    rows = []
+    for result in results:
+        rows.append([result.kernel, size_text(result.macros),
+                     *(_cell(result.outcome(n), callgrind) for n in names),
+                     *(_ratio_cell(ratio(result, a, b)) for a, b in pairs), status(result)])
+    means = [geometric_mean([r for r in (ratio(res, a, b) for res in results) if r is not None])
+             for a, b in pairs]
+    counts = [sum(ratio(res, a, b) is not None for res in results) for a, b in pairs]
+    rows.append(["geomean", "", *("" for _ in names), *(_ratio_cell(m) for m in means), ""])
+    if callgrind:
+        unit = "kernel instructions (callgrind, millions); ratio = left / right (> 1: fewer with the right-hand one)"
+    else:
+        unit = "median kernel seconds; ratio = left / right (> 1: the right-hand compiler is faster)"
+    lines = [unit,
+             _table(header, rows, 2)]
+    if pairs:
+        lines.append("geomean over " + ", ".join(f"{a}/{b} {n} kernels" for (a, b), n in zip(pairs, counts)))
+    lines.append("! = MISMATCH (checksums differ from the reference: a bug), "
+                 "* = a region fell back to the host compiler, FAIL = build or run failed")
+    return "\n".join(lines)
+
+
+def format_compile_times(results: Sequence[KernelResult], compilers: Sequence[Compiler]) -> str:
+    """Compile (and link) seconds per kernel and compiler, with geometric means."""
+    names = [c.name for c in compilers]
+    rows = []
+    per_compiler: dict[str, list[float]] = {n: [] for n in names}
+    for result in results:
+        row = [result.kernel]
+        for name in names:
+            outcome = result.outcome(name)
+            if outcome is None or outcome.compile_seconds is None:
+                row.append("n/a")
+                continue
+            row.append(f"{outcome.compile_seconds:.2f}")
+            per_compiler[name].append(outcome.compile_seconds)
+        rows.append(row)
+    means = [geometric_mean(per_compiler[n]) for n in names]
+    rows.append(["geomean", *("-" if m is None else f"{m:.2f}" for m in means)])
+    lines = ["compile + link seconds (pencilcc: compile cache off)", _table(["kernel", *names], rows, 1)]
+    by_name = dict(zip(names, means))
+    for name in ("pencilcc", "pencilcc-seq"):
+        if by_name.get(name) and by_name.get("gcc"):
+            lines.append(f"{name}/gcc compile time (geomean): {by_name[name] / by_name['gcc']:.1f}x")
+    return "\n".join(lines)
+
+
+def format_problems(results: Sequence[KernelResult]) -> str:
+    """One line per mismatch, failure and fallback, with the kernel and size; "" if none."""
+    lines = []
+    for result in results:
+        where = f"{result.kernel} [{size_text(result.macros)}]"
+        for o in result.outcomes:
+            for problem in o.mismatches:
+                lines.append(f"{MISMATCH} {where} {o.compiler} vs {result.reference}: {problem}")
+            if o.error and not o.error.startswith("n/a"):
+                lines.append(f"FAIL {where} {o.compiler}: {o.error}")
+            for region in o.regions_not_optimized:
+                lines.append(f"fallback {where} {o.compiler}: {region}")
+    return "\n".join(lines)
+
+
+def format_header(machine: Machine, load_start: Sequence[float], settings: dict[str, Any],
+                  compilers: Sequence[Compiler]) -> str:
+    lines = [f"machine: {machine.describe()}; load average {load_start[0]:.2f} {load_start[1]:.2f} "
+             f"{load_start[2]:.2f} at start",
+             "settings: " + ", ".join(f"{k} {v}" for k, v in settings.items())]
+    for c in compilers:
+        if c.available:
+            lines.append(f"  {c.name:13s} {' '.join(c.command)}  [{c.version}]")
+        else:
+            lines.append(f"  {c.name:13s} n/a ({c.unavailable})")
+    return "\n".join(lines)
+
+
+def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], machine: Machine,
+            load: dict[str, Sequence[float]], settings: dict[str, Any]) -> dict[str, Any]:
+    """The whole run as a JSON-ready dict (``--json``)."""
+    pairs = ratio_pairs(compilers)
+    return {
+        "machine": asdict(machine),
+        "load_average": {k: list(v) for k, v in load.items()},
+        "settings": settings,
+        "compilers": [{"name": c.name, "command": list(c.command), "link_flags": list(c.link_flags),
+                       "version": c.version, "available": c.available, "unavailable": c.unavailable}
+                      for c in compilers],
+        "results": [
+            {"kernel": r.kernel, "size": list(r.macros), "reference": r.reference, "status": status(r),
+             "outcomes": [{"compiler": o.compiler, "compile_seconds": o.compile_seconds,
+                           "values": list(o.values), "median": o.median, "error": o.error,
+                           "mismatches": list(o.mismatches),
+                           "regions_not_optimized": list(o.regions_not_optimized),
+                           "checksums": [asdict(c) for c in o.checksums]}
+                          for o in r.outcomes],
+             "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs}}
+            for r in results],
+        "geomean": {f"{a}/{b}": geometric_mean([x for x in (ratio(r, a, b) for r in results) if x is not None])
+                    for a, b in pairs},
+    }
