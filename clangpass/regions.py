@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Optional
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
+from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 
 
 @dataclass(frozen=True)
@@ -53,113 +54,6 @@ class OptRegion:
     @property
     def label(self) -> str:
         return f"{self.function.name}" + (f"#{self.index}" if self.kind != "function" else "")
-
-
-# ----------------------------------------------------------------------------- walking
-def iter_stmts(s: Optional[N.Stmt]) -> Iterator[N.Stmt]:
-    """Every statement under `s`, pre-order."""
-    if s is None:
-        return
-    yield s
-    for child in _stmt_children(s):
-        yield from iter_stmts(child)
-
-
-def _stmt_children(s: N.Stmt) -> tuple[Optional[N.Stmt], ...]:
-    if isinstance(s, N.Compound):
-        return s.body
-    if isinstance(s, N.Region):
-        return (s.body,)
-    if isinstance(s, N.For):
-        return (s.init, s.body)
-    if isinstance(s, N.If):
-        return (s.then, s.otherwise)
-    if isinstance(s, (N.While, N.DoWhile, N.Switch)):
-        return (s.body,)
-    if isinstance(s, N.Label):
-        return (s.body,)
-    return ()
-
-
-def stmt_exprs(s: N.Stmt) -> tuple[N.Expr, ...]:
-    """The expressions written directly in `s` (not in its sub-statements)."""
-    if isinstance(s, N.ExprStmt):
-        return (s.expr,)
-    if isinstance(s, N.DeclStmt):
-        out: list[N.Expr] = []
-        for d in s.decls:
-            out.extend(_type_extent_exprs(d.type))
-            if d.init is not None:
-                out.append(d.init)
-        return tuple(out)
-    if isinstance(s, N.For):
-        return tuple(e for e in (s.cond, s.step) if e is not None)
-    if isinstance(s, (N.If, N.While, N.DoWhile, N.Switch)):
-        return (s.cond,)
-    if isinstance(s, N.Return) and s.value is not None:
-        return (s.value,)
-    return ()
-
-
-def iter_exprs(e: Optional[N.Expr]) -> Iterator[N.Expr]:
-    """Every expression under `e`, pre-order."""
-    if e is None:
-        return
-    yield e
-    for child in expr_children(e):
-        yield from iter_exprs(child)
-
-
-def expr_children(e: N.Expr) -> tuple[N.Expr, ...]:
-    if isinstance(e, N.Subscript):
-        return (e.base, e.index)
-    if isinstance(e, N.Member):
-        return (e.base,)
-    if isinstance(e, (N.Unary, N.Cast)):
-        return (e.operand,)
-    if isinstance(e, N.Binary):
-        return (e.lhs, e.rhs)
-    if isinstance(e, N.Assign):
-        return (e.target, e.value)
-    if isinstance(e, N.Conditional):
-        return (e.cond, e.then, e.otherwise)
-    if isinstance(e, N.Call):
-        return e.args
-    if isinstance(e, N.InitList):
-        return e.items
-    return ()
-
-
-def _type_extent_exprs(t: T.CType) -> list[N.Expr]:
-    if isinstance(t, T.ArrayType):
-        return [d.extent for d in t.dims() if d.extent is not None]
-    return []
-
-
-def base_variable(e: N.Expr) -> Optional[N.VarRef]:
-    """The variable an lvalue designates part of: A for A[i][j], s for s.f."""
-    while True:
-        if isinstance(e, N.VarRef):
-            return e
-        if isinstance(e, (N.Subscript, N.Member)):
-            e = e.base
-        elif isinstance(e, N.Cast):
-            e = e.operand
-        else:
-            return None
-
-
-def written_variables(e: N.Expr) -> Iterator[N.VarRef]:
-    for sub in iter_exprs(e):
-        target = None
-        if isinstance(sub, N.Assign):
-            target = sub.target
-        elif isinstance(sub, N.Unary) and sub.op in ("++", "--", "post++", "post--"):
-            target = sub.operand
-        if target is not None:
-            var = base_variable(target)
-            if var is not None:
-                yield var
 
 
 # ----------------------------------------------------------------------------- discovery
@@ -206,7 +100,7 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
         if ref.name not in uses:
             uses[ref.name] = ref
             order.append(ref.name)
-            for extent in _type_extent_exprs(ref.type):
+            for extent in type_extent_exprs(ref.type):
                 for sub in iter_exprs(extent):
                     if isinstance(sub, N.VarRef):
                         note_use(sub)

@@ -20,8 +20,6 @@ from clangpass.ir import types as T
 from clangpass.lint.callgraph import cycle_through
 from clangpass.lint.unit import PencilUnit
 from clangpass.lint.walker import PencilWalker
-
-
 class CallCheck(PencilWalker):
     rules = ("pencil-call", "pencil-recursion", "pencil-summary-builtin")
 

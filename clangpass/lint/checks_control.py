@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from clangpass.ir import nodes as N
 from clangpass.lint.walker import PencilWalker
-
-
 class ControlFlowCheck(PencilWalker):
     rules = ("pencil-goto", "pencil-switch", "pencil-do-while", "pencil-return")
 

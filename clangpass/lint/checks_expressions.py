@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from clangpass.ir import nodes as N
 from clangpass.lint.walker import INCREMENTS, PencilWalker, spell
-
 _FOREIGN_FORMS = {
     "COMPOUND_LITERAL_EXPR": "compound literal",
     "GENERIC_SELECTION_EXPR": "'_Generic' selection",

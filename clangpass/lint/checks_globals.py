@@ -13,8 +13,6 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
 from clangpass.lint.walker import PencilWalker
-
-
 def is_constant(t: T.CType) -> bool:
     """A const object: for an array, its elements are const."""
     return t.scalar_element().const if isinstance(t, T.ArrayType) else t.const

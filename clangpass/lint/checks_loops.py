@@ -20,8 +20,8 @@ from typing import Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
-from clangpass.lint.walker import (INCREMENTS, PencilWalker, descendants, root_variable, spell,
-                                   strip_casts, strip_implicit_casts)
+from clangpass.ir.walk import base_variable, descendants, strip_casts, strip_implicit_casts
+from clangpass.lint.walker import INCREMENTS, PencilWalker, spell
 
 _RELATIONAL = ("<", "<=", ">", ">=")
 _SHAPE = "'for (int i = start; i < bound; i++)'"
@@ -46,7 +46,7 @@ class _WriteCollector(PencilWalker):
         self.writes: dict[str, list[N.SourceLoc]] = {}
 
     def _record(self, lvalue: N.Expr, loc: N.SourceLoc) -> None:
-        variable = root_variable(lvalue)
+        variable = base_variable(lvalue)
         if variable is not None and self.lookup(variable.name) is None:
             self.writes.setdefault(variable.name, []).append(loc)
 

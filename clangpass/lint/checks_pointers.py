@@ -17,8 +17,8 @@ from __future__ import annotations
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
-from clangpass.lint.walker import INCREMENTS, PencilWalker, root_variable, spell, strip_implicit_casts
-
+from clangpass.ir.walk import base_variable, strip_implicit_casts
+from clangpass.lint.walker import INCREMENTS, PencilWalker, spell
 _ACCESS_BUILTINS = ("__pencil_use", "__pencil_def")
 
 
@@ -93,7 +93,7 @@ class PointerCheck(PencilWalker):
         base = strip_implicit_casts(node.base)
         if not isinstance(base.type, T.PointerType):
             return
-        variable = root_variable(base)
+        variable = base_variable(base)
         name = variable.name if variable is not None else spell(base)
         if name in self._reported_params or name in self._subscripted:
             return

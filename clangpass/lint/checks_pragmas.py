@@ -23,8 +23,8 @@ from typing import Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
-from clangpass.lint.walker import INCREMENTS, PencilWalker, descendants, strip_casts, strip_implicit_casts
-
+from clangpass.ir.walk import descendants, strip_casts, strip_implicit_casts
+from clangpass.lint.walker import INCREMENTS, PencilWalker
 # Compound assignments that implement each reduction operator; `-` partial results
 # are combined with + as in OpenMP, so both += and -= are accepted for + and -.
 _COMPOUND_FORMS = {"+": ("+=", "-="), "-": ("+=", "-="), "*": ("*=",)}

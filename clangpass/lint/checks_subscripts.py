@@ -22,8 +22,8 @@ from typing import Optional
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.lint.walker import PencilWalker, root_variable, spell
-
+from clangpass.ir.walk import base_variable
+from clangpass.lint.walker import PencilWalker, spell
 # What an affine subscript depends on.
 CONSTANT, PARAMETRIC, ITERATOR = 0, 1, 2
 _DIVISIONS = ("/", "%", ">>", "<<")
@@ -128,7 +128,7 @@ class SubscriptCheck(PencilWalker):
 
     def visit_Subscript(self, node: N.Subscript) -> None:
         form = SubscriptClassifier(self.loop_iterators()).form(node.index)
-        array = root_variable(node.base)
+        array = base_variable(node.base)
         name = array.name if array is not None else spell(node.base)
         if form.nonaffine is not None:
             culprit, reason = form.nonaffine

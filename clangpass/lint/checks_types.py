@@ -16,7 +16,6 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit, is_pencil_array
 from clangpass.lint.walker import PencilWalker
-
 # Finds the offending part of a struct type: (field path, what is wrong) or None.
 StructDefect = Callable[[T.StructType], Optional[tuple[str, str]]]
 

@@ -23,7 +23,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.callgraph import recursive_components
 from clangpass.lint.rules import RULES
-from clangpass.lint.walker import descendants
+from clangpass.ir.walk import descendants
 
 
 def is_pencil_array(t: T.CType) -> bool:

@@ -14,22 +14,19 @@ the PENCIL for loops around the current node (`loops`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from clangpass.ir import nodes as N
 from clangpass.ir.printer import format_expr
 from clangpass.ir.types import CType
+from clangpass.ir.walk import children, strip_casts
 
 if TYPE_CHECKING:  # pragma: no cover
     from clangpass.lint.unit import PencilUnit
 
 # The Unary operators that write their operand.
 INCREMENTS = ("++", "--", "post++", "post--")
-
-# Fields of IR nodes that hold no sub-node (types, locations, pragmas).
-_NOT_CHILDREN = frozenset({"type", "loc", "extent", "pragmas", "compute_type"})
-
 
 @dataclass(frozen=True)
 class Variable:
@@ -40,38 +37,6 @@ class Variable:
     loc: N.SourceLoc
     kind: str
     storage: str = ""
-
-
-def children(node: object) -> Iterator[object]:
-    """The sub-nodes of an IR node (expressions, statements, declarations), in source order."""
-    for f in fields(node):  # type: ignore[arg-type]
-        if f.name in _NOT_CHILDREN:
-            continue
-        value = getattr(node, f.name)
-        if isinstance(value, tuple):
-            yield from (v for v in value if isinstance(v, (N.Expr, N.Stmt, N.VarDecl)))
-        elif isinstance(value, (N.Expr, N.Stmt, N.VarDecl)):
-            yield value
-
-
-def descendants(node: object) -> Iterator[object]:
-    """`node` and every node below it, pre-order."""
-    yield node
-    for child in children(node):
-        yield from descendants(child)
-
-
-def strip_casts(e: N.Expr) -> N.Expr:
-    """The expression under any casts (implicit and explicit)."""
-    while isinstance(e, N.Cast):
-        e = e.operand
-    return e
-
-
-def strip_implicit_casts(e: N.Expr) -> N.Expr:
-    while isinstance(e, N.Cast) and e.implicit:
-        e = e.operand
-    return e
 
 
 # C operator precedence (higher binds tighter), for writing expressions back as C text.
@@ -113,14 +78,6 @@ def spell(e: N.Expr, context: int = 0) -> str:
     else:
         return format_expr(e)
     return f"({text})" if prec < context else text
-
-
-def root_variable(e: N.Expr) -> Optional[N.VarRef]:
-    """The variable an lvalue designates or lies in: `A` for `A[i][j]`, `s` for `s.f[k]`."""
-    e = strip_casts(e)
-    while isinstance(e, (N.Subscript, N.Member)) or (isinstance(e, N.Unary) and e.op == "*"):
-        e = strip_casts(e.base if isinstance(e, (N.Subscript, N.Member)) else e.operand)
-    return e if isinstance(e, N.VarRef) else None
 
 
 class PencilWalker:

@@ -41,7 +41,8 @@ from clangpass.ir import types as T
 from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
                                    where)
 from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement
-from clangpass.regions import OptRegion, iter_exprs, iter_stmts, stmt_exprs, written_variables
+from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
+from clangpass.regions import OptRegion
 
 
 # Statements outside static control flow, as reasons name them.
@@ -632,8 +633,7 @@ def _header_only_locals(body: N.Compound) -> frozenset[str]:
 
 
 def _is_var(e: N.Expr, name: str) -> bool:
-    while isinstance(e, N.Cast):
-        e = e.operand
+    e = strip_casts(e)
     return isinstance(e, N.VarRef) and e.name == name
 
 

@@ -163,7 +163,7 @@ def test_literals_macros_enums_and_builtins(tmp_path):
 
 
 def _walk(e):
-    from clangpass.regions import iter_exprs
+    from clangpass.ir.walk import iter_exprs
     return list(iter_exprs(e))
 
 

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: MIT
+"""Walking the IR: the one definition of what a node's sub-nodes are.
+
+Every pass, the linter and the back ends walk the IR through these functions, so
+a new node kind needs its fields declared once (in nodes.py) and nothing here:
+the sub-nodes of a node are its dataclass fields that hold expressions,
+statements or declarations, in declaration order (= source order), types,
+locations and pragmas excluded.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Iterator, Optional
+
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+
+# Fields of IR nodes that hold no sub-node.
+_NOT_CHILDREN = frozenset({"type", "loc", "extent", "pragmas", "compute_type"})
+_NODE = (N.Expr, N.Stmt, N.VarDecl)
+
+
+def children(node: object) -> Iterator[object]:
+    """The sub-nodes of an IR node (expressions, statements, declarations), in source order."""
+    for f in fields(node):  # type: ignore[arg-type]
+        if f.name in _NOT_CHILDREN:
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, _NODE))
+        elif isinstance(value, _NODE):
+            yield value
+
+
+def descendants(node: object) -> Iterator[object]:
+    """`node` and every node below it, pre-order."""
+    yield node
+    for child in children(node):
+        yield from descendants(child)
+
+
+def iter_stmts(s: Optional[N.Stmt]) -> Iterator[N.Stmt]:
+    """Every statement under `s` (itself included), pre-order; expressions are not entered."""
+    if s is None:
+        return
+    yield s
+    for child in children(s):
+        if isinstance(child, N.Stmt):
+            yield from iter_stmts(child)
+
+
+def iter_exprs(e: Optional[N.Expr]) -> Iterator[N.Expr]:
+    """Every expression under `e` (itself included), pre-order."""
+    if e is None:
+        return
+    yield e
+    for child in children(e):
+        yield from iter_exprs(child)  # type: ignore[arg-type]
+
+
+def type_extent_exprs(t: T.CType) -> list[N.Expr]:
+    """The size expressions of an array type (VLA extents and constants), outermost first."""
+    if isinstance(t, T.ArrayType):
+        return [d.extent for d in t.dims() if d.extent is not None]
+    return []
+
+
+def stmt_exprs(s: N.Stmt) -> tuple[N.Expr, ...]:
+    """The expressions written directly in `s`, not in its sub-statements.
+
+    A declaration contributes its initialisers and the extents of its array types
+    (they are evaluated where the declaration stands).
+    """
+    out: list[N.Expr] = []
+    for child in children(s):
+        if isinstance(child, N.Expr):
+            out.append(child)
+        elif isinstance(child, N.VarDecl):
+            out.extend(type_extent_exprs(child.type))
+            if child.init is not None:
+                out.append(child.init)
+    return tuple(out)
+
+
+def strip_casts(e: N.Expr) -> N.Expr:
+    """The expression under any casts (implicit and explicit)."""
+    while isinstance(e, N.Cast):
+        e = e.operand
+    return e
+
+
+def strip_implicit_casts(e: N.Expr) -> N.Expr:
+    while isinstance(e, N.Cast) and e.implicit:
+        e = e.operand
+    return e
+
+
+def base_variable(e: N.Expr) -> Optional[N.VarRef]:
+    """The variable an lvalue designates or lies in: `A` for `A[i][j]`, `s` for `s.f[k]`, `p` for `*p`."""
+    e = strip_casts(e)
+    while isinstance(e, (N.Subscript, N.Member)) or (isinstance(e, N.Unary) and e.op == "*"):
+        e = strip_casts(e.base if isinstance(e, (N.Subscript, N.Member)) else e.operand)
+    return e if isinstance(e, N.VarRef) else None
+
+
+def written_variables(e: N.Expr) -> Iterator[N.VarRef]:
+    """The variables that assignments and ++/-- in `e` write to (part of)."""
+    for sub in iter_exprs(e):
+        target = None
+        if isinstance(sub, N.Assign):
+            target = sub.target
+        elif isinstance(sub, N.Unary) and sub.op in ("++", "--", "post++", "post--"):
+            target = sub.operand
+        if target is not None:
+            var = base_variable(target)
+            if var is not None:
+                yield var
