@@ -27,6 +27,7 @@ class Diagnostic:
     message: str
     detail: str = ""
     notes: tuple["Diagnostic", ...] = field(default=(), compare=False)
+    option: str = ""    # the -W option that controls it (shown instead of the id, as gcc does)
 
     def as_json(self) -> dict:
         return {
@@ -56,7 +57,7 @@ def render(d: Diagnostic, show_id: bool = True, color: bool = False) -> str:
     where = f"{d.loc.file}:{d.loc.line}:{d.loc.col}: " if d.loc.line > 0 else (
         f"{d.loc.file}: " if d.loc.file and d.loc.file != NOLOC.file else "pencilcc: ")
     sev = d.severity
-    tag = f" [{d.id}]" if show_id and d.id else ""
+    tag = f" [{d.option or d.id}]" if show_id and (d.option or d.id) else ""
     if color:
         colours = {"error": "\033[1;31m", "fatal error": "\033[1;31m", "warning": "\033[1;35m",
                    "note": "\033[1;36m", "remark": "\033[1;34m"}
@@ -85,12 +86,13 @@ class DiagnosticEngine:
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, id: str, severity: str, loc: SourceLoc, message: str, detail: str = "",
-               notes: tuple[Diagnostic, ...] = ()) -> Optional[Diagnostic]:
+               notes: tuple[Diagnostic, ...] = (), option: str = "") -> Optional[Diagnostic]:
         if id in self.disabled and severity in ("warning", "remark", "note"):
             return None
         if severity == "warning" and (self.werror or id in self.promoted):
             severity = "error"
-        d = Diagnostic(id, severity, loc, message, detail, notes)
+            option = f"-Werror={option[2:]}" if option.startswith("-W") else option
+        d = Diagnostic(id, severity, loc, message, detail, notes, option)
         if d not in self.diagnostics:
             self.diagnostics.append(d)
         return d
@@ -103,7 +105,7 @@ class DiagnosticEngine:
 
     def extend(self, diags: Iterable[Diagnostic]) -> None:
         for d in diags:
-            self.report(d.id, d.severity, d.loc, d.message, d.detail, d.notes)
+            self.report(d.id, d.severity, d.loc, d.message, d.detail, d.notes, d.option)
 
     @property
     def has_errors(self) -> bool:

@@ -79,11 +79,14 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
     for o in outcomes:
         where = o.region.loc
         if o.status == "fallback":
-            engine.warning("pencil", where,
-                           f"region in '{o.region.function.name}' not optimized, compiled by the host compiler: {o.reason}")
+            engine.report("pencil", "warning", where,
+                          f"region in '{o.region.function.name}' not optimized, compiled by the host "
+                          f"compiler: {o.reason}", option="-Wpencil")
             if missed_remarks:
-                engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' missed: {o.reason}")
+                engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' missed: {o.reason}",
+                              option="-Rpass-missed=pencil")
         elif remarks:
             engine.report("pencil", "remark", where,
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
-                          f"{o.tiled_bands} tiled bands {list(o.tile_sizes)}, {o.parallel_loops} parallel loops")
+                          f"{o.tiled_bands} tiled bands {list(o.tile_sizes)}, {o.parallel_loops} parallel loops",
+                          option="-Rpass=pencil")

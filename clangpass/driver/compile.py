@@ -163,9 +163,9 @@ class Compilation:
             if _MENTIONS_PENCIL.search(text):
                 first = next((d for d in result.diagnostics if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
-                engine.warning("pencil", SourceLoc(source.path, 0, 0),
-                               "PENCIL code not optimized, the file is compiled by the host compiler "
-                               f"unchanged: clang cannot parse it{why}")
+                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                              "PENCIL code not optimized, the file is compiled by the host compiler "
+                              f"unchanged: clang cannot parse it{why}", option="-Wpencil")
             return plan, self._print(plan, engine)
         self.dumps.emit("ir", os.path.basename(source.path), "frontend",
                         format_module(result.module, heading=False))
