@@ -24,19 +24,22 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import codegen, dependences, extract, mark_parallel, schedule, tile, verify_schedule  # noqa: F401
+from clangpass.passes import (codegen, dependences, extract, mark_parallel, relax_false_deps,  # noqa: F401
+                              schedule, tile, verify_schedule)
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.budget import BudgetExceeded
 from clangpass.poly.dependences import cached_dependences, dependences as scop_dependences, format_deps
 from clangpass.poly.extract import NotModelled
+from clangpass.poly.live_ranges import format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome, fallback
 
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
+# - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
 #   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
@@ -46,12 +49,14 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "codegen"],
     1: ["extract", "dependences", "codegen"],
-    2: ["extract", "dependences", "schedule", "tile", "mark-parallel", "verify-schedule", "codegen"],
-    3: ["extract", "dependences", "schedule", "tile", "mark-parallel", "verify-schedule", "codegen"],
+    2: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "mark-parallel", "verify-schedule",
+        "codegen"],
+    3: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "mark-parallel", "verify-schedule",
+        "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"schedule", "tile", "mark-parallel", "verify-schedule"})
+SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "tile", "mark-parallel", "verify-schedule"})
 
 
 class PipelineError(Exception):
@@ -132,7 +137,8 @@ def format_stage(unit: PolyUnit, stage: str, options: CompileOptions) -> str:
     if stage == "ast":
         return format_ast(unit.codegen)
     if stage == "deps":
-        return format_deps(scop_dependences(unit.scop, options.isl_max_operations))
+        text = format_deps(scop_dependences(unit.scop, options.isl_max_operations))
+        return text + ("\n" + format_relaxed(unit.relaxed) if unit.relaxed is not None else "")
     if stage == "schedule":
         return format_schedule(unit.scop.schedule)
     return format_scop(unit.scop)

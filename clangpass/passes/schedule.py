@@ -7,6 +7,9 @@ proximity and coincidence constraints are all the dependences, as in PPCG
 (Verdoolaege et al., "Polyhedral parallel code generation for CUDA", TACO 2013,
 section 5.1; Bondhugula et al., Pluto, PLDI 2008). The resulting bands carry
 `permutable` and `coincident` flags that `tile` and `mark-parallel` read.
+When `relax-false-deps` ran, the false dependences of local storage become
+conditional validity constraints on their live ranges and leave the coincidence
+constraints (thesis ch. 2; clangpass.poly.live_ranges).
 Knobs: fusion ('max': isl's clustering fuses what it can; 'min':
 schedule_serialize_sccs, one strongly connected component at a time),
 max_coefficient, outer_coincidence, isl_max_operations (when exceeded the region
@@ -41,9 +44,17 @@ class IslSchedule(Pass):
         deps = dependences(scop, options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
         constraints = (isl.ScheduleConstraints.on_domain(domain)
                        .set_context(scop.context)
-                       .set_validity(deps)
-                       .set_proximity(deps)
-                       .set_coincidence(deps))
+                       .set_proximity(deps))
+        if unit.relaxed is None:
+            constraints = constraints.set_validity(deps).set_coincidence(deps)
+        else:
+            # Ordering: relax-false-deps ran before. False dependences of local storage hold only
+            # where the live ranges they guard would cross the band (conditional validity); they
+            # do not limit parallelism, since each thread gets its own copy of local storage.
+            relaxed = unit.relaxed
+            constraints = (constraints.set_validity(relaxed.enforced)
+                           .set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
+                           .set_coincidence(relaxed.enforced))
         ic = ctx.isl_ctx
         saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
                  ic.get_schedule_outer_coincidence())

@@ -15,6 +15,7 @@ from typing import Optional
 
 from clangpass.ir import nodes as N
 from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.poly.live_ranges import RelaxedDependences
 from clangpass.poly.scop import Scop
 from clangpass.regions import OptRegion
 
@@ -32,4 +33,5 @@ class PolyUnit:
     stage: Stage = Stage.REGION
     scop: Optional[Scop] = None
     codegen: Optional[CodegenUnit] = None
+    relaxed: Optional[RelaxedDependences] = None   # set by relax-false-deps when local storage has false deps
     provided: frozenset[str] = field(default=frozenset())

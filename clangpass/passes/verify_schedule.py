@@ -3,7 +3,8 @@
 
 Input: Scop with a (possibly rescheduled, tiled, parallel-marked) schedule.
 Output: the same Scop when every dependence is ordered source-before-sink and no
-`parallel` loop carries one (clangpass.poly.validity); otherwise the original
+`parallel` loop carries one (clangpass.poly.validity) — or, after relax-false-deps,
+when the relaxed criterion holds (clangpass.poly.live_ranges); otherwise the original
 schedule, with a note naming the violation. The scheduler is trusted to be
 correct; this pass makes a bug in it, or in a later transformation, cost
 performance instead of wrong results.
@@ -15,6 +16,7 @@ from dataclasses import replace
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.dependences import dependences
+from clangpass.poly.live_ranges import interference_violations, privatization_violations
 from clangpass.poly.validity import dependence_violations, parallel_violations
 
 
@@ -28,8 +30,17 @@ class VerifySchedule(Pass):
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
-        deps = dependences(scop, ctx.options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
-        problems = dependence_violations(scop.schedule, deps) + parallel_violations(scop.schedule, deps)
+        if unit.relaxed is None:
+            deps = dependences(scop, ctx.options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
+            problems = dependence_violations(scop.schedule, deps) + parallel_violations(scop.schedule, deps)
+        else:
+            # The relaxed criterion (thesis section 2.4): enforced dependences hold, no live range
+            # of local storage is interrupted, and none leaves a parallel loop (threads' copies).
+            enforced = unit.relaxed.enforced                                 # [P] -> { S[i..] -> T[j..] }
+            problems = (dependence_violations(scop.schedule, enforced)
+                        + interference_violations(scop.schedule, scop, unit.relaxed)
+                        + parallel_violations(scop.schedule, enforced)
+                        + privatization_violations(scop.schedule, unit.relaxed))
         if not problems:
             return unit
         original = scop.original_compute_schedule()

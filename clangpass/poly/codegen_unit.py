@@ -14,8 +14,9 @@ AST conventions (produced by clangpass.poly.codegen, read by llvm_backend):
 - mark nodes named `tile` / `point` delimit tiled bands (informational);
   unknown marks are transparent.
 Region-local variables (`locals`) are allocated by the back end at the start of
-the outlined function, once per thread inside a parallel loop; their
-initialisers have already become statements.
+the outlined function, once per thread inside a parallel loop (copied in at the
+loop's entry, never copied back: the middle end never marks parallel a loop out
+of which a local's value flows); their initialisers have already become statements.
 """
 from __future__ import annotations
 

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: MIT
+"""Live ranges of region-local storage and the relaxed permutability criterion.
+
+Baghdadi, PhD thesis (2015), chapter 2, section 2.4: the anti and output
+dependences of scalars and temporaries (three-address code, PRE) are *false*
+dependences; they only serve to keep the live ranges of one storage location
+from interfering. A schedule is legal if it respects the flow dependences and
+the false dependences of non-local storage, and if no live range of local
+storage is interleaved with another write to the same element ("live range
+non-interference", section 2.4.3). The isl scheduler expresses exactly this with
+conditional validity constraints (condition: the live ranges; conditional
+validity: the false dependences), as PPCG's live-range reordering does.
+
+Relaxed storage is the region's *local* arrays and scalars (declared inside the
+region, so never live-in or live-out). Inside a parallel loop the back end gives
+each thread its own copy of them (copy-in at entry, no copy-back), which is why
+`privatization_violations` forbids a live range from leaving a parallel loop.
+
+Input: a `Scop` and its `Dependences`. Output: `RelaxedDependences` and the two
+checks the `verify-schedule` pass runs on a relaxed schedule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.dependences import Dependences
+from clangpass.poly.scop import Scop, sorted_pieces
+from clangpass.poly.validity import PARALLEL_MARK
+
+
+@dataclass(frozen=True)
+class RelaxedDependences:
+    arrays: tuple[str, ...]      # local arrays and scalars whose false dependences are relaxed
+    live_ranges: isl.UnionMap    # [P] -> { W[..] -> R[..] }: value-based flow through `arrays`
+    relaxed: isl.UnionMap        # [P] -> { S[..] -> T[..] }: anti/output dependences through `arrays`
+    enforced: isl.UnionMap       # [P] -> { S[..] -> T[..] }: every flow + false deps of other storage
+
+    @property
+    def active(self) -> bool:
+        return not self.relaxed.is_empty()
+
+
+def _through(accesses: isl.UnionMap, names: frozenset[str], inside: bool) -> isl.UnionMap:
+    """The accesses to arrays named in `names` (inside=True) or to the others."""
+    out = isl.UnionMap.empty(accesses.get_space())
+    pieces: list[isl.Map] = []
+    accesses.foreach_map(pieces.append)
+    for m in pieces:
+        if (m.get_tuple_name(isl.dim_type.out) in names) == inside:
+            out = out.union(isl.UnionMap.from_map(m))
+    return out
+
+
+def _false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.UnionMap) -> isl.UnionMap:
+    """Memory-based anti and output dependences of the given accesses, in source order."""
+    anti = reads.apply_range(writes.reverse()).intersect(earlier)     # { R -> W : same element }
+    output = writes.apply_range(writes.reverse()).intersect(earlier)  # { W -> W' : same element }
+    return anti.union(output)
+
+
+def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) -> RelaxedDependences:
+    """Split the dependences of `scop` into enforced ones and relaxable false ones (raises BudgetExceeded)."""
+    names = frozenset(a.name for a in scop.arrays if a.local)
+    ctx = scop.context.get_ctx()
+    dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
+    with isl_budget(ctx, max_operations, "live-range analysis"):
+        earlier = dates.lex_lt_union_map(dates)              # [P] -> { S -> T : S before T }
+        reads_l = _through(scop.reads, names, True)          # [P] -> { S[i..] -> t[..] }
+        must_l = _through(scop.must_writes, names, True)
+        may_l = _through(scop.may_writes, names, True)
+        relaxed = _false_dependences(reads_l, must_l.union(may_l), earlier)
+        other = _false_dependences(_through(scop.reads, names, False), _through(scop.writes, names, False),
+                                   earlier)
+    try:
+        with isl_budget(ctx, max_operations, "live-range analysis"):
+            live = (isl.UnionAccessInfo.from_sink(reads_l).set_must_source(must_l).set_may_source(may_l)
+                    .set_kill(scop.kills).set_schedule(scop.original_schedule)
+                    .compute_flow().get_may_dependence())
+    except (BudgetExceeded, isl.Error):
+        # Memory-based flow is a superset: more conditions, so a more constrained (still legal) schedule.
+        live = must_l.union(may_l).apply_range(reads_l.reverse()).intersect(earlier)
+    context = scop.context
+    return RelaxedDependences(tuple(sorted(names)), _simplified(live, context), _simplified(relaxed, context),
+                              _simplified(deps.flow.union(other), context))
+
+
+def _simplified(umap: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
+    return umap.intersect_params(context).coalesce()
+
+
+def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: RelaxedDependences) -> list[str]:
+    """Live ranges of local storage that another write to the same element interrupts under `schedule`.
+
+    A live range W -> R is interrupted by W2 when W2 writes the element W wrote and
+    runs after W and before R (thesis section 2.4.3, live range non-interference).
+    """
+    if not relaxed.active:
+        return []
+    names = frozenset(relaxed.arrays)
+    dates = schedule.get_map()                                # [P] -> { S[i..] -> [t..] }
+    before = dates.lex_lt_union_map(dates)                    # [P] -> { S -> T : S before T }
+    writes = _through(scop.writes, names, True)               # [P] -> { W[i..] -> t[..] }
+    same_element = writes.apply_range(writes.reverse())       # [P] -> { W -> W2 : same element }
+    later_writes = same_element.intersect(before)             # [P] -> { W -> W2 : W before W2 }
+    # [P] -> { R -> W2 : some live range W -> R with W before W2 }
+    reads_then_write = relaxed.live_ranges.reverse().apply_range(later_writes)
+    broken = reads_then_write.intersect(before.reverse()).intersect_params(scop.context)  # W2 before R
+    return [f"live range interrupted: {p}" for p in sorted_pieces(broken)] if not broken.is_empty() else []
+
+
+def privatization_violations(schedule: isl.Schedule, relaxed: RelaxedDependences) -> list[str]:
+    """Parallel loops out of which a live range of local storage flows (thread copies are not copied back)."""
+    if not relaxed.active:
+        return []
+    problems: list[str] = []
+
+    def check(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK:
+            inside = node.get_domain()                                  # [P] -> { S[i..] } under the loop
+            leaving = relaxed.live_ranges.intersect_domain(inside).subtract_range(inside)
+            if not leaving.is_empty():
+                problems.append(f"a local value leaves a parallel loop: {sorted_pieces(leaving)[0]}")
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(check)
+    return problems
+
+
+def format_relaxed(relaxed: RelaxedDependences) -> str:
+    """The `deps` dump after relax-false-deps: what is enforced and what may be relaxed."""
+    lines = [f"Relaxed storage: {', '.join(relaxed.arrays) or '(none)'}"]
+    for heading, umap in (("LiveRanges", relaxed.live_ranges), ("RelaxedFalse", relaxed.relaxed),
+                          ("Enforced", relaxed.enforced)):
+        lines.append(f"{heading} :=")
+        pieces = sorted_pieces(umap)
+        lines.extend(f"    {p};" for p in pieces)
+        if not pieces:
+            lines.append("    (none)")
+    return "\n".join(lines)

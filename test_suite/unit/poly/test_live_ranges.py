@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+"""relax-false-deps and the relaxed permutability criterion (thesis ch. 2, section 2.4)."""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.poly.dependences import dependences
+from clangpass.poly.live_ranges import (interference_violations, privatization_violations,
+                                        relax_false_dependences)
+from clangpass.poly.validity import PARALLEL_MARK
+
+from test_suite.unit.poly.snippets import optimise, scop_of
+
+# Three-address code: temporaries declared in the loop body (PENCIL style).
+THREE_ADDRESS = """\
+void gray(int rows, int cols, const float src[static const restrict rows][cols][3],
+          float dst[static const restrict rows][cols]) {
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) {
+      float r = src[i][j][0];
+      float g = src[i][j][1];
+      dst[i][j] = 0.5f * r + 0.25f * g;
+    }
+}
+"""
+
+# A local whose last value is read after the loop: not privatisable in that loop.
+LIVE_OUT = """\
+void last(int n, double A[static const restrict n], double B[static const restrict 1]) {
+  double t = 0;
+  for (int i = 0; i < n; i++) {
+    t = A[i];
+    A[i] = 2 * t;
+  }
+  B[0] = t;
+}
+"""
+
+
+def test_temporaries_no_longer_prevent_tiling_and_parallelism(tmp_path):
+    relaxed = optimise(tmp_path, THREE_ADDRESS, opt_level=3)
+    assert relaxed.status == "optimized" and relaxed.reason == ""
+    assert relaxed.parallel_loops == 1 and relaxed.tiled_bands == 1
+    strict = optimise(tmp_path, THREE_ADDRESS, opt_level=3, disabled_passes=frozenset({"relax-false-deps"}))
+    assert strict.parallel_loops == 0 and strict.tiled_bands == 0
+
+
+def test_split_of_the_dependences(tmp_path):
+    scop = scop_of(tmp_path, THREE_ADDRESS)
+    split = relax_false_dependences(scop, dependences(scop), 0)
+    assert split.arrays == ("g", "r")
+    # Live ranges stay inside one (i, j) iteration; what is enforced is the flow only.
+    ctx = scop.context.get_ctx()
+    same_iteration = isl.UnionMap.read_from_str(
+        ctx, "[rows, cols] -> { S_0[i, j] -> S_2[i, j]; S_1[i, j] -> S_2[i, j] }")
+    assert split.live_ranges.is_subset(same_iteration) and not split.live_ranges.is_empty()
+    assert split.enforced.is_equal(dependences(scop).flow)
+    assert not split.relaxed.is_empty()
+
+
+def test_interference_is_detected_when_live_ranges_are_interleaved(tmp_path):
+    scop = scop_of(tmp_path, THREE_ADDRESS)
+    split = relax_false_dependences(scop, dependences(scop), 0)
+    ctx = scop.context.get_ctx()
+    # Loop distribution: every write of r and g first, then every use: live ranges interleave.
+    distributed = isl.Schedule.from_domain(scop.domain).insert_partial_schedule(
+        isl.MultiUnionPwAff.read_from_str(
+            ctx, "[rows, cols] -> [{ S_0[i, j] -> [(0)]; S_1[i, j] -> [(0)]; S_2[i, j] -> [(1)] }, "
+                 "{ S_0[i, j] -> [(i)]; S_1[i, j] -> [(i)]; S_2[i, j] -> [(i)] }, "
+                 "{ S_0[i, j] -> [(j)]; S_1[i, j] -> [(j)]; S_2[i, j] -> [(j)] }]"))
+    assert interference_violations(distributed, scop, split)
+    assert interference_violations(scop.original_compute_schedule(), scop, split) == []
+
+
+def test_a_local_live_after_a_parallel_loop_is_refused(tmp_path):
+    scop = scop_of(tmp_path, LIVE_OUT)
+    split = relax_false_dependences(scop, dependences(scop), 0)
+    root = scop.original_compute_schedule().get_root()
+    loop = root.child(0).child(1).child(0)          # sequence -> filter of the loop -> its band
+    assert loop.get_type() == isl.schedule_node_type.band
+    marked = loop.insert_mark(isl.Id(PARALLEL_MARK, context=scop.context.get_ctx())).get_schedule()
+    assert privatization_violations(marked, split)
+    outcome = optimise(tmp_path, LIVE_OUT, opt_level=3)
+    assert outcome.status == "optimized" and outcome.parallel_loops == 0
