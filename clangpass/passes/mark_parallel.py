@@ -8,7 +8,8 @@ Output: the band split so that the outermost coincident member is a band of its
 own, with a `parallel` mark directly above it; the AST then has `mark parallel`
 directly above that for loop (contract of clangpass.poly.codegen_unit). Members
 that take a single value for each outer iteration are not loops and are
-skipped. Nested parallel loops are left unmarked: the back end runs only the
+skipped, and so is a loop out of which a value of region-local storage flows
+(threads work on private copies of local storage, which are not copied back). Nested parallel loops are left unmarked: the back end runs only the
 outermost on threads. Knob: `parallel` (-fno-pencil-parallel disables).
 """
 from __future__ import annotations
@@ -19,6 +20,8 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.live_ranges import local_live_ranges, values_leaving
 from clangpass.poly.validity import PARALLEL_MARK
 
 
@@ -33,13 +36,19 @@ class MarkParallel(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         if not ctx.options.parallel:
             return unit
+        try:
+            live = local_live_ranges(unit.scop, ctx.options.isl_max_operations)   # [P] -> { W -> R }
+        except BudgetExceeded as exc:
+            return replace(unit, scop=unit.scop.with_note(f"{exc}: no parallel loop marked"))
         marked = [0]
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Mark under `node`; returns the node now at `node`'s position."""
             if node.get_type() == isl.schedule_node_type.band:
                 member = _outermost_parallel_member(node)
-                if member is not None:
+                # Threads get private copies of local storage: a local value that flows out of
+                # the loop would be lost, so such a loop stays sequential (inner ones may not).
+                if member is not None and values_leaving(node, live).is_empty():
                     marked[0] += 1
                     return _mark(node, member)
             for k in range(node.n_children()):

@@ -16,7 +16,7 @@ from dataclasses import replace
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import interference_violations, privatization_violations
+from clangpass.poly.live_ranges import interference_violations, local_live_ranges, privatization_violations
 from clangpass.poly.validity import dependence_violations, parallel_violations
 
 
@@ -30,9 +30,11 @@ class VerifySchedule(Pass):
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
+        live = local_live_ranges(scop, ctx.options.isl_max_operations)     # [P] -> { W[..] -> R[..] }
         if unit.relaxed is None:
             deps = dependences(scop, ctx.options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
-            problems = dependence_violations(scop.schedule, deps) + parallel_violations(scop.schedule, deps)
+            problems = (dependence_violations(scop.schedule, deps) + parallel_violations(scop.schedule, deps)
+                        + privatization_violations(scop.schedule, live))
         else:
             # The relaxed criterion (thesis section 2.4): enforced dependences hold, no live range
             # of local storage is interrupted, and none leaves a parallel loop (threads' copies).
@@ -40,7 +42,7 @@ class VerifySchedule(Pass):
             problems = (dependence_violations(scop.schedule, enforced)
                         + interference_violations(scop.schedule, scop, unit.relaxed)
                         + parallel_violations(scop.schedule, enforced)
-                        + privatization_violations(scop.schedule, unit.relaxed))
+                        + privatization_violations(scop.schedule, live))
         if not problems:
             return unit
         original = scop.original_compute_schedule()

@@ -14,7 +14,8 @@ validity: the false dependences), as PPCG's live-range reordering does.
 Relaxed storage is the region's *local* arrays and scalars (declared inside the
 region, so never live-in or live-out). Inside a parallel loop the back end gives
 each thread its own copy of them (copy-in at entry, no copy-back), which is why
-`privatization_violations` forbids a live range from leaving a parallel loop.
+`mark-parallel` never marks a loop out of which a local value flows
+(`values_leaving`) and `privatization_violations` checks it on any schedule.
 
 Input: a `Scop` and its `Dependences`. Output: `RelaxedDependences` and the two
 checks the `verify-schedule` pass runs on a relaxed schedule.
@@ -61,30 +62,55 @@ def _false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.U
     return anti.union(output)
 
 
-def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) -> RelaxedDependences:
-    """Split the dependences of `scop` into enforced ones and relaxable false ones (raises BudgetExceeded)."""
-    names = frozenset(a.name for a in scop.arrays if a.local)
+_LIVE_RANGES_KEY = "local-live-ranges"
+
+
+def local_live_ranges(scop: Scop, max_operations: int = 0) -> isl.UnionMap:
+    """[P] -> { W[..] -> R[..] }: value-based flow through region-local storage, cached on the Scop.
+
+    Raises BudgetExceeded when even the memory-based superset exceeds `max_operations`.
+    """
+    cached = scop.analyses.get(_LIVE_RANGES_KEY)
+    if cached is not None:
+        return cached
+    names = _local_names(scop)
     ctx = scop.context.get_ctx()
-    dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
-    with isl_budget(ctx, max_operations, "live-range analysis"):
-        earlier = dates.lex_lt_union_map(dates)              # [P] -> { S -> T : S before T }
-        reads_l = _through(scop.reads, names, True)          # [P] -> { S[i..] -> t[..] }
-        must_l = _through(scop.must_writes, names, True)
-        may_l = _through(scop.may_writes, names, True)
-        relaxed = _false_dependences(reads_l, must_l.union(may_l), earlier)
-        other = _false_dependences(_through(scop.reads, names, False), _through(scop.writes, names, False),
-                                   earlier)
+    reads_l = _through(scop.reads, names, True)              # [P] -> { S[i..] -> t[..] }
+    must_l = _through(scop.must_writes, names, True)
+    may_l = _through(scop.may_writes, names, True)
     try:
         with isl_budget(ctx, max_operations, "live-range analysis"):
             live = (isl.UnionAccessInfo.from_sink(reads_l).set_must_source(must_l).set_may_source(may_l)
                     .set_kill(scop.kills).set_schedule(scop.original_schedule)
                     .compute_flow().get_may_dependence())
     except (BudgetExceeded, isl.Error):
-        # Memory-based flow is a superset: more conditions, so a more constrained (still legal) schedule.
-        live = must_l.union(may_l).apply_range(reads_l.reverse()).intersect(earlier)
-    context = scop.context
-    return RelaxedDependences(tuple(sorted(names)), _simplified(live, context), _simplified(relaxed, context),
-                              _simplified(deps.flow.union(other), context))
+        # Memory-based flow is a superset: more live ranges, so more (still legal) constraints.
+        dates = scop.original_schedule.get_map()             # [P] -> { S[i..] -> [t..] }
+        with isl_budget(ctx, max_operations, "live-range analysis"):
+            live = must_l.union(may_l).apply_range(reads_l.reverse()).intersect(dates.lex_lt_union_map(dates))
+    live = _simplified(live, scop.context)
+    scop.analyses[_LIVE_RANGES_KEY] = live
+    return live
+
+
+def _local_names(scop: Scop) -> frozenset[str]:
+    return frozenset(a.name for a in scop.arrays if a.local)
+
+
+def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) -> RelaxedDependences:
+    """Split the dependences of `scop` into enforced ones and relaxable false ones (raises BudgetExceeded)."""
+    names = _local_names(scop)
+    ctx = scop.context.get_ctx()
+    dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
+    with isl_budget(ctx, max_operations, "live-range analysis"):
+        earlier = dates.lex_lt_union_map(dates)              # [P] -> { S -> T : S before T }
+        relaxed = _false_dependences(_through(scop.reads, names, True), _through(scop.writes, names, True),
+                                     earlier)
+        other = _false_dependences(_through(scop.reads, names, False), _through(scop.writes, names, False),
+                                   earlier)
+    live = local_live_ranges(scop, max_operations)
+    return RelaxedDependences(tuple(sorted(names)), live, _simplified(relaxed, scop.context),
+                              _simplified(deps.flow.union(other), scop.context))
 
 
 def _simplified(umap: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
@@ -111,16 +137,23 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     return [f"live range interrupted: {p}" for p in sorted_pieces(broken)] if not broken.is_empty() else []
 
 
-def privatization_violations(schedule: isl.Schedule, relaxed: RelaxedDependences) -> list[str]:
-    """Parallel loops out of which a live range of local storage flows (thread copies are not copied back)."""
-    if not relaxed.active:
-        return []
+def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap) -> isl.UnionMap:
+    """[P] -> { W -> R }: live ranges of local storage written under `node` and read outside it."""
+    inside = node.get_domain()                                          # [P] -> { S[i..] } under node
+    return live_ranges.intersect_domain(inside).subtract_range(inside)
+
+
+def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) -> list[str]:
+    """Parallel loops out of which a live range of local storage flows.
+
+    The back end gives each thread its own copy of local storage (copied in at the
+    loop's entry, never copied back), so such a value would be lost.
+    """
     problems: list[str] = []
 
     def check(node: isl.ScheduleNode) -> bool:
         if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK:
-            inside = node.get_domain()                                  # [P] -> { S[i..] } under the loop
-            leaving = relaxed.live_ranges.intersect_domain(inside).subtract_range(inside)
+            leaving = values_leaving(node, live_ranges)
             if not leaving.is_empty():
                 problems.append(f"a local value leaves a parallel loop: {sorted_pieces(leaving)[0]}")
         return True

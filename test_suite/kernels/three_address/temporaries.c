@@ -79,6 +79,17 @@ void last_value(int n, double A[static const restrict n], double out[static cons
     out[0] = t;
 }
 
+/* A local array filled by one loop and read by the next: the first loop may not run
+ * on threads' private copies of it (its values are read after the loop). */
+void stage_through_local(int n, double out[static const restrict n], double in[static const restrict n])
+{
+    double staged[n];
+    for (int i = 0; i < n; i++)
+        staged[i] = in[i] * 2.0;
+    for (int i = 0; i < n; i++)
+        out[i] = staged[i] + staged[n - 1 - i];
+}
+
 static void print_matrix(const char *name, int n, int m, double (*X)[m])
 {
     printf("== %s\n", name);
@@ -119,6 +130,8 @@ int main(void)
     print_matrix("smooth", 1, N, (double (*)[N])w);
     two_passes(N, M, O, X);
     print_matrix("two_passes", N, M, O);
+    stage_through_local(N, w, v);
+    print_matrix("stage_through_local", 1, N, (double (*)[N])w);
     last_value(N, v, last);
     print_matrix("last_value", 1, N, (double (*)[N])v);
     printf("== last\n%.17g\n", last[0]);

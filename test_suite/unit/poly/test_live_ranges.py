@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import islpy as isl
 
+from clangpass.poly.codegen import format_ast
 from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import (interference_violations, privatization_violations,
+from clangpass.poly.live_ranges import (interference_violations, local_live_ranges, privatization_violations,
                                         relax_false_dependences)
 from clangpass.poly.validity import PARALLEL_MARK
 
@@ -79,6 +80,26 @@ def test_a_local_live_after_a_parallel_loop_is_refused(tmp_path):
     loop = root.child(0).child(1).child(0)          # sequence -> filter of the loop -> its band
     assert loop.get_type() == isl.schedule_node_type.band
     marked = loop.insert_mark(isl.Id(PARALLEL_MARK, context=scop.context.get_ctx())).get_schedule()
-    assert privatization_violations(marked, split)
+    assert privatization_violations(marked, split.live_ranges)
     outcome = optimise(tmp_path, LIVE_OUT, opt_level=3)
     assert outcome.status == "optimized" and outcome.parallel_loops == 0
+
+
+STAGED = """\
+void staged(int n, double out[static const restrict n], double in[static const restrict n]) {
+  double tmp[n];
+  for (int i = 0; i < n; i++) tmp[i] = in[i] * 2.0;
+  for (int i = 0; i < n; i++) out[i] = tmp[i] + tmp[n - 1 - i];
+}
+"""
+
+
+def test_a_loop_whose_local_values_are_read_later_is_not_marked_parallel(tmp_path):
+    # Without relaxation too: each thread would fill its own copy of tmp, lost after the loop.
+    for disabled in (frozenset(), frozenset({"relax-false-deps"})):
+        outcome = optimise(tmp_path, STAGED, opt_level=3, disabled_passes=disabled)
+        assert outcome.status == "optimized" and outcome.parallel_loops == 1, outcome
+        ast = format_ast(outcome.unit)
+        assert ast.count("// parallel") == 1 and ast.index("S_0(") < ast.index("// parallel") < ast.index("S_1(")
+    scop = scop_of(tmp_path, STAGED)
+    assert not local_live_ranges(scop).is_empty()
