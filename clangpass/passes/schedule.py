@@ -42,17 +42,18 @@ class IslSchedule(Pass):
         options = ctx.options
         domain = scop.domain                                   # [P] -> { S[i..] }
         deps = dependences(scop, options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
-        constraints = (isl.ScheduleConstraints.on_domain(domain)
-                       .set_context(scop.context)
-                       .set_proximity(deps))
+        constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
         if unit.relaxed is None:
-            constraints = constraints.set_validity(deps).set_coincidence(deps)
+            constraints = constraints.set_validity(deps).set_proximity(deps).set_coincidence(deps)
         else:
             # Ordering: relax-false-deps ran before. False dependences of local storage hold only
             # where the live ranges they guard would cross the band (conditional validity); they
             # do not limit parallelism, since each thread gets its own copy of local storage.
+            # Proximity is the enforced dependences too: relaxed false dependences as proximity
+            # constraints made isl's scheduler crash (random program seed 20135).
             relaxed = unit.relaxed
             constraints = (constraints.set_validity(relaxed.enforced)
+                           .set_proximity(relaxed.enforced)
                            .set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
                            .set_coincidence(relaxed.enforced))
         ic = ctx.isl_ctx

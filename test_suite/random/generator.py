@@ -82,6 +82,7 @@ class GenConfig:
     p_triangular: float = 0.3         # a loop bound depends on an outer iterator
     p_decreasing: float = 0.15        # `for (i = ub; i >= lb; i--)`
     p_step2: float = 0.1              # step 2 (or -2)
+    p_local_temp: float = 0.3         # a statement's value goes through a body-local temporary
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -209,6 +210,7 @@ class Assign:
     target: ArrayRef | ScalarRef
     op: str  # = += -= *=
     value: Expr
+    via_local: str = ""  # C type of a block-local temporary the value goes through ('' = none)
 
 
 @dataclass(frozen=True)
@@ -468,6 +470,11 @@ def render_expr(expr: Expr, context: int = 0) -> str:
 
 def render_statement(stmt: Assign) -> str:
     target = render_expr(stmt.target)
+    if stmt.via_local:
+        # Three-address style: the value goes through a temporary declared in the loop body,
+        # of the value's own C type (so the program computes exactly the same thing).
+        name = "td" if stmt.via_local == "double" else "ti"   # one name per type
+        return f"{{ {stmt.via_local} {name} = {render_expr(stmt.value)}; {target} {stmt.op} {name}; }}"
     return f"{target} {stmt.op} {render_expr(stmt.value)};"
 
 
@@ -1386,7 +1393,8 @@ class _Builder:
             if isinstance(n, Slot):
                 info = by_index[n.index]
                 assert info.target is not None and info.value is not None
-                return Assign(info.target, info.op, info.value)
+                local = self.ctype_of(info.value) if self.rng.random() < self.config.p_local_temp else ""
+                return Assign(info.target, info.op, info.value, local)
             if isinstance(n, Loop):
                 return replace(n, body=tuple(sub(b) for b in n.body))
             if isinstance(n, Guard):

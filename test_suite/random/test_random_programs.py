@@ -404,3 +404,14 @@ def pencilcc_outcomes(request: pytest.FixtureRequest,
 def test_pencilcc_matches_gcc(seed: int, pencilcc_outcomes: dict[int, Outcome]) -> None:
     outcome = pencilcc_outcomes[seed]
     assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
+
+
+# Seeds of the default (larger) configuration that once broke pencilcc, checked on every run.
+# 20135: isl's scheduler crashed on proximity constraints built from relaxed false dependences.
+REGRESSION_SEEDS = (20135,)
+
+
+@pytest.mark.parametrize("seed", REGRESSION_SEEDS, ids=[f"regression{s}" for s in REGRESSION_SEEDS])
+def test_regression_seeds_match_gcc(seed: int, tmp_path: Path) -> None:
+    outcome = check_seed(seed, tmp_path, PENCILCC, GenConfig())
+    assert outcome.passed, outcome.summary()
