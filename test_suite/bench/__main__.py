@@ -90,7 +90,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         return run_benchmark(args, args.keep)
-    with tempfile.TemporaryDirectory(prefix="pencilcc-bench-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="test_suite-bench-") as scratch:
         return run_benchmark(args, Path(scratch))
 
 
