@@ -8,7 +8,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit, Stage
-from clangpass.poly.budget import isl_error_reason
+from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
 
 
@@ -23,15 +23,21 @@ class GenerateAst(Pass):
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
+        original = scop.original_compute_schedule()
         try:
-            codegen = generate_ast(scop)
-        except isl.Error as exc:
+            # A transformed schedule's AST is bounded by the isl budget: isl's AST generator
+            # has been seen to run for minutes on a skewed schedule (random program seed 30239).
+            budget = 0 if scop.schedule.plain_is_equal(original) else ctx.options.isl_max_operations
+            with isl_budget(ctx.isl_ctx, budget, "AST generation"):
+                codegen = generate_ast(scop)
+        except (isl.Error, BudgetExceeded) as exc:
             # isl's AST generator can fail on a transformed schedule; the source order is
             # the one it must handle (a failure there is a bug and propagates).
-            original = scop.original_compute_schedule()
             if scop.schedule.plain_is_equal(original):
                 raise
-            note = f"isl AST generation failed ({isl_error_reason(exc)}): original schedule used"
+            why = str(exc) if isinstance(exc, BudgetExceeded) else \
+                f"isl AST generation failed ({isl_error_reason(exc)})"
+            note = f"{why}: original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
             codegen = generate_ast(scop)
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)
