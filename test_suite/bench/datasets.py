@@ -38,7 +38,7 @@ DEFAULT_DATASET = "medium"
 #: products, a 3-D contraction, memory-bound matrix-vector sweeps, a
 #: triangular factorisation, a reduction over observations, integer
 #: dynamic programming, Jacobi and Gauss-Seidel stencils).  A default run of
-#: these 12 with five compilers and three repetitions takes about 5 minutes.
+#: these 12 with five compilers and three repetitions takes 3-4 minutes.
 DEFAULT_KERNELS: tuple[str, ...] = (
     "gemm", "2mm", "syr2k", "doitgen", "mvt", "gemver",
     "lu", "covariance", "floyd-warshall", "jacobi-2d", "heat-3d", "seidel-2d",
