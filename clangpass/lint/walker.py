@@ -15,7 +15,7 @@ the PENCIL for loops around the current node (`loops`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from clangpass.ir import nodes as N
 from clangpass.ir.printer import format_expr

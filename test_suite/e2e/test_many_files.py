@@ -11,7 +11,6 @@ stray files, every kernel has its optimisation record, and a second build after
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest

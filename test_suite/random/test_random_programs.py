@@ -30,7 +30,7 @@ from test_suite.random import __main__ as cli
 from test_suite.random.differential import PENCILCC, RTOL, Outcome, check_seed
 from test_suite.random.generator import (
     SMALL, Aff, ArrayDecl, ArrayRef, Assign, Compare, Const, GenConfig, Guard, Loop,
-    ModEq, Program, ScalarDecl, check_in_bounds, generate, instance_counts,
+    ModEq, Program, check_in_bounds, generate, instance_counts,
     walk_statements,
 )
 
