@@ -5,9 +5,11 @@ For each kernel (``--kernels``) at the sizes of a dataset (``--dataset``),
 every available compiler (``--compilers``) builds the program with
 ``-DPENCILCC_BENCH``; each build runs ``--repeat`` times, interleaved, with
 ``--threads`` threads; the table gives the median kernel seconds, the ratios
-``gcc/pencilcc`` and ``polly/pencilcc`` (speed-ups of pencilcc), a geometric
-mean, and a status that says ``MISMATCH`` when a build's checksums differ from
-gcc's.  A second table gives compile times.  ``--callgrind`` counts the
+``gcc/pencilcc``, ``clang/pencilcc`` and ``polly/pencilcc`` (speed-ups of
+pencilcc over every peer), their geometric means, and a status that says ``MISMATCH`` when a build's checksums differ from
+gcc's.  The BLAS-like kernels (gemm, 2mm, 3mm, syrk, syr2k, symm, trmm,
+doitgen) also get GFLOP/s and the percentage of the peak of the cores used,
+whose formula and inputs are printed.  A further table gives compile times.  ``--callgrind`` counts the
 kernels' instructions instead (one thread, repeatable, small sizes).
 
 Exit status: 0, or 1 when a MISMATCH was found (a miscompile), 2 on bad usage.
@@ -23,11 +25,12 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from test_suite.bench import compilers as compilers_mod
-from test_suite.bench import datasets, machine, report
+from test_suite.bench import datasets, flops, machine, report
 from test_suite.bench.measure import KernelResult, measure_kernel
 
 #: ``-march`` under callgrind: valgrind does not decode AVX-512, which
@@ -104,35 +107,53 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
         "command": " ".join(["python -m test_suite.bench", *sys.argv[1:]]),
     }
     compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe")
+    # The percentage of peak is of the cores the runs may use.
+    peak = flops.machine_peak(min(threads, host.cores))
     print(report.format_header(host, load_start, settings, compilers), flush=True)
+    print(peak.describe() if peak is not None else "peak: unknown (no /proc/cpuinfo flags or clock)",
+          flush=True)
     if load_start[0] > 0.5:
         print(f"note: 1-minute load average {load_start[0]:.2f} at start: other work may disturb the timings",
               flush=True)
     results: list[KernelResult] = []
     started = time.perf_counter()
+    total = len(args.kernel_list)
     for index, kernel in enumerate(args.kernel_list, 1):
         macros = kernel.size_macros(args.dataset)
-        print(f"[{index}/{len(args.kernel_list)}] {kernel.label} {report.size_text(macros)}",
-              file=sys.stderr, flush=True)
+        print(f"[{index}/{total}] {kernel.label} {report.size_text(macros)}", file=sys.stderr, flush=True)
+
+        def progress(step: str, index: int = index, label: str = kernel.label) -> None:
+            print(f"    [{index}/{total}] {label}: {step} ({time.perf_counter() - started:.0f} s elapsed)",
+                  file=sys.stderr, flush=True)
+
         result = measure_kernel(kernel, macros, compilers, workdir / "build", repeat=args.repeat,
                                 threads=threads, timeout=args.timeout, callgrind=args.callgrind,
-                                reference=compilers_mod.REFERENCE)
+                                reference=compilers_mod.REFERENCE, progress=progress)
+        if not args.callgrind:
+            result = replace(result, flops=flops.kernel_flops(kernel.polybench_name,
+                                                              kernel.size_values(args.dataset)))
         results.append(result)
         print(f"    {report.status(result)}", file=sys.stderr, flush=True)
     load_end = machine.load_average()
     print()
     print(report.format_results(results, compilers, args.callgrind))
     print()
+    flop_table = report.format_flops(results, compilers, peak)
+    if flop_table:
+        print(flop_table)
+        print()
     print(report.format_compile_times(results, compilers))
     problems = report.format_problems(results)
     if problems:
         print()
         print(problems)
     print()
-    print(f"load average {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at end; "
+    print(f"load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at start, "
+          f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at end; "
           f"{time.perf_counter() - started:.0f} s in all")
     if args.json:
-        document = report.to_json(results, compilers, host, {"start": load_start, "end": load_end}, settings)
+        document = report.to_json(results, compilers, host, {"start": load_start, "end": load_end}, settings,
+                                  peak)
         args.json.write_text(json.dumps(document, indent=2) + "\n")
     return 1 if any(o.mismatches for r in results for o in r.outcomes) else 0
 

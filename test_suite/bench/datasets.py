@@ -148,6 +148,8 @@ SIZES: dict[str, dict[str, str]] = {
 }
 
 _SIZE_MACRO_RE = re.compile(r"^#\s*ifndef\s+(\w+)\s*$", re.MULTILINE)
+#: ``#ifndef NAME`` / ``# define NAME VALUE``: a size macro with its default.
+_SIZE_DEFAULT_RE = re.compile(r"^#\s*ifndef\s+(\w+)\s*\n#\s*define\s+\1\s+(\d+)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,14 @@ class Kernel:
         if dataset == "mini":
             return ()
         return tuple(SIZES[dataset][self.polybench_name].split())
+
+    def size_values(self, dataset: str) -> dict[str, int]:
+        """Every size macro's value at ``dataset``: the program's defaults, overridden by the dataset's."""
+        values = {name: int(value) for name, value in _SIZE_DEFAULT_RE.findall(self.source.read_text())}
+        for macro in self.size_macros(dataset):
+            name, _, value = macro.partition("=")
+            values[name] = int(value)
+        return values
 
     def size_macro_names(self) -> frozenset[str]:
         """The size macros the program declares (its ``#ifndef NAME`` lines)."""

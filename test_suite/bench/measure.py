@@ -27,7 +27,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from test_suite.bench import checksums
 from test_suite.bench.checksums import ArrayChecksum
@@ -204,6 +204,8 @@ class KernelResult:
     outcomes: tuple[Outcome, ...]
     #: The compiler whose checksums the others were compared with ("" if none ran).
     reference: str = ""
+    #: Floating-point operations of one kernel call (BLAS-like kernels only, see :mod:`flops`).
+    flops: Optional[int] = None
 
     def outcome(self, compiler: str) -> Optional[Outcome]:
         return next((o for o in self.outcomes if o.compiler == compiler), None)
@@ -211,20 +213,31 @@ class KernelResult:
 
 def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Compiler],
                    workdir: Path, *, repeat: int, threads: int, timeout: float,
-                   callgrind: bool, reference: str) -> KernelResult:
+                   callgrind: bool, reference: str,
+                   progress: Optional[Callable[[str], None]] = None) -> KernelResult:
     """Build ``kernel`` with every available compiler, run each build ``repeat`` times, compare checksums.
 
     The runs are interleaved (each repetition runs every compiler once) so that
-    a change of machine load affects all compilers alike.
+    a change of machine load affects all compilers alike.  ``progress``, if
+    given, is told each step ("build gcc", "run pencilcc 2/3") before it starts.
     """
-    builds = {c.name: build(kernel, macros, c, workdir) for c in compilers if c.available}
+    def step(text: str) -> None:
+        if progress is not None:
+            progress(text)
+
+    builds = {}
+    for compiler in compilers:
+        if compiler.available:
+            step(f"build {compiler.name}")
+            builds[compiler.name] = build(kernel, macros, compiler, workdir)
     runs: dict[str, list[Run]] = {name: [] for name, b in builds.items() if not b.error}
-    for _ in range(repeat):
+    for repetition in range(1, repeat + 1):
         for name, done in runs.items():
             if done and done[-1].error:
                 continue
             executable = builds[name].executable
             assert executable is not None
+            step(f"run {name} {repetition}/{repeat}")
             done.append(run_callgrind(executable, workdir / "callgrind", timeout) if callgrind
                         else run(executable, threads, timeout))
     ran = [name for name, done in runs.items() if done and not any(r.error for r in done)]

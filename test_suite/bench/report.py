@@ -8,7 +8,9 @@ a JSON-ready dict.  Pure functions: nothing here prints or measures.
 Ratios are ``numerator / denominator`` of the median kernel times (or
 instruction counts), so ``gcc/pencilcc`` above 1 is pencilcc's speed-up over
 gcc.  A ratio, and the geometric means at the bottom, use only kernels where
-both compilers ran and matched the reference checksums.
+both compilers ran and matched the reference checksums.  pencilcc is compared
+with every peer (gcc, clang, Polly).  The BLAS-like kernels also get GFLOP/s
+and the percentage of the machine's peak (:mod:`test_suite.bench.flops`).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from dataclasses import asdict
 from typing import Any, Optional, Sequence
 
 from test_suite.bench.compilers import Compiler
+from test_suite.bench.flops import Peak
 from test_suite.bench.machine import Machine
 from test_suite.bench.measure import KernelResult, Outcome
 
-#: Ratio columns, shown when both compilers are in the run and available.
+#: Ratio columns, shown when both compilers are in the run and available:
+#: pencilcc's speed-up over every peer, and the threadless build's over gcc.
 RATIO_PAIRS: tuple[tuple[str, str], ...] = (
-    ("gcc", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
+    ("gcc", "pencilcc"), ("clang", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
 )
 MISMATCH = "MISMATCH"
 
@@ -126,6 +130,42 @@ def format_results(results: Sequence[KernelResult], compilers: Sequence[Compiler
     return "\n".join(lines)
 
 
+def gflops(result: KernelResult, compiler: str) -> Optional[float]:
+    """GFLOP/s of ``compiler``'s build (None: no flop count, or no usable time)."""
+    outcome = result.outcome(compiler)
+    if result.flops is None or outcome is None or not outcome.usable:
+        return None
+    assert outcome.median is not None
+    if outcome.median <= 0:
+        return None
+    return result.flops / outcome.median / 1e9
+
+
+def format_flops(results: Sequence[KernelResult], compilers: Sequence[Compiler], peak: Optional[Peak]) -> str:
+    """GFLOP/s and percentage of peak per BLAS-like kernel and compiler; "" if the run has none."""
+    counted = [r for r in results if r.flops is not None]
+    if not counted:
+        return ""
+    names = [c.name for c in compilers if c.available]
+    rows = []
+    for result in counted:
+        row = [result.kernel, f"{result.flops / 1e9:.3g}"]
+        for name in names:
+            rate = gflops(result, name)
+            if rate is None:
+                row.append("-")
+            elif peak is None:
+                row.append(f"{rate:.2f}")
+            else:
+                row.append(f"{rate:.2f} ({100 * rate * 1e9 / peak.flops_per_second:.0f}%)")
+        rows.append(row)
+    lines = ["GFLOP/s (percentage of peak) of the BLAS-like kernels; flops counted from the loops "
+             "after hoisting loop invariants (test_suite/bench/flops.py)",
+             _table(["kernel", "GFLOP", *names], rows, 1),
+             peak.describe() if peak is not None else "peak unknown (no /proc/cpuinfo flags or clock)"]
+    return "\n".join(lines)
+
+
 def format_compile_times(results: Sequence[KernelResult], compilers: Sequence[Compiler]) -> str:
     """Compile (and link) seconds per kernel and compiler, with geometric means."""
     names = [c.name for c in compilers]
@@ -180,11 +220,13 @@ def format_header(machine: Machine, load_start: Sequence[float], settings: dict[
 
 
 def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], machine: Machine,
-            load: dict[str, Sequence[float]], settings: dict[str, Any]) -> dict[str, Any]:
+            load: dict[str, Sequence[float]], settings: dict[str, Any],
+            peak: Optional[Peak] = None) -> dict[str, Any]:
     """The whole run as a JSON-ready dict (``--json``)."""
     pairs = ratio_pairs(compilers)
     return {
         "machine": asdict(machine),
+        "peak": None if peak is None else {**asdict(peak), "flops_per_second": peak.flops_per_second},
         "load_average": {k: list(v) for k, v in load.items()},
         "settings": settings,
         "compilers": [{"name": c.name, "command": list(c.command), "link_flags": list(c.link_flags),
@@ -198,7 +240,9 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
                            "regions_not_optimized": list(o.regions_not_optimized),
                            "checksums": [asdict(c) for c in o.checksums]}
                           for o in r.outcomes],
-             "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs}}
+             "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs},
+             "flops": r.flops,
+             "gflops": {c.name: gflops(r, c.name) for c in compilers if c.available}}
             for r in results],
         "geomean": {f"{a}/{b}": geometric_mean([x for x in (ratio(r, a, b) for r in results) if x is not None])
                     for a, b in pairs},
