@@ -29,6 +29,7 @@ class RegionOutcome:
     tiled_bands: int = 0
     tile_sizes: tuple[int, ...] = ()
     parallel_loops: int = 0
+    wavefronts: int = 0
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
 
@@ -46,6 +47,7 @@ class RegionOutcome:
             "tiled_bands": self.tiled_bands,
             "tile_sizes": list(self.tile_sizes),
             "parallel_loops": self.parallel_loops,
+            "wavefronts": self.wavefronts,
             "scheduling_seconds": round(self.scheduling_seconds, 6),
         }
 

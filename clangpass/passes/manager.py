@@ -25,7 +25,7 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
 from clangpass.passes import (codegen, dependences, extract, mark_parallel, relax_false_deps,  # noqa: F401
-                              schedule, tile, verify_schedule)
+                              schedule, tile, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.codegen import format_ast
@@ -42,6 +42,8 @@ from clangpass.report import RegionOutcome, fallback
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
 #   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
+# - `wavefront` between them: it rewrites tile bands that `tile` produced and flags the
+#   coincident tile loop that `mark-parallel` then marks;
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
 # - `codegen` last: it reads the final schedule.
 # -O0 and -O1 keep the source order: no scheduling, tiling or parallel marks. -O1 still
@@ -49,14 +51,15 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "codegen"],
     1: ["extract", "dependences", "codegen"],
-    2: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "mark-parallel", "verify-schedule",
-        "codegen"],
-    3: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "mark-parallel", "verify-schedule",
-        "codegen"],
+    2: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
+        "verify-schedule", "codegen"],
+    3: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
+        "verify-schedule", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "tile", "mark-parallel", "verify-schedule"})
+SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
+                               "verify-schedule"})
 
 
 class PipelineError(Exception):
@@ -87,7 +90,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.scop.notes
     return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
-                         tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops,
+                         tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds)
 

@@ -20,7 +20,7 @@ import re
 
 import islpy as isl
 
-from clangpass.poly.codegen_unit import CodegenUnit, StatementBody
+from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
 from clangpass.poly.scop import Scop
 from clangpass.poly.validity import PARALLEL_MARK
 
@@ -39,7 +39,8 @@ def generate_ast(scop: Scop) -> CodegenUnit:
         ast = _build(scop, schedule)
     statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
     return CodegenUnit(region=scop.region, ast=ast, statements=statements, locals=scop.locals,
-                       parallel_loops=_count_marks(ast, PARALLEL_MARK), tiled_bands=scop.tiled_bands,
+                       parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
+                       tiled_bands=scop.tiled_bands,
                        tile_sizes=scop.tile_sizes)
 
 

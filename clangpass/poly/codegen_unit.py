@@ -12,6 +12,8 @@ AST conventions (produced by clangpass.poly.codegen, read by llvm_backend):
 - a mark node named `parallel` sits directly above a for node whose iterations
   are independent (the back end runs the outermost such loop on threads);
 - mark nodes named `tile` / `point` delimit tiled bands (informational);
+  a `wavefront` mark sits above the sequential loop over wavefronts of tiles
+  (clangpass.passes.wavefront; informational);
   unknown marks are transparent.
 Region-local variables (`locals`) are allocated by the back end at the start of
 the outlined function, once per thread inside a parallel loop (copied in at the
@@ -28,6 +30,8 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.regions import OptRegion
 
+WAVEFRONT_MARK = "wavefront"
+
 
 @dataclass(frozen=True)
 class StatementBody:
@@ -43,5 +47,6 @@ class CodegenUnit:
     statements: Mapping[str, StatementBody]
     locals: tuple[N.VarDecl, ...] = ()
     parallel_loops: int = 0          # number of `parallel` marks in `ast`
+    wavefronts: int = 0              # number of `wavefront` marks in `ast`
     tiled_bands: int = 0
     tile_sizes: tuple[int, ...] = field(default=())

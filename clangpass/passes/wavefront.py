@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: MIT
+"""Pass `wavefront`: run the tiles of a tiled, fully sequential permutable band by wavefronts.
+
+Input: Scop after `tile`, whose tile bands (below a `tile` mark) are permutable.
+Output: each tile band with at least two members, no coincident member and a
+dependence carried by its outermost member (the shape of a skewed time-iterated
+stencil) rewritten by the unimodular map (T0, T1, T2..) -> (T0 + T1, T1, T2..),
+under a `wavefront` mark. The first member then enumerates wavefronts of tiles
+and stays sequential; the second is coincident: two tiles of one wavefront
+differ in T1 by a non-zero amount, and since every dependence has non-negative
+distances (d0, d1, ..) along a permutable band, d0 + d1 = 0 forces d1 = 0.
+`mark-parallel` then marks the T1 tile loop inside the sequential wavefront loop
+(pipelined / wavefront parallelism of tiled iteration spaces: Bondhugula et al.,
+Pluto, PLDI 2008, section 5.2; Lamport, "The parallel execution of DO loops",
+CACM 1974, for the hyperplane). The rewritten band is still permutable (its
+distances (d0 + d1, d1, ..) stay non-negative) and every member but the first
+is flagged coincident only where that holds: the one-degree wavefront makes
+only T1 parallel. The transformed schedule is checked with
+clangpass.poly.validity before it is kept.
+Knob: --disable-pass=wavefront; it does nothing when `parallel` is off.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import islpy as isl
+
+from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.tile import TILE_MARK
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.codegen_unit import WAVEFRONT_MARK
+from clangpass.poly.dependences import dependences
+from clangpass.poly.validity import dependence_violations
+
+
+@register
+class Wavefront(Pass):
+    """Skew the outer tile loop of sequential tiled bands into a wavefront loop; T1 becomes coincident."""
+
+    name = "wavefront"
+    requires = frozenset({"schedule", "dependences"})
+    dump_stage = "schedule"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        if not ctx.options.parallel:
+            return unit
+        scop = unit.scop
+        # [P] -> { S[i..] -> T[j..] }: the dependences the schedule must respect (after
+        # relax-false-deps, only the enforced ones; the relaxed ones are checked by
+        # verify-schedule on their live ranges, which a tile-level skew cannot interrupt
+        # more than tiling already did).
+        deps = unit.relaxed.enforced if unit.relaxed is not None else \
+            dependences(scop, ctx.options.isl_max_operations).all
+        changed = [0]
+
+        def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+            """Rewrite under `node`; returns the node now at `node`'s position."""
+            if _is_tile_mark(node) and _wants_wavefront(node.child(0), deps):
+                changed[0] += 1
+                return _skew(node.child(0)).parent()
+            for k in range(node.n_children()):
+                node = visit(node.child(k)).parent()
+            return node
+
+        try:
+            with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "wavefront"):
+                schedule = visit(scop.schedule.get_root()).get_schedule()
+                problems = dependence_violations(schedule, deps) if changed[0] else []
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: no wavefront"))
+        if not changed[0]:
+            return unit
+        if problems:
+            # Cannot happen for a permutable band; if it does, a bug costs speed, not results.
+            return replace(unit, scop=scop.with_note(f"wavefront skipped, it would break {problems[0]}"))
+        return replace(unit, scop=scop.with_schedule(schedule))
+
+
+def _is_tile_mark(node: isl.ScheduleNode) -> bool:
+    return node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == TILE_MARK
+
+
+def _wants_wavefront(band: isl.ScheduleNode, deps: isl.UnionMap) -> bool:
+    """A permutable band of >= 2 members, none coincident, whose outermost member carries a dependence."""
+    if (band.get_type() != isl.schedule_node_type.band or band.band_n_member() < 2
+            or not band.band_get_permutable()):
+        return False
+    if any(band.band_member_get_coincident(k) for k in range(band.band_n_member())):
+        return False   # mark-parallel already finds a parallel loop here
+    return _outer_member_carries(band, deps)
+
+
+def _outer_member_carries(band: isl.ScheduleNode, deps: isl.UnionMap) -> bool:
+    """Whether some dependence between instances of `band` with equal outer dates crosses its first member."""
+    instances = band.get_domain()                              # [P] -> { S[i..] } reaching the band
+    prefix = band.get_prefix_schedule_union_map()              # [P] -> { S[i..] -> [outer dates] }
+    same_outer = prefix.apply_range(prefix.reverse())          # [P] -> { S[i..] -> T[j..] : equal outer dates }
+    local = deps.intersect_domain(instances).intersect_range(instances).intersect(same_outer)
+    if local.is_empty():
+        return False
+    first = isl.UnionMap.from_union_pw_aff(
+        band.band_get_partial_schedule().get_union_pw_aff(0))   # [P] -> { S[i..] -> [T0] }
+    crossing = local.apply_domain(first).apply_range(first)    # [P] -> { [T0] -> [T0'] }
+    return not crossing.intersect(isl.UnionMap.from_map(
+        isl.Map.lex_lt(_range_space(crossing)))).is_empty()
+
+
+def _range_space(umap: isl.UnionMap) -> isl.Space:
+    spaces: list[isl.Space] = []
+    umap.foreach_map(lambda m: spaces.append(m.get_space().range()))
+    return spaces[0]
+
+
+def _skew(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Replace `band` by (T0 + T1, T1, ..) under a `wavefront` mark; returns the mark node."""
+    partial = band.band_get_partial_schedule()                 # [P] -> [{ S[i..] -> [(T0)] }, ...]
+    n = band.band_n_member()
+    # The members are tile origins, multiples of the tile sizes s0 and s1: s1*T0 + s0*T1 is
+    # s0*s1 times the sum of the tile indices, the hyperplane of one wavefront whatever the sizes.
+    s0, s1 = _stride(band, partial, 0), _stride(band, partial, 1)
+    common = math.gcd(s0, s1)
+    ctx = band.get_ctx()
+    front = (partial.get_union_pw_aff(0).scale_val(isl.Val.int_from_si(ctx, s1 // common))
+             .add(partial.get_union_pw_aff(1).scale_val(isl.Val.int_from_si(ctx, s0 // common))))
+    skewed = partial.set_union_pw_aff(0, front)
+    ast_types = [band.band_member_get_ast_loop_type(k) for k in range(n)]
+    node = band.delete().insert_partial_schedule(skewed)
+    node = node.band_set_permutable(1)
+    # Coincident: T1 (see the module docstring). T2.. are not: tiles of one wavefront with the
+    # same T1 still depend on each other along T2.
+    node = node.band_member_set_coincident(1, 1)
+    for k, kind in enumerate(ast_types):
+        node = node.band_member_set_ast_loop_type(k, kind)
+    return node.insert_mark(isl.Id(WAVEFRONT_MARK, context=node.get_ctx()))
+
+
+def _stride(band: isl.ScheduleNode, partial: isl.MultiUnionPwAff, member: int) -> int:
+    """The step between the values member `member` takes on the band's instances (its tile size)."""
+    date = isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(member))   # [P] -> { S[i..] -> [T] }
+    values = date.intersect_domain(band.get_domain()).range()               # [P] -> { [T] }
+    sets: list[isl.Set] = []
+    values.foreach_set(sets.append)
+    stride = sets[0].get_stride(0) if len(sets) == 1 else None
+    if stride is None or not stride.is_int() or stride.is_zero():
+        return 1
+    return max(1, abs(int(stride.to_python())))
