@@ -139,7 +139,7 @@ def test_dumps_are_headed_and_in_pipeline_order(tmp_path):
     heads = re.findall(r"^;; pencilcc (\S+) 'gemm' after (\S+)$", stream.getvalue(), re.M)
     assert heads == [("scop", "extract"), ("deps", "dependences"), ("deps", "relax-false-deps"),
                      ("schedule", "schedule"),
-                     ("schedule", "tile"), ("scop", "tile"), ("schedule", "mark-parallel"),
+                     ("schedule", "tile"), ("scop", "tile"), ("schedule", "wavefront"), ("schedule", "mark-parallel"),
                      ("schedule", "verify-schedule"), ("ast", "codegen")]
     text = stream.getvalue()
     for heading in ("Context:", "Arrays {", "Statements {", "Domain :=", "Schedule :=", "MustWriteAccess :=",
