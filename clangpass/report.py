@@ -33,6 +33,12 @@ class RegionOutcome:
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def alias_checks(self) -> tuple[tuple[str, str], ...]:
+        """The array pairs the optimized code is guarded against overlapping (run-time check)."""
+        check = self.unit.alias_check if self.unit is not None else None
+        return check.pairs if check is not None and self.status == "optimized" else ()
+
     def as_record(self) -> dict:
         r = self.region
         return {
@@ -48,6 +54,7 @@ class RegionOutcome:
             "tile_sizes": list(self.tile_sizes),
             "parallel_loops": self.parallel_loops,
             "wavefronts": self.wavefronts,
+            "alias_checks": [list(pair) for pair in self.alias_checks],
             "scheduling_seconds": round(self.scheduling_seconds, 6),
         }
 
@@ -92,3 +99,9 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{o.tiled_bands} tiled bands {list(o.tile_sizes)}, {o.parallel_loops} parallel loops",
                           option="-Rpass=pencil")
+            if o.alias_checks:
+                pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
+                engine.report("pencil", "remark", where,
+                              f"region in '{o.region.function.name}': the optimized code runs only when "
+                              f"arrays {pairs} do not overlap (checked at run time); otherwise the "
+                              "original code runs", option="-Rpass=pencil")

@@ -232,7 +232,8 @@ class Compilation:
         copy = os.path.join(folder, os.path.basename(source.path))
         original_dir = os.path.dirname(source.path) or "."
         with open(copy, "wb") as f:
-            f.write(outline_regions(plan.text, [o.region for o in plan.optimized], source.path))
+            guards = {o.region.symbol: o.unit.alias_check for o in plan.optimized if o.unit.alias_check}
+            f.write(outline_regions(plan.text, [o.region for o in plan.optimized], source.path, guards))
         args = ["-iquote", original_dir, *self.config.host_args]
         if self.options.debug:
             args.append(f"-fdebug-prefix-map={folder}={os.path.abspath(original_dir)}")

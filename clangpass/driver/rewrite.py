@@ -23,12 +23,23 @@ instead, where
   region no longer mentions, so the rewrite adds no unused-variable warning.
 
 A PENCIL function that returns a value returns the outlined function's result.
+
+Versioning on a run-time alias check (`guards`, clangpass.poly.alias_check): a
+region whose arrays may overlap runs the outlined code only when its check holds,
+and its original text otherwise, compiled by the host as the slow path:
+- a scop becomes `if (CHECK) { call } else {` on the `#pragma scop` line, its
+  statements as written, and `}` in place of `#pragma endscop`;
+- a `#pragma pencil region` becomes `if (CHECK) { call } else` and its block;
+- a function body becomes `{ if (CHECK) { call; return; }` and the rest of the body.
+The check's `#define`s (isl's min/max/floord, under `__pencilcc_` names) open the file.
+Only the directive lines change: every other line and column stays where it was.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from clangpass.ir import types as T
+from clangpass.poly.alias_check import AliasCheck
 from clangpass.regions import OptRegion, RegionArg
 
 
@@ -88,12 +99,37 @@ def _replacement(original: bytes, rest_of_line: bytes, region: OptRegion) -> byt
     return text + b"\n" * newlines + b" " * last_line
 
 
+def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion, condition: str) -> bytes:
+    """The region's text run only when `condition` fails, the outlined call when it holds."""
+    call = call_statement(region)
+    if region.kind == "function":
+        if not original.startswith(b"{"):
+            raise RewriteError(f"the body of '{region.label}' does not start with '{{'")
+        if not _returns_value(region):
+            call = call[:-1] + "return; }"
+        return f"{{ if ({condition}) {call}".encode() + original[1:]
+    first, last = original.find(b"\n"), original.rfind(b"\n")
+    if first < 0:
+        raise RewriteError(f"region '{region.label}' does not start with a directive line")
+    head = f"if ({condition}) {call} else".encode()
+    if region.kind != "scop":
+        return head + original[first:]
+    # `#pragma endscop` becomes the closing brace, padded when code follows it on its line.
+    padding = b" " * (len(original) - last - 2) if rest_of_line.strip() else b""
+    return head + b" {" + original[first:last + 1] + b"}" + padding
+
+
 def _c_string(path: str) -> str:
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str) -> bytes:
-    """The host's copy of `source` with every region of `regions` replaced by its call."""
+def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str,
+                    guards: Mapping[str, AliasCheck] | None = None) -> bytes:
+    """The host's copy of `source` with every region of `regions` replaced by its call.
+
+    A region whose symbol has a check in `guards` keeps its text as the path taken
+    when the check fails."""
+    guards = guards or {}
     ordered = sorted(regions, key=lambda r: r.extent.start_offset)
     for before, after in zip(ordered, ordered[1:]):
         if after.extent.start_offset < before.extent.end_offset:
@@ -107,10 +143,16 @@ def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: s
                                f"{len(source)} bytes)")
         line_end = source.find(b"\n", end)
         rest_of_line = source[end:line_end if line_end >= 0 else len(source)]
-        pieces += [source[position:start], _replacement(source[start:end], rest_of_line, region)]
+        check = guards.get(region.symbol)
+        if check is not None and check.condition:
+            replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition)
+        else:
+            replacement = _replacement(source[start:end], rest_of_line, region)
+        pieces += [source[position:start], replacement]
         position = end
     pieces.append(source[position:])
     # The prototypes get a file name of their own: a note about them names no temp path.
     header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in ordered)
               + f"\n#line 1 {_c_string(display_path)}\n")
-    return header.encode() + b"".join(pieces)
+    macros = dict.fromkeys(m for r in ordered if r.symbol in guards for m in guards[r.symbol].macros)
+    return "".join(f"{m}\n" for m in macros).encode() + header.encode() + b"".join(pieces)

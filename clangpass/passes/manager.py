@@ -24,10 +24,11 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import (codegen, dependences, extract, mark_parallel, relax_false_deps,  # noqa: F401
-                              schedule, tile, verify_schedule, wavefront)
+from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
+                              relax_false_deps, schedule, tile, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.poly.alias_check import unchecked_overlap
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.budget import BudgetExceeded
 from clangpass.poly.dependences import cached_dependences, dependences as scop_dependences, format_deps
@@ -46,15 +47,17 @@ from clangpass.report import RegionOutcome, fallback
 #   coincident tile loop that `mark-parallel` then marks;
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
 # - `codegen` last: it reads the final schedule.
+# - `alias-check` right after `extract`, at every level: without it a region whose arrays may
+#   overlap falls back (it reads only the model's accesses, which no later pass changes).
 # -O0 and -O1 keep the source order: no scheduling, tiling or parallel marks. -O1 still
 # computes dependences (they validate the model and appear in the `deps` dump).
 PIPELINES: dict[int, list[str]] = {
-    0: ["extract", "codegen"],
-    1: ["extract", "dependences", "codegen"],
-    2: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
-        "verify-schedule", "codegen"],
-    3: ["extract", "dependences", "relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
-        "verify-schedule", "codegen"],
+    0: ["extract", "alias-check", "codegen"],
+    1: ["extract", "alias-check", "dependences", "codegen"],
+    2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
+        "mark-parallel", "verify-schedule", "codegen"],
+    3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
+        "mark-parallel", "verify-schedule", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
@@ -85,7 +88,10 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
         missing = [p for p in ("extract", "codegen") if p in options.disabled_passes]
         return _with_timings(fallback(region, f"pass '{missing[0] if missing else 'codegen'}' is disabled"),
                              seconds)
-    cg = unit.codegen
+    unchecked = unchecked_overlap(region) if unit.alias_check is None else ""
+    if unchecked:
+        return _with_timings(fallback(region, unchecked), seconds)
+    cg = replace(unit.codegen, alias_check=unit.alias_check)
     deps = cached_dependences(unit.scop)
     notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.scop.notes
     return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,

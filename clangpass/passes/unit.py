@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from clangpass.ir import nodes as N
+from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.poly.live_ranges import RelaxedDependences
 from clangpass.poly.scop import Scop
@@ -34,4 +35,5 @@ class PolyUnit:
     scop: Optional[Scop] = None
     codegen: Optional[CodegenUnit] = None
     relaxed: Optional[RelaxedDependences] = None   # set by relax-false-deps when local storage has false deps
+    alias_check: Optional[AliasCheck] = None       # set by alias-check
     provided: frozenset[str] = field(default=frozenset())

@@ -23,11 +23,12 @@ of which a local's value flows); their initialisers have already become statemen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Optional
 
 import islpy as isl
 
 from clangpass.ir import nodes as N
+from clangpass.poly.alias_check import AliasCheck
 from clangpass.regions import OptRegion
 
 WAVEFRONT_MARK = "wavefront"
@@ -50,3 +51,4 @@ class CodegenUnit:
     wavefronts: int = 0              # number of `wavefront` marks in `ast`
     tiled_bands: int = 0
     tile_sizes: tuple[int, ...] = field(default=())
+    alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)

@@ -8,9 +8,12 @@ args as `ptr`), its parameters named `pencil.<C name>`.
 
 Array parameters whose C type is restrict-qualified (`double A[restrict n]`, and
 so PENCIL's `pencil_array`) are marked `noalias`, which is what C99 6.7.3.1 lets a
-compiler assume. Other arrays are not: the polyhedral model assumes that distinct
-arrays do not overlap, but nothing in a non-restrict C signature guarantees it to
-LLVM, so its vectoriser keeps its run-time overlap checks.
+compiler assume. So are the others when the region has an alias check
+(`unit.alias_check`, clangpass.poly.alias_check): the host calls this function only
+when no written array overlaps another one (the pairs that cannot overlap are
+distinct objects, restrict, or only read, which `noalias` allows), so LLVM's
+vectoriser needs no run-time overlap checks of its own. (The model has every
+access: a region may only call builtins and `const` functions, which touch no memory.)
 """
 from __future__ import annotations
 
@@ -33,9 +36,10 @@ def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
     signature = ir.FunctionType(VOID, [param_type(arg) for arg in region.args])
     fn = ir.Function(ctx.module, signature, name=region.symbol)
     fn.attributes.add("nounwind")
+    checked = unit.alias_check is not None
     for arg, param in zip(region.args, fn.args):
         param.name = f"pencil.{arg.name}"
-        if arg.passing == "array" and has_restrict(arg.type):
+        if arg.passing == "array" and (checked or has_restrict(arg.type)):
             param.add_attribute("noalias")
         if arg.passing == "value" and is_bool(arg.type):
             param.add_attribute("zeroext")
