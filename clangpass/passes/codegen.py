@@ -8,8 +8,10 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.poly.ast_soundness import self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
+from clangpass.poly.extract import NotModelled
 
 
 @register
@@ -40,4 +42,15 @@ class GenerateAst(Pass):
             note = f"{why}: original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
             codegen = generate_ast(scop)
+        # isl's AST generator can stop a loop of a strided domain early and drop instances
+        # (clangpass.poly.ast_soundness, random program seed 900227): the source order is used
+        # instead, and if even its AST is unsound the host compiler takes the region.
+        unsound = self_bounded_loops(codegen.ast)
+        if unsound and not scop.schedule.plain_is_equal(original):
+            note = f"unsound isl AST ({unsound[0]}): original schedule used"
+            scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
+            codegen = generate_ast(scop)
+            unsound = self_bounded_loops(codegen.ast)
+        if unsound:
+            raise NotModelled(f"unsound isl AST of the source order ({unsound[0]})")
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)
