@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from clangpass.diagnostics import DiagnosticEngine
+from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.regions import OptRegion
 
@@ -34,10 +35,14 @@ class RegionOutcome:
     pass_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
+    def alias_check(self) -> Optional[AliasCheck]:
+        """The run-time check the optimized code is guarded by (plain values: it crosses processes)."""
+        return self.unit.alias_check if self.unit is not None and self.status == "optimized" else None
+
+    @property
     def alias_checks(self) -> tuple[tuple[str, str], ...]:
         """The array pairs the optimized code is guarded against overlapping (run-time check)."""
-        check = self.unit.alias_check if self.unit is not None else None
-        return check.pairs if check is not None and self.status == "optimized" else ()
+        return self.alias_check.pairs if self.alias_check is not None else ()
 
     def as_record(self) -> dict:
         r = self.region

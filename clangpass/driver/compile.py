@@ -232,7 +232,7 @@ class Compilation:
         copy = os.path.join(folder, os.path.basename(source.path))
         original_dir = os.path.dirname(source.path) or "."
         with open(copy, "wb") as f:
-            guards = {o.region.symbol: o.unit.alias_check for o in plan.optimized if o.unit.alias_check}
+            guards = {o.region.symbol: o.alias_check for o in plan.optimized if o.alias_check}
             f.write(outline_regions(plan.text, [o.region for o in plan.optimized], source.path, guards))
         args = ["-iquote", original_dir, *self.config.host_args]
         if self.options.debug:
