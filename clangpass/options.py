@@ -20,6 +20,12 @@ class CompileOptions:
     parallel: bool = True
     """Run outermost coincident loops on threads (-fno-pencil-parallel disables)."""
 
+    thread_min_work: int = 200_000
+    """Granularity model (llvm_backend.cpu.granularity): a parallel loop runs on threads only
+    when its estimated work, in IR expression nodes executed, reaches this at run time
+    (-fpencil-thread-min-work=N; 0: every parallel loop runs on threads). Measured in
+    docs/passes/thread-team.md."""
+
     fusion: str = "max"
     """isl scheduler fusion strategy: 'max' or 'min' (-fpencil-fusion=)."""
 

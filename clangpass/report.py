@@ -16,7 +16,7 @@ from typing import Optional
 
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.regions import OptRegion
 
 
@@ -44,6 +44,16 @@ class RegionOutcome:
         """The array pairs the optimized code is guarded against overlapping (run-time check)."""
         return self.alias_check.pairs if self.alias_check is not None else ()
 
+    @property
+    def parallel_regions(self) -> int:
+        """Places of the optimized code that start threads (thread teams and lone parallel loops)."""
+        return parallel_regions(self.unit.ast) if self.unit is not None and self.status == "optimized" else 0
+
+    @property
+    def thread_teams(self) -> int:
+        """Sequential loops around parallel loops whose threads start once (`thread-team` marks)."""
+        return thread_teams(self.unit.ast) if self.unit is not None and self.status == "optimized" else 0
+
     def as_record(self) -> dict:
         r = self.region
         return {
@@ -60,6 +70,8 @@ class RegionOutcome:
             "parallel_loops": self.parallel_loops,
             "wavefronts": self.wavefronts,
             "alias_checks": [list(pair) for pair in self.alias_checks],
+            "parallel_regions": self.parallel_regions,
+            "thread_teams": self.thread_teams,
             "scheduling_seconds": round(self.scheduling_seconds, 6),
         }
 

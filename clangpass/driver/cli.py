@@ -258,6 +258,7 @@ class _State:
     pic: Optional[bool] = None
     tile_size: int = 32
     parallel: bool = True
+    thread_min_work: int = CompileOptions.thread_min_work
     fusion: str = "max"
     disabled_passes: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
@@ -400,6 +401,8 @@ class _Parser:
             s.parallel = True
         elif arg == "-fno-pencil-parallel":
             s.parallel = False
+        elif arg.startswith("-fpencil-thread-min-work="):
+            s.thread_min_work = _int_value("-fpencil-thread-min-work=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-fusion="):
             s.fusion = arg.split("=", 1)[1]
             if s.fusion not in ("max", "min"):
@@ -593,7 +596,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,
-        pic=bool(s.pic), debug=s.debug)
+        pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work)
     return DriverConfig(
         argv=tuple(expanded), action=action, inputs=tuple(s.inputs), output=s.output,
         host_args=(*s.host_args, *pencil_h), link_args=(*s.link_args, *pencil_h),

@@ -74,6 +74,8 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("--tile-size=N", "Tile size of every tiled loop band (default 32; 0: no tiling)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
                                  "(-fpencil-parallel: the default)."),
+        ("-fpencil-thread-min-work=N", "Run a parallel loop on threads only when its estimated "
+                                       "work reaches N (default 200000; 0: always)."),
         ("-fpencil-fusion=max|min", "Loop fusion strategy of the isl scheduler (default max)."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),

@@ -25,7 +25,7 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
-                              relax_false_deps, schedule, tile, verify_schedule, wavefront)
+                              relax_false_deps, schedule, thread_team, tile, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.alias_check import unchecked_overlap
@@ -46,6 +46,8 @@ from clangpass.report import RegionOutcome, fallback
 # - `wavefront` between them: it rewrites tile bands that `tile` produced and flags the
 #   coincident tile loop that `mark-parallel` then marks;
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
+# - `thread-team` after `verify-schedule`: it only groups the parallel loops that survived it
+#   under one fork, which changes no execution order;
 # - `codegen` last: it reads the final schedule.
 # - `alias-check` right after `extract`, at every level: without it a region whose arrays may
 #   overlap falls back (it reads only the model's accesses, which no later pass changes).
@@ -55,9 +57,9 @@ PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
     2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
-        "mark-parallel", "verify-schedule", "codegen"],
+        "mark-parallel", "verify-schedule", "thread-team", "codegen"],
     3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
-        "mark-parallel", "verify-schedule", "codegen"],
+        "mark-parallel", "verify-schedule", "thread-team", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.

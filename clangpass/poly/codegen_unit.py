@@ -14,6 +14,9 @@ AST conventions (produced by clangpass.poly.codegen, read by llvm_backend):
 - mark nodes named `tile` / `point` delimit tiled bands (informational);
   a `wavefront` mark sits above the sequential loop over wavefronts of tiles
   (clangpass.passes.wavefront; informational);
+  a `thread-team` mark sits above the outermost sequential loop that holds
+  parallel loops (clangpass.passes.thread_team): the back end starts its threads
+  once around it, not once per parallel loop;
   unknown marks are transparent.
 Region-local variables (`locals`) are allocated by the back end at the start of
 the outlined function, once per thread inside a parallel loop (copied in at the
@@ -29,9 +32,11 @@ import islpy as isl
 
 from clangpass.ir import nodes as N
 from clangpass.poly.alias_check import AliasCheck
+from clangpass.poly.validity import PARALLEL_MARK
 from clangpass.regions import OptRegion
 
 WAVEFRONT_MARK = "wavefront"
+TEAM_MARK = "thread-team"
 
 
 @dataclass(frozen=True)
@@ -52,3 +57,53 @@ class CodegenUnit:
     tiled_bands: int = 0
     tile_sizes: tuple[int, ...] = field(default=())
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
+
+def has_parallel_loop(node: isl.AstNode) -> bool:
+    """Whether a `parallel` mark above a loop of more than one iteration is at or under `node`."""
+    found = []
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.mark and n.mark_get_id().get_name() == PARALLEL_MARK:
+            child = n.mark_get_node()
+            if child.get_type() == isl.ast_node_type.for_ and not child.for_is_degenerate():
+                found.append(True)
+        return not found
+
+    node.foreach_descendant_top_down(visit)
+    return bool(found)
+
+
+def parallel_regions(ast: isl.AstNode) -> int:
+    """How many places of `ast` start threads: `thread-team` marks over parallel loops,
+    and outermost parallel loops outside them."""
+    count = [0]
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() != isl.ast_node_type.mark:
+            return True
+        name = n.mark_get_id().get_name()
+        if name == TEAM_MARK and has_parallel_loop(n.mark_get_node()):
+            count[0] += 1
+            return False
+        if name == PARALLEL_MARK and has_parallel_loop(n):
+            count[0] += 1
+            return False
+        return True
+
+    ast.foreach_descendant_top_down(visit)
+    return count[0]
+
+
+def thread_teams(ast: isl.AstNode) -> int:
+    """How many `thread-team` marks of `ast` hold a parallel loop."""
+    count = [0]
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.mark and n.mark_get_id().get_name() == TEAM_MARK:
+            if has_parallel_loop(n.mark_get_node()):
+                count[0] += 1
+                return False
+        return True
+
+    ast.foreach_descendant_top_down(visit)
+    return count[0]

@@ -13,7 +13,9 @@ statement bodies. Output: loops and statement instances in the current function.
   (`llvm.loop.parallel_accesses`), so the vectoriser needs no dependence checks.
 - `mark` nodes: `parallel` directly above a for node runs that loop on threads
   (`parallel.run_on_threads`) when it is the outermost one and -fpencil-parallel is
-  on; nested ones run sequentially. Other marks (tile, point, ...) are transparent.
+  on; nested ones run sequentially. `thread-team` runs its subtree as one thread
+  team (`parallel.run_on_threads`): inside it, a parallel loop is shared out by
+  `parallel.Team.share` and code without parallel loops runs on thread 0. Other marks (tile, point, ...) are transparent.
 - `user` nodes `S(e0, ..., ek)`: each e_i is evaluated in i64 and bound to
   `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`).
 - isl expressions (isl_ast_expr_op_type): integer ones in i64 with nsw, boolean ones
@@ -22,18 +24,21 @@ statement bodies. Output: loops and statement instances in the current function.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import islpy as isl
 import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit, has_parallel_loop
 from llvm_backend.cpu.context import FunctionState, Variable
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_expr import ExprLowering
 from llvm_backend.cpu.lower_types import I1, I64, BackendError
+
+if TYPE_CHECKING:
+    from llvm_backend.cpu.parallel import Team
 
 OP = isl.ast_expr_op_type
 _COMPARE = {OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
@@ -47,6 +52,7 @@ class AstLowering:
         self.state = state
         self.unit = unit
         self.run_on_threads = run_on_threads   # None inside a thread function: nested loops run sequentially
+        self.team: Optional["Team"] = None     # inside a thread team (parallel.Team): who runs what
         self.exprs = ExprLowering(state)
         self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
             isl.ast_node_type.for_: self.lower_For,
@@ -61,6 +67,15 @@ class AstLowering:
         return self.state.builder
 
     def lower(self, node: isl.AstNode) -> None:
+        team = self.team
+        if team is not None and not has_parallel_loop(node):
+            # Inside a thread team, code with no parallel loop runs on thread 0 alone.
+            self.team = None
+            try:
+                team.on_master(self, node)
+            finally:
+                self.team = team
+            return
         self._dispatch[node.get_type()](node)
 
     # ------------------------------------------------------------------ nodes
@@ -83,11 +98,22 @@ class AstLowering:
 
     def lower_Mark(self, node: isl.AstNode) -> None:
         child = node.mark_get_node()
+        if node.mark_get_id().get_name() == TEAM_MARK and self.run_on_threads is not None \
+                and self.state.ctx.options.parallel and has_parallel_loop(child):
+            self.run_on_threads(self, child)
+            return
         if node.mark_get_id().get_name() != "parallel" or child.get_type() != isl.ast_node_type.for_:
             self.lower(child)
             return
+        if self.team is not None and not child.for_is_degenerate():
+            team, self.team = self.team, None   # nested parallel marks run sequentially in the threads
+            try:
+                team.share(self, child)
+            finally:
+                self.team = team
+            return
         if self.run_on_threads is not None and self.state.ctx.options.parallel and not child.for_is_degenerate():
-            self.run_on_threads(self, child)
+            self.run_on_threads(self, node)
             return
         self.lower_For(child, parallel=True)
 

@@ -279,7 +279,7 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
         ("first_negative", "scop", "fallback")]
     assert set(regions[0]) == {"function", "file", "line", "kind", "symbol", "status", "reason",
                                "statements", "tiled_bands", "tile_sizes", "parallel_loops",
-                               "wavefronts", "scheduling_seconds"}
+                               "wavefronts", "parallel_regions", "thread_teams", "scheduling_seconds"}
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"
     assert regions[0]["symbol"].startswith("__pencilcc_kernel_scop0_")
     assert regions[2]["symbol"] == "" and "goto" in regions[2]["reason"]

@@ -552,7 +552,8 @@ int main(void)
 def test_parallel_loop_on_threads(tmp_path):
     kernel = Kernel(tmp_path, PARALLEL_KERNEL, nest=("[n, m]", ("i", "j"), "0 <= i < n and 0 <= j < m"),
                     parallel=(0,))
-    options = CompileOptions(opt_level=2)
+    # Too small for the granularity model's default: every loop on threads, to see the chunks.
+    options = CompileOptions(opt_level=2, thread_min_work=0)
     assert runtime_link_flags([kernel.unit], options) == ["-fopenmp"]
     text = emit_llvm_ir([kernel.unit], options, "kernel")
     assert "call void @GOMP_parallel(ptr nonnull @" in text and ".omp_fn.0" in text
