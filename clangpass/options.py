@@ -39,6 +39,15 @@ class CompileOptions:
     """Bound on isl operations per region (dependence analysis, scheduling); when exceeded the
     region keeps its original schedule (scheduling) or falls back to the host compiler (analysis)."""
 
+    time_limit: float = 10.0
+    """-fpencil-time-limit=SECONDS: wall-clock bound on the analysis of one region (0: none). The
+    analysis of an input runs in a child process (clangpass.driver.isolate); a region that
+    exceeds it is compiled by the host compiler, with a -Wpencil warning."""
+
+    memory_limit_mb: int = 4096
+    """-fpencil-memory-limit=MiB: address-space bound (RLIMIT_AS) of that child (0: none); running
+    out of it makes the input fall back to the host compiler, with a -Wpencil warning."""
+
     disabled_passes: frozenset[str] = frozenset()
     """--disable-pass=NAME."""
 

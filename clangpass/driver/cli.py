@@ -259,6 +259,8 @@ class _State:
     tile_size: int = 32
     parallel: bool = True
     thread_min_work: int = CompileOptions.thread_min_work
+    time_limit: float = CompileOptions.time_limit
+    memory_limit_mb: int = CompileOptions.memory_limit_mb
     fusion: str = "max"
     disabled_passes: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
@@ -295,6 +297,16 @@ def _int_value(flag: str, text: str, minimum: int = 0) -> int:
         raise CommandLineError(f"'{flag}' expects an integer, got '{text}'") from None
     if value < minimum:
         raise CommandLineError(f"'{flag}' expects an integer >= {minimum}, got '{text}'")
+    return value
+
+
+def _seconds_value(flag: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise CommandLineError(f"'{flag}' expects a number of seconds, got '{text}'") from None
+    if not value >= 0 or value == float("inf"):
+        raise CommandLineError(f"'{flag}' expects a number of seconds >= 0, got '{text}'")
     return value
 
 
@@ -403,6 +415,10 @@ class _Parser:
             s.parallel = False
         elif arg.startswith("-fpencil-thread-min-work="):
             s.thread_min_work = _int_value("-fpencil-thread-min-work=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-time-limit="):
+            s.time_limit = _seconds_value("-fpencil-time-limit=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-memory-limit="):
+            s.memory_limit_mb = _int_value("-fpencil-memory-limit=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-fusion="):
             s.fusion = arg.split("=", 1)[1]
             if s.fusion not in ("max", "min"):
@@ -596,7 +612,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,
-        pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work)
+        pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
+        time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb)
     return DriverConfig(
         argv=tuple(expanded), action=action, inputs=tuple(s.inputs), output=s.output,
         host_args=(*s.host_args, *pencil_h), link_args=(*s.link_args, *pencil_h),

@@ -28,15 +28,16 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from typing import Optional, Protocol
 
-from clangpass.diagnostics import DiagnosticEngine
+from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
+from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.rewrite import RewriteError, outline_regions
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil)
 from clangpass.dumps import DumpSink
-from clangpass.frontend import FrontendOptions, parse_file
+from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, parse_file
 from clangpass.ir.nodes import SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
@@ -63,6 +64,58 @@ class CachedOutcome:
         return dict(self.record)
 
 
+class DetachedOutcome:
+    """A region outcome from the analysis child: its fields and derived values, no isl/LLVM unit
+    (those cannot cross the process boundary; the child already emitted the regions' code)."""
+
+    def __init__(self, outcome: RegionOutcome) -> None:
+        self.outcome = replace(outcome, unit=None)
+        self.derived: dict[str, object] = {}      # RegionOutcome's properties, read from the unit
+        for name, attr in vars(RegionOutcome).items():
+            if isinstance(attr, property):
+                try:
+                    self.derived[name] = attr.fget(outcome)
+                except AttributeError:
+                    pass    # a unit that lacks what this property reads (test stand-ins)
+
+    def __getattr__(self, name: str):
+        state = self.__dict__
+        if "outcome" not in state:      # unpickling: not built yet
+            raise AttributeError(name)
+        return state["derived"][name] if name in state["derived"] else getattr(state["outcome"], name)
+
+    def as_record(self) -> dict:
+        return RegionOutcome.as_record(self)    # type: ignore[arg-type]  # same fields, duck-typed
+
+
+@dataclass(frozen=True)
+class RegionsCode:
+    """What the back end made of an input's optimized regions, in the analysis child."""
+
+    object_bytes: bytes = b""        # -c / link
+    link_flags: tuple[str, ...] = ()
+    text: str = ""                   # -S: assembly, or LLVM IR with -emit-llvm
+    error: str = ""                  # the back end failed: why (the regions fall back)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The result of the isolated analysis of one input."""
+
+    parsed: bool = True                              # the front end gave a module
+    parse_diagnostics: tuple[Diagnostic, ...] = ()   # if not, why
+    outcomes: tuple[DetachedOutcome, ...] = ()
+    code: RegionsCode = RegionsCode()
+    dump_count: int = 0
+
+
+# Ordering: the stage names the analysis child announces; a failure in 'region N' leaves only
+# that region out on the next try, a failure elsewhere sends the whole input to the host.
+_PARSE_STAGE = "parse"
+_BACKEND_STAGE = "back end"
+_PARSE_SLACK_SECONDS = 20.0     # libclang on a large file, beyond the per-region time limit
+
+
 @dataclass
 class InputPlan:
     """What pencilcc decided for one C input."""
@@ -73,6 +126,7 @@ class InputPlan:
     cache_key: str = ""
     cached: Optional[CacheEntry] = None
     stderr: str = ""                 # our diagnostics for this input, as printed
+    code: Optional[RegionsCode] = None
 
     @property
     def optimized(self) -> list[RegionOutcome]:
@@ -157,23 +211,28 @@ class Compilation:
             if self.config.verbose:
                 sys.stderr.write(f"pencilcc: cache miss for '{source.path}' ({plan.cache_key[:16]})\n")
         engine = self.engine()
-        result = parse_file(source.path, FrontendOptions(self.config.parser_args,
-                                                         force_pencil=source.language == "pencil"))
-        if not result.ok or result.module is None:
-            if _MENTIONS_PENCIL.search(text):
-                first = next((d for d in result.diagnostics if d.severity in ("error", "fatal error")), None)
+        unchanged = "PENCIL code not optimized, the file is compiled by the host compiler unchanged"
+        try:
+            analysis = self._isolated_analysis(source)
+        except AnalysisFailed as exc:
+            engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                          f"{unchanged}: pencilcc's analysis {exc}", option="-Wpencil")
+            return plan, self._print(plan, engine)
+        self.dumps = replace(self.dumps, _count=analysis.dump_count)   # the child's numbered dumps
+        if not analysis.parsed:
+            internal = next((d for d in analysis.parse_diagnostics if d.id == INTERNAL_ERROR), None)
+            if internal is not None:
+                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                              f"{unchanged}: {internal.message}", option="-Wpencil")
+            elif _MENTIONS_PENCIL.search(text):
+                first = next((d for d in analysis.parse_diagnostics
+                              if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
                 engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
-                              "PENCIL code not optimized, the file is compiled by the host compiler "
-                              f"unchanged: clang cannot parse it{why}", option="-Wpencil")
+                              f"{unchanged}: clang cannot parse it{why}", option="-Wpencil")
             return plan, self._print(plan, engine)
-        self.dumps.emit("ir", os.path.basename(source.path), "frontend",
-                        format_module(result.module, heading=False))
-        for region in find_regions(result.module):
-            if region.problems:
-                plan.outcomes.append(fallback(region, "; ".join(region.problems)))
-                continue
-            plan.outcomes.append(self._optimise(region, result.module))
+        plan.outcomes = list(analysis.outcomes)
+        plan.code = analysis.code
         self._report_timings(plan)
         report_outcomes(engine, plan.outcomes, self.config.diagnostics.remarks,
                         self.config.diagnostics.missed_remarks)
@@ -194,6 +253,74 @@ class Compilation:
         flags = [*self.config.host_args, *language_flags(source), repr(self.options),
                  repr(self.config.diagnostics)]
         return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
+
+    def _isolated_analysis(self, source: InputFile) -> Analysis:
+        """`_analysis` in a child process (clangpass.driver.isolate), retried without each region
+        that crashes it or overruns the time limit; AnalysisFailed for a failure elsewhere.
+        PENCILCC_DEBUG=1 runs it in this process, so that its exceptions propagate."""
+        left_out: dict[int, str] = {}
+        if _debug_enabled():
+            return run_in_process(lambda watch: self._analysis(source, watch, left_out))
+        limit = self.options.time_limit
+        parse_seconds = limit + _PARSE_SLACK_SECONDS if limit else 0.0
+        while True:
+            try:
+                return run_isolated(lambda watch: self._analysis(source, watch, left_out),
+                                    self.options.memory_limit_mb, _PARSE_STAGE, parse_seconds)
+            except AnalysisFailed as exc:
+                index = _region_of_stage(exc.stage)
+                if index is None or index in left_out:
+                    raise
+                left_out[index] = f"pencilcc's analysis of the region {exc.reason}"
+
+    def _analysis(self, source: InputFile, watch: Watch, left_out: dict[int, str]) -> Analysis:
+        """Parse, optimise every region (but those `left_out`, index -> reason) and emit the
+        optimized regions' code: everything that runs libclang, isl and LLVM on the input.
+        Runs in the analysis child: prints only dumps."""
+        limit = self.options.time_limit
+        watch.stage(_PARSE_STAGE, limit + _PARSE_SLACK_SECONDS if limit else 0.0)
+        result = parse_file(source.path, FrontendOptions(self.config.parser_args,
+                                                         force_pencil=source.language == "pencil"))
+        if not result.ok or result.module is None:
+            return Analysis(parsed=False, parse_diagnostics=tuple(result.diagnostics))
+        self.dumps.emit("ir", os.path.basename(source.path), "frontend",
+                        format_module(result.module, heading=False))
+        outcomes: list[RegionOutcome] = []
+        for index, region in enumerate(find_regions(result.module)):
+            if region.problems:
+                outcomes.append(fallback(region, "; ".join(region.problems)))
+            elif index in left_out:
+                outcomes.append(fallback(region, left_out[index]))
+            else:
+                watch.stage(_region_stage(index), limit)
+                outcomes.append(self._optimise(region, result.module))
+        units = [o.unit for o in outcomes if o.status == "optimized"]
+        watch.stage(_BACKEND_STAGE, limit * max(1, len(units)))
+        code = self._emit_regions(units, source.path)
+        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in outcomes), code=code,
+                        dump_count=self.dumps._count)
+
+    def _emit_regions(self, units: list, path: str) -> RegionsCode:
+        """The back end's code for the optimized regions' `units`, as the action needs it."""
+        if not units and not self.config.emit_llvm:
+            return RegionsCode()
+        try:
+            if self.config.action == "assemble" and self.config.emit_llvm:
+                return RegionsCode(text=emit_llvm_ir(units, self.options, path))
+            if self.config.action == "assemble":
+                # Two debug line tables cannot share one assembly file: the regions' part has none.
+                ir_text = emit_llvm_ir(units, replace(self.options, debug=False), path)
+                return RegionsCode(text=llvm_ir_to_assembly(ir_text, self.options))
+            if self.dumps.wants("llvm"):
+                self.dumps.emit("llvm", os.path.basename(path), "llvm-pipeline",
+                                emit_llvm_ir(units, self.options, path))
+            return RegionsCode(object_bytes=emit_object(units, self.options, path),
+                               link_flags=tuple(runtime_link_flags(units, self.options)))
+        except Exception as exc:  # a back-end bug must not stop a build
+            if _debug_enabled():
+                raise
+            return RegionsCode(error=f"internal error in the back end ({type(exc).__name__}: {exc}); "
+                                     "please report it (PENCILCC_DEBUG=1 shows the traceback)")
 
     def _optimise(self, region, module) -> RegionOutcome:
         try:
@@ -274,11 +401,8 @@ class Compilation:
                                       f"(a pencilcc bug, please report it): {' | '.join(first)}")
         return None
 
-    def _backend_failed(self, plan: InputPlan, exc: Exception, mode: str, output: str) -> None:
-        if _debug_enabled():
-            raise exc
-        self._give_up_outlining(plan, f"internal error in the back end ({type(exc).__name__}: {exc}); "
-                                      "please report it (PENCILCC_DEBUG=1 shows the traceback)")
+    def _backend_failed(self, plan: InputPlan, why: str, mode: str, output: str) -> None:
+        self._give_up_outlining(plan, why)
         if self.host_object(plan.source, mode, output) != 0:
             raise HostCompileFailed()
 
@@ -298,16 +422,11 @@ class Compilation:
         host_stderr = self._host_part(plan, "-c", host_o)
         if host_stderr is None:
             return BuiltObject(host_o, [])
-        units = [o.unit for o in plan.optimized]
-        try:
-            if self.dumps.wants("llvm"):
-                self.dumps.emit("llvm", os.path.basename(plan.source.path), "llvm-pipeline",
-                                emit_llvm_ir(units, self.options, plan.source.path))
-            region_bytes = emit_object(units, self.options, plan.source.path)
-            link_flags = list(runtime_link_flags(units, self.options))
-        except Exception as exc:  # a back-end bug must not stop a build
-            self._backend_failed(plan, exc, "-c", host_o)
+        code = plan.code or RegionsCode(error="no code from the back end")
+        if code.error:
+            self._backend_failed(plan, code.error, "-c", host_o)
             return BuiltObject(host_o, [])
+        region_bytes, link_flags = code.object_bytes, list(code.link_flags)
         regions_o = os.path.join(folder, "regions.o")
         with open(regions_o, "wb") as f:
             f.write(region_bytes)
@@ -335,15 +454,12 @@ class Compilation:
         if self._host_part(plan, "-S", host_s) is None:   # fell back: host_s is the original's
             os.replace(host_s, output)
             return 0
-        units = [o.unit for o in plan.optimized]
-        try:
-            # Two debug line tables cannot share one assembly file: the regions' part has none.
-            ir_text = emit_llvm_ir(units, replace(self.options, debug=False), plan.source.path)
-            regions_s = llvm_ir_to_assembly(ir_text, self.options)
-        except Exception as exc:  # a back-end bug must not stop a build
-            self._backend_failed(plan, exc, "-S", host_s)
+        code = plan.code or RegionsCode(error="no code from the back end")
+        if code.error:
+            self._backend_failed(plan, code.error, "-S", host_s)
             os.replace(host_s, output)
             return 0
+        regions_s = code.text
         with open(host_s, "rb") as f:
             host_text = f.read()
         with open(output, "wb") as f:
@@ -351,11 +467,23 @@ class Compilation:
         return 0
 
     def _llvm_ir_for(self, plan: InputPlan, output: str) -> int:
-        units = [o.unit for o in plan.optimized]
-        text = emit_llvm_ir(units, self.options, plan.source.path)
+        if plan.code is not None and plan.code.error:
+            raise DriverError(plan.code.error)
+        # An input without PENCIL code was never analysed: its regions' module is empty.
+        text = plan.code.text if plan.code is not None else emit_llvm_ir([], self.options, plan.source.path)
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
         return 0
+
+
+def _region_stage(index: int) -> str:
+    return f"region {index}"
+
+
+def _region_of_stage(stage: str) -> Optional[int]:
+    """The region index of a `_region_stage` name, None for the other stages."""
+    prefix = _region_stage(0)[:-1]
+    return int(stage[len(prefix):]) if stage.startswith(prefix) else None
 
 
 def llvm_ir_to_assembly(ir_text: str, options: CompileOptions) -> str:

@@ -13,6 +13,7 @@ every function of a `*.pencil.c` file or of `-x pencil` input, functions marked
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -93,6 +94,9 @@ def clang_args(options: FrontendOptions) -> list[str]:
     args += list(options.parser_args)
     return args
 
+
+INTERNAL_ERROR = "pencilcc-internal"
+"""Diagnostic id of a valid C file the front end could not lower (a pencilcc limit, not the user's error)."""
 
 _SEVERITY = {ci.Diagnostic.Ignored: "note", ci.Diagnostic.Note: "note", ci.Diagnostic.Warning: "warning",
              ci.Diagnostic.Error: "error", ci.Diagnostic.Fatal: "fatal error"}
@@ -200,7 +204,31 @@ def parse_file(path: str, options: FrontendOptions = FrontendOptions()) -> Front
                    if d.severity >= ci.Diagnostic.Warning]
     if any(d.severity in ("error", "fatal error") for d in diagnostics):
         return FrontendResult(None, diagnostics, tu)
+    # An exception inside libclang's cursor-visitor callback cannot unwind through C: Python
+    # reports it as "unraisable" and get_children() silently returns fewer children. Such an IR
+    # would be wrong, so those exceptions are caught here and fail the lowering.
+    lost: list[BaseException] = []
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: lost.append(unraisable.exc_value)
+    try:
+        module = _lower_module(tu, path, options)
+        if lost:
+            raise lost[0]
+    except Exception as exc:  # any lowering failure is ours, never the user's
+        # C that clang accepts but our lowering cannot walk (an expression 500 operators deep
+        # overflows Python's recursion limit): the driver compiles such a file with the host
+        # compiler and says why.
+        exc = lost[0] if lost else exc
+        return FrontendResult(None, diagnostics + [Diagnostic(
+            INTERNAL_ERROR, "fatal error", N.SourceLoc(path, 0, 0),
+            f"pencilcc cannot analyse this file ({type(exc).__name__}: {str(exc)[:200]})")], tu)
+    finally:
+        sys.unraisablehook = previous_hook
+    return FrontendResult(module, diagnostics, tu)
 
+
+def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -> N.Module:
+    """The IR of the main file of `tu`, PENCIL functions marked."""
     main_file = tu.spelling
     lowering = Lowering(tu, main_file, collect_pragmas(tu, main_file))
     pencil_file = options.force_pencil or path.endswith(".pencil.c")
@@ -234,5 +262,4 @@ def parse_file(path: str, options: FrontendOptions = FrontendOptions()) -> Front
             fn = replace(fn, is_pencil=bool(reason), pencil_reason=reason)
         functions.append(fn)
     functions.sort(key=lambda f: (not f.in_main_file, f.loc.line if f.in_main_file else 0, f.name))
-    module = N.Module(main_file, tuple(functions), tuple(globals_), (), pencil_file)
-    return FrontendResult(module, diagnostics, tu)
+    return N.Module(main_file, tuple(functions), tuple(globals_), (), pencil_file)

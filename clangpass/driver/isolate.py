@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: MIT
+"""Isolation of third-party C code (libclang, isl, LLVM) that runs on user input.
+
+Input: a function doing the analysis of one input, the `CompileOptions` time and
+memory limits. Output: the function's (picklable) result, or `AnalysisFailed`
+saying why there is none: a signal (libclang overflowing its stack on an
+expression 30,000 operators long), a Python exception, exhausted memory or a
+deadline passed (isl's scheduler on a 10-deep loop nest, whose work isl's
+operation counter does not see).
+
+The function runs in a forked child (copy-on-write: the parent's loaded
+libraries cost nothing) whose address space is bounded with RLIMIT_AS. It names
+the stage it is in through `Watch.stage`, with that stage's time allowance; the
+parent waits on a pipe and kills the child when the current stage's deadline
+passes, so the caller knows which stage (region) to leave out on a retry.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import signal
+import time
+import traceback
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Callable, Optional, TypeVar
+
+Result = TypeVar("Result")
+
+# Set by the test suite to check the fallback of a crashing child: the child aborts (SIGABRT)
+# when it enters the stage of this name (e.g. 'parse' or 'region 0'). Documented in
+# docs/user-guide.md (Guarantees); never set it in a build.
+CRASH_HOOK = "PENCILCC_TEST_CRASH_AT"
+
+
+class AnalysisFailed(Exception):
+    """The isolated analysis produced no result; `stage` is where it was when it failed."""
+
+    def __init__(self, stage: str, reason: str) -> None:
+        super().__init__(f"{reason} (during {stage})")
+        self.stage = stage
+        self.reason = reason
+
+
+class Watch:
+    """The child's side: tells the parent which stage runs now and how long it may take."""
+
+    def __init__(self, conn: Optional[Connection]) -> None:
+        self._conn = conn           # None: the work runs in the driver's own process
+
+    def stage(self, name: str, seconds: float) -> None:
+        """From now on the child runs stage `name`, for at most `seconds` (0: no deadline)."""
+        if self._conn is not None:
+            self._conn.send(("stage", name, seconds))
+        if os.environ.get(CRASH_HOOK) == name:
+            os.abort()
+
+
+def run_isolated(work: Callable[[Watch], Result], memory_mb: int, first_stage: str,
+                 first_seconds: float) -> Result:
+    """`work(watch)` in a forked child whose address space is bounded by `memory_mb` (0: none);
+    raises AnalysisFailed when it gives no result. The first stage (`first_stage`, allowed
+    `first_seconds`, 0: no deadline) lasts until the child names another.
+    """
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_child_main, args=(work, sender, memory_mb), daemon=True)
+    process.start()
+    sender.close()
+    try:
+        return _wait(process, receiver, first_stage, first_seconds)
+    finally:
+        receiver.close()
+        if process.is_alive():
+            process.kill()
+        process.join()
+
+
+def run_in_process(work: Callable[[Watch], Result]) -> Result:
+    """`work` without isolation (PENCILCC_DEBUG=1: its tracebacks and debuggers reach the user)."""
+    return work(Watch(None))
+
+
+def _child_main(work: Callable[[Watch], object], conn: Connection, memory_mb: int) -> None:
+    if memory_mb > 0:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    try:
+        result = work(Watch(conn))
+        conn.send(("result", result))
+    except MemoryError:
+        conn.send(("failed", f"ran out of memory (the limit is {memory_mb} MiB, "
+                             "-fpencil-memory-limit=)"))
+    except BaseException as exc:   # the parent decides what an exception means: a fallback
+        conn.send(("failed", f"internal error ({type(exc).__name__}: {str(exc)[:300]})",
+                   traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) -> Result:
+    deadline = _deadline(seconds)
+    while True:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not conn.poll(timeout):
+            process.kill()
+            raise AnalysisFailed(stage, f"exceeded the time limit of {seconds:g} s "
+                                        "(-fpencil-time-limit=)")
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            process.join()
+            raise AnalysisFailed(stage, _death(process.exitcode)) from None
+        if message[0] == "stage":
+            _, stage, seconds = message
+            deadline = _deadline(seconds)
+        elif message[0] == "result":
+            return message[1]
+        else:
+            if os.environ.get("PENCILCC_DEBUG", "") == "1" and len(message) > 2:
+                os.write(2, message[2].encode())
+            raise AnalysisFailed(stage, message[1])
+
+
+def _deadline(seconds: float) -> Optional[float]:
+    return time.monotonic() + seconds if seconds > 0 else None
+
+
+def _death(exitcode: Optional[int]) -> str:
+    """Why a child that sent no result ended."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"crashed ({name})"
+    return f"ended without a result (exit status {exitcode})"
