@@ -31,6 +31,8 @@ class RegionOutcome:
     tile_sizes: tuple[int, ...] = ()
     parallel_loops: int = 0
     wavefronts: int = 0
+    reordered_bands: int = 0
+    vector_loops: int = 0
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
 
@@ -70,6 +72,8 @@ class RegionOutcome:
             "tile_sizes": list(self.tile_sizes),
             "parallel_loops": self.parallel_loops,
             "wavefronts": self.wavefronts,
+            "reordered_bands": self.reordered_bands,
+            "vector_loops": self.vector_loops,
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,

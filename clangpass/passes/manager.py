@@ -25,7 +25,8 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
-                              relax_false_deps, schedule, thread_team, tile, verify_schedule, wavefront)
+                              mark_vector, point_loop_order, relax_false_deps, schedule, tile,
+                              thread_team, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.alias_check import unchecked_overlap
@@ -45,6 +46,8 @@ from clangpass.report import RegionOutcome, fallback
 #   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
 # - `wavefront` between them: it rewrites tile bands that `tile` produced and flags the
 #   coincident tile loop that `mark-parallel` then marks;
+# - `point-loop-order` after `mark-parallel`: it permutes only bands with no band below them,
+#   never the threads' loop, and `mark-vector` then marks the innermost loop it chose;
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
 # - `thread-team` after `verify-schedule`: it only groups the parallel loops that survived it
 #   under one fork, which changes no execution order;
@@ -57,14 +60,14 @@ PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
     2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
-        "mark-parallel", "verify-schedule", "thread-team", "codegen"],
+        "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team", "codegen"],
     3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
-        "mark-parallel", "verify-schedule", "thread-team", "codegen"],
+        "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
-                               "verify-schedule"})
+                               "point-loop-order", "mark-vector", "verify-schedule"})
 
 
 class PipelineError(Exception):
@@ -99,6 +102,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
                          tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
+                         reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds)
 

@@ -22,7 +22,7 @@ import islpy as isl
 
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
 from clangpass.poly.scop import Scop
-from clangpass.poly.validity import PARALLEL_MARK
+from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 
 # isl names loop iterators c0, c1...; a parameter of that form would be shadowed.
 _ISL_ITERATOR = re.compile(r"c\d+$")
@@ -41,7 +41,8 @@ def generate_ast(scop: Scop) -> CodegenUnit:
     return CodegenUnit(region=scop.region, ast=ast, statements=statements, locals=scop.locals,
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        tiled_bands=scop.tiled_bands,
-                       tile_sizes=scop.tile_sizes)
+                       tile_sizes=scop.tile_sizes, reordered_bands=scop.reordered_bands,
+                       vector_loops=_count_marks(ast, VECTOR_MARK))
 
 
 def format_ast(unit: CodegenUnit) -> str:

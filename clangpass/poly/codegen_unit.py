@@ -56,7 +56,10 @@ class CodegenUnit:
     wavefronts: int = 0              # number of `wavefront` marks in `ast`
     tiled_bands: int = 0
     tile_sizes: tuple[int, ...] = field(default=())
+    reordered_bands: int = 0         # bands whose loop order point-loop-order changed
+    vector_loops: int = 0            # number of `vector` marks in `ast`
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
+
 
 def has_parallel_loop(node: isl.AstNode) -> bool:
     """Whether a `parallel` mark above a loop of more than one iteration is at or under `node`."""

@@ -79,6 +79,7 @@ class Scop:
     locals: tuple[N.VarDecl, ...] = ()     # region-local variables (initialisers removed)
     tile_sizes: tuple[int, ...] = ()       # sizes of every tiled band member, outermost first
     tiled_bands: int = 0
+    reordered_bands: int = 0               # bands whose members point-loop-order permuted
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

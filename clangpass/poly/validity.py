@@ -15,6 +15,9 @@ from __future__ import annotations
 import islpy as isl
 
 PARALLEL_MARK = "parallel"
+# An innermost loop whose iterations are independent, handed to the vectoriser
+# (clangpass.passes.mark_vector); held to the same condition as a parallel loop.
+VECTOR_MARK = "vector"
 
 
 def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:
@@ -32,17 +35,17 @@ def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[st
 
 
 def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:
-    """Loops marked `parallel` that carry a dependence, each named by its partial schedule."""
+    """Loops marked `parallel` or `vector` that carry a dependence, each named by its partial schedule."""
     problems: list[str] = []
 
     def check(node: isl.ScheduleNode) -> bool:
-        if node.get_type() != isl.schedule_node_type.mark or node.mark_get_id().get_name() != PARALLEL_MARK:
+        if node.get_type() != isl.schedule_node_type.mark or node.mark_get_id().get_name() not in (PARALLEL_MARK, VECTOR_MARK):
             return True
         band = node.child(0)
         if band.get_type() != isl.schedule_node_type.band:
-            problems.append("a 'parallel' mark is not above a band")
+            problems.append(f"a '{node.mark_get_id().get_name()}' mark is not above a band")
             return True
-        if _carries_dependence(band, deps):
+        if carries_dependence(band, deps):
             problems.append(f"loop {band.band_get_partial_schedule()} carries a dependence")
         return True
 
@@ -50,16 +53,19 @@ def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]
     return problems
 
 
-def _carries_dependence(band: isl.ScheduleNode, deps: isl.UnionMap) -> bool:
-    """Whether the first member of `band` carries a dependence between instances reaching it."""
+def carries_dependence(band: isl.ScheduleNode, deps: isl.UnionMap, member: int = 0) -> bool:
+    """Whether member `member` of `band` carries a dependence between instances reaching it
+    (the outer bands and the band's members before `member` fixed)."""
     instances = band.get_domain()                            # [P] -> { S[i..] } reaching the band
     prefix = band.get_prefix_schedule_union_map()            # [P] -> { S[i..] -> [outer dates] }
+    partial = band.band_get_partial_schedule()               # [P] -> [{ S[i..] -> [(t0)] }, ...]
+    for k in range(member):
+        prefix = prefix.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k)))
     same_outer = prefix.apply_range(prefix.reverse())        # [P] -> { S[i..] -> T[j..] : equal outer dates }
     local = deps.intersect_domain(instances).intersect_range(instances).intersect(same_outer)
     if local.is_empty():
         return False
-    partial = band.band_get_partial_schedule()               # [P] -> [{ S[i..] -> [(t0)] }, ...]
-    date = isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(0))   # [P] -> { S[i..] -> [t0] }
+    date = isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(member))   # [P] -> { S[i..] -> [t] }
     distances = local.apply_domain(date).apply_range(date).deltas()   # [P] -> { [t' - t] }
     zero = isl.UnionSet.from_set(isl.Set.universe(_one_dim_space(distances)).fix_val(
         isl.dim_type.set, 0, isl.Val.zero(deps.get_ctx())))           # [P] -> { [0] }

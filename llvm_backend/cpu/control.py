@@ -54,14 +54,20 @@ class LoopID(DistinctNode):
         self.operands = (self, *properties)
 
 
-def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup]) -> LoopID:
+def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup], vectorize: bool = False) -> LoopID:
     """Every loop must progress (C11 6.8.5p6 holds for isl loops, which are finite);
     a loop whose iterations are independent lists its access group as parallel,
-    which lets the loop vectoriser skip its dependence and alias checks."""
+    which lets the loop vectoriser skip its dependence and alias checks. `vectorize`
+    (an innermost loop the middle end chose for vector lanes: a `vector` mark) also
+    asks for vectorisation, so that the vectoriser does not give up on a short or
+    unusual trip count that its cost model alone would leave scalar."""
     properties = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.mustprogress")])]
     if parallel_group is not None:
         properties.append(module.add_metadata(
             [ir.MetaDataString(module, "llvm.loop.parallel_accesses"), parallel_group]))
+    if vectorize:
+        properties.append(module.add_metadata(
+            [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(ir.IntType(1), 1)]))
     return LoopID(module, properties)
 
 

@@ -15,7 +15,9 @@ statement bodies. Output: loops and statement instances in the current function.
   (`parallel.run_on_threads`) when it is the outermost one and -fpencil-parallel is
   on; nested ones run sequentially. `thread-team` runs its subtree as one thread
   team (`parallel.run_on_threads`): inside it, a parallel loop is shared out by
-  `parallel.Team.share` and code without parallel loops runs on thread 0. Other marks (tile, point, ...) are transparent.
+  `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` directly above a for node: an innermost
+  loop with independent iterations, lowered with the access group of a parallel loop
+  and `llvm.loop.vectorize.enable`. Other marks (tile, point, ...) are transparent.
 - `user` nodes `S(e0, ..., ek)`: each e_i is evaluated in i64 and bound to
   `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`).
 - isl expressions (isl_ast_expr_op_type): integer ones in i64 with nsw, boolean ones
@@ -32,6 +34,7 @@ import llvmlite.ir as ir
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit, has_parallel_loop
+from clangpass.poly.validity import VECTOR_MARK
 from llvm_backend.cpu.context import FunctionState, Variable
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_expr import ExprLowering
@@ -98,6 +101,9 @@ class AstLowering:
 
     def lower_Mark(self, node: isl.AstNode) -> None:
         child = node.mark_get_node()
+        if node.mark_get_id().get_name() == VECTOR_MARK and child.get_type() == isl.ast_node_type.for_:
+            self.lower_For(child, parallel=True, vectorize=True)
+            return
         if node.mark_get_id().get_name() == TEAM_MARK and self.run_on_threads is not None \
                 and self.state.ctx.options.parallel and has_parallel_loop(child):
             self.run_on_threads(self, child)
@@ -117,7 +123,7 @@ class AstLowering:
             return
         self.lower_For(child, parallel=True)
 
-    def lower_For(self, node: isl.AstNode, parallel: bool = False) -> None:
+    def lower_For(self, node: isl.AstNode, parallel: bool = False, vectorize: bool = False) -> None:
         name = iterator_name(node)
         start = self.integer(node.for_get_init())
         if node.for_is_degenerate():
@@ -130,7 +136,7 @@ class AstLowering:
             return self.with_id(name, iv, lambda: self.boolean(node.for_get_cond()))
 
         with for_range(self.builder, start, condition, step, f"pencil.{name}",
-                       loop_id(self.state.ctx.module, group)) as iv:
+                       loop_id(self.state.ctx.module, group, vectorize)) as iv:
             if group is not None:
                 self.state.push_parallel(group)
             self.with_id(name, iv, lambda: self.lower(node.for_get_body()))

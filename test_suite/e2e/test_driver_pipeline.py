@@ -279,7 +279,8 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
         ("first_negative", "scop", "fallback")]
     assert set(regions[0]) == {"function", "file", "line", "kind", "symbol", "status", "reason",
                                "statements", "tiled_bands", "tile_sizes", "parallel_loops",
-                               "wavefronts", "parallel_regions", "thread_teams", "scheduling_seconds"}
+                               "wavefronts", "parallel_regions", "thread_teams", "alias_checks",
+                               "scheduling_seconds"}
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"
     assert regions[0]["symbol"].startswith("__pencilcc_kernel_scop0_")
     assert regions[2]["symbol"] == "" and "goto" in regions[2]["reason"]
@@ -375,7 +376,8 @@ def test_pass_failure_falls_back_to_the_host(project: Path, capfd, monkeypatch) 
 
 
 def test_host_rejecting_the_outlined_copy_falls_back(project: Path, capfd, monkeypatch) -> None:
-    monkeypatch.setattr(driver_compile, "outline_regions", lambda text, regions, path: b"this is not C\n")
+    monkeypatch.setattr(driver_compile, "outline_regions",
+                        lambda text, regions, path, guards=None: b"this is not C\n")
     status, err = pencilcc(capfd, *FLAGS, "-c", "k.c")
     assert status == 0, err
     assert "rejected the outlined copy" in err

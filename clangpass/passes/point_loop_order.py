@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: MIT
+"""Pass `point-loop-order`: choose the innermost loop of each innermost permutable band.
+
+Input: Scop after `tile` (and `mark-parallel`): the point bands of tiled nests and
+any other permutable band with no band below it. Output: each such band with its
+members permuted so that the innermost loop is the one whose accesses move least
+in memory (`clangpass.poly.strides`: fewest accesses that jump, i.e. neither stay
+on the same element nor step to the next contiguous one), a coincident member
+winning a tie, so that the vectoriser gets a parallel loop with unit-stride loads
+and stores. The other members keep their relative order, so a reduction loop
+moved out of the innermost position sits just outside it (gemm's point loops
+`i, j, k` become `i, k, j`: `C[i][j] += A[i][k] * B[k][j]` runs along rows of C
+and B with A[i][k] in a register).
+
+Legality: every member of a permutable band has a non-negative dependence
+distance once the outer bands are fixed, so any order of its members respects
+every dependence (Wolf & Lam, "A loop transformation theory and an algorithm to
+maximize parallelism", IEEE TPDS 1991, section 3; Bondhugula et al., Pluto, PLDI
+2008, section 4: a tiling hyperplane band is fully permutable). A member keeps its
+`coincident` flag when it moves inwards (fewer instances share its outer dates);
+the members that move outwards lose it, a conservative answer `mark-vector` and
+`verify-schedule` re-check against the dependences. The permutation is only made
+when the new innermost member is strictly better than the current one. Bands
+directly under a `parallel` mark are a single member and are left alone.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from clangpass.passes.mark_vector import is_innermost_band
+from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.strides import Stride, access_strides
+
+
+@register
+class PointLoopOrder(Pass):
+    """Put the loop with the most contiguous accesses innermost in innermost permutable bands."""
+
+    name = "point-loop-order"
+    requires = frozenset({"schedule"})
+    dump_stage = "schedule"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        scop = unit.scop
+        accesses = scop.reads.union(scop.writes)               # [P] -> { S[i..] -> A[a..] }
+        permuted: list[list[int]] = []
+
+        def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+            """Reorder under `node`; returns the node now at `node`'s position."""
+            if (node.get_type() == isl.schedule_node_type.band and node.band_n_member() >= 2
+                    and node.band_get_permutable() and is_innermost_band(node)):
+                order = innermost_first_order(node, accesses)
+                if order is not None:
+                    permuted.append(order)
+                    return _permute(node, order)
+                return node
+            for k in range(node.n_children()):
+                node = visit(node.child(k)).parent()
+            return node
+
+        try:
+            with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "point-loop-order"):
+                schedule = visit(scop.schedule.get_root()).get_schedule()
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: point loops keep their order"))
+        if not permuted:
+            return unit
+        return replace(unit, scop=scop.with_schedule(schedule, reordered_bands=scop.reordered_bands + len(permuted)))
+
+
+def innermost_first_order(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[int] | None:
+    """The new order of `band`'s members (old member indices, outermost first), or None to keep it."""
+    n = band.band_n_member()
+
+    def cost(member: int) -> tuple[int, int]:
+        jumps = sum(1 for s in access_strides(band, member, accesses) if s is Stride.OTHER)
+        return jumps, 0 if band.band_member_get_coincident(member) else 1
+
+    costs = [cost(m) for m in range(n)]
+    best = min(range(n), key=lambda m: (costs[m], -m))         # ties: the innermost candidate
+    if best == n - 1 or not costs[best] < costs[n - 1]:
+        return None
+    return [m for m in range(n) if m != best] + [best]
+
+
+def _permute(band: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
+    """`band` with its members in `order`; returns the new band node at the same position."""
+    partial = band.band_get_partial_schedule()                 # [P] -> [{ S[i..] -> [(t_k)] }, ...]
+    coincident = [band.band_member_get_coincident(m) for m in range(band.band_n_member())]
+    affs = isl.UnionPwAffList.alloc(band.get_ctx(), len(order))
+    for m in order:
+        affs = affs.add(partial.get_union_pw_aff(m))
+    permuted = isl.MultiUnionPwAff.from_union_pw_aff_list(partial.get_space(), affs)
+    node = band.delete().insert_partial_schedule(permuted)
+    node = node.band_set_permutable(1)
+    for position, m in enumerate(order):
+        # A member keeps coincidence only if it did not move outwards (see the module docstring).
+        node = node.band_member_set_coincident(position, coincident[m] and position >= m)
+    return node

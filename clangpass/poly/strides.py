@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+"""How far each memory access moves when one loop of a band advances by one.
+
+Input: a band node of a schedule tree, one of its members and access relations
+`[P] -> { S[i..] -> A[a..] }`. Output: for each access, its `Stride` along that
+loop with every other loop (outer bands, the band's other members) fixed:
+`INVARIANT` (the same element: a register), `UNIT` (the next element in the
+last, contiguous dimension of a row-major C array: a vector lane or the next
+cache-line word) or `OTHER` (a jump, a new cache line per iteration).
+
+The stride is exact and needs no closed form of the schedule: relate each
+schedule date `T` to the element it accesses, step the date by one along the
+member, and take the differences of the elements accessed at `T` and at the next
+date (`deltas`). Tiled point loops (`i mod 32`) work unchanged because the tile
+loops are part of the fixed prefix. This is the spatial/temporal locality model
+of Wolf & Lam ("A data locality optimizing algorithm", PLDI 1991, section 3),
+restricted to the innermost loop, as in Kennedy & McKinley's loop permutation
+cost ("Optimizing for parallelism and data locality", ICS 1992).
+"""
+from __future__ import annotations
+
+import enum
+
+import islpy as isl
+
+
+class Stride(enum.Enum):
+    INVARIANT = 0
+    UNIT = 1
+    OTHER = 2
+
+
+def band_dates(band: isl.ScheduleNode) -> isl.UnionMap:
+    """[P] -> { S[i..] -> [outer dates, band dates] } for the instances reaching `band`."""
+    prefix = band.get_prefix_schedule_union_map()             # [P] -> { S[i..] -> [outer] }
+    partial = band.band_get_partial_schedule_union_map()      # [P] -> { S[i..] -> [band] }
+    return prefix.flat_range_product(partial).intersect_domain(band.get_domain())
+
+
+def access_strides(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) -> list[Stride]:
+    """The stride along band member `member` of every access of `accesses` (one per basic map)."""
+    dates = band_dates(band)                                  # [P] -> { S[i..] -> [T] }
+    maps = dates.get_map_list()
+    if maps.n_map() == 0:
+        return []
+    date_space = maps.get_at(0).get_space().range()           # [P] -> { [T] }
+    position = date_space.dim(isl.dim_type.set) - band.band_n_member() + member
+    step = _step(date_space, position)                        # [P] -> { [T] -> [T + e_position] }
+    strides: list[Stride] = []
+    accessed = accesses.intersect_domain(band.get_domain()).get_map_list()
+    for k in range(accessed.n_map()):
+        # One basic map per access: a statement's reads of A[i][j] and A[i][j - 1] share one
+        # map, and their union would pair each element with the other's (a stride of 0..2).
+        pieces = accessed.get_at(k).get_basic_map_list()
+        for b in range(pieces.n_basic_map()):
+            access = isl.UnionMap.from_basic_map(pieces.get_at(b))   # [P] -> { S[i..] -> A[a..] }
+            element = dates.reverse().apply_range(access)            # [P] -> { [T] -> A[a..] }
+            following = element.reverse().apply_range(step).apply_range(element)   # { A[a..] -> A[a'..] }
+            strides.append(_classify(following.deltas()))
+    return strides
+
+
+def _step(date_space: isl.Space, position: int) -> isl.UnionMap:
+    """[P] -> { [T] -> [T'] : T' = T except T'[position] = T[position] + 1 }."""
+    identity = isl.MultiAff.identity(isl.Space.map_from_set(date_space))
+    moved = identity.get_aff(position).add_constant_val(isl.Val.one(date_space.get_ctx()))
+    return isl.UnionMap.from_map(isl.Map.from_multi_aff(identity.set_aff(position, moved)))
+
+
+def _classify(differences: isl.UnionSet) -> Stride:
+    """INVARIANT for { A[0..0] }, UNIT for { A[0..0, +-1] }, OTHER for anything else."""
+    sets = differences.get_set_list()
+    if sets.n_set() == 0:
+        return Stride.INVARIANT          # the loop never advances with this access (one iteration)
+    if sets.n_set() > 1:
+        return Stride.OTHER
+    delta = sets.get_at(0)                                    # [P] -> { A[d..] }
+    rank = delta.dim(isl.dim_type.set)
+    zero = _point(delta.get_space(), rank, 0)
+    if delta.is_subset(zero):
+        return Stride.INVARIANT
+    if rank > 0 and (delta.is_subset(_point(delta.get_space(), rank, 1))
+                     or delta.is_subset(_point(delta.get_space(), rank, -1))):
+        return Stride.UNIT
+    return Stride.OTHER
+
+
+def _point(space: isl.Space, rank: int, last: int) -> isl.Set:
+    """[P] -> { A[0, ..., 0, last] } in `space` (the zero point when rank is 0)."""
+    point = isl.Set.universe(space)
+    for d in range(rank):
+        value = last if d == rank - 1 else 0
+        point = point.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(space.get_ctx(), value))
+    return point

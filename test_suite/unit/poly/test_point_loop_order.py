@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: MIT
+"""Strides of accesses along band members, `point-loop-order` and `mark-vector` on tiny inputs."""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import run_pipeline
+from clangpass.passes.registry import PassContext
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.codegen import format_ast
+from clangpass.poly.dependences import dependences
+from clangpass.poly.strides import Stride, access_strides
+from clangpass.poly.validity import VECTOR_MARK, dependence_violations, parallel_violations
+from test_suite.unit.poly.snippets import optimise, region_of, scop_of
+from test_suite.unit.poly.test_schedule import GEMM
+
+# Row sweep: j carries the dependence, i is parallel but jumps a row per iteration.
+ROW_RECURRENCE = """\
+void f(int n, double A[static const restrict n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 1; j < n; j++)
+      A[i][j] = A[i][j - 1] * 0.5 + A[i][j];
+}
+"""
+
+# Transpose: whichever loop is innermost, one of the two accesses jumps.
+TRANSPOSE = """\
+void f(int n, double A[static const restrict n][n], double B[static const restrict n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      B[j][i] = A[i][j];
+}
+"""
+
+
+def _tiled(tmp_path, source: str):
+    region, module = region_of(tmp_path, source)
+    ctx = PassContext(CompileOptions(opt_level=3, tile_size=32), isl.Context())
+    return run_pipeline(PolyUnit(region, module), ["extract", "dependences", "schedule", "tile"], ctx,
+                        DumpSink(), {})
+
+
+def _innermost_band(schedule: isl.Schedule) -> isl.ScheduleNode:
+    bands: list[isl.ScheduleNode] = []
+
+    def collect(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.band:
+            bands.append(node.copy())   # the callback's node is only borrowed
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(collect)
+    return bands[-1]
+
+
+def test_strides_along_gemm_point_loops(tmp_path):
+    unit = _tiled(tmp_path, GEMM)
+    point = _innermost_band(unit.scop.schedule)                 # (i mod 32, j mod 32, k mod 32)
+    assert point.band_n_member() == 3
+    # One access map at a time: S_1's reads of A and B and its write of C.
+    for array, along_i, along_j, along_k in (("A", Stride.OTHER, Stride.INVARIANT, Stride.UNIT),
+                                             ("B", Stride.INVARIANT, Stride.UNIT, Stride.OTHER)):
+        access = unit.scop.reads.extract_map(
+            isl.Space.create_from_names(point.get_ctx(), in_=["i", "k", "j"], out=["a0", "a1"],
+                                        params=["ni", "nj", "nk"]).set_tuple_name(isl.dim_type.in_, "S_1")
+            .set_tuple_name(isl.dim_type.out, array))
+        accesses = isl.UnionMap.from_map(access)
+        assert [access_strides(point, m, accesses) for m in range(3)] == [[along_i], [along_j], [along_k]]
+
+
+def test_gemm_reduction_leaves_the_innermost_position(tmp_path):
+    outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=32)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.reordered_bands == 1 and outcome.vector_loops >= 1
+    text = format_ast(outcome.unit)
+    # S_1(i, k, j): the innermost loop's iterator is the third argument (j).
+    last_loop = [line.split()[2] for line in text.splitlines() if line.strip().startswith("for (int")][-1]
+    call = next(line.strip() for line in text.splitlines() if line.strip().startswith("S_1("))
+    assert call.rstrip(");").split(", ")[2].endswith(last_loop)
+    assert "invalid schedule" not in outcome.reason
+
+
+def test_no_permutation_when_no_member_is_better(tmp_path):
+    for source in (TRANSPOSE, ROW_RECURRENCE):
+        outcome = optimise(tmp_path, source, opt_level=3, tile_size=32)
+        assert outcome.status == "optimized" and outcome.reordered_bands == 0
+
+
+def test_a_loop_that_carries_a_dependence_gets_no_vector_mark(tmp_path):
+    outcome = optimise(tmp_path, ROW_RECURRENCE, opt_level=3, tile_size=0)
+    assert outcome.status == "optimized" and outcome.vector_loops == 0
+    assert outcome.parallel_loops == 1
+
+
+def test_disabled_passes_leave_the_schedule_alone(tmp_path):
+    outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=32,
+                       disabled_passes=frozenset({"point-loop-order", "mark-vector"}))
+    assert outcome.reordered_bands == 0 and outcome.vector_loops == 0
+    assert "// vector" not in format_ast(outcome.unit)
+    assert "point-loop-order" not in outcome.pass_seconds
+
+
+def test_untiled_band_is_reordered_below_its_parallel_loop(tmp_path):
+    outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=0)
+    assert outcome.status == "optimized" and outcome.tiled_bands == 0
+    assert outcome.reordered_bands == 1 and outcome.vector_loops >= 1 and outcome.parallel_loops == 1
+
+
+def test_verification_rejects_a_vector_mark_on_a_carried_loop(tmp_path):
+    scop = scop_of(tmp_path, ROW_RECURRENCE)
+    deps = dependences(scop).all
+    ctx = scop.context.get_ctx()
+    inner = scop.schedule.get_root().child(0).child(0)         # the j loop of the source order
+    assert inner.get_type() == isl.schedule_node_type.band
+    marked = inner.insert_mark(isl.Id(VECTOR_MARK, context=ctx)).get_schedule()
+    assert dependence_violations(marked, deps) == []
+    assert len(parallel_violations(marked, deps)) == 1
+    outer = scop.schedule.get_root().child(0).insert_mark(isl.Id(VECTOR_MARK, context=ctx)).get_schedule()
+    assert parallel_violations(outer, deps) == []
