@@ -2,12 +2,17 @@
 """Pass `verify-schedule`: check the final schedule against every dependence.
 
 Input: Scop with a (possibly rescheduled, tiled, parallel-marked) schedule.
-Output: the same Scop when every dependence is ordered source-before-sink and no
-`parallel` loop carries one (clangpass.poly.validity) — or, after relax-false-deps,
-when the relaxed criterion holds (clangpass.poly.live_ranges); otherwise the original
-schedule, with a note naming the violation. The scheduler is trusted to be
-correct; this pass makes a bug in it, or in a later transformation, cost
-performance instead of wrong results.
+Output: the same Scop when the relaxed permutability criterion holds on the
+*unrelaxed* dependences (clangpass.poly.live_ranges.relaxed_criterion_violations:
+every flow dependence and every false dependence of non-local storage goes
+forward; a false dependence of region-local storage is broken only where no live
+range it guards is interrupted), no `parallel` loop carries a dependence that must
+hold (clangpass.poly.validity) and no local value leaves one; otherwise the
+original schedule, with a note naming the violation. The criterion is the same
+whether or not relax-false-deps ran, and is recomputed from the accesses rather
+than taken from that pass. The scheduler is trusted to be correct; this pass
+makes a bug in it, or in a later transformation, cost performance instead of
+wrong results. A check that exceeds the isl budget rejects the schedule too.
 """
 from __future__ import annotations
 
@@ -15,9 +20,11 @@ from dataclasses import replace
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import interference_violations, local_live_ranges, privatization_violations
-from clangpass.poly.validity import dependence_violations, parallel_violations
+from clangpass.poly.live_ranges import (privatization_violations, relax_false_dependences,
+                                        relaxed_criterion_violations)
+from clangpass.poly.validity import parallel_violations
 
 
 @register
@@ -30,21 +37,22 @@ class VerifySchedule(Pass):
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
-        live = local_live_ranges(scop, ctx.options.isl_max_operations)     # [P] -> { W[..] -> R[..] }
-        if unit.relaxed is None:
-            deps = dependences(scop, ctx.options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
-            problems = (dependence_violations(scop.schedule, deps) + parallel_violations(scop.schedule, deps)
-                        + privatization_violations(scop.schedule, live))
-        else:
-            # The relaxed criterion (thesis section 2.4): enforced dependences hold, no live range
-            # of local storage is interrupted, and none leaves a parallel loop (threads' copies).
-            enforced = unit.relaxed.enforced                                 # [P] -> { S[i..] -> T[j..] }
-            problems = (dependence_violations(scop.schedule, enforced)
-                        + interference_violations(scop.schedule, scop, unit.relaxed)
-                        + parallel_violations(scop.schedule, enforced)
-                        + privatization_violations(scop.schedule, live))
+        original = scop.original_compute_schedule()
+        if scop.schedule.plain_is_equal(original):
+            return unit
+        limit = ctx.options.isl_max_operations
+        try:
+            # Recomputed from the unrelaxed dependences, not taken from relax-false-deps.
+            split = relax_false_dependences(scop, dependences(scop, limit), limit)
+            problems = relaxed_criterion_violations(scop.schedule, scop, split, limit)
+            with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
+                # A parallel loop may carry false dependences of local storage (each thread has its
+                # own copy of it), but no local value may leave it.
+                problems += (parallel_violations(scop.schedule, split.enforced)
+                             + privatization_violations(scop.schedule, split.live_ranges))
+        except BudgetExceeded as exc:
+            problems = [f"{exc}, so it could not be verified"]
         if not problems:
             return unit
-        original = scop.original_compute_schedule()
         note = f"invalid schedule replaced by the original one: {problems[0]}"
         return replace(unit, scop=scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note))

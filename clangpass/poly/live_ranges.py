@@ -17,8 +17,10 @@ each thread its own copy of them (copy-in at entry, no copy-back), which is why
 `mark-parallel` never marks a loop out of which a local value flows
 (`values_leaving`) and `privatization_violations` checks it on any schedule.
 
-Input: a `Scop` and its `Dependences`. Output: `RelaxedDependences` and the two
-checks the `verify-schedule` pass runs on a relaxed schedule.
+Input: a `Scop` and its `Dependences`. Output: `RelaxedDependences` and the checks
+the `verify-schedule` pass runs on every transformed schedule: the relaxed
+criterion on the unrelaxed dependences (`relaxed_criterion_violations`, with
+`interference_violations`) and `privatization_violations`.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ import islpy as isl
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.scop import Scop, sorted_pieces
-from clangpass.poly.validity import PARALLEL_MARK
+from clangpass.poly.validity import PARALLEL_MARK, dependence_violations
 
 
 @dataclass(frozen=True)
@@ -118,23 +120,56 @@ def _simplified(umap: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
 
 
 def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: RelaxedDependences) -> list[str]:
-    """Live ranges of local storage that another write to the same element interrupts under `schedule`.
+    """Live ranges of local storage that another write to the same element may interrupt under `schedule`.
 
-    A live range W -> R is interrupted by W2 when W2 writes the element W wrote and
-    runs after W and before R (thesis section 2.4.3, live range non-interference).
+    A live range W -> R is interrupted by a write W2 of the element W wrote when W2
+    is not scheduled strictly before W or strictly after R (thesis section 2.4.3,
+    live range non-interference). Two instances with equal dates count as
+    interleaved: the AST may run them in either order. A W2 that already ran
+    between W and R in source order interrupts nothing new (W is then a may-write,
+    or the live ranges are the memory-based superset): the value R reads is the
+    same as long as the dependences of W2's own live range hold, and those are
+    checked as live ranges too.
     """
-    if not relaxed.active:
+    if relaxed.live_ranges.is_empty():
         return []
-    names = frozenset(relaxed.arrays)
-    dates = schedule.get_map()                                # [P] -> { S[i..] -> [t..] }
-    before = dates.lex_lt_union_map(dates)                    # [P] -> { S -> T : S before T }
-    writes = _through(scop.writes, names, True)               # [P] -> { W[i..] -> t[..] }
-    same_element = writes.apply_range(writes.reverse())       # [P] -> { W -> W2 : same element }
-    later_writes = same_element.intersect(before)             # [P] -> { W -> W2 : W before W2 }
-    # [P] -> { R -> W2 : some live range W -> R with W before W2 }
-    reads_then_write = relaxed.live_ranges.reverse().apply_range(later_writes)
-    broken = reads_then_write.intersect(before.reverse()).intersect_params(scop.context)  # W2 before R
-    return [f"live range interrupted: {p}" for p in sorted_pieces(broken)] if not broken.is_empty() else []
+    writes = _through(scop.writes, frozenset(relaxed.arrays), True)   # [P] -> { W[i..] -> t[..] }
+    same_element = writes.apply_range(writes.reverse())               # [P] -> { W -> W2 : same element }
+    producer = relaxed.live_ranges.domain_map()                       # [P] -> { [W -> R] -> W }
+    consumer = relaxed.live_ranges.range_map()                        # [P] -> { [W -> R] -> R }
+    candidates = producer.apply_range(same_element)                   # [P] -> { [W -> R] -> W2 }
+    after = _strict_order(schedule)                                   # [P] -> { X -> Y : X runs before Y }
+    # [P] -> { [W -> R] -> W2 : W2 surely outside the live range under `schedule` }
+    outside = (producer.apply_range(after.reverse()).union(consumer.apply_range(after))
+               .union(producer).union(consumer))
+    source = _strict_order(scop.original_schedule)
+    inside_in_source = producer.apply_range(source).intersect(consumer.apply_range(source.reverse()))
+    broken = candidates.subtract(outside).subtract(inside_in_source).intersect_params(scop.context)
+    if broken.is_empty():
+        return []
+    return [f"live range interrupted: {p}" for p in sorted_pieces(broken)]
+
+
+def _strict_order(schedule: isl.Schedule) -> isl.UnionMap:
+    """[P] -> { X -> Y : X runs strictly before Y } for the statement instances of `schedule`."""
+    dates = schedule.get_map()                                        # [P] -> { S[i..] -> [t..] }
+    return dates.lex_lt_union_map(dates)
+
+
+def relaxed_criterion_violations(schedule: isl.Schedule, scop: Scop, split: RelaxedDependences,
+                                 max_operations: int) -> list[str]:
+    """The relaxed permutability criterion (thesis section 2.4.4) under `schedule`.
+
+    `split` is `relax_false_dependences` of the unrelaxed dependences. Every
+    dependence of `split.enforced` (all flow dependences, the anti/output ones of
+    storage that is not region-local) must go forward; an anti/output dependence
+    of local storage (`split.relaxed`) may be broken only where no live range of
+    that storage is interrupted (`interference_violations`). Raises
+    BudgetExceeded when the check exceeds `max_operations`.
+    """
+    with isl_budget(scop.context.get_ctx(), max_operations, "schedule verification"):
+        problems = [f"dependence broken: {p}" for p in dependence_violations(schedule, split.enforced)]
+        return problems + interference_violations(schedule, scop, split)
 
 
 def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap) -> isl.UnionMap:

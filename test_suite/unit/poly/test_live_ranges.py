@@ -2,15 +2,22 @@
 """relax-false-deps and the relaxed permutability criterion (thesis ch. 2, section 2.4)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import run_pipeline
+from clangpass.passes.registry import PASSES, PassContext
+from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import (interference_violations, local_live_ranges, privatization_violations,
                                         relax_false_dependences)
 from clangpass.poly.validity import PARALLEL_MARK
 
-from test_suite.unit.poly.snippets import optimise, scop_of
+from test_suite.unit.poly.snippets import optimise, region_of, scop_of
 
 # Three-address code: temporaries declared in the loop body (PENCIL style).
 THREE_ADDRESS = """\
@@ -103,3 +110,100 @@ def test_a_loop_whose_local_values_are_read_later_is_not_marked_parallel(tmp_pat
         assert ast.count("// parallel") == 1 and ast.index("S_0(") < ast.index("// parallel") < ast.index("S_1(")
     scop = scop_of(tmp_path, STAGED)
     assert not local_live_ranges(scop).is_empty()
+
+
+# One temporary carrying two values per iteration: S_0 writes t, S_1 reads it, S_2 writes it
+# again, S_3 reads the second value.
+TWO_VALUES = """\
+void two(int n, double A[static const restrict n], double B[static const restrict n],
+         double C[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    double t = A[i];
+    B[i] = t;
+    t = 2 * A[i];
+    C[i] = t;
+  }
+}
+"""
+
+
+def _schedule(scop, tree: str) -> isl.Schedule:
+    """The schedule tree `tree` (isl syntax, below the domain node) over `scop`'s statements."""
+    return isl.Schedule.read_from_str(scop.context.get_ctx(), f'{{ domain: "{scop.domain}", child: {tree} }}')
+
+
+ONE_DATE = '{ schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(i)]; S_2[i] -> [(i)]; S_3[i] -> [(i)] }]" }'
+SECOND_WRITE_FIRST = ('{ schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(i)]; S_2[i] -> [(i)]; S_3[i] -> [(i)] }]", '
+                      'child: { sequence: [ { filter: "[n] -> { S_0[i] }" }, { filter: "[n] -> { S_2[i] }" }, '
+                      '{ filter: "[n] -> { S_1[i] }" }, { filter: "[n] -> { S_3[i] }" } ] } }')
+
+
+def test_equal_dates_count_as_interleaved(tmp_path):
+    # With no sequence below the loop the four statements of an iteration share one date, so
+    # the AST may run the second write of t between the first write and its read.
+    scop = scop_of(tmp_path, TWO_VALUES)
+    split = relax_false_dependences(scop, dependences(scop), 0)
+    assert interference_violations(_schedule(scop, ONE_DATE), scop, split)
+    assert interference_violations(scop.original_compute_schedule(), scop, split) == []
+
+
+def test_a_superset_of_live_ranges_does_not_reject_the_source_order(tmp_path):
+    # Memory-based live ranges (the fallback over budget) also pair the first write of t with
+    # the second read; the second write sits between them in source order, which is no violation.
+    scop = scop_of(tmp_path, TWO_VALUES)
+    split = relax_false_dependences(scop, dependences(scop), 0)
+    dates = scop.original_schedule.get_map()                                  # [n] -> { S[i] -> [t..] }
+    memory_based = scop.must_writes.apply_range(scop.reads.reverse()).intersect(dates.lex_lt_union_map(dates))
+    assert split.live_ranges.is_strict_subset(memory_based)
+    wide = replace(split, live_ranges=memory_based)
+    assert interference_violations(scop.original_compute_schedule(), scop, wide) == []
+    # Moving the second write before the first read interrupts the first value's live range.
+    assert interference_violations(_schedule(scop, SECOND_WRITE_FIRST), scop, wide)
+    assert interference_violations(_schedule(scop, SECOND_WRITE_FIRST), scop, split)
+
+
+def _verified(tmp_path, source: str, schedule_text: str):
+    """verify-schedule run on `source`'s region with its schedule replaced by `schedule_text`."""
+    region, module = region_of(tmp_path, source)
+    ctx = PassContext(CompileOptions(opt_level=3), isl.Context())
+    unit = run_pipeline(PolyUnit(region, module), ["extract", "dependences", "relax-false-deps"], ctx,
+                        DumpSink(), {})
+    bad = isl.Schedule.read_from_str(ctx.isl_ctx, schedule_text)
+    return unit, PASSES["verify-schedule"]().run(replace(unit, scop=unit.scop.with_schedule(bad)), ctx)
+
+
+def test_verify_schedule_rejects_interleaved_live_ranges(tmp_path):
+    # Loop distribution of the three-address kernel: every r and g written before any is read.
+    unit, verified = _verified(tmp_path, THREE_ADDRESS,
+                               '{ domain: "[rows, cols] -> { S_0[i, j] : 0 <= i < rows and 0 <= j < cols; '
+                               'S_1[i, j] : 0 <= i < rows and 0 <= j < cols; S_2[i, j] : 0 <= i < rows and '
+                               '0 <= j < cols }", child: { sequence: [ { filter: "[rows, cols] -> { S_0[i, j]; '
+                               'S_1[i, j] }", child: { schedule: "[rows, cols] -> [{ S_0[i, j] -> [(i)]; '
+                               'S_1[i, j] -> [(i)] }, { S_0[i, j] -> [(j)]; S_1[i, j] -> [(j)] }]", child: { '
+                               'sequence: [ { filter: "[rows, cols] -> { S_0[i, j] }" }, { filter: '
+                               '"[rows, cols] -> { S_1[i, j] }" } ] } } }, { filter: "[rows, cols] -> { S_2[i, j] }", '
+                               'child: { schedule: "[rows, cols] -> [{ S_2[i, j] -> [(i)] }, { S_2[i, j] -> [(j)] }]" '
+                               '} } ] } }')
+    assert verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
+    assert verified.scop.notes[-1].startswith("invalid schedule replaced by the original one: live range interrupted")
+
+
+def test_verify_schedule_rejects_a_broken_flow_dependence_and_keeps_a_legal_schedule(tmp_path):
+    # tmp[] is local: its anti/output dependences may be relaxed, its flow dependences never.
+    unit, verified = _verified(tmp_path, STAGED,
+                               '{ domain: "[n] -> { S_0[i] : 0 <= i < n; S_1[i] : 0 <= i < n }", child: { '
+                               'schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(i)] }]", child: { sequence: [ '
+                               '{ filter: "[n] -> { S_0[i] }" }, { filter: "[n] -> { S_1[i] }" } ] } } }')
+    assert verified.scop.notes[-1].startswith("invalid schedule replaced by the original one: dependence broken: ")
+    assert verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
+    # Interchanging the three-address kernel's loops keeps each live range inside its iteration.
+    unit, verified = _verified(tmp_path, THREE_ADDRESS,
+                               '{ domain: "[rows, cols] -> { S_0[i, j] : 0 <= i < rows and 0 <= j < cols; '
+                               'S_1[i, j] : 0 <= i < rows and 0 <= j < cols; S_2[i, j] : 0 <= i < rows and '
+                               '0 <= j < cols }", child: { schedule: "[rows, cols] -> [{ S_0[i, j] -> [(j)]; '
+                               'S_1[i, j] -> [(j)]; S_2[i, j] -> [(j)] }, { S_0[i, j] -> [(i)]; S_1[i, j] -> [(i)]; '
+                               'S_2[i, j] -> [(i)] }]", child: { sequence: [ { filter: "[rows, cols] -> { S_0[i, j] }" }, '
+                               '{ filter: "[rows, cols] -> { S_1[i, j] }" }, { filter: "[rows, cols] -> { S_2[i, j] }" } '
+                               '] } } }')
+    assert verified.scop.notes == unit.scop.notes
+    assert not verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
