@@ -24,7 +24,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
+from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.dependences import dependences
 
 
@@ -56,6 +56,10 @@ class IslSchedule(Pass):
                            .set_proximity(relaxed.enforced)
                            .set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
                            .set_coincidence(relaxed.enforced))
+        if not proximity_affordable(domain):
+            # Locality is worth little next to isl's time on deep nests (clangpass.poly.budget).
+            constraints = constraints.set_proximity(isl.UnionMap.empty(deps.get_space()))
+            scop = scop.with_note(f"{nest_depth(domain)}-deep nest: scheduled without proximity constraints")
         ic = ctx.isl_ctx
         saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
                  ic.get_schedule_outer_coincidence())
