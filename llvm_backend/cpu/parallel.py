@@ -22,7 +22,10 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   same path) and meets every parallel loop. A parallel loop big enough for its
   run-time estimate (`trips x work >= CompileOptions.thread_min_work`) is shared:
   static scheduling, ceil(trips / threads) contiguous iterations per thread, as
-  `#pragma omp for schedule(static)`; a smaller one runs whole on thread 0. A
+  `#pragma omp for schedule(static)`, or, when the estimated work of its first and
+  last iterations differ by more than a quarter (a triangle of tiles), every
+  threads-th iteration, as `schedule(static, 1)`, which evens the threads' work;
+  a smaller loop runs whole on thread 0. A
   subtree with no parallel loop runs on thread 0 only. Which of these wrote
   shared memory since the last barrier is kept at run time (`Team.written`: the
   same on every thread), and `GOMP_barrier` separates a write from the next read
@@ -147,7 +150,35 @@ class Team:
         first = b.select(shared, b.mul(self.thread, chunk, flags=("nsw",)), alone, name="pencil.first")
         end = b.add(first, chunk, flags=("nsw",))
         end = b.select(b.icmp_signed("<", end, trips), end, trips, name="pencil.end")
+        if not _has_loop(loop.for_get_body()):
+            self._chunk(lowering, loop, start, step, first, end, one)
+            return
+        # Iterations whose inner loops shrink or grow along the parallel one (triangles): every
+        # thread takes every threads-th iteration (schedule(static, 1)), which evens their work.
+        with b.if_else(b.and_(shared, self._uneven(lowering, loop, start, step, trips))) as (cyclic, blocked):
+            with cyclic:
+                self._chunk(lowering, loop, start, step, self.thread, trips, self.threads)
+            with blocked:
+                self._chunk(lowering, loop, start, step, first, end, one)
 
+    def _uneven(self, lowering: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value,
+                trips: ir.Value) -> ir.Value:
+        """Whether the estimated work of the first and of the last iteration differ by more than a quarter."""
+        b = lowering.builder
+        name = iterator_name(loop)
+        last = b.add(start, b.mul(b.sub(trips, ir.Constant(I64, 1)), step))
+        at_first = lowering.with_id(name, start, lambda: granularity.work(lowering, loop.for_get_body()))
+        at_last = lowering.with_id(name, last, lambda: granularity.work(lowering, loop.for_get_body()))
+        larger = b.select(b.icmp_signed(">", at_first, at_last), at_first, at_last)
+        smaller = b.select(b.icmp_signed(">", at_first, at_last), at_last, at_first)
+        spread = b.mul(b.sub(larger, smaller), ir.Constant(I64, 4))
+        return b.icmp_signed(">", spread, larger, name="pencil.uneven")
+
+    def _chunk(self, lowering: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value,
+               first: ir.Value, end: ir.Value, stride: ir.Value) -> None:
+        """Iterations first, first + stride, ... < end of `loop` on this thread, with private locals."""
+        b = lowering.builder
+        ctx = self.state.ctx
         used = _named_variables(lowering.unit, loop)
         private_locals = [(s, p) for s, p in self.locals if s.name in used]
         name = iterator_name(loop)
@@ -156,7 +187,7 @@ class Team:
             for shared_var, private in private_locals:
                 _copy_in(self.state, b, private, shared_var.value)
                 self.state.scope[private.name] = private
-            with for_range(b, first, lambda k: b.icmp_signed("<", k, end), one,
+            with for_range(b, first, lambda k: b.icmp_signed("<", k, end), stride,
                            f"pencil.{name}.chunk", loop_id(ctx.module, group)) as k:
                 self.state.push_parallel(group)
                 iv = b.add(start, b.mul(k, step, flags=("nsw",)), flags=("nsw",), name=f"pencil.{name}")
@@ -256,6 +287,19 @@ def _trip_count(inner: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir
     with for_range(b, start, condition, step, f"pencil.{name}.count"):
         b.store(b.add(b.load(counter, typ=I64), ir.Constant(I64, 1)), counter)
     return b.load(counter, typ=I64, name="pencil.trips")
+
+
+def _has_loop(node: isl.AstNode) -> bool:
+    """Whether a for node of more than one iteration is at or under `node`."""
+    found = []
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.for_ and not n.for_is_degenerate():
+            found.append(True)
+        return not found
+
+    node.foreach_descendant_top_down(visit)
+    return bool(found)
 
 
 def _named_variables(unit: CodegenUnit, node: isl.AstNode) -> set[str]:
