@@ -15,17 +15,34 @@ import subprocess
 from functools import lru_cache
 
 
-def _is_pencilcc(command: str) -> bool:
-    name = os.path.basename(shlex.split(command)[0]) if command.strip() else ""
-    return name.startswith("pencilcc")
+class HostCommandError(ValueError):
+    """$PENCILCC_CC or $CC cannot be the host compiler (bad quoting, or it runs pencilcc)."""
+
+
+def runs_pencilcc(command: list[str]) -> bool:
+    """Whether a word of `command` (not an option) names pencilcc: `pencilcc`, `env pencilcc`,
+    `ccache /usr/bin/pencilcc` would make pencilcc start itself again and again."""
+    return any(not word.startswith("-") and os.path.basename(word).startswith("pencilcc")
+               for word in command)
 
 
 def host_cc() -> list[str]:
-    """The host compiler command as an argument list."""
+    """The host compiler command as an argument list; raises HostCommandError."""
     for var in ("PENCILCC_CC", "CC"):
         value = os.environ.get(var, "").strip()
-        if value and not _is_pencilcc(value):
-            return shlex.split(value)
+        if not value:
+            continue
+        try:
+            command = shlex.split(value)
+        except ValueError as exc:
+            raise HostCommandError(f"${var} is not a valid command ({exc}): {value}") from None
+        if not runs_pencilcc(command):
+            return command
+        # $CC names pencilcc when pencilcc is what `make` runs: the host is found elsewhere.
+        # $PENCILCC_CC exists to name the host, so naming pencilcc there is a mistake.
+        if var == "PENCILCC_CC":
+            raise HostCommandError(f"$PENCILCC_CC runs pencilcc itself ({value}); set it to a C "
+                                   "compiler such as gcc or clang")
     return ["cc"]
 
 

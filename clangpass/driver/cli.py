@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import STAGES
 from clangpass.options import CompileOptions
 from clangpass.resources import include_dir
@@ -104,6 +105,11 @@ class DiagnosticPolicy:
     def error(self) -> bool:
         """Whether a -Wpencil warning is an error."""
         return self.werror if self.pencil_error is None else self.pencil_error
+
+    def engine(self) -> DiagnosticEngine:
+        """A diagnostic engine that applies this policy to pencilcc's warnings."""
+        return DiagnosticEngine(disabled=() if self.enabled else ("pencil",),
+                                errors=("pencil",) if self.error else ())
 
 
 @dataclass(frozen=True)

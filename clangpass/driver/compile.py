@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -32,10 +31,11 @@ from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
+from clangpass.driver.link import localize_symbols
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.rewrite import RewriteError, outline_regions
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
-                                      may_hold_pencil)
+                                      may_hold_pencil, mentions_pencil)
 from clangpass.dumps import DumpSink
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, parse_file
 from clangpass.ir.nodes import SourceLoc
@@ -46,8 +46,6 @@ from clangpass.regions import find_regions
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
 from llvm_backend.cpu import target as cpu_target
-
-_MENTIONS_PENCIL = re.compile(rb"#\s*pragma\s+(scop|pencil)|__attribute__\s*\(\(\s*pencil|\bPENCIL\b")
 
 
 class Record(Protocol):
@@ -168,9 +166,7 @@ class Compilation:
 
     # ------------------------------------------------------------------ diagnostics
     def engine(self) -> DiagnosticEngine:
-        policy = self.config.diagnostics
-        return DiagnosticEngine(disabled=() if policy.enabled else ("pencil",),
-                                errors=("pencil",) if policy.error else ())
+        return self.config.diagnostics.engine()
 
     def _print(self, plan: InputPlan, engine: DiagnosticEngine) -> bool:
         """Print the input's diagnostics; remember them for the cache; True if none is an error."""
@@ -224,7 +220,7 @@ class Compilation:
             if internal is not None:
                 engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
                               f"{unchanged}: {internal.message}", option="-Wpencil")
-            elif _MENTIONS_PENCIL.search(text):
+            elif mentions_pencil(text):
                 first = next((d for d in analysis.parse_diagnostics
                               if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
@@ -434,8 +430,10 @@ class Compilation:
         # The linker's own remarks on this step (LTO objects linked with ours) are not the
         # user's business unless it fails.
         proc = self.host.run([*machine, "-nostdlib", "-r", host_o, regions_o, "-o", combined], capture=True)
-        if proc.returncode != 0:
-            sys.stderr.write(proc.stderr.decode(errors="replace"))
+        failure = proc.stderr.decode(errors="replace") if proc.returncode != 0 else \
+            localize_symbols(self.host, combined, [o.region.symbol for o in plan.optimized])
+        if failure:
+            sys.stderr.write(failure)
             raise HostCompileFailed()
         if plan.cache_key and self.cache is not None:
             with open(combined, "rb") as f:

@@ -5,7 +5,10 @@
 command with `-v`, moves very long argument lists into a response file (so that
 a long link line from a build system never hits the kernel's argument limit),
 and answers questions about the compiler whose answers go into the compile
-cache key (`identity`) or into the back end's options (`default_pic`).
+cache key (`identity`) or into the back end's options (`default_pic`). Every
+process it starts has `PENCILCC_HOST_COMMAND` in its environment: a pencilcc that
+finds it set was started by its own host compiler command (`CC="ccache pencilcc"`,
+a wrapper script) and stops with a usage error instead of starting itself again.
 """
 from __future__ import annotations
 
@@ -24,15 +27,26 @@ from clangpass.toolchain import host_cc
 # 128 KiB per argument and ~2 MiB in all; stay well below both).
 _RESPONSE_FILE_THRESHOLD = 64 * 1024
 
+RECURSION_GUARD = "PENCILCC_HOST_COMMAND"
+
+# Flags whose meaning depends on the machine the compiler runs on.
+_NATIVE_FLAGS = ("-march=native", "-mtune=native", "-mcpu=native")
+
 
 class HostError(Exception):
     """The host compiler could not be started at all (not found, not executable)."""
+
+
+def starting_host_command() -> str:
+    """The host command of the pencilcc that (indirectly) started this one, '' if none did."""
+    return os.environ.get(RECURSION_GUARD, "")
 
 
 @dataclass
 class HostCompiler:
     command: list[str] = field(default_factory=host_cc)
     verbose: bool = False
+    flags: tuple[str, ...] = ()  # the user's compile flags (what -march=native resolves to)
     workdir: str = ""            # where response files go; '' until the driver has a temp dir
     _identity: Optional[str] = None
     _pic: dict[tuple[str, ...], bool] = field(default_factory=dict)
@@ -41,6 +55,10 @@ class HostCompiler:
     @property
     def name(self) -> str:
         return self.command[0]
+
+    def environment(self) -> dict[str, str]:
+        """Our environment plus the recursion guard, for every process we start."""
+        return {**os.environ, RECURSION_GUARD: shlex.join(self.command)}
 
     def echo(self, argv: Sequence[str]) -> None:
         if self.verbose:
@@ -63,13 +81,14 @@ class HostCompiler:
         self.echo(argv)
         try:
             if capture:
-                return subprocess.run(argv, capture_output=True)
-            return subprocess.run(argv, stdout=stdout)
+                return subprocess.run(argv, capture_output=True, env=self.environment())
+            return subprocess.run(argv, stdout=stdout, env=self.environment())
         except OSError as exc:
             raise HostError(f"cannot run '{argv[0]}': {exc.strerror or exc}") from None
 
     def identity(self) -> str:
-        """`cc --version` (and where cc is), for the compile cache key; computed once."""
+        """`cc --version` (and where cc is), and what `-march=native` and its kin stand for
+        on this machine when the flags have them, for the compile cache key; computed once."""
         if self._identity is None:
             where = shutil.which(self.name) or self.name
             try:
@@ -79,13 +98,24 @@ class HostCompiler:
                 stamp = ""
             proc = self.run(["--version"], capture=True)
             self._identity = f"{shlex.join(self.command)}\n{where}:{stamp}\n" + \
-                proc.stdout.decode(errors="replace")
+                proc.stdout.decode(errors="replace") + self._native_target()
         return self._identity
+
+    def _native_target(self) -> str:
+        """The compiler's own account (`-###`) of the commands it runs for the native flags:
+        gcc spells out the CPU and its features there (`-march=znver3 -mavx2 ...`), clang its
+        `-target-cpu`. A cache shared by two machines must not mix their objects."""
+        native = [f for f in self.flags if f in _NATIVE_FLAGS]
+        if not native:
+            return ""
+        proc = self.run([*native, "-###", "-E", "-x", "c", os.devnull], capture=True)
+        return "\nnative:" + proc.stderr.decode(errors="replace")
 
     def version_line(self) -> str:
         """The first line of `cc --version`, or why there is none."""
         try:
-            proc = subprocess.run([*self.command, "--version"], capture_output=True, timeout=30)
+            proc = subprocess.run([*self.command, "--version"], capture_output=True, timeout=30,
+                                  env=self.environment())
         except (OSError, subprocess.SubprocessError) as exc:
             return f"(cannot run '{self.name}': {exc})"
         lines = proc.stdout.decode(errors="replace").splitlines()

@@ -15,6 +15,7 @@ import os
 from typing import Mapping, Sequence
 
 from clangpass.driver.cli import DriverConfig
+from clangpass.driver.host import HostCompiler
 
 # Outlined functions are named __pencilcc_<function>_<kind><n>_<hash> (clangpass.regions).
 _REGION_SYMBOL = b"__pencilcc_"
@@ -80,6 +81,23 @@ def prebuilt_runtime_flags(config: DriverConfig) -> list[str]:
             regions |= has_regions
             openmp |= has_regions and has_openmp
     return (["-fopenmp"] if openmp else []) + (["-lm"] if regions else [])
+
+
+def localize_symbols(host: HostCompiler, obj: str, symbols: Sequence[str]) -> str:
+    """Make `symbols` local to `obj` (the `-r` link of a host part and its regions); returns
+    objcopy's complaint, '' on success.
+
+    An outlined function is called only from the file it was outlined from, and its name
+    is a hash of that file's name and function: the same file compiled twice (different
+    -D) into one program would otherwise define it twice. After the `-r` link the calls
+    are resolved inside the object, so the name need not be seen outside it.
+    """
+    if not symbols:
+        return ""
+    named = host.run(["-print-prog-name=objcopy"], capture=True).stdout.decode().strip()
+    proc = host.run([*(f"--localize-symbol={s}" for s in symbols), obj], capture=True,
+                    tool=[named or "objcopy"])
+    return "" if proc.returncode == 0 else proc.stderr.decode(errors="replace")
 
 
 def unused_linker_inputs(config: DriverConfig) -> list[str]:

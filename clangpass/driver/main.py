@@ -15,28 +15,58 @@ dumps). The flow of a compile or link:
   -> optimisation record.
 
 Everything temporary lives in one private directory (removed unless --keep);
-outputs are written beside their targets and renamed at the end.
+outputs are written beside their targets and renamed at the end. SIGINT,
+SIGTERM and SIGHUP (what a terminal, make and CI send) remove both before
+pencilcc exits with status 128 + the signal's number, as a shell reports it.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from typing import Callable, Optional
 
-from clangpass.driver.cache import CompileCache, cache_dir
+from clangpass.driver.cache import open_cache
 from clangpass.driver.cli import CommandLineError, DriverConfig, InputFile, parse_command_line
 from clangpass.driver.depfile import write_depfile
 from clangpass.driver.help import help_text, version_text
-from clangpass.driver.host import HostCompiler, HostError
+from clangpass.driver.host import HostCompiler, HostError, starting_host_command
 from clangpass.driver.link import link_arguments, prebuilt_runtime_flags, unused_linker_inputs
-from clangpass.driver.outputs import OutputSet, output_name, record_name
+from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, record_name
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, may_hold_pencil,
-                                      read_source)
+                                      mentions_pencil, read_source, unreadable_by_libclang)
+from clangpass.ir.nodes import SourceLoc
 from clangpass.resources import cmake_dir, include_dir
+from clangpass.toolchain import HostCommandError
 
 EXIT_INTERNAL_ERROR = 70
+
+# Signals that end a compile from outside (SIGINT is Python's KeyboardInterrupt already).
+_TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (removing temporaries and partial outputs) and exit."""
+
+    def __init__(self, signo: int) -> None:
+        super().__init__(signo)
+        self.signo = signo
+
+
+def _terminate(signo: int, frame: object) -> None:
+    # A second signal must not interrupt the clean-up the first one started.
+    for other in _TERMINATING_SIGNALS:
+        signal.signal(other, signal.SIG_IGN)
+    raise Terminated(signo)
+
+
+def _catch_terminating_signals() -> None:
+    for signo in _TERMINATING_SIGNALS:
+        # An ignored signal stays ignored (`nohup pencilcc ...`).
+        if signal.getsignal(signo) == signal.SIG_DFL:
+            signal.signal(signo, _terminate)
 
 
 def _error(message: str) -> int:
@@ -48,13 +78,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Console entry point; returns the exit status, never raises (except with PENCILCC_DEBUG=1)."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
+        _catch_terminating_signals()
         return run(args)
-    except CommandLineError as exc:
-        return _error(str(exc))
-    except HostError as exc:
+    except (CommandLineError, HostError, HostCommandError) as exc:
         return _error(str(exc))
     except KeyboardInterrupt:
-        return 130
+        return 128 + signal.SIGINT
+    except Terminated as exc:
+        return 128 + exc.signo
     except BrokenPipeError:
         # `pencilcc --help | head`: stop quietly, and keep Python from complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -69,8 +100,13 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 def run(argv: list[str]) -> int:
+    outer = starting_host_command()
+    if outer:
+        raise CommandLineError(f"pencilcc was started by its own host compiler command ({outer}): "
+                               "set PENCILCC_CC to a C compiler that does not run pencilcc, such as "
+                               "gcc or clang")
     config = parse_command_line(argv)
-    host = HostCompiler(verbose=config.verbose)
+    host = HostCompiler(verbose=config.verbose, flags=config.host_args)
     action = config.action
     if action == "help":
         sys.stdout.write(help_text())
@@ -159,6 +195,11 @@ class Driver:
         self.outputs = OutputSet()
 
     def run(self) -> int:
+        overwritten = input_overwritten(self.config)
+        if overwritten:
+            sys.stderr.write(f"pencilcc: fatal error: input file '{overwritten}' is the same as "
+                             "output file\ncompilation terminated.\n")
+            return 1
         workdir = tempfile.mkdtemp(prefix="pencilcc-")
         self.host.workdir = workdir
         try:
@@ -183,6 +224,8 @@ class Driver:
         try:
             texts = {index: read_source(source.path) for index, source in enumerate(config.inputs)
                      if source.is_c}
+            if not self._leave_unreadable_to_host(texts):
+                return 1
             if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t) for i, t in texts.items()):
                 status, records = self._compile_with_regions(workdir, texts)
             else:
@@ -200,6 +243,24 @@ class Driver:
             self._write_records(records)
         return 0
 
+    def _leave_unreadable_to_host(self, texts: dict[int, bytes]) -> bool:
+        """Drop from `texts` the inputs pencilcc cannot analyse (the host compiles them as
+        they are), with a -Wpencil warning for those that look like PENCIL code; False when
+        the warning is an error (-Werror=pencil)."""
+        engine = self.config.diagnostics.engine()
+        for index in list(texts):
+            why = unreadable_by_libclang(texts[index])
+            if not why:
+                continue
+            text = texts.pop(index)
+            if mentions_pencil(text):
+                path = self.config.inputs[index].path
+                engine.report("pencil", "warning", SourceLoc(path, 0, 0),
+                              f"PENCIL code not optimized, the file is compiled by the host compiler "
+                              f"unchanged: {why}", option="-Wpencil")
+        engine.emit(sys.stderr)
+        return not engine.has_errors
+
     def _compile_plain(self) -> int:
         """No input can hold PENCIL code: the host compiler does everything, as cc."""
         config = self.config
@@ -215,9 +276,10 @@ class Driver:
         from clangpass.driver.compile import Compilation
 
         config = self.config
-        directory = cache_dir()
-        compilation = Compilation(config, self.host, workdir,
-                                  CompileCache(directory) if directory is not None else None)
+        cache, distrust = open_cache()
+        if distrust:
+            sys.stderr.write(f"pencilcc: warning: compile cache not used: {distrust}\n")
+        compilation = Compilation(config, self.host, workdir, cache)
         plans = {}
         for index, text in texts.items():
             plan, ok = compilation.analyse(config.inputs[index], text)

@@ -48,6 +48,30 @@ def record_name(config: DriverConfig, source: Optional[InputFile]) -> str:
     return strip_suffix(output_name(config, source)) + ".opt.json"
 
 
+def output_targets(config: DriverConfig) -> list[str]:
+    """Every file a compile (-c, -S) or link command writes for the user."""
+    if config.action == "link":
+        targets = [output_name(config, None)]
+    else:
+        targets = [output_name(config, s) for s in config.inputs if s.language != "linker"]
+    if config.save_record:
+        targets += [record_name(config, None)] if config.record_file or config.action == "link" \
+            else [record_name(config, s) for s in config.c_inputs]
+    return targets
+
+
+def input_overwritten(config: DriverConfig) -> str:
+    """An input that is also an output (`-c v.c -o v.c`, also through another name or a
+    hard link), or ''. gcc refuses such a command: the compile would destroy its input."""
+    targets = [t for t in output_targets(config) if os.path.exists(t)]
+    for source in config.inputs:
+        if source.path == "-" or not os.path.exists(source.path):
+            continue
+        if any(os.path.samefile(source.path, t) for t in targets):
+            return source.path
+    return ""
+
+
 def _creation_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)

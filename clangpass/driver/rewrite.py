@@ -36,6 +36,7 @@ Only the directive lines change: every other line and column stays where it was.
 """
 from __future__ import annotations
 
+import os
 from typing import Mapping, Sequence
 
 from clangpass.ir import types as T
@@ -120,7 +121,19 @@ def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion
 
 
 def _c_string(path: str) -> str:
-    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """`path` as a C string literal for a `#line` directive, which gcc and clang unescape:
+    quotes and backslashes escaped, every byte outside printable ASCII (a newline, a
+    non-UTF-8 byte kept by surrogateescape) as an octal escape."""
+    out = []
+    for byte in os.fsencode(path):
+        char = chr(byte)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= byte < 0x7f:
+            out.append(char)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
 
 
 def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str,

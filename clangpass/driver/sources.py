@@ -15,6 +15,8 @@ from clangpass.driver.host import HostCompiler
 # A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
 # no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
 _MAY_HOLD_PENCIL = re.compile(rb"scop|pencil|restrict")
+# What makes a -Wpencil warning worth printing when pencilcc cannot look inside a file.
+_MENTIONS_PENCIL = re.compile(rb"#\s*pragma\s+(scop|pencil)|__attribute__\s*\(\(\s*pencil|\bPENCIL\b")
 
 
 class DriverError(Exception):
@@ -26,7 +28,7 @@ class HostCompileFailed(Exception):
 
 
 def read_source(path: str) -> bytes:
-    """The bytes of a C input; a missing, unreadable or binary file is a DriverError."""
+    """The bytes of a C input; a missing or unreadable file is a DriverError."""
     try:
         with open(path, "rb") as f:
             text = f.read()
@@ -34,9 +36,20 @@ def read_source(path: str) -> bytes:
         raise DriverError(f"{path}: is a directory, not a C source file") from None
     except OSError as exc:
         raise DriverError(f"{path}: {exc.strerror or exc}") from None
-    if b"\0" in text:
-        raise DriverError(f"{path}: not a C source file (it contains binary data)")
     return text
+
+
+def unreadable_by_libclang(text: bytes) -> str:
+    """Why pencilcc does not analyse `text` ('' when it does): libclang hands token and
+    cursor spellings over as C strings, which end at a NUL byte, so what the front end
+    reads of such a file may not be what gcc compiles (gcc ignores the NUL, with a
+    warning). Such a file is the host compiler's alone."""
+    return "it contains a NUL byte" if b"\0" in text else ""
+
+
+def mentions_pencil(text: bytes) -> bool:
+    """Whether `text` looks like it was written for pencilcc (pragmas, attribute, PENCIL)."""
+    return _MENTIONS_PENCIL.search(text) is not None
 
 
 def may_hold_pencil(source: InputFile, text: bytes) -> bool:
