@@ -26,8 +26,9 @@ class CompileOptions:
     (-fpencil-thread-min-work=N; 0: every parallel loop runs on threads). Measured in
     docs/passes/thread-team.md."""
 
-    fusion: str = "max"
-    """isl scheduler fusion strategy: 'max' or 'min' (-fpencil-fusion=)."""
+    fusion: str = "auto"
+    """-fpencil-fusion=: 'auto' (schedule with maximal and minimal fusion, keep the one the fusion
+    model of clangpass.poly.fusion prefers), or 'max'/'min' (isl's scheduler with that fusion only)."""
 
     max_coefficient: int = -1
     """isl schedule_max_coefficient (-1: unbounded)."""

@@ -31,6 +31,8 @@ class RegionOutcome:
     tile_sizes: tuple[int, ...] = ()
     parallel_loops: int = 0
     wavefronts: int = 0
+    fusion: str = ""
+    fusion_reason: str = ""
     reordered_bands: int = 0
     vector_loops: int = 0
     scheduling_seconds: float = 0.0
@@ -72,6 +74,8 @@ class RegionOutcome:
             "tile_sizes": list(self.tile_sizes),
             "parallel_loops": self.parallel_loops,
             "wavefronts": self.wavefronts,
+            "fusion": self.fusion,
+            "fusion_reason": self.fusion_reason,
             "reordered_bands": self.reordered_bands,
             "vector_loops": self.vector_loops,
             "alias_checks": [list(pair) for pair in self.alias_checks],

@@ -267,7 +267,7 @@ class _State:
     thread_min_work: int = CompileOptions.thread_min_work
     time_limit: float = CompileOptions.time_limit
     memory_limit_mb: int = CompileOptions.memory_limit_mb
-    fusion: str = "max"
+    fusion: str = "auto"
     disabled_passes: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
     dump_dir: str = ""
@@ -427,8 +427,8 @@ class _Parser:
             s.memory_limit_mb = _int_value("-fpencil-memory-limit=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-fusion="):
             s.fusion = arg.split("=", 1)[1]
-            if s.fusion not in ("max", "min"):
-                raise CommandLineError(f"'-fpencil-fusion=' expects 'max' or 'min', got '{s.fusion}'")
+            if s.fusion not in ("auto", "max", "min"):
+                raise CommandLineError(f"'-fpencil-fusion=' expects 'auto', 'max' or 'min', got '{s.fusion}'")
         elif arg.startswith("--disable-pass"):
             s.disabled_passes += _names(self.value("--disable-pass", arg))
         elif arg.startswith("--dump-before"):

@@ -76,7 +76,8 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                  "(-fpencil-parallel: the default)."),
         ("-fpencil-thread-min-work=N", "Run a parallel loop on threads only when its estimated "
                                        "work reaches N (default 200000; 0: always)."),
-        ("-fpencil-fusion=max|min", "Loop fusion strategy of the isl scheduler (default max)."),
+        ("-fpencil-fusion=auto|max|min", "Loop fusion: chosen per region by the fusion model (auto, "
+                                         "default), or isl's maximal or minimal fusion."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),
     ), ""),

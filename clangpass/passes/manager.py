@@ -102,6 +102,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
                          tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
+                         fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds)

@@ -10,11 +10,15 @@ section 5.1; Bondhugula et al., Pluto, PLDI 2008). The resulting bands carry
 When `relax-false-deps` ran, the false dependences of local storage become
 conditional validity constraints on their live ranges and leave the coincidence
 constraints (thesis ch. 2; clangpass.poly.live_ranges).
-Knobs: fusion ('max': isl's clustering fuses what it can; 'min':
-schedule_serialize_sccs, one strongly connected component at a time),
-max_coefficient, outer_coincidence, isl_max_operations (when exceeded the region
-keeps its original schedule and a note says so; so it does when isl's scheduler
-gives up on a problem).
+Knobs: fusion ('auto', the default: both schedules below are computed and the
+fusion model of clangpass.poly.fusion keeps the one with fewer strided innermost
+accesses, then more outer parallelism, then more tiling, then more reuse; 'max':
+isl's clustering fuses what it can; 'min': schedule_serialize_sccs, one strongly
+connected component at a time), max_coefficient, outer_coincidence,
+isl_max_operations (when exceeded the region keeps its original schedule and a
+note says so; so it does when isl's scheduler gives up on a problem). The
+choice and its reason go to the Scop (`fusion`, `fusion_reason`) and from there
+to the optimisation record.
 """
 from __future__ import annotations
 
@@ -26,6 +30,10 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.dependences import dependences
+from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
+
+#: -fpencil-fusion= values and the isl schedule_serialize_sccs setting of each computed candidate.
+SERIALIZE_SCCS = {"max": False, "min": True}
 
 
 @register
@@ -63,22 +71,50 @@ class IslSchedule(Pass):
         ic = ctx.isl_ctx
         saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
                  ic.get_schedule_outer_coincidence())
-        ic.set_schedule_serialize_sccs(options.fusion == "min")
         ic.set_schedule_max_coefficient(options.max_coefficient)
         ic.set_schedule_outer_coincidence(options.outer_coincidence)
+        strategies = list(SERIALIZE_SCCS) if options.fusion == "auto" else [options.fusion]
+        validity = deps if unit.relaxed is None else unit.relaxed.enforced   # [P] -> { S[i..] -> T[j..] }
+        single_component = len(dependence_components([s.name for s in scop.compute_statements], validity)) <= 1
+        if options.fusion == "auto" and single_component:
+            # Minimal fusion would schedule the one component as maximal fusion does: save the run.
+            strategies = strategies[:1]
+        candidates: dict[str, isl.Schedule] = {}
+        failures: list[str] = []
         try:
-            with isl_budget(ic, options.isl_max_operations, "scheduling"):
-                schedule = constraints.compute_schedule()
-        except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: original schedule kept"))
-        except isl.Error as exc:
-            # isl's scheduler sometimes gives up ("unable to carry dependences", seen on strided
-            # loops); the source order is always a valid schedule.
-            return replace(unit, scop=scop.with_note(f"isl scheduler failed ({isl_error_reason(exc)}): "
-                                                     f"original schedule kept"))
+            for strategy in strategies:
+                ic.set_schedule_serialize_sccs(SERIALIZE_SCCS[strategy])
+                try:
+                    with isl_budget(ic, options.isl_max_operations, "scheduling"):
+                        candidates[strategy] = constraints.compute_schedule()  # [P] -> { S[i..] -> [t..] }
+                except BudgetExceeded as exc:
+                    failures.append(str(exc))
+                except isl.Error as exc:
+                    # isl's scheduler sometimes gives up ("unable to carry dependences", seen on
+                    # strided loops); the other candidate, or the source order, is still valid.
+                    failures.append(f"isl scheduler failed ({isl_error_reason(exc)})")
+            if not candidates:
+                return replace(unit, scop=scop.with_note(f"{failures[0]}: original schedule kept"))
+            if options.fusion != "auto":
+                choice = FusionChoice(options.fusion, f"-fpencil-fusion={options.fusion}")
+            elif single_component:
+                choice = FusionChoice(strategies[0], "one strongly connected component: max and min coincide")
+            elif len(candidates) == 1:
+                kept = next(iter(candidates))
+                choice = FusionChoice(kept, f"the only schedule computed ({'; '.join(failures)})")
+            else:
+                # Ordering: the model reads the candidates' bands as `tile` and `point-loop-order`
+                # will see them (permutable bands of two or more members are tiled and reordered).
+                try:
+                    with isl_budget(ic, options.isl_max_operations, "fusion model"):
+                        choice = choose_fusion(scop, candidates)
+                except BudgetExceeded as exc:
+                    choice = FusionChoice(strategies[0], f"{exc}: default kept")
+            schedule = candidates[choice.strategy]
         finally:
             ic.set_schedule_serialize_sccs(saved[0])
             ic.set_schedule_max_coefficient(saved[1])
             ic.set_schedule_outer_coincidence(saved[2])
-        return replace(unit, scop=scop.with_schedule(schedule))
+        return replace(unit, scop=scop.with_schedule(schedule, fusion=choice.strategy,
+                                                     fusion_reason=choice.reason))
 

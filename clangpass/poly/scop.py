@@ -79,6 +79,8 @@ class Scop:
     locals: tuple[N.VarDecl, ...] = ()     # region-local variables (initialisers removed)
     tile_sizes: tuple[int, ...] = ()       # sizes of every tiled band member, outermost first
     tiled_bands: int = 0
+    fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
+    fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)

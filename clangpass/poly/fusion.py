@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: MIT
+"""Fusion chosen per region: candidate schedules scored by a locality and parallelism model.
+
+Input: a Scop and candidate schedules of it (isl's scheduler with maximal
+fusion and with one strongly connected component at a time). Output: the
+candidate to keep and a one-line reason (the optimisation record's `fusion`
+and `fusion_reason`).
+
+Maximal fusion is not always a gain. In 3mm it fuses the producer of `E` into
+the consumer `G += E * F`, and the only legal order for the fused nest walks `G`
+and `E` down a column in the innermost loop; in 2mm it leaves the products in a
+band that cannot be tiled. Fusion pays when the fused statements share data
+(reuse in cache) and it costs when the fused nest loses stride-1 access or outer
+parallelism. The model counts, for the statements that dominate the run time
+(those with the most enclosing loops):
+
+1. `strided_accesses`: accesses that jump (neither the same element nor the
+   next one, `clangpass.poly.strides`) along the statement's innermost loop. In
+   a permutable band of two or more members, the innermost loop is the member
+   with the fewest such accesses, since tiling and `point-loop-order` may
+   choose any member of it for the innermost point loop (Wolf & Lam, "A data
+   locality optimizing algorithm", PLDI 1991, section 3; Kennedy & McKinley,
+   "Optimizing for parallelism and data locality", ICS 1992, loop permutation);
+2. `sequential_statements`: statements whose outermost band has no coincident
+   member: no thread team around them (or one per outer iteration);
+3. `untiled_statements`: statements outside any permutable band of two or more
+   members, which `tile` leaves alone;
+4. `shared_arrays`: reuse gained by fusion, the arrays that two or more
+   statements touch under the same outermost band (Kennedy & McKinley,
+   "Maximizing loop parallelism and improving data locality via loop fusion and
+   distribution", LCPC 1993, where fusion is worth the reuse it brings unless it
+   costs parallelism).
+
+Candidates compare by these four, in this order (fewer strided accesses, then
+fewer sequential statements, then fewer untiled ones, then more shared arrays),
+and equal costs keep the first candidate (maximal fusion), the historical default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import islpy as isl
+
+from clangpass.poly.scop import Scop
+from clangpass.poly.strides import Stride, access_strides
+
+
+@dataclass(frozen=True)
+class ScheduleCost:
+    """What a candidate schedule costs the statements that dominate the run time."""
+
+    strided_accesses: int
+    sequential_statements: int
+    untiled_statements: int
+    shared_arrays: int
+
+    def key(self) -> tuple[int, int, int, int]:
+        """Smaller is better."""
+        return (self.strided_accesses, self.sequential_statements, self.untiled_statements,
+                -self.shared_arrays)
+
+    def describe(self) -> str:
+        return (f"{self.strided_accesses} strided accesses, {self.sequential_statements} sequential and "
+                f"{self.untiled_statements} untiled statements, {self.shared_arrays} shared arrays")
+
+
+@dataclass(frozen=True)
+class FusionChoice:
+    """The candidate kept (its name: 'max', 'min') and why."""
+
+    strategy: str
+    reason: str
+
+
+def _bands(node: isl.ScheduleNode, depth: int = 0) -> Iterator[tuple[isl.ScheduleNode, int]]:
+    """Every band node under `node`, outermost first, with the number of bands above it."""
+    if node.get_type() == isl.schedule_node_type.band:
+        yield node, depth
+        depth += 1
+    for k in range(node.n_children()):
+        yield from _bands(node.child(k), depth)
+
+
+def _statements(node: isl.ScheduleNode) -> set[str]:
+    """Names of the statements whose instances reach `node`."""
+    sets = node.get_domain().get_set_list()
+    return {sets.get_at(k).get_tuple_name() for k in range(sets.n_set())}
+
+
+def _dominant_statements(scop: Scop) -> set[str]:
+    """The statements with the most enclosing loops: they run the most instances."""
+    deepest = max((s.domain.dim(isl.dim_type.set) for s in scop.compute_statements), default=0)
+    return {s.name for s in scop.compute_statements if s.domain.dim(isl.dim_type.set) == deepest}
+
+
+def _jumps(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) -> int:
+    return sum(stride is Stride.OTHER for stride in access_strides(band, member, accesses))
+
+
+def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
+    """The cost of `schedule` (a schedule of `scop`'s compute statements) under the model above."""
+    dominant = _dominant_statements(scop)
+    outermost: dict[str, isl.ScheduleNode] = {}
+    innermost: dict[str, isl.ScheduleNode] = {}
+    for band, _ in _bands(schedule.get_root()):
+        for name in _statements(band) & dominant:
+            outermost.setdefault(name, band)
+            innermost[name] = band
+    accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
+    strided = sequential = untiled = 0
+    for statement in scop.compute_statements:
+        name = statement.name
+        if name not in dominant:
+            continue
+        band = innermost.get(name)
+        if band is None:
+            # No loop at all around it (a zero-dimensional region): nothing to walk or share.
+            continue
+        own = accesses.intersect_domain(isl.UnionSet.from_set(statement.domain))  # { S[i..] -> A[a..] }
+        tileable = band.band_get_permutable() and band.band_n_member() >= 2
+        members = range(band.band_n_member()) if tileable else [band.band_n_member() - 1]
+        strided += min(_jumps(band, m, own) for m in members)
+        untiled += not tileable
+        outer = outermost[name]
+        sequential += not any(outer.band_member_get_coincident(m) for m in range(outer.band_n_member()))
+    return ScheduleCost(strided, sequential, untiled, _shared_arrays(scop, schedule))
+
+
+def _shared_arrays(scop: Scop, schedule: isl.Schedule) -> int:
+    """Arrays touched by two or more statements under one outermost band, summed over those bands."""
+    accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
+    shared = 0
+    for band, depth in _bands(schedule.get_root()):
+        if depth:
+            continue
+        users: dict[str, set[str]] = {}
+        touched = accesses.intersect_domain(band.get_domain())    # { S[i..] -> A[a..] } under this band
+        maps = touched.get_map_list()
+        for access in (maps.get_at(k) for k in range(maps.n_map())):
+            users.setdefault(access.get_tuple_name(isl.dim_type.out), set()).add(
+                access.get_tuple_name(isl.dim_type.in_))
+        shared += sum(len(statements) >= 2 for statements in users.values())
+    return shared
+
+
+def dependence_components(statements: list[str], validity: isl.UnionMap) -> list[set[str]]:
+    """The strongly connected components of the statement graph of `validity`.
+
+    With a single component, minimal fusion has nothing to separate and gives
+    isl's maximal-fusion schedule again, so the second scheduling run is skipped.
+    """
+    successors: dict[str, set[str]] = {name: set() for name in statements}
+    maps = validity.get_map_list()                            # [P] -> { S[i..] -> T[j..] }
+    for k in range(maps.n_map()):
+        dep = maps.get_at(k)
+        source, sink = dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.out)
+        if source in successors and sink in successors:
+            successors[source].add(sink)
+
+    def reach(start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in successors[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    # A few statements per region: reachability sets are cheap and plainly correct.
+    reachable = {name: reach(name) for name in statements}
+    components: list[set[str]] = []
+    for name in statements:
+        if not any(name in c for c in components):
+            components.append({other for other in reachable[name] if name in reachable[other]})
+    return components
+
+
+def choose_fusion(scop: Scop, candidates: dict[str, isl.Schedule]) -> FusionChoice:
+    """The cheapest candidate (the first among equals) and why."""
+    names = list(candidates)
+    first = candidates[names[0]]
+    if all(first.plain_is_equal(candidates[n]) for n in names[1:]):
+        return FusionChoice(names[0], f"{' and '.join(names)} fusion give the same schedule")
+    costs = {name: schedule_cost(scop, s) for name, s in candidates.items()}
+    best = min(names, key=lambda n: costs[n].key())
+    return FusionChoice(best, "fusion model: " + "; ".join(f"{n}: {costs[n].describe()}" for n in names))

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: MIT
+"""The fusion model (clangpass.poly.fusion) and its use by the `schedule` pass.
+
+Each test builds a small region, lets isl schedule it with maximal and with
+minimal fusion, and checks what the model measures and keeps: a chain of matrix
+products (3mm's shape) must not be fused into a column walk, gemm keeps its
+fused `C *= beta`, a single strongly connected component is scheduled once, and
+`-fpencil-fusion=max|min` overrides the model. The records carry the choice.
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.poly.dependences import dependences
+from clangpass.poly.fusion import ScheduleCost, choose_fusion, dependence_components, schedule_cost
+
+from test_suite.unit.poly.snippets import optimise, scop_of
+from test_suite.unit.poly.test_schedule import GEMM
+
+# 3mm's shape: E = A*B and F = C*D feed G = E*F. Maximal fusion interleaves the producers with the
+# consumer so that G's reduction walks E and G down columns; minimal fusion keeps three products.
+THREE_MM = """\
+void mm3(int ni, int nj, int nk, int nl, int nm,
+         double E[static const restrict ni][nj], double A[static const restrict ni][nk],
+         double B[static const restrict nk][nj], double F[static const restrict nj][nl],
+         double C[static const restrict nj][nm], double D[static const restrict nm][nl],
+         double G[static const restrict ni][nl]) {
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nj; j++) {
+      E[i][j] = 0.0;
+      for (int k = 0; k < nk; ++k)
+        E[i][j] += A[i][k] * B[k][j];
+    }
+  for (int i = 0; i < nj; i++)
+    for (int j = 0; j < nl; j++) {
+      F[i][j] = 0.0;
+      for (int k = 0; k < nm; ++k)
+        F[i][j] += C[i][k] * D[k][j];
+    }
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nl; j++) {
+      G[i][j] = 0.0;
+      for (int k = 0; k < nj; ++k)
+        G[i][j] += E[i][k] * F[k][j];
+    }
+}
+"""
+
+# One recurrence: both statements depend on each other through the time loop.
+STENCIL = """\
+void jacobi(int tsteps, int n, double A[static const restrict n], double B[static const restrict n]) {
+  for (int t = 0; t < tsteps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+    for (int i = 1; i < n - 1; i++)
+      A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1]);
+  }
+}
+"""
+
+
+def _candidates(scop) -> dict[str, isl.Schedule]:
+    """isl's schedules of `scop` with maximal and with minimal fusion (every dependence as constraint)."""
+    deps = dependences(scop, 0).all
+    constraints = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
+                   .set_validity(deps).set_proximity(deps).set_coincidence(deps))
+    ctx = scop.domain.get_ctx()
+    saved = ctx.get_schedule_serialize_sccs()
+    try:
+        result = {}
+        for name, serialize in (("max", False), ("min", True)):
+            ctx.set_schedule_serialize_sccs(serialize)
+            result[name] = constraints.compute_schedule()
+        return result
+    finally:
+        ctx.set_schedule_serialize_sccs(saved)
+
+
+def test_three_products_cost_less_unfused(tmp_path):
+    scop = scop_of(tmp_path, THREE_MM)
+    candidates = _candidates(scop)
+    fused, separate = (schedule_cost(scop, candidates[n]) for n in ("max", "min"))
+    # Fused, a reduction's innermost step jumps a row, and the nest is no longer one
+    # permutable band that tile and point-loop-order could reorder.
+    assert fused.strided_accesses > 0 and fused.untiled_statements > 0
+    assert fused.key() > separate.key()
+    assert separate == ScheduleCost(0, 0, 0, separate.shared_arrays)
+    assert fused.shared_arrays > separate.shared_arrays
+    choice = choose_fusion(scop, candidates)
+    assert choice.strategy == "min"
+    assert "strided accesses" in choice.reason
+
+
+def test_gemm_keeps_maximal_fusion(tmp_path):
+    scop = scop_of(tmp_path, GEMM)
+    candidates = _candidates(scop)
+    fused, separate = (schedule_cost(scop, candidates[n]) for n in ("max", "min"))
+    # Both tile the product; the fused schedule also keeps C *= beta with it (C shared).
+    assert (fused.strided_accesses, fused.sequential_statements, fused.untiled_statements) == (0, 0, 0)
+    assert fused.shared_arrays == 1 and separate.shared_arrays == 0
+    assert choose_fusion(scop, candidates).strategy == "max"
+
+
+def test_equal_schedules_keep_the_first(tmp_path):
+    scop = scop_of(tmp_path, GEMM)
+    schedule = _candidates(scop)["max"]
+    choice = choose_fusion(scop, {"max": schedule, "min": schedule})
+    assert choice.strategy == "max" and "same schedule" in choice.reason
+
+
+def test_dependence_components(tmp_path):
+    stencil = scop_of(tmp_path, STENCIL)
+    names = [s.name for s in stencil.compute_statements]
+    assert dependence_components(names, dependences(stencil, 0).all) == [set(names)]
+    three = scop_of(tmp_path, THREE_MM)
+    components = dependence_components([s.name for s in three.compute_statements], dependences(three, 0).all)
+    # Each initialisation and its reduction form a chain, not a cycle: one component per statement.
+    assert len(components) == len(three.compute_statements)
+    assert all(len(c) == 1 for c in components)
+
+
+def test_schedule_pass_records_the_choice(tmp_path):
+    outcome = optimise(tmp_path, THREE_MM, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.fusion == "min" and outcome.fusion_reason.startswith("fusion model")
+    record = outcome.as_record()
+    assert record["fusion"] == "min" and "strided accesses" in record["fusion_reason"]
+    # Every initialisation and every product is a tiled band of its own.
+    assert outcome.tiled_bands == 6
+
+
+def test_user_override_and_single_component(tmp_path):
+    forced = optimise(tmp_path, THREE_MM, opt_level=3, fusion="max")
+    assert forced.fusion == "max" and forced.fusion_reason == "-fpencil-fusion=max"
+    assert forced.tiled_bands < 6
+    stencil = optimise(tmp_path, STENCIL, opt_level=3)
+    assert stencil.fusion == "max" and "one strongly connected component" in stencil.fusion_reason
+    # -O1 does not schedule: no fusion decision is recorded.
+    assert optimise(tmp_path, THREE_MM, opt_level=1).fusion == ""
