@@ -105,7 +105,7 @@ class Team:
     shared memory since the last barrier."""
 
     def __init__(self, state: FunctionState, thread: ir.Value, threads: ir.Value,
-                 locals_: list[tuple[Variable, Variable]]) -> None:
+                 locals_: list[tuple[Variable, Variable]], lone_loop: bool) -> None:
         self.state = state
         self.thread = thread
         self.threads = threads
@@ -115,12 +115,17 @@ class Team:
         self.is_master = e.icmp_signed("==", thread, ir.Constant(I64, 0), name="pencil.master")
         self.written = state.alloca(I8, "pencil.team.written")
         e.store(ir.Constant(I8, CLEAN), self.written)
+        # A team of one parallel loop: nothing runs before it. (Inside a loop of the team the
+        # first node emitted is not the first run: its second iteration follows the others.)
+        self.fresh = lone_loop
 
     def on_master(self, lowering: AstLowering, node: isl.AstNode) -> None:
         """`node` (no parallel loop inside) on thread 0, after the other threads' writes."""
         b = lowering.builder
-        written = b.load(self.written, typ=I8)
-        self._barrier_if(b, b.icmp_signed("==", written, ir.Constant(I8, ALL)))
+        if not self.fresh:
+            written = b.load(self.written, typ=I8)
+            self._barrier_if(b, b.icmp_signed("==", written, ir.Constant(I8, ALL)))
+        self.fresh = False
         b.store(ir.Constant(I8, MASTER), self.written)
         with b.if_then(self.is_master):
             lowering.lower(node)
@@ -136,11 +141,13 @@ class Team:
         if ctx.options.thread_min_work > 0:
             big = b.icmp_signed(">=", granularity.work(lowering, loop), ir.Constant(I64, ctx.options.thread_min_work))
             shared = b.and_(shared, big, name="pencil.shared")
-        written = b.load(self.written, typ=I8)
-        # A shared loop reads what any thread wrote; thread 0 alone needs only the others' writes.
-        after_all = b.icmp_signed("==", written, ir.Constant(I8, ALL))
-        after_master = b.icmp_signed("==", written, ir.Constant(I8, MASTER))
-        self._barrier_if(b, b.or_(after_all, b.and_(shared, after_master)))
+        if not self.fresh:
+            written = b.load(self.written, typ=I8)
+            # A shared loop reads what any thread wrote; thread 0 alone needs only the others' writes.
+            after_all = b.icmp_signed("==", written, ir.Constant(I8, ALL))
+            after_master = b.icmp_signed("==", written, ir.Constant(I8, MASTER))
+            self._barrier_if(b, b.or_(after_all, b.and_(shared, after_master)))
+        self.fresh = False
         b.store(b.select(shared, ir.Constant(I8, ALL), ir.Constant(I8, MASTER)), self.written)
 
         one = ir.Constant(I64, 1)
@@ -255,7 +262,8 @@ def _emit_team(ctx: ModuleContext, unit: CodegenUnit, fn: ir.Function, n_params:
         shared = replace(private, value=address)
         state.scope[decl.name] = shared
         pairs.append((shared, private))
-    inner.team = Team(state, values[-2], values[-1], pairs)
+    lone_loop = body.get_type() == isl.ast_node_type.mark
+    inner.team = Team(state, values[-2], values[-1], pairs, lone_loop)
     inner.lower(body)
     state.finish()
 

@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: MIT
+"""Thread teams (llvm_backend.cpu.parallel), the granularity model
+(llvm_backend.cpu.granularity) and the `thread-team` pass.
+
+A hand-built unit holds a time loop around thread-0 statements and two parallel
+loops, under a `thread-team` mark; it is compiled, linked with a driver that runs
+the same C compiled by cc -O0, and compared value for value with 1, 2 and 3
+threads. The run-time granularity decision is checked at its exact boundary.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import islpy as isl
+import pytest
+
+from clangpass.dumps import DumpSink
+from clangpass.frontend import parse_file
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import optimise_region
+from clangpass.poly.codegen import format_ast
+from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit, parallel_regions, thread_teams
+from clangpass.regions import find_regions
+from clangpass.resources import include_dir
+from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
+from llvm_backend.cpu.granularity import statement_work
+from test_suite.unit.backend.units import statements_of
+
+POLYBENCH = Path(__file__).resolve().parents[2] / "kernels" / "polybench"
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a host C compiler")
+
+KERNEL = """
+int omp_get_thread_num(void);
+void k(int n, int steps, double A[n], double B[n], int who[n])
+{
+#pragma scop
+  for (int t = 0; t < steps; t++) {
+    double s;
+    s = A[(t * 7) % n] * 0.125 + B[n - 1];
+    for (int i = 0; i < n; i++)
+      B[i] = A[i] * 0.5 + t + s;
+    A[0] = A[0] + B[n / 2];
+    for (int i = 0; i < n; i++) {
+      A[i] = A[i] * 0.75 + B[n - 1 - i] * 0.25 + s;
+      who[i] = omp_get_thread_num();
+    }
+  }
+#pragma endscop
+}
+"""
+DOMAIN = ("[n, steps] -> { S_0[t] : 0 <= t < steps; S_1[t, i] : 0 <= t < steps and 0 <= i < n; "
+          "S_2[t] : 0 <= t < steps; S_3[t, i] : 0 <= t < steps and 0 <= i < n; "
+          "S_4[t, i] : 0 <= t < steps and 0 <= i < n }")
+BANDS = ["{ S_0[t] -> [t]; S_1[t, i] -> [t]; S_2[t] -> [t]; S_3[t, i] -> [t]; S_4[t, i] -> [t] }",
+         "{ S_0[t] -> [0]; S_1[t, i] -> [1]; S_2[t] -> [2]; S_3[t, i] -> [3]; S_4[t, i] -> [3] }",
+         "{ S_0[t] -> [0]; S_1[t, i] -> [i]; S_2[t] -> [0]; S_3[t, i] -> [i]; S_4[t, i] -> [i] }",
+         "{ S_0[t] -> [0]; S_1[t, i] -> [0]; S_2[t] -> [0]; S_3[t, i] -> [0]; S_4[t, i] -> [1] }"]
+
+MAIN = """
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), steps = atoi(argv[2]);
+  double (*A)[n] = malloc(2 * sizeof *A), (*B)[n] = malloc(2 * sizeof *B);
+  int (*who)[n] = malloc(2 * sizeof *who);
+  for (int i = 0; i < n; i++) { A[0][i] = A[1][i] = i * 0.25 - 3; B[0][i] = B[1][i] = 1.0 / (i + 1); }
+  k_ref(n, steps, A[0], B[0], who[0]);
+  OURS(n, steps, A[1], B[1], who[1]);
+  for (int i = 0; i < n; i++) printf("%.17g %.17g\\n%.17g %.17g\\n", A[0][i], A[1][i], B[0][i], B[1][i]);
+  for (int i = 0; i < n; i++) printf("who %d\\n", who[1][i]);
+  return 0;
+}
+"""
+
+
+def _team_unit(path: Path, team: bool = True) -> CodegenUnit:
+    """The kernel with the time loop (band 0) under a `thread-team` mark and band 2 parallel."""
+    result = parse_file(str(path))
+    region = next(r for r in find_regions(result.module) if r.function.name == "k")
+    statements, local_decls = statements_of(region)
+    ctx = isl.DEFAULT_CONTEXT
+    node = isl.Schedule.from_domain(isl.UnionSet(DOMAIN, context=ctx)).get_root().child(0)
+    for depth, band in enumerate(BANDS):
+        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(isl.UnionMap(band, context=ctx)))
+        if depth == 0 and team:
+            node = node.insert_mark(isl.Id(TEAM_MARK, context=ctx)).child(0)
+        if depth == 2:
+            node = node.insert_mark(isl.Id("parallel", context=ctx)).child(0)
+        node = node.child(0)
+    build = isl.AstBuild.from_context(isl.Set("[n, steps] -> { : n >= 1 }", context=ctx))
+    ast = build.node_from_schedule(node.get_schedule())
+    return CodegenUnit(region, ast, statements, local_decls, parallel_loops=2)
+
+
+class Program:
+    def __init__(self, tmp_path: Path, team: bool = True) -> None:
+        self.dir = tmp_path
+        source = tmp_path / "kernel.c"
+        source.write_text("#include <pencil.h>\n" + textwrap.dedent(KERNEL))
+        self.unit = _team_unit(source, team)
+        reference = textwrap.dedent(KERNEL).replace("void k(int n,", "void k_ref(int n,")
+        (tmp_path / "reference.c").write_text("#include <pencil.h>\n" + reference)
+
+    def build(self, options: CompileOptions, tag: str) -> Path:
+        obj = self.dir / f"ours{tag}.o"
+        obj.write_bytes(emit_object([self.unit], options, "kernel"))
+        driver = self.dir / f"driver{tag}.c"
+        driver.write_text(
+            '#include <stdio.h>\n#include <stdlib.h>\n#include "reference.c"\n'
+            f"void {self.unit.region.symbol}(int, int, void *, void *, void *);\n"
+            f"#define OURS {self.unit.region.symbol}\n" + textwrap.dedent(MAIN))
+        exe = self.dir / f"prog{tag}"
+        subprocess.run(["cc", "-O0", "-std=gnu99", "-w", f"-I{include_dir()}", str(driver), str(obj), "-o", str(exe),
+                        *runtime_link_flags([self.unit], options), "-lm"], check=True, capture_output=True, text=True)
+        return exe
+
+
+def _run(exe: Path, n: int, steps: int, threads: int) -> list[int]:
+    """Run, check every value against the reference, return the thread of each i of the last loop."""
+    out = subprocess.run([str(exe), str(n), str(steps)], check=True, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PENCILCC_NUM_THREADS": str(threads)}).stdout.splitlines()
+    pairs = [line.split() for line in out if not line.startswith("who")]
+    assert len(pairs) == 2 * n and all(ref == ours for ref, ours in pairs), (n, steps, threads, pairs[:4])
+    return [int(line.split()[1]) for line in out if line.startswith("who")]
+
+
+def test_team_forks_once_and_separates_loops_with_barriers(tmp_path: Path) -> None:
+    program = Program(tmp_path)
+    assert parallel_regions(program.unit.ast) == 1 and thread_teams(program.unit.ast) == 1
+    text = emit_llvm_ir([program.unit], CompileOptions(opt_level=0), "kernel")
+    assert text.count("call void @GOMP_parallel(") == 1 and "call void @GOMP_barrier()" in text
+    # Without the mark, each parallel loop forks on its own: two places start threads.
+    (tmp_path / "plain").mkdir()
+    plain = Program(tmp_path / "plain", team=False)
+    assert parallel_regions(plain.unit.ast) == 2 and thread_teams(plain.unit.ast) == 0
+    plain_text = emit_llvm_ir([plain.unit], CompileOptions(opt_level=0), "kernel")
+    assert plain_text.count("call void @GOMP_parallel(") == 2 and "GOMP_barrier" not in plain_text
+
+
+@pytest.mark.parametrize("n, steps", [(1, 1), (2, 3), (3, 2), (37, 5)])
+def test_team_matches_reference_with_one_two_three_threads(tmp_path: Path, n: int, steps: int) -> None:
+    exe = Program(tmp_path).build(CompileOptions(opt_level=2, thread_min_work=0), "forced")
+    for threads in (1, 2, 3):
+        who = _run(exe, n, steps, threads)
+        # Every loop is shared: contiguous chunks of ceil(n / threads) iterations.
+        chunk = -(-n // threads)
+        assert who == [i // chunk for i in range(n)], (n, threads, who)
+
+
+def test_granularity_boundary_decides_threads_at_run_time(tmp_path: Path) -> None:
+    program = Program(tmp_path)
+    body = program.unit.statements
+    per_iteration = statement_work(body["S_3"].body) + statement_work(body["S_4"].body)
+    assert statement_work(body["S_1"].body) < per_iteration
+    # The second loop's estimate is n x per_iteration: at n = 40 it just reaches the threshold.
+    exe = program.build(CompileOptions(opt_level=2, thread_min_work=40 * per_iteration), "model")
+    assert set(_run(exe, 39, 3, 2)) == {0}
+    assert set(_run(exe, 40, 3, 2)) == {0, 1}
+    assert set(_run(exe, 40, 3, 1)) == {0}
+
+
+TRIANGLE = """
+void tri(int n, double A[n][n], double B[n][n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++)
+      A[i][j] = B[i][j] * 2 + A[i][j];
+#pragma endscop
+}
+"""
+
+
+def test_triangular_loop_is_dealt_cyclically(tmp_path: Path) -> None:
+    source = tmp_path / "tri.c"
+    source.write_text(textwrap.dedent(TRIANGLE))
+    result = parse_file(str(source))
+    region = next(r for r in find_regions(result.module))
+    statements, local_decls = statements_of(region)
+    ctx = isl.DEFAULT_CONTEXT
+    schedule = isl.Schedule.from_domain(isl.UnionSet("[n] -> { S_0[i, j] : 0 <= j <= i < n }", context=ctx))
+    node = schedule.get_root().child(0)
+    node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(
+        isl.UnionMap("{ S_0[i, j] -> [i] }", context=ctx)))
+    node = node.insert_mark(isl.Id("parallel", context=ctx)).child(0).child(0)
+    node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(
+        isl.UnionMap("{ S_0[i, j] -> [j] }", context=ctx)))
+    ast = isl.AstBuild.from_context(isl.Set("[n] -> { : }", context=ctx)).node_from_schedule(node.get_schedule())
+    unit = CodegenUnit(region, ast, statements, local_decls, parallel_loops=1)
+    text = emit_llvm_ir([unit], CompileOptions(opt_level=0, thread_min_work=0), "kernel")
+    assert "pencil.uneven" in text
+    obj = tmp_path / "tri.o"
+    obj.write_bytes(emit_object([unit], CompileOptions(opt_level=2, thread_min_work=0), "kernel"))
+    driver = tmp_path / "driver.c"
+    driver.write_text(textwrap.dedent(f"""
+        #include <stdio.h>
+        #include "tri.c"
+        void {unit.region.symbol}(int, void *, void *);
+        int main(void) {{
+          enum {{ N = 29 }};
+          static double A[2][N][N], B[N][N];
+          for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) {{ A[0][i][j] = A[1][i][j] = i - j; B[i][j] = j; }}
+          tri(N, A[0], B);
+          {unit.region.symbol}(N, A[1], B);
+          for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) printf("%.17g %.17g\\n", A[0][i][j], A[1][i][j]);
+          return 0;
+        }}"""))
+    exe = tmp_path / "tri"
+    subprocess.run(["cc", "-O0", "-std=gnu99", "-w", str(driver), str(obj), "-o", str(exe), "-fopenmp"],
+                   check=True, capture_output=True, text=True)
+    for threads in ("1", "2", "3"):
+        out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "PENCILCC_NUM_THREADS": threads}).stdout.split("\n")
+        pairs = [line.split() for line in out if line]
+        assert len(pairs) == 29 * 29 and all(a == b for a, b in pairs), threads
+
+
+def _outcome(path: Path, options: CompileOptions):
+    result = parse_file(str(path))
+    region = next(r for r in find_regions(result.module))
+    return optimise_region(region, result.module, options, DumpSink(stages=frozenset()))
+
+
+def test_pass_marks_the_sequential_loop_around_parallel_loops() -> None:
+    # durbin: the k loop is sequential (each k reads the previous y), the y update inside it is parallel.
+    source = POLYBENCH / "durbin.c"
+    outcome = _outcome(source, CompileOptions(opt_level=3, tile_size=32))
+    assert outcome.status == "optimized", outcome.reason
+    lines = [line.strip() for line in format_ast(outcome.unit).splitlines()]
+    assert thread_teams(outcome.unit.ast) == 1 and outcome.thread_teams == 1, lines
+    assert lines.count("// thread-team") == 1 and lines.count("// parallel") >= 1, lines
+    team = lines.index("// thread-team")
+    assert lines.index("// parallel") > team + 1, lines
+    assert outcome.parallel_regions == 1 and outcome.parallel_loops >= 1, lines
+    without = _outcome(source, CompileOptions(opt_level=3, tile_size=32, disabled_passes=frozenset({"thread-team"})))
+    assert without.thread_teams == 0 and without.parallel_regions == without.parallel_loops >= 1
+    assert "// thread-team" not in format_ast(without.unit)
+    sequential = _outcome(source, CompileOptions(opt_level=3, tile_size=32, parallel=False))
+    assert sequential.thread_teams == 0 and sequential.parallel_regions == 0
