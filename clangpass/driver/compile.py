@@ -31,7 +31,7 @@ from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
-from clangpass.driver.link import localize_symbols
+from clangpass.driver.link import localize_in_assembly, localize_symbols
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.rewrite import RewriteError, outline_regions
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
@@ -457,7 +457,7 @@ class Compilation:
             self._backend_failed(plan, code.error, "-S", host_s)
             os.replace(host_s, output)
             return 0
-        regions_s = code.text
+        regions_s = localize_in_assembly(code.text, [o.region.symbol for o in plan.optimized])
         with open(host_s, "rb") as f:
             host_text = f.read()
         with open(output, "wb") as f:

@@ -133,6 +133,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                "or ~/.cache/pencilcc). The cache keeps the objects of files "
                                "with optimized regions, keyed by pencilcc, the host "
                                "compiler, the flags and the preprocessed source."),
+        ("PENCILCC_CACHE_KEY_FILE", "The per-user secret key that authenticates cache "
+                                    "entries (default $XDG_CONFIG_HOME/pencilcc/cache-key or "
+                                    "~/.config/pencilcc/cache-key; yours, mode 0600)."),
         ("PENCILCC_NO_CACHE=1", "Do not use the compile cache."),
         ("PENCILCC_NUM_THREADS, OMP_NUM_THREADS", "Threads of the parallel loops of a "
                                                   "program pencilcc built (read when it runs)."),

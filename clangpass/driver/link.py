@@ -100,6 +100,14 @@ def localize_symbols(host: HostCompiler, obj: str, symbols: Sequence[str]) -> st
     return "" if proc.returncode == 0 else proc.stderr.decode(errors="replace")
 
 
+def localize_in_assembly(assembly: str, symbols: Sequence[str]) -> str:
+    """`localize_symbols` for -S: the regions' assembly without the `.globl` lines of
+    `symbols` (the host part's calls resolve within the one assembly file)."""
+    hidden = {(".globl", symbol) for symbol in symbols}
+    return "".join(line for line in assembly.splitlines(keepends=True)
+                   if tuple(line.split()) not in hidden)
+
+
 def unused_linker_inputs(config: DriverConfig) -> list[str]:
     """Linker inputs of a -c/-S command (gcc warns that they are unused)."""
     if config.action not in ("compile", "assemble"):

@@ -236,7 +236,8 @@ def test_help_is_complete(tmp_path: Path) -> None:
                  "-fsave-optimization-record", "-foptimization-record-file=", "-Rpass=pencil",
                  "-Rpass-missed=pencil", "-Wno-pencil", "-Werror=pencil", "--keep", "--print-include-dir",
                  "--cmake-dir", "--show-cc-args=", "--show-listsep=", "--lint", "--lint-explain",
-                 "PENCILCC_CC", "PENCILCC_CACHE_DIR", "PENCILCC_NO_CACHE", "PENCILCC_DEBUG", "-MMD", "@FILE"):
+                 "PENCILCC_CC", "PENCILCC_CACHE_DIR", "PENCILCC_CACHE_KEY_FILE", "PENCILCC_NO_CACHE",
+                 "PENCILCC_DEBUG", "-MMD", "@FILE"):
         assert flag in text, flag
     assert max(len(line) for line in text.splitlines()) <= 79
 

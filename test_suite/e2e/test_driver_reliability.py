@@ -188,6 +188,23 @@ def test_same_source_twice_with_different_defines_links(tmp_path: Path) -> None:
     assert first != second
 
 
+def test_same_source_twice_through_assembly_links(tmp_path: Path) -> None:
+    """-S then the assembler: the outlined functions are local in the assembly too."""
+    (tmp_path / "k.c").write_text(KERNEL)
+    (tmp_path / "main.c").write_text(MAIN_TWO)
+    for scale in (2, 3):
+        proc = pencilcc(["-O3", "-S", "k.c", f"-DSCALE={scale}", f"-DNAME=sum{scale}",
+                         "-o", f"k{scale}.s"], tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assembly = (tmp_path / f"k{scale}.s").read_text()
+        assert "__pencilcc_kernel_scop0_" in assembly and "# pencilcc: outlined regions" in assembly
+        gcc(["-c", f"k{scale}.s", "-o", f"k{scale}.o"], tmp_path)
+        gcc(["-c", "k.c", f"-DSCALE={scale}", f"-DNAME=sum{scale}", "-o", f"g{scale}.o"], tmp_path)
+    assert pencilcc(["main.c", "k2.o", "k3.o", "-o", "prog"], tmp_path).returncode == 0
+    gcc(["main.c", "g2.o", "g3.o", "-o", "ref"], tmp_path)
+    assert run_program(tmp_path / "prog") == run_program(tmp_path / "ref")
+
+
 # ----------------------------------------------------------------------------- host command
 def test_cc_running_pencilcc_is_skipped(tmp_path: Path) -> None:
     """`CC="env pencilcc"` names the compiler make runs, which is pencilcc: the host is cc."""
