@@ -7,8 +7,8 @@ a long link line from a build system never hits the kernel's argument limit),
 and answers questions about the compiler whose answers go into the compile
 cache key (`identity`) or into the back end's options (`default_pic`). Every
 process it starts has `PENCILCC_HOST_COMMAND` in its environment: a pencilcc that
-finds it set was started by its own host compiler command (`CC="ccache pencilcc"`,
-a wrapper script) and stops with a usage error instead of starting itself again.
+finds it set was started by its own host compiler command (a wrapper script that
+runs pencilcc) and stops with a usage error instead of starting itself again.
 """
 from __future__ import annotations
 

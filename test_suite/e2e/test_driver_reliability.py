@@ -403,3 +403,6 @@ def test_march_native_keys_on_the_resolved_cpu(tmp_path: Path) -> None:
     native = HostCompiler(command=list(CC), flags=("-O2", "-march=native")).identity()
     assert native.startswith(plain) and "\nnative:" in native and len(native) > len(plain) + 20
     assert "native:" not in plain
+    # The same on every compile of this machine, or the cache would never hit.
+    assert HostCompiler(command=list(CC), flags=("-march=native",)).identity() == \
+        HostCompiler(command=list(CC), flags=("-march=native", "-O3")).identity()
