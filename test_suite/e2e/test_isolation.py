@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Third-party code on user input cannot fail a build the host compiler passes
-(clangpass.driver.isolate): libclang crashing on a 30,000-term expression, the
-front end's RecursionError on 500 terms, a crashing analysis child (the
+(clangpass.driver.isolate): 500- and 30,000-term expressions (libclang's stack,
+the front end's RecursionError), a crashing analysis child (the
 PENCILCC_TEST_CRASH_AT hook), an exhausted memory bound and the per-region time
 limit each send the file or the region to the host compiler with a -Wpencil
 warning, exit 0, leave no temporary files and give gcc -O0's program output.
@@ -108,14 +108,17 @@ def region_records(path: Path) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------- long expressions
-@pytest.mark.parametrize("terms, why", [(500, "RecursionError"), (30000, "crashed")])
-def test_long_expression_goes_to_the_host(tmp_path: Path, terms: int, why: str) -> None:
+@pytest.mark.parametrize("terms", [500, 30000])
+def test_long_expression_goes_to_the_host(tmp_path: Path, terms: int) -> None:
+    """libclang parses on a thread with a large stack (30,000 terms overflowed its own and
+    killed pencilcc); the front end's recursion then gives up and says so."""
     source = tmp_path / "sum.c"
     source.write_text(LONG_SUM.format(terms=" + ".join(f"a[{k % 7}]" for k in range(terms))))
     proc = pencilcc(["-O0", "sum.c", "-o", "sum"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "compiled by the host compiler unchanged" in proc.stderr and why in proc.stderr
+    assert "compiled by the host compiler unchanged: pencilcc cannot analyse this file (" in proc.stderr
+    assert "RecursionError" in proc.stderr
     assert "[-Wpencil]" in proc.stderr
     assert built_output(tmp_path / "sum") == gcc_output(source)
     assert_clean(tmp_path)
