@@ -26,6 +26,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 from typing import Callable, Optional
 
 from clangpass.driver.cache import open_cache
@@ -62,11 +63,17 @@ def _terminate(signo: int, frame: object) -> None:
     raise Terminated(signo)
 
 
-def _catch_terminating_signals() -> None:
+def _catch_terminating_signals() -> dict[int, object]:
+    """Install `_terminate`; returns the handlers it replaced (main() called in-process, by
+    tests or a build tool, gives them back)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}           # only the main thread may set handlers (and receives signals)
+    replaced = {}
     for signo in _TERMINATING_SIGNALS:
         # An ignored signal stays ignored (`nohup pencilcc ...`).
         if signal.getsignal(signo) == signal.SIG_DFL:
-            signal.signal(signo, _terminate)
+            replaced[signo] = signal.signal(signo, _terminate)
+    return replaced
 
 
 def _error(message: str) -> int:
@@ -77,8 +84,8 @@ def _error(message: str) -> int:
 def main(argv: Optional[list[str]] = None) -> int:
     """Console entry point; returns the exit status, never raises (except with PENCILCC_DEBUG=1)."""
     args = sys.argv[1:] if argv is None else list(argv)
+    replaced = _catch_terminating_signals()
     try:
-        _catch_terminating_signals()
         return run(args)
     except (CommandLineError, HostError, HostCommandError) as exc:
         return _error(str(exc))
@@ -97,6 +104,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "pencilcc: note: this is a bug in pencilcc; please report it with the command "
                          "line and the input file (PENCILCC_DEBUG=1 shows the traceback)\n")
         return EXIT_INTERNAL_ERROR
+    finally:
+        for signo, handler in replaced.items():
+            signal.signal(signo, handler)
 
 
 def run(argv: list[str]) -> int:

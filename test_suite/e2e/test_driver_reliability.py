@@ -283,6 +283,25 @@ def test_signal_removes_temporaries(tmp_path: Path, signo: int) -> None:
     assert b"Traceback" not in proc.stderr.read()
 
 
+def test_in_process_main_gives_signal_handlers_back(tmp_path: Path, monkeypatch) -> None:
+    """main() called by a Python program (a test, a build tool) leaves its handlers as they
+    were, and works from a thread, where no handler can be set."""
+    import threading
+
+    from clangpass.driver.main import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v.c").write_text(PLAIN)
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    assert main(["-c", "v.c", "-o", "v.o"]) == 0
+    assert {s: signal.getsignal(s) for s in before} == before
+    statuses: list[int] = []
+    worker = threading.Thread(target=lambda: statuses.append(main(["-c", "v.c", "-o", "w.o"])))
+    worker.start()
+    worker.join()
+    assert statuses == [0] and (tmp_path / "w.o").exists()
+
+
 # ----------------------------------------------------------------------------- #line names
 @pytest.mark.parametrize("name", ['q"uote.c', "back\\slash.c", "new\nline.c", "caf\u00e9.c"],
                          ids=["quote", "backslash", "newline", "utf8"])
