@@ -146,9 +146,18 @@ def _accessed_elements(scop: Scop, name: str) -> isl.Set:
     return out.intersect_params(scop.context).coalesce()
 
 
+def _in_wide_arithmetic(s: isl.Set) -> isl.Set:
+    """`s` with each parameter named `(long long)<name>`: the printed bounds (`3 * n - 3`)
+    are then computed without overflowing the parameters' own `int`."""
+    for k in range(s.dim(isl.dim_type.param)):
+        s = s.set_dim_name(isl.dim_type.param, k, f"(long long){s.get_dim_name(isl.dim_type.param, k)}")
+    return s
+
+
 def address_range(scop: Scop, arg: RegionArg, macros: list[str]) -> Optional[AddressRange]:
     """The address range of `arg`'s accesses (None: never accessed); adds needed macros to `macros`."""
-    elements = _accessed_elements(scop, arg.name)        # [P] -> { A[a..] }
+    elements = _in_wide_arithmetic(_accessed_elements(scop, arg.name))     # [P] -> { A[a..] }
+    context = _in_wide_arithmetic(scop.context)                             # [P] -> { : }
     if elements.is_empty():
         return None
     base = f"&{arg.name}" if arg.passing == "pointer" else f"({arg.name})"
@@ -168,8 +177,8 @@ def address_range(scop: Scop, arg: RegionArg, macros: list[str]) -> Optional[Add
     high_c, high_macros = c_expression(build.expr_from_pw_aff(high))
     macros.extend(m for m in low_macros + high_macros if m not in macros)
     accessed = ""
-    if not where_accessed.is_equal(scop.context):
-        guard, guard_macros = c_expression(isl.AstBuild.from_context(scop.context).expr_from_set(where_accessed))
+    if not where_accessed.is_equal(context):
+        guard, guard_macros = c_expression(isl.AstBuild.from_context(context).expr_from_set(where_accessed))
         macros.extend(m for m in guard_macros if m not in macros)
         accessed = guard
     return AddressRange(arg.name, f"({ADDRESS_TYPE})({base} + ({low_c}))",

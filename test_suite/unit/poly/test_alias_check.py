@@ -186,3 +186,19 @@ def test_disabling_the_check_names_the_pairs(tmp_path):
     region, _ = region_of(tmp_path, SHIFT_2D)
     assert unchecked_overlap(region) == ("arrays 'A' and 'B' may overlap and pass 'alias-check' "
                                          "(their run-time check) is disabled")
+
+
+def test_bounds_are_computed_in_long_long(tmp_path):
+    scop = scop_of(tmp_path, """
+        void f(int n, double *a, double *b) {
+        #pragma scop
+          for (int i = 0; i < n; i++) a[3 * i] = b[i];
+        #pragma endscop
+        }
+        """)
+    check = plan_alias_check(scop)
+    # 3 * n - 3 overflows int for n = 800000000: in int arithmetic a's range would end
+    # before it starts, and b (8 elements further) would look disjoint from it.
+    got = _evaluate(tmp_path, check, "int n, double *a, double *b", "v[0], buffer + v[1], buffer + v[2]",
+                    [(800000000, 0, 8), (3, 0, 7), (3, 0, 6)])
+    assert got == [0, 1, 0]
