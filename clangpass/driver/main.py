@@ -180,8 +180,19 @@ def dump_ir(config: DriverConfig) -> int:
     return 0
 
 
+def refuse_to_overwrite_input(config: DriverConfig) -> bool:
+    """gcc's refusal of a command whose output is one of its inputs (True: refused)."""
+    overwritten = input_overwritten(config)
+    if overwritten:
+        sys.stderr.write(f"pencilcc: fatal error: input file '{overwritten}' is the same as "
+                         "output file\ncompilation terminated.\n")
+    return bool(overwritten)
+
+
 def run_host_only(config: DriverConfig, host: HostCompiler) -> int:
     """-E, -M, -MM, -fsyntax-only, -###, no input: the host compiler with the same arguments."""
+    if refuse_to_overwrite_input(config):
+        return 1
     args = list(config.passthrough_args)
     if config.verbose and not config.inputs:
         sys.stderr.write(version_text(host.version_line(), host.name))
@@ -205,10 +216,7 @@ class Driver:
         self.outputs = OutputSet()
 
     def run(self) -> int:
-        overwritten = input_overwritten(self.config)
-        if overwritten:
-            sys.stderr.write(f"pencilcc: fatal error: input file '{overwritten}' is the same as "
-                             "output file\ncompilation terminated.\n")
+        if refuse_to_overwrite_input(self.config):
             return 1
         workdir = tempfile.mkdtemp(prefix="pencilcc-")
         self.host.workdir = workdir

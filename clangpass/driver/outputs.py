@@ -49,7 +49,10 @@ def record_name(config: DriverConfig, source: Optional[InputFile]) -> str:
 
 
 def output_targets(config: DriverConfig) -> list[str]:
-    """Every file a compile (-c, -S) or link command writes for the user."""
+    """Every file a command writes for the user (for -E and the other host-only actions,
+    its -o: clang's -E would overwrite its input)."""
+    if config.action == "host":
+        return [config.output] if config.output else []
     if config.action == "link":
         targets = [output_name(config, None)]
     else:

@@ -112,10 +112,20 @@ def test_output_same_as_input_is_refused(tmp_path: Path, mode: list[str], kernel
     source.write_text(text)
     proc = pencilcc([*mode, "v.c", "-o", "v.c"], tmp_path)
     assert proc.returncode == 1
-    assert "input file" in proc.stderr and "is the same as output file" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.stderr == "pencilcc: fatal error: input file 'v.c' is the same as output file\n" \
+                          "compilation terminated.\n"
     assert source.read_text() == text
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["v.c"]
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_preprocessing_over_the_input_is_refused_with_clang(tmp_path: Path) -> None:
+    """clang -E, unlike gcc, would write over its input: pencilcc refuses before it runs."""
+    source = tmp_path / "v.c"
+    source.write_text(PLAIN)
+    proc = pencilcc(["-E", "v.c", "-o", "v.c"], tmp_path, environment(tmp_path, PENCILCC_CC="clang"))
+    assert proc.returncode == 1 and "is the same as output file" in proc.stderr
+    assert source.read_text() == PLAIN
 
 
 def test_output_same_as_input_under_another_name(tmp_path: Path) -> None:
