@@ -13,6 +13,11 @@ Every band member is generated with the `atomic` loop type: with isl's default
 statement instances (reproducer: test_codegen.py::test_tiled_ast_runs_every_instance,
 found by the random differential tests). Atomic loops keep one loop per
 dimension with guards inside, which is correct there and costs little on CPUs.
+The exception is the innermost point loop of a tile band run by wavefronts
+(clangpass.passes.wavefront): skewed stencils fuse statements at different offsets,
+and atomic guards on each of them inside that loop kept it scalar; `separate`
+splits it into guard-free pieces (heat-3d: a third fewer cycles, docs/passes/wavefront.md).
+Only that one member is separated (the reproducer above and the stencil tests pass).
 """
 from __future__ import annotations
 
@@ -27,6 +32,9 @@ from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 # isl names loop iterators c0, c1...; a parameter of that form would be shadowed.
 _ISL_ITERATOR = re.compile(r"c\d+$")
 _ITERATOR_PREFIX = "__pencil_c"
+# The mark `tile` puts above a point band (clangpass.passes.tile.POINT_MARK; the AST contract
+# in clangpass.poly.codegen_unit names it, and poly does not import passes).
+_POINT_MARK = "point"
 
 
 def generate_ast(scop: Scop) -> CodegenUnit:
@@ -55,11 +63,35 @@ def _atomic_loops(schedule: isl.Schedule) -> isl.Schedule:
 
     def atomic(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() == isl.schedule_node_type.band:
+            separate = _innermost_wavefront_point_loop(node)
             for k in range(node.band_n_member()):
-                node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.atomic)
+                kind = isl.ast_loop_type.separate if separate and k == node.band_n_member() - 1 \
+                    else isl.ast_loop_type.atomic
+                node = node.band_member_set_ast_loop_type(k, kind)
         return node
 
     return schedule.map_schedule_node_bottom_up(atomic)
+
+
+def _innermost_wavefront_point_loop(band: isl.ScheduleNode) -> bool:
+    """Whether `band` ends with the innermost point loop of a tile band run by wavefronts."""
+    inner_bands = [0]
+
+    def count(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.band:
+            inner_bands[0] += 1
+        return True
+
+    band.child(0).foreach_descendant_top_down(count)
+    if inner_bands[0]:
+        return False
+    marks: set[str] = set()
+    node = band
+    while node.has_parent():
+        node = node.parent()
+        if node.get_type() == isl.schedule_node_type.mark:
+            marks.add(node.mark_get_id().get_name())
+    return {_POINT_MARK, WAVEFRONT_MARK} <= marks
 
 
 def _build(scop: Scop, schedule: isl.Schedule) -> isl.AstNode:
