@@ -14,8 +14,13 @@ class CompileOptions:
     opt_level: int = 2
     """0..3 (-Os/-Oz count as 2). -O0/-O1 keep the original schedule; -O2/-O3 reschedule, tile and parallelise."""
 
-    tile_size: int = 32
-    """Tile size for every tiled band dimension (--tile-size=N); 0 disables tiling."""
+    tile_size: int | None = None
+    """Tile size for every tiled band dimension (--tile-size=N); 0 disables tiling; None: sizes
+    per band from the cache model (clangpass.poly.tile_sizes)."""
+
+    cache_sizes: tuple[int, ...] = ()
+    """Data-cache sizes in bytes, L1 first, for the tile-size model (--cache-sizes=32K,1M,32M);
+    empty: the host's, from sysfs."""
 
     parallel: bool = True
     """Run outermost coincident loops on threads (-fno-pencil-parallel disables)."""

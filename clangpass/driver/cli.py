@@ -28,6 +28,7 @@ from typing import Optional, Union
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import STAGES
 from clangpass.options import CompileOptions
+from clangpass.poly.tile_sizes import parse_size
 from clangpass.resources import include_dir
 
 
@@ -262,7 +263,8 @@ class _State:
     march: str = ""
     debug: bool = False
     pic: Optional[bool] = None
-    tile_size: int = 32
+    tile_size: Optional[int] = None
+    cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
     thread_min_work: int = CompileOptions.thread_min_work
     time_limit: float = CompileOptions.time_limit
@@ -304,6 +306,17 @@ def _int_value(flag: str, text: str, minimum: int = 0) -> int:
     if value < minimum:
         raise CommandLineError(f"'{flag}' expects an integer >= {minimum}, got '{text}'")
     return value
+
+
+def _cache_sizes(text: str) -> tuple[int, ...]:
+    """`32K,1M,32M` (L1 first; bytes, K, M or G) as bytes."""
+    try:
+        sizes = tuple(parse_size(part) for part in text.split(","))
+    except ValueError:
+        raise CommandLineError(f"'--cache-sizes' expects sizes such as 32K,1M,32M, got '{text}'") from None
+    if not sizes or min(sizes) <= 0:
+        raise CommandLineError(f"'--cache-sizes' expects positive sizes, got '{text}'")
+    return sizes
 
 
 def _seconds_value(flag: str, text: str) -> float:
@@ -415,6 +428,8 @@ class _Parser:
             s.dump_ir = InputFile(path, language_of(path, s.x_language), s.x_language)
         elif arg.startswith("--tile-size"):
             s.tile_size = _int_value("--tile-size", self.value("--tile-size", arg))
+        elif arg.startswith("--cache-sizes"):
+            s.cache_sizes = _cache_sizes(self.value("--cache-sizes", arg))
         elif arg == "-fpencil-parallel":
             s.parallel = True
         elif arg == "-fno-pencil-parallel":
@@ -614,7 +629,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     # pencilcc without -I, and a project's own pencil.h still wins.
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
-        opt_level=s.opt_level, tile_size=s.tile_size, parallel=s.parallel, fusion=s.fusion,
+        opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
+        fusion=s.fusion,
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,

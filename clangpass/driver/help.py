@@ -71,7 +71,10 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                   "compiler's, PIE on most Linux distributions)."),
     ), ""),
     ("PENCIL/polyhedral options", (
-        ("--tile-size=N", "Tile size of every tiled loop band (default 32; 0: no tiling)."),
+        ("--tile-size=N", "Tile size of every tiled loop band (default: from the cache sizes and "
+                          "the accesses; 0: no tiling)."),
+        ("--cache-sizes=L1,L2[,L3]", "Data-cache sizes for the tile-size model (e.g. 32K,1M,32M; "
+                                     "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
                                  "(-fpencil-parallel: the default)."),
         ("-fpencil-thread-min-work=N", "Run a parallel loop on threads only when its estimated "

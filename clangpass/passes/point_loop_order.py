@@ -33,7 +33,7 @@ from clangpass.passes.mark_vector import is_innermost_band
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.strides import Stride, access_strides
+from clangpass.poly.strides import member_costs, preferred_innermost, stride_table
 
 
 @register
@@ -75,13 +75,8 @@ class PointLoopOrder(Pass):
 def innermost_first_order(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[int] | None:
     """The new order of `band`'s members (old member indices, outermost first), or None to keep it."""
     n = band.band_n_member()
-
-    def cost(member: int) -> tuple[int, int]:
-        jumps = sum(1 for s in access_strides(band, member, accesses) if s is Stride.OTHER)
-        return jumps, 0 if band.band_member_get_coincident(member) else 1
-
-    costs = [cost(m) for m in range(n)]
-    best = min(range(n), key=lambda m: (costs[m], -m))         # ties: the innermost candidate
+    costs = member_costs(band, stride_table(band, accesses))
+    best = preferred_innermost(costs)
     if best == n - 1 or not costs[best] < costs[n - 1]:
         return None
     return [m for m in range(n) if m != best] + [best]

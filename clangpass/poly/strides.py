@@ -38,15 +38,21 @@ def band_dates(band: isl.ScheduleNode) -> isl.UnionMap:
 
 
 def access_strides(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) -> list[Stride]:
-    """The stride along band member `member` of every access of `accesses` (one per basic map)."""
+    """The stride along band member `member` of every access (basic map) of `accesses`."""
+    return stride_table(band, accesses)[member]
+
+
+def stride_table(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[list[Stride]]:
+    """`strides[m][k]`: the stride along band member m of the k-th access (basic map) of `accesses`."""
     dates = band_dates(band)                                  # [P] -> { S[i..] -> [T] }
     maps = dates.get_map_list()
+    n = band.band_n_member()
     if maps.n_map() == 0:
-        return []
+        return [[] for _ in range(n)]
     date_space = maps.get_at(0).get_space().range()           # [P] -> { [T] }
-    position = date_space.dim(isl.dim_type.set) - band.band_n_member() + member
-    step = _step(date_space, position)                        # [P] -> { [T] -> [T + e_position] }
-    strides: list[Stride] = []
+    outer = date_space.dim(isl.dim_type.set) - n
+    steps = [_step(date_space, outer + m) for m in range(n)]  # [P] -> { [T] -> [T + e_m] }
+    strides: list[list[Stride]] = [[] for _ in range(n)]
     accessed = accesses.intersect_domain(band.get_domain()).get_map_list()
     for k in range(accessed.n_map()):
         # One basic map per access: a statement's reads of A[i][j] and A[i][j - 1] share one
@@ -55,9 +61,23 @@ def access_strides(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) 
         for b in range(pieces.n_basic_map()):
             access = isl.UnionMap.from_basic_map(pieces.get_at(b))   # [P] -> { S[i..] -> A[a..] }
             element = dates.reverse().apply_range(access)            # [P] -> { [T] -> A[a..] }
-            following = element.reverse().apply_range(step).apply_range(element)   # { A[a..] -> A[a'..] }
-            strides.append(_classify(following.deltas()))
+            before = element.reverse()                               # [P] -> { A[a..] -> [T] }
+            for m in range(n):
+                following = before.apply_range(steps[m]).apply_range(element)   # { A[a..] -> A[a'..] }
+                strides[m].append(_classify(following.deltas()))
     return strides
+
+
+def member_costs(band: isl.ScheduleNode, strides: list[list[Stride]]) -> list[tuple[int, int]]:
+    """How bad each member is as the innermost loop, from `stride_table`: (accesses that jump,
+    1 if the member is not coincident)."""
+    return [(sum(1 for s in along if s is Stride.OTHER), 0 if band.band_member_get_coincident(m) else 1)
+            for m, along in enumerate(strides)]
+
+
+def preferred_innermost(costs: list[tuple[int, int]]) -> int:
+    """The member with the lowest cost (`member_costs`); ties go to the innermost one."""
+    return min(range(len(costs)), key=lambda m: (costs[m], -m))
 
 
 def _step(date_space: isl.Space, position: int) -> isl.UnionMap:

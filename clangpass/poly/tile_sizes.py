@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+"""Tile sizes from the machine's caches and the band's accesses.
+
+Input: a permutable band about to be tiled, the Scop's access relations and
+arrays, and the data-cache sizes (`cache_sizes`: from the option, else from
+sysfs). Output: one size per band member.
+
+Model (Coleman & McKinley, "Tile size selection using cache organization and data
+layout", PLDI 1995; Sarkar & Megiddo, "An analytical model for loop tiling and
+its solution", ISPASS 2000, in its simplest form): the footprint of a tile is,
+for each distinct access (array, members along which it moves), the product of
+the tile sizes of the members it moves along (`clangpass.poly.strides`: an
+access invariant along a member reuses one element across that member's
+iterations), times the element size. The member that `point-loop-order` will put
+innermost (`preferred_innermost`) gets a tile `LONG_FACTOR` times longer than the
+others: long unit-stride rows amortise the vector loop's prologue and remainder
+and the hardware prefetcher's start; the others get the largest size from
+`SQUARE_SIZES` whose footprint fits in half of the L2 cache (the other half for
+the outer tiles' reuse and the arrays the model does not see, such as the
+conflict misses of power-of-two rows).
+
+Bands with no coincident member (time-iterated stencils that `wavefront` turns
+into wavefronts of tiles) keep `DEFAULT_SIZE` in every member: their parallelism
+is the number of tiles on a wavefront, which a larger tile would cut. So do bands
+whose preferred innermost loop is a reduction (syrk's `k`: not coincident, so
+not vectorised without -ffast-math): there a long innermost tile measured slower
+(syrk, M=1000 N=1200, one thread: 0.32 s with 32, 0.38 s with 64, 0.52 s with
+(64, 64, 256) tiles).
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import islpy as isl
+
+from clangpass.poly.scop import Scop
+from clangpass.poly.strides import Stride, member_costs, preferred_innermost, stride_table
+
+DEFAULT_SIZE = 32
+SQUARE_SIZES = (128, 64, 32, 16, 8)
+LONG_FACTOR = 4
+LONGEST = 256
+# L1, L2, L3 data caches when sysfs says nothing (a common x86 server core).
+FALLBACK_CACHES = (32 * 1024, 1024 * 1024, 32 * 1024 * 1024)
+_SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+@functools.lru_cache(maxsize=1)
+def host_cache_sizes() -> tuple[int, ...]:
+    """Data (or unified) cache sizes of cpu0 in bytes, L1 first; FALLBACK_CACHES if unreadable."""
+    by_level: dict[int, int] = {}
+    try:
+        for index in sorted(_SYSFS_CACHES.glob("index*")):
+            if (index / "type").read_text().strip() not in ("Data", "Unified"):
+                continue
+            level = int((index / "level").read_text())
+            by_level[level] = parse_size((index / "size").read_text().strip())
+    except (OSError, ValueError):
+        return FALLBACK_CACHES
+    return tuple(by_level[k] for k in sorted(by_level)) or FALLBACK_CACHES
+
+
+def parse_size(text: str) -> int:
+    """`32K`, `1M`, `1024` (bytes) as a number of bytes; ValueError otherwise."""
+    units = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+    text = text.strip().upper().removesuffix("B")
+    if text and text[-1] in units:
+        return int(text[:-1]) * units[text[-1]]
+    return int(text)
+
+
+def band_tile_sizes(band: isl.ScheduleNode, scop: Scop, caches: tuple[int, ...]) -> list[int]:
+    """One tile size per member of the permutable `band` (see the module docstring)."""
+    n = band.band_n_member()
+    if not any(band.band_member_get_coincident(m) for m in range(n)):
+        return [DEFAULT_SIZE] * n
+    accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
+    along = stride_table(band, accesses)                    # along[m][k]: access k along member m
+    inner = preferred_innermost(member_costs(band, along))
+    if not band.band_member_get_coincident(inner):
+        return [DEFAULT_SIZE] * n
+    moving = _moving_members(band, accesses, along, scop)     # (array, element bytes, members it moves along)
+    budget = (caches[1] if len(caches) > 1 else caches[0]) // 2
+    for square in SQUARE_SIZES:
+        sizes = [min(LONGEST, LONG_FACTOR * square) if m == inner else square for m in range(n)]
+        if footprint(sizes, moving) <= budget:
+            return sizes
+    return [SQUARE_SIZES[-1]] * n
+
+
+def footprint(sizes: list[int], moving: set[tuple[str, int, frozenset[int]]]) -> int:
+    """Bytes one tile of `sizes` touches: per distinct access, the product of the sizes it moves along."""
+    total = 0
+    for _, element_bytes, members in moving:
+        elements = 1
+        for m in members:
+            elements *= sizes[m]
+        total += elements * element_bytes
+    return total
+
+
+def _moving_members(band: isl.ScheduleNode, accesses: isl.UnionMap, along: list[list[Stride]],
+                    scop: Scop) -> set[tuple[str, int, frozenset[int]]]:
+    """For each access of the band's statements: its array, element size and the members it moves along."""
+    pieces: list[str] = []                                    # array of each basic map, in strides' order
+    maps = accesses.intersect_domain(band.get_domain()).get_map_list()
+    for k in range(maps.n_map()):
+        access = maps.get_at(k)                               # [P] -> { S[i..] -> A[a..] }
+        pieces += [access.get_tuple_name(isl.dim_type.out)] * access.get_basic_map_list().n_basic_map()
+    moving: set[tuple[str, int, frozenset[int]]] = set()
+    for k, array in enumerate(pieces):
+        members = frozenset(m for m in range(band.band_n_member()) if along[m][k] is not Stride.INVARIANT)
+        moving.add((array, _element_bytes(scop, array), members))
+    return moving
+
+
+def _element_bytes(scop: Scop, array: str) -> int:
+    try:
+        bits = getattr(scop.array(array).element, "bits", 64)
+    except KeyError:
+        bits = 64
+    return max(1, bits // 8)

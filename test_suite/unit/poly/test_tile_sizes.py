@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+"""Tile sizes from cache sizes and footprints (clangpass.poly.tile_sizes) and the tile pass using them."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import run_pipeline
+from clangpass.passes.registry import PassContext
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.tile_sizes import (DEFAULT_SIZE, band_tile_sizes, footprint, host_cache_sizes,
+                                       parse_size)
+from test_suite.unit.poly.snippets import optimise, region_of
+from test_suite.unit.poly.test_schedule import GEMM
+
+CACHES = (32 * 1024, 1024 * 1024, 32 * 1024 * 1024)
+
+JACOBI_1D = """\
+void f(int tsteps, int n, double A[static const restrict n], double B[static const restrict n]) {
+  for (int t = 0; t < tsteps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+    for (int i = 1; i < n - 1; i++)
+      A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1]);
+  }
+}
+"""
+
+
+def _scheduled(tmp_path, source: str):
+    region, module = region_of(tmp_path, source)
+    ctx = PassContext(CompileOptions(opt_level=3), isl.Context())
+    return run_pipeline(PolyUnit(region, module), ["extract", "dependences", "schedule"], ctx, DumpSink(), {})
+
+
+def _outermost_band(schedule: isl.Schedule) -> isl.ScheduleNode:
+    node = schedule.get_root()
+    while node.get_type() != isl.schedule_node_type.band:
+        node = node.child(0)
+    return node
+
+
+def test_parse_size():
+    assert [parse_size(t) for t in ("32K", "1M", "1024", "2g", "48KB")] == [32768, 1 << 20, 1024, 2 << 30,
+                                                                           49152]
+    with pytest.raises(ValueError):
+        parse_size("lots")
+
+
+def test_host_cache_sizes_are_ordered_levels():
+    sizes = host_cache_sizes()
+    assert len(sizes) >= 2 and all(s > 0 for s in sizes) and sizes[0] <= sizes[1]
+
+
+def test_footprint_counts_each_access_along_the_members_it_moves_along():
+    moving = {("C", 8, frozenset({0, 1})), ("A", 8, frozenset({0, 2})), ("B", 8, frozenset({1, 2})),
+              ("alpha", 8, frozenset())}
+    assert footprint([4, 16, 2], moving) == 8 * (4 * 16 + 4 * 2 + 16 * 2 + 1)
+
+
+def test_gemm_tiles_are_long_along_the_unit_stride_loop_and_fit_half_of_l2(tmp_path):
+    unit = _scheduled(tmp_path, GEMM)
+    band = _outermost_band(unit.scop.schedule)                # (i, j, k)
+    sizes = band_tile_sizes(band, unit.scop, CACHES)
+    assert sizes == [64, 256, 64]
+    # C: i x j, A: i x k, B: k x j doubles, within 512 KiB; twice the square side would not fit.
+    assert 8 * (64 * 256 + 64 * 64 + 64 * 256) <= CACHES[1] // 2 < 8 * (128 * 512 + 128 * 128 + 128 * 512)
+    # A smaller L2 gives smaller tiles.
+    small = band_tile_sizes(band, unit.scop, (32 * 1024, 128 * 1024))
+    assert small[1] > small[0] and small[0] < 64
+
+
+def test_bands_without_a_coincident_member_keep_the_default(tmp_path):
+    unit = _scheduled(tmp_path, JACOBI_1D)
+    band = _outermost_band(unit.scop.schedule)
+    assert not any(band.band_member_get_coincident(m) for m in range(band.band_n_member()))
+    assert band_tile_sizes(band, unit.scop, CACHES) == [DEFAULT_SIZE] * band.band_n_member()
+
+
+def test_tile_pass_records_model_sizes_and_honours_a_forced_size(tmp_path):
+    modelled = optimise(tmp_path, GEMM, opt_level=3, cache_sizes=CACHES)
+    assert modelled.status == "optimized" and modelled.tile_sizes == (64, 256, 64)
+    forced = optimise(tmp_path, GEMM, opt_level=3, tile_size=16, cache_sizes=CACHES)
+    assert forced.tile_sizes == (16, 16, 16)
+    untiled = optimise(tmp_path, GEMM, opt_level=3, tile_size=0)
+    assert untiled.tiled_bands == 0 and untiled.tile_sizes == ()
+
+
+SYRK = """\
+void f(int n, int m, double alpha, double C[static const restrict n][n], double A[static const restrict n][m]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++)
+        C[i][j] += alpha * A[i][k] * A[j][k];
+}
+"""
+
+
+def test_a_reduction_innermost_keeps_the_default(tmp_path):
+    # syrk's best innermost loop is k (unit stride in both reads of A), which carries the sum.
+    unit = _scheduled(tmp_path, SYRK)
+    band = _outermost_band(unit.scop.schedule)
+    assert band_tile_sizes(band, unit.scop, CACHES) == [DEFAULT_SIZE] * band.band_n_member()
