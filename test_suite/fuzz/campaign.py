@@ -4,13 +4,14 @@
 Input: a seed (it picks the kernel and the mutations, see test_suite.fuzz.mutate),
 the per-command timeout. Output: a `Case` whose `labels` say what happened:
 `ok`, `user-error` (pencilcc and gcc both reject it, pencilcc with a clean
-diagnostic), or one or more `BAD-*` classes:
+diagnostic), `slow-input` (gcc times out too), or one or more `BAD-*` classes:
 
   BAD-traceback                     a Python traceback on stderr
   BAD-signal                        pencilcc killed by a signal (a crash in libclang, isl, LLVM)
   BAD-internal-error                exit status 70 ("internal error", a bug caught at the top)
-  BAD-hang                          still running after the timeout
-  BAD-leftover-temp-files           something left in pencilcc's temporary directory ($TMPDIR)
+  BAD-hang                          still running after the timeout (then sent SIGTERM)
+  BAD-leftover-temp-files           something left in pencilcc's temporary directory ($TMPDIR),
+                                    also after that SIGTERM
   BAD-rejects-what-gcc-compiles     -O3 -c fails where gcc -c succeeds
   BAD-accepts-what-gcc-rejects      -O3 -c succeeds where gcc -c fails
   BAD-output-left-after-failure     -O3 -c failed but its output file (or a partial one) exists
@@ -25,8 +26,10 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +37,7 @@ from clangpass.resources import include_dir
 from test_suite.fuzz.mutate import mutate
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+_GRACE_SECONDS = 10.0
 
 
 def kernel_sources() -> list[Path]:
@@ -60,6 +64,7 @@ class Case:
     source: bytes = b""
     runs: dict[str, Run] = field(default_factory=dict)
     labels: list[str] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)     # left in TMPDIR or beside the output
 
     @property
     def bad(self) -> bool:
@@ -67,18 +72,24 @@ class Case:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> Run:
-    import time
-
+    """Run `argv`; past `timeout` it gets SIGTERM (pencilcc then removes its temporary files, as
+    under make's or CI's timeouts), and SIGKILL if it is still there after a grace period."""
     run = Run(argv)
     start = time.monotonic()
-    try:
-        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=timeout,
-                              start_new_session=True)
-        run.returncode = proc.returncode
-        run.stderr = proc.stderr.decode(errors="replace")
-    except subprocess.TimeoutExpired as exc:
-        run.timed_out = True
-        run.stderr = (exc.stderr or b"").decode(errors="replace")
+    with subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            run.timed_out = True
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                _, stderr = proc.communicate(timeout=_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                _, stderr = proc.communicate()
+    run.returncode = proc.returncode
+    run.stderr = stderr.decode(errors="replace")
     run.seconds = time.monotonic() - start
     return run
 
@@ -97,6 +108,9 @@ def _crash_labels(run: Run) -> list[str]:
 
 def classify(lint: Run, compile_: Run, gcc: Run, output_left: bool, temp_left: list[str]) -> list[str]:
     """The labels of a case from its three runs and what they left behind."""
+    if compile_.timed_out and gcc.timed_out:
+        # The host compiler, which pencilcc runs on the same input, is as slow: not a hang of ours.
+        return ["slow-input"] + (["BAD-leftover-temp-files"] if temp_left else []) + _crash_labels(lint)
     labels = _crash_labels(lint) + _crash_labels(compile_)
     if temp_left:
         labels.append("BAD-leftover-temp-files")
@@ -133,13 +147,17 @@ def run_case(seed: int, timeout: float, pencilcc: list[str], host_cc: list[str])
         case.runs["lint"] = _run([*pencilcc, "--lint", *includes, source.name], scratch, env, timeout)
         case.runs["compile"] = _run([*pencilcc, "-O3", "-c", *includes, source.name, "-o", str(out / "k.o")],
                                     scratch, env, timeout)
+        gcc_temp = scratch / "gcc-tmp"      # gcc's own temporaries are not pencilcc's leftovers
+        gcc_temp.mkdir()
         case.runs["gcc"] = _run([*host_cc, "-c", *includes, "-idirafter", str(include_dir()), source.name,
-                                 "-o", str(scratch / "gcc.o")], scratch, env, timeout)
+                                 "-o", str(scratch / "gcc.o")], scratch, {**env, "TMPDIR": str(gcc_temp)},
+                                timeout)
         output_left = any(out.iterdir())
         # Beside the object of a successful compile, nothing may remain (an atomic write's temp).
         temp_left = sorted([p.name for p in temp.iterdir()] +
                            [p.name for p in out.iterdir() if case.runs["compile"].returncode == 0
                             and p.name != "k.o"])
+        case.leftovers = temp_left
         case.labels = classify(case.runs["lint"], case.runs["compile"], case.runs["gcc"], output_left,
                                temp_left)
     finally:
@@ -154,6 +172,8 @@ def keep_case(case: Case, directory: Path) -> Path:
     (folder / Path(case.kernel).name).write_bytes(case.source)
     lines = [f"seed {case.seed}: {case.kernel} mutated by {', '.join(case.mutations)}: "
              f"{' '.join(case.labels)}"]
+    if case.leftovers:
+        lines.append(f"left behind: {' '.join(case.leftovers)}")
     for name, run in case.runs.items():
         status = "timed out" if run.timed_out else f"exit {run.returncode}"
         lines += [f"== {name}: {' '.join(run.argv)}: {status} ({run.seconds:.1f} s)", run.stderr[-4000:]]

@@ -50,6 +50,9 @@ def test_mutated_kernel_is_handled(seed: int) -> None:
                                                          "BAD-rejects-what-gcc-compiles"]),
     (Run([]), Run([], 1, ""), Run([], 1), False, [], ["BAD-silent-failure"]),
     (Run([]), Run([]), Run([], 1), False, [], ["BAD-accepts-what-gcc-rejects"]),
+    (Run([]), Run([], timed_out=True), Run([], timed_out=True), False, [], ["slow-input"]),
+    (Run([]), Run([], timed_out=True), Run([], timed_out=True), False, ["x"],
+     ["slow-input", "BAD-leftover-temp-files"]),
 ])
 def test_classification(lint: Run, compile_: Run, gcc: Run, output_left: bool, temp_left: list[str],
                         labels: list[str]) -> None:
