@@ -83,6 +83,7 @@ class GenConfig:
     p_decreasing: float = 0.15        # `for (i = ub; i >= lb; i--)`
     p_step2: float = 0.1              # step 2 (or -2)
     p_local_temp: float = 0.3         # a statement's value goes through a body-local temporary
+    p_overlap: float = 0.3            # main passes one double array for two of the same shape (aliasing)
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -285,6 +286,9 @@ class Program:
     scalars: tuple[ScalarDecl, ...]
     body: tuple[Node, ...]
     depth: int
+    # (array, array passed in its place): kernel arguments that overlap, as the caller of a
+    # plain-pointer function may make them (pencilcc must then run the original code)
+    overlaps: tuple[tuple[str, str], ...] = ()
 
     def sizes(self) -> dict[str, int]:
         return dict(self.params)
@@ -605,7 +609,8 @@ def render(program: Program, description: str = "") -> str:
             value = f"({formula}) % {modulus} - {modulus // 2}"
         lines += loops_over(a, f"{element} = {value};")
     args = params + [s.name for s in inputs] + [f"&{s.name}" for s in outputs]
-    args += [a.name for a in program.arrays]
+    passed = dict(program.overlaps)
+    args += [passed.get(a.name, a.name) for a in program.arrays]
     lines.append(f"  kernel({', '.join(args)});")
     for a in program.arrays:
         element = a.name + "".join(f"[i{d}]" for d in range(len(a.extents)))
@@ -1421,8 +1426,22 @@ class _Builder:
             body.append(Assign(target, "=", ScalarRef(name)))
         depth = max((int(l.iterator[1:]) + 1 for l in walk_loops(body)), default=1)
         program = Program(self.seed, tuple(self.sizes.items()), tuple(self.arrays),
-                          tuple(self.scalars), tuple(body), depth)
+                          tuple(self.scalars), tuple(body), depth, self.overlaps())
         return program, self.describe(program)
+
+    def overlaps(self) -> tuple[tuple[str, str], ...]:
+        """Sometimes one double array is passed for another of the same shape. A stream of its
+        own: the choice changes no program body, so every seed keeps its kernel."""
+        rng = random.Random(f"overlap {self.seed}")
+        if rng.random() >= self.config.p_overlap:
+            return ()
+        pairs = [(a.name, b.name) for a in self.arrays for b in self.arrays
+                 if a.name < b.name and a.ctype == b.ctype == "double" and a.extents == b.extents]
+        if not pairs:
+            return ()
+        self.features.add("overlapping arguments")
+        first, second = rng.choice(pairs)
+        return ((second, first),)
 
     def describe(self, program: Program) -> str:
         n_int = sum(a.ctype == "int" for a in program.arrays)
