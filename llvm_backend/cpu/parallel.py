@@ -23,7 +23,7 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   run-time estimate (`trips x work >= CompileOptions.thread_min_work`) is shared:
   static scheduling, ceil(trips / threads) contiguous iterations per thread, as
   `#pragma omp for schedule(static)`, or, when the estimated work of its first and
-  last iterations differ by more than a quarter (a triangle of tiles), every
+  middle iterations differ by more than a quarter (a triangle of tiles), every
   threads-th iteration, as `schedule(static, 1)`, which evens the threads' work;
   a smaller loop runs whole on thread 0. A
   subtree with no parallel loop runs on thread 0 only. Which of these wrote
@@ -162,22 +162,22 @@ class Team:
             return
         # Iterations whose inner loops shrink or grow along the parallel one (triangles): every
         # thread takes every threads-th iteration (schedule(static, 1)), which evens their work.
-        with b.if_else(b.and_(shared, self._uneven(lowering, loop, start, step, trips))) as (cyclic, blocked):
-            with cyclic:
-                self._chunk(lowering, loop, start, step, self.thread, trips, self.threads)
-            with blocked:
-                self._chunk(lowering, loop, start, step, first, end, one)
+        # One loop with a run-time stride serves both: it is not the loop the vectoriser wants.
+        cyclic = b.and_(shared, self._uneven(lowering, loop, start, step, trips), name="pencil.cyclic")
+        self._chunk(lowering, loop, start, step, b.select(cyclic, self.thread, first),
+                    b.select(cyclic, trips, end), b.select(cyclic, self.threads, one))
 
     def _uneven(self, lowering: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value,
                 trips: ir.Value) -> ir.Value:
-        """Whether the estimated work of the first and of the last iteration differ by more than a quarter."""
+        """Whether the estimated work of the first and of the middle iteration differ by more than a
+        quarter. (Not the last: a partial last tile would make any tiled rectangle look uneven.)"""
         b = lowering.builder
         name = iterator_name(loop)
-        last = b.add(start, b.mul(b.sub(trips, ir.Constant(I64, 1)), step))
+        middle = b.add(start, b.mul(b.sdiv(trips, ir.Constant(I64, 2)), step))
         at_first = lowering.with_id(name, start, lambda: granularity.work(lowering, loop.for_get_body()))
-        at_last = lowering.with_id(name, last, lambda: granularity.work(lowering, loop.for_get_body()))
-        larger = b.select(b.icmp_signed(">", at_first, at_last), at_first, at_last)
-        smaller = b.select(b.icmp_signed(">", at_first, at_last), at_last, at_first)
+        at_middle = lowering.with_id(name, middle, lambda: granularity.work(lowering, loop.for_get_body()))
+        larger = b.select(b.icmp_signed(">", at_first, at_middle), at_first, at_middle)
+        smaller = b.select(b.icmp_signed(">", at_first, at_middle), at_middle, at_first)
         spread = b.mul(b.sub(larger, smaller), ir.Constant(I64, 4))
         return b.icmp_signed(">", spread, larger, name="pencil.uneven")
 
