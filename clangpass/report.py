@@ -131,3 +131,8 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               f"region in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
+        if o.status == "optimized" and o.reason and missed_remarks:
+            # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
+            # an unsound isl AST, a budget): the reason says which.
+            engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' partly missed: "
+                          f"{o.reason}", option="-Rpass-missed=pencil")

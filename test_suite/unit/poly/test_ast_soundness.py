@@ -7,11 +7,13 @@ import copy
 import islpy as isl
 import numpy as np
 
+from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes import codegen as codegen_pass
 from clangpass.passes.manager import optimise_region
 from clangpass.poly.ast_soundness import self_bounded_loops
+from clangpass.report import report_outcomes
 
 from test_suite.e2e import harness
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
@@ -92,6 +94,12 @@ def test_an_unsound_ast_of_a_transformed_schedule_gives_the_source_order(tmp_pat
     assert outcome.reason == ("unsound isl AST (loop over c0 bounded by itself: c0 = 0; c0 % 2 == 0): "
                               "original schedule used")
     assert outcome.parallel_loops == 0 and outcome.tiled_bands == 0
+    # -Rpass-missed=pencil says so, although the region is optimized.
+    for missed in (False, True):
+        engine = DiagnosticEngine()
+        report_outcomes(engine, [outcome], remarks=False, missed_remarks=missed)
+        assert [d.message for d in engine.diagnostics] == (
+            ["region in 'f' partly missed: " + outcome.reason] if missed else [])
 
 
 def test_an_unsound_ast_of_the_source_order_leaves_the_region_to_the_host(tmp_path, monkeypatch):
