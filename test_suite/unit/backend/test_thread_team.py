@@ -18,6 +18,7 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
+from clangpass.driver.cli import CommandLineError, parse_command_line
 from clangpass.dumps import DumpSink
 from clangpass.frontend import parse_file
 from clangpass.options import CompileOptions
@@ -241,3 +242,13 @@ def test_pass_marks_the_sequential_loop_around_parallel_loops() -> None:
     assert "// thread-team" not in format_ast(without.unit)
     sequential = _outcome(source, CompileOptions(opt_level=3, tile_size=32, parallel=False))
     assert sequential.thread_teams == 0 and sequential.parallel_regions == 0
+
+
+def test_threshold_option_on_the_command_line() -> None:
+    config = parse_command_line(["-O3", "-fpencil-thread-min-work=5000", "-c", "a.c"])
+    assert config.options.thread_min_work == 5000
+    assert not any("thread-min-work" in arg for arg in (*config.host_args, *config.passthrough_args))
+    assert parse_command_line(["-O3", "-c", "a.c"]).options.thread_min_work == CompileOptions().thread_min_work > 0
+    assert parse_command_line(["-fpencil-thread-min-work=0", "-c", "a.c"]).options.thread_min_work == 0
+    with pytest.raises(CommandLineError, match="thread-min-work"):
+        parse_command_line(["-fpencil-thread-min-work=lots", "-c", "a.c"])
