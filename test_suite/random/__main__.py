@@ -30,8 +30,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m test_suite.random", description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100, help="number of programs (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--compiler", default="pencilcc -O3",
-                        help='candidate compiler command (default "pencilcc -O3")')
+    parser.add_argument("--compiler", default="pencilcc -O3 -fpencil-thread-min-work=0",
+                        help='candidate compiler command (default "pencilcc -O3 -fpencil-thread-min-work=0": '
+                             'every parallel loop on threads, however small)')
     parser.add_argument("--keep-failures", type=Path, metavar="DIR",
                         help="keep failing programs here (default: a new temporary folder)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,

@@ -23,8 +23,10 @@ REFERENCE_COMPILER: tuple[str, ...] = ("gcc",)
 REFERENCE_FLAGS: tuple[str, ...] = ("-std=c99", "-O0", "-Wno-unknown-pragmas")
 #: Flags given to the candidate compiler before the source (``-lm`` comes last).
 CANDIDATE_FLAGS: tuple[str, ...] = ("-std=c99", "-Wno-unknown-pragmas")
-#: pencilcc run from this checkout, without installing it.
-PENCILCC: tuple[str, ...] = (sys.executable, "-m", "clangpass", "-O3")
+#: pencilcc run from this checkout, without installing it. Random programs are small: the
+#: granularity model would keep them off threads, so every parallel loop is forced onto them
+#: (thread teams, barriers and chunking are what the comparison must see).
+PENCILCC: tuple[str, ...] = (sys.executable, "-m", "clangpass", "-O3", "-fpencil-thread-min-work=0")
 RTOL = 1e-9
 
 
