@@ -33,6 +33,7 @@ class RegionOutcome:
     wavefronts: int = 0
     fusion: str = ""
     fusion_reason: str = ""
+    streaming_bands: int = 0
     reordered_bands: int = 0
     vector_loops: int = 0
     scheduling_seconds: float = 0.0
@@ -76,6 +77,7 @@ class RegionOutcome:
             "wavefronts": self.wavefronts,
             "fusion": self.fusion,
             "fusion_reason": self.fusion_reason,
+            "streaming_bands": self.streaming_bands,
             "reordered_bands": self.reordered_bands,
             "vector_loops": self.vector_loops,
             "alias_checks": [list(pair) for pair in self.alias_checks],

@@ -24,6 +24,7 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
+from clangpass.passes import keep_streams  # noqa: F401
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
@@ -42,6 +43,8 @@ from clangpass.report import RegionOutcome, fallback
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
+# - `keep-streams` between `schedule` and `tile`: it splits the two-deep bands that tiling would
+#   only slow down, so that `tile` skips them;
 # - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
 #   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
 # - `wavefront` between them: it rewrites tile bands that `tile` produced and flags the
@@ -59,15 +62,17 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
-        "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team", "codegen"],
-    3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "tile", "wavefront",
-        "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team", "codegen"],
+    2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+        "wavefront", "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team",
+        "codegen"],
+    3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+        "wavefront", "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team",
+        "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "tile", "wavefront", "mark-parallel",
-                               "point-loop-order", "mark-vector", "verify-schedule"})
+SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
+                               "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule"})
 
 
 class PipelineError(Exception):
@@ -103,6 +108,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
                          tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
                          fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
+                         streaming_bands=unit.scop.streaming_bands,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds)

@@ -81,6 +81,7 @@ class Scop:
     tiled_bands: int = 0
     fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
     fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)
+    streaming_bands: int = 0               # two-deep bands keep-streams left untiled
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Kernels whose fusion the fusion model changes, against gcc -O0.
+"""Kernels whose fusion the fusion model changes, and gesummv, which keep-streams leaves untiled,
+against gcc -O0.
 
 The model (clangpass.poly.fusion, `-fpencil-fusion=auto`) keeps minimal fusion
 for 3mm, 2mm, gemver, correlation and covariance, where isl's maximal fusion
@@ -7,7 +8,9 @@ walks columns or loses tiling. Each kernel is built at sizes that are not
 multiples of the tile size and at tiny sizes (1, 2, 3), where producers and
 consumers have partial or single tiles; every build runs with 1, 2 and 3
 threads and must print what gcc -O0 prints. The record must name the choice;
-with `-fpencil-fusion=max` the user's choice wins.
+with `-fpencil-fusion=max` the user's choice wins. gesummv's band streams two
+matrices by rows: `keep-streams` keeps it untiled (`streaming_bands`), and
+`--disable-pass=keep-streams` tiles it again.
 """
 from __future__ import annotations
 
@@ -66,3 +69,26 @@ def test_user_fusion_wins(tmp_path):
     for threads in ("1", "2"):
         got = harness.run(exe, env={"PENCILCC_NUM_THREADS": threads})
         assert harness.compare_outputs(reference, got, rtol=1e-9) == [], f"{threads} threads"
+
+
+GESUMMV_SIZES = (("N=45",), ("N=1",), ("N=2",), ("N=3",))
+
+
+@pytest.mark.parametrize("sizes", GESUMMV_SIZES, ids=["-".join(s) for s in GESUMMV_SIZES])
+def test_streaming_gesummv_matches_gcc(tmp_path, sizes):
+    reference = harness.gcc_reference(harness.POLYBENCH_DIR / "gesummv.c", tmp_path / "ref", sizes)
+    exe, region = _build(tmp_path, "gesummv", sizes)
+    assert region["status"] == "optimized", region["reason"]
+    assert region["streaming_bands"] == 1 and region["tiled_bands"] == 0
+    for threads in THREADS:
+        got = harness.run(exe, env={"PENCILCC_NUM_THREADS": threads})
+        assert harness.compare_outputs(reference, got, rtol=1e-9) == [], f"{threads} threads"
+
+
+def test_keep_streams_can_be_disabled(tmp_path):
+    sizes = GESUMMV_SIZES[0]
+    reference = harness.gcc_reference(harness.POLYBENCH_DIR / "gesummv.c", tmp_path / "ref", sizes)
+    exe, region = _build(tmp_path, "gesummv", sizes, "--disable-pass=keep-streams")
+    assert region["streaming_bands"] == 0 and region["tiled_bands"] == 1
+    assert harness.compare_outputs(reference, harness.run(exe, env={"PENCILCC_NUM_THREADS": "2"}),
+                                   rtol=1e-9) == []

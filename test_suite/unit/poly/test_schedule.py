@@ -138,7 +138,7 @@ def test_dumps_are_headed_and_in_pipeline_order(tmp_path):
     assert outcome.status == "optimized"
     heads = re.findall(r"^;; pencilcc (\S+) 'gemm' after (\S+)$", stream.getvalue(), re.M)
     assert heads == [("scop", "extract"), ("scop", "alias-check"), ("deps", "dependences"), ("deps", "relax-false-deps"),
-                     ("schedule", "schedule"),
+                     ("schedule", "schedule"), ("schedule", "keep-streams"),
                      ("schedule", "tile"), ("scop", "tile"), ("schedule", "wavefront"), ("schedule", "mark-parallel"),
                      ("schedule", "point-loop-order"), ("schedule", "mark-vector"),
                      ("schedule", "verify-schedule"), ("schedule", "thread-team"), ("ast", "codegen")]

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: MIT
+"""Pass `keep-streams`: two-deep parallel nests already in streaming order are not tiled.
+
+Input: Scop after `schedule`. Output: each innermost permutable band of exactly
+two members whose outer member is coincident (parallel without tiling) and whose
+inner member is already the best innermost loop (no fewer jumping accesses along
+the outer one, `clangpass.poly.strides`) is split into two one-member bands, so
+that `tile` leaves it alone; the Scop counts them (`streaming_bands` in the
+optimisation record).
+
+Why: in a two-deep band the data an iteration of the outer loop reuses from the
+previous one is at most a row (a vector such as `x[j]` in `y[i] += A[i][j] *
+x[j]`), which stays in cache untiled; tiling buys no reuse there and turns two
+long sequential streams into 32 short ones per tile, which the hardware
+prefetchers follow badly (gesummv, atax, bicg: memory-bound matrix-vector
+products, measured in docs/passes/keep-streams.md). Tiling pays when the reused
+data is a whole plane, which needs a third loop in the band (the capacity
+argument of Wolf & Lam, "A data locality optimizing algorithm", PLDI 1991,
+section 4; Coleman & McKinley, "Tile size selection using cache organization and
+data layout", PLDI 1995, where a tile is sized to keep a reused 2-D footprint).
+Bands whose order is not yet the streaming one stay tileable, since tiling and
+`point-loop-order` are what give them unit-stride inner loops and outer
+parallelism together (mvt's column walk); bands with no coincident member stay
+tileable for `wavefront` (jacobi-1d).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from clangpass.passes.mark_vector import is_innermost_band
+from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.strides import Stride, access_strides
+
+
+def is_streaming_band(band: isl.ScheduleNode, accesses: isl.UnionMap) -> bool:
+    """Whether `band` is a two-member parallel band whose inner member is already the best innermost loop."""
+    if not (band.get_type() == isl.schedule_node_type.band and band.band_n_member() == 2
+            and band.band_get_permutable() and band.band_member_get_coincident(0)
+            and is_innermost_band(band)):
+        return False
+    outer, inner = (sum(s is Stride.OTHER for s in access_strides(band, m, accesses)) for m in (0, 1))
+    return inner <= outer and len(_streamed_matrices(band, accesses)) >= 2
+
+
+def _streamed_matrices(band: isl.ScheduleNode, accesses: isl.UnionMap) -> set[str]:
+    """The arrays of two or more dimensions that the band's inner loop walks with unit stride."""
+    local = accesses.intersect_domain(band.get_domain())     # { S[i..] -> A[a..] } of the band
+    maps = local.get_map_list()
+    matrices = (maps.get_at(k) for k in range(maps.n_map()))
+    return {m.get_tuple_name(isl.dim_type.out) for m in matrices if m.dim(isl.dim_type.out) >= 2
+            and Stride.UNIT in access_strides(band, 1, isl.UnionMap.from_map(m))}
+
+
+@register
+class KeepStreams(Pass):
+    """Leave two-deep parallel nests in streaming order untiled."""
+
+    name = "keep-streams"
+    requires = frozenset({"schedule"})
+    dump_stage = "schedule"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        if ctx.options.tile_size == 0:
+            return unit
+        scop = unit.scop
+        accesses = scop.reads.union(scop.writes)               # [P] -> { S[i..] -> A[a..] }
+        kept: list[isl.ScheduleNode] = []
+
+        def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+            """Split under `node`; returns the node now at `node`'s position."""
+            if is_streaming_band(node, accesses):
+                kept.append(node)
+                # Two one-member bands: same order and flags, but nothing for `tile` to tile.
+                return node.band_split(1)
+            for k in range(node.n_children()):
+                node = visit(node.child(k)).parent()
+            return node
+
+        schedule = visit(scop.schedule.get_root()).get_schedule()
+        if not kept:
+            return unit
+        return replace(unit, scop=scop.with_schedule(schedule, streaming_bands=scop.streaming_bands + len(kept)))

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: MIT
+"""Pass `keep-streams`: which two-deep bands stay untiled, and the record of it."""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.passes.keep_streams import is_streaming_band
+from clangpass.poly.dependences import dependences
+
+from test_suite.unit.poly.snippets import optimise, scop_of
+
+# gesummv's shape: two matrices streamed by rows, a vector reused across rows.
+TWO_STREAMS = """\
+void mv2(int n, double A[static const restrict n][n], double B[static const restrict n][n],
+         double x[static const restrict n], double y[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    y[i] = 0.0;
+    for (int j = 0; j < n; j++)
+      y[i] = A[i][j] * x[j] + B[i][j] * x[j] + y[i];
+  }
+}
+"""
+
+# One matrix: 32 rows of one matrix per tile are few enough streams; tiling is left to `tile`.
+ONE_STREAM = """\
+void mv(int n, double A[static const restrict n][n], double x[static const restrict n],
+        double y[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    y[i] = 0.0;
+    for (int j = 0; j < n; j++)
+      y[i] = A[i][j] * x[j] + y[i];
+  }
+}
+"""
+
+# The same two matrices walked down columns: tiling and point-loop-order fix that, keep it tileable.
+COLUMNS = TWO_STREAMS.replace("A[i][j]", "A[j][i]").replace("B[i][j]", "B[j][i]")
+
+
+def _bands(schedule: isl.Schedule) -> list[isl.ScheduleNode]:
+    found: list[isl.ScheduleNode] = []
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.band:
+            found.append(node)
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(schedule.get_root())
+    return found
+
+
+def test_two_row_streams_stay_untiled(tmp_path):
+    outcome = optimise(tmp_path, TWO_STREAMS, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.streaming_bands == 1 and outcome.tiled_bands == 0
+    assert outcome.parallel_loops == 1
+    assert outcome.as_record()["streaming_bands"] == 1
+    disabled = optimise(tmp_path, TWO_STREAMS, opt_level=3, disabled_passes=frozenset({"keep-streams"}))
+    assert disabled.streaming_bands == 0 and disabled.tiled_bands == 1
+
+
+def test_one_stream_and_column_walks_stay_tileable(tmp_path):
+    for source in (ONE_STREAM, COLUMNS):
+        outcome = optimise(tmp_path, source, opt_level=3)
+        assert outcome.status == "optimized", outcome.reason
+        assert outcome.streaming_bands == 0 and outcome.tiled_bands == 1
+
+
+def test_is_streaming_band_reads_the_scheduled_band(tmp_path):
+    scop = scop_of(tmp_path, TWO_STREAMS)
+    deps = dependences(scop, 0).all
+    schedule = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
+                .set_validity(deps).set_proximity(deps).set_coincidence(deps).compute_schedule())
+    accesses = scop.reads.union(scop.writes)
+    (band,) = [b for b in _bands(schedule) if b.band_n_member() == 2]
+    assert is_streaming_band(band, accesses)
+    # Without its coincident flag the band is kept for `wavefront` and friends.
+    assert not is_streaming_band(band.band_member_set_coincident(0, False), accesses)
