@@ -281,7 +281,6 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
     assert set(regions[0]) == {"function", "file", "line", "kind", "symbol", "status", "reason",
                                "statements", "tiled_bands", "tile_sizes", "parallel_loops",
                                "wavefronts", "parallel_regions", "thread_teams", "alias_checks",
-                               "fusion", "fusion_reason",
                                "fusion", "fusion_reason", "streaming_bands",
                                "scheduling_seconds"}
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"
