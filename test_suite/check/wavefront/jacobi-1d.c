@@ -1,13 +1,14 @@
-// RUN: %pencilcc -O3 -fpencil-dump=ast -c %s -o %t.o 2>&1 | filecheck %s
+// RUN: %pencilcc -O3 --tile-size=128 -fpencil-dump=ast -c %s -o %t.o 2>&1 | filecheck %s
 // The skewed (t, 2t + i) band has no parallel member; after tiling, the outer tile loop
-// becomes the wavefront loop (sequential) and the tile loop inside it is marked parallel.
+// becomes the wavefront loop (sequential) and the tile loop inside it is marked parallel
+// (128 x 128 tiles: 32 x 32 ones are too small to run by wavefronts).
 // The innermost point loop is separated: both statements run in it without guards.
 // CHECK: ;; pencilcc ast 'jacobi_1d' after codegen
 // CHECK: // tile
 // CHECK-NEXT: // wavefront
-// CHECK: for (int c0 = {{.*}}; c0 += 32) {
+// CHECK: for (int c0 = {{.*}}; c0 += 128) {
 // CHECK-NEXT: // parallel
-// CHECK-NEXT: for (int c1 = {{.*}}; c1 += 32) {
+// CHECK-NEXT: for (int c1 = {{.*}}; c1 += 128) {
 // CHECK-NEXT: // point
 // CHECK-NOT: // parallel
 // CHECK: for (int c3 = {{.*}}; c3 += 1) {
