@@ -51,7 +51,7 @@ import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
 from clangpass.ir.walk import descendants
-from clangpass.poly.codegen_unit import CodegenUnit, has_parallel_loop, parallel_regions
+from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions
 from llvm_backend.cpu import granularity
 from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, null_pointer
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
