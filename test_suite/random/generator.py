@@ -84,6 +84,7 @@ class GenConfig:
     p_step2: float = 0.1              # step 2 (or -2)
     p_local_temp: float = 0.3         # a statement's value goes through a body-local temporary
     p_overlap: float = 0.3            # main passes one double array for two of the same shape (aliasing)
+    p_stencil: float = 0.2            # a time-iterated 5-point stencil nest ends the region
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -1412,7 +1413,9 @@ class _Builder:
     def program(self) -> tuple[Program, str]:
         self.declare()
         nests = [self.nest(k) for k in range(self.rng.randint(1, self.config.max_nests))]
-        body = list(nests)
+        # The stencil is one more nest, three deep: only where the configuration allows it.
+        fits = len(nests) < self.config.max_nests and self.config.max_depth == 3
+        body = list(nests) + (self.stencil() if fits else [])
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -1428,6 +1431,31 @@ class _Builder:
         program = Program(self.seed, tuple(self.sizes.items()), tuple(self.arrays),
                           tuple(self.scalars), tuple(body), depth, self.overlaps())
         return program, self.describe(program)
+
+    def stencil(self) -> list[Node]:
+        """Sometimes a Gauss-Seidel-style sweep repeated over time, the shape that is skewed,
+        tiled and run by wavefronts (clangpass.passes.wavefront). A stream of its own, so that
+        the seeds that get none keep their program:
+        `for t < P: for 1 <= i < X - 1: for 1 <= j < Y - 1: A[i][j] = 0.2 * (5 neighbours)`.
+        The new value averages old ones, so magnitudes cannot grow."""
+        rng = random.Random(f"stencil {self.seed}")
+        if rng.random() >= self.config.p_stencil:
+            return []
+        grids = [a for a in self.arrays if a.ctype == "double" and len(a.extents) == 2]
+        if not grids:
+            return []
+        self.features.add("time-iterated stencil")
+        grid = rng.choice(grids)
+        (rows, row_offset), (cols, col_offset) = grid.extents
+        i, j = Aff.var("i1"), Aff.var("i2")
+        points = [ArrayRef(grid.name, (i + di, j + dj)) for di, dj in ((-1, 0), (0, -1), (0, 0), (0, 1), (1, 0))]
+        total: Expr = points[0]
+        for point in points[1:]:
+            total = Binary("+", total, point)
+        sweep = Assign(ArrayRef(grid.name, (i, j)), "=", Binary("*", Const(0.2, "double"), total))
+        inner = Loop("i2", Aff(const=1), "<", Aff.var(cols, col_offset - 1), 1, (sweep,))
+        middle = Loop("i1", Aff(const=1), "<", Aff.var(rows, row_offset - 1), 1, (inner,))
+        return [Loop("i0", Aff(const=0), "<", Aff.var(rng.choice(sorted(self.sizes))), 1, (middle,))]
 
     def overlaps(self) -> tuple[tuple[str, str], ...]:
         """Sometimes one double array is passed for another of the same shape. A stream of its

@@ -105,6 +105,7 @@ FEATURES = {
     "int wrap": ("scop", r"% 1000", 18),
     "sqrt(fabs())": ("scop", r"sqrt\(fabs\(", 20),
     "fmax/fmin": ("scop", r"fm(ax|in)\(", 20),
+    "time-iterated stencil": ("scop", r"\] = 0\.2 \* \([A-E]\[i1 - 1\]\[i2\]", 5),
 }
 
 
