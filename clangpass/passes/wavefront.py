@@ -4,18 +4,19 @@
 Input: Scop after `tile`, whose tile bands (below a `tile` mark) are permutable.
 Output: each tile band with at least two members, no coincident member and a
 dependence carried by its outermost member (the shape of a skewed time-iterated
-stencil) rewritten by the unimodular map (T0, T1, T2..) -> (T0 + T1, T1, T2..),
-under a `wavefront` mark. The first member then enumerates wavefronts of tiles
-and stays sequential; the second is coincident: two tiles of one wavefront
+stencil) rewritten by the map (T0, T1, T2..) -> (T0 + T1, T1, T2..) of the tile
+indices (unimodular; on the tile origins, multiples of the tile sizes s0 and s1,
+it reads s1*T0 + s0*T1), the first member split off as a band of its own under a
+`wavefront` mark. That band enumerates wavefronts of tiles and stays sequential; the second is coincident: two tiles of one wavefront
 differ in T1 by a non-zero amount, and since every dependence has non-negative
 distances (d0, d1, ..) along a permutable band, d0 + d1 = 0 forces d1 = 0.
 `mark-parallel` then marks the T1 tile loop inside the sequential wavefront loop
 (pipelined / wavefront parallelism of tiled iteration spaces: Bondhugula et al.,
 Pluto, PLDI 2008, section 5.2; Lamport, "The parallel execution of DO loops",
 CACM 1974, for the hyperplane). The rewritten band is still permutable (its
-distances (d0 + d1, d1, ..) stay non-negative) and every member but the first
-is flagged coincident only where that holds: the one-degree wavefront makes
-only T1 parallel. Bands whose tiles hold fewer than MIN_TILE_INSTANCES points
+distances (d0 + d1, d1, ..) stay non-negative); only T1 is flagged coincident
+(a one-degree wavefront: T2.. still carry dependences between tiles of one
+wavefront). Bands whose tiles hold fewer than MIN_TILE_INSTANCES points
 are left alone (a barrier per wavefront costs more than such tiles' work).
 The transformed schedule is checked with
 clangpass.poly.validity, and its AST generated once under half the isl budget,
@@ -59,20 +60,16 @@ class Wavefront(Pass):
             return unit
         scop = unit.scop
         # [P] -> { S[i..] -> T[j..] }: the dependences the schedule must respect (after
-        # relax-false-deps, only the enforced ones; the relaxed ones are checked by
-        # verify-schedule on their live ranges, which a tile-level skew cannot interrupt
-        # more than tiling already did).
+        # relax-false-deps, the enforced ones; verify-schedule checks the relaxed criterion,
+        # live ranges included, on the final schedule).
         deps = unit.relaxed.enforced if unit.relaxed is not None else \
             dependences(scop, ctx.options.isl_max_operations).all
         changed = [0]
-        too_small: list[int] = []     # tile volumes of the bands left alone for granularity
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Rewrite under `node`; returns the node now at `node`'s position."""
             if _is_tile_mark(node) and _wants_wavefront(node.child(0), deps):
-                volume = _tile_volume(node.child(0))
-                if volume < MIN_TILE_INSTANCES:
-                    too_small.append(volume)
+                if _tile_volume(node.child(0)) < MIN_TILE_INSTANCES:
                     return node
                 changed[0] += 1
                 return _skew(node.child(0)).parent()
@@ -86,11 +83,8 @@ class Wavefront(Pass):
                 problems = dependence_violations(schedule, deps) if changed[0] else []
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: no wavefront"))
-        if too_small:
-            scop = scop.with_note(f"no wavefront over tiles of {min(too_small)} points "
-                                  f"(fewer than {MIN_TILE_INSTANCES})")
         if not changed[0]:
-            return replace(unit, scop=scop)
+            return unit
         if problems:
             # Cannot happen for a permutable band; if it does, a bug costs speed, not results.
             return replace(unit, scop=scop.with_note(f"wavefront skipped, it would break {problems[0]}"))
