@@ -46,9 +46,10 @@ class CompileOptions:
     region keeps its original schedule (scheduling) or falls back to the host compiler (analysis)."""
 
     time_limit: float = 10.0
-    """-fpencil-time-limit=SECONDS: wall-clock bound on the analysis of one region (0: none). The
-    analysis of an input runs in a child process (clangpass.driver.isolate); a region that
-    exceeds it is compiled by the host compiler, with a -Wpencil warning."""
+    """-fpencil-time-limit=SECONDS: CPU-time bound on the analysis of one region (0: none), with a
+    wall-clock backstop of isolate.WALL_FACTOR times it. The analysis of an input runs in a child
+    process (clangpass.driver.isolate); a region that exceeds it is compiled by the host compiler,
+    with a -Wpencil warning."""
 
     memory_limit_mb: int = 4096
     """-fpencil-memory-limit=MiB: address-space bound (RLIMIT_AS) of that child (0: none); running

@@ -31,8 +31,8 @@ from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
-from clangpass.driver.link import localize_in_assembly, localize_symbols
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
+from clangpass.driver.link import localize_in_assembly, localize_symbols
 from clangpass.driver.rewrite import RewriteError, outline_regions
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)

@@ -83,8 +83,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                          "default), or isl's maximal or minimal fusion."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),
-        ("-fpencil-time-limit=SECONDS", "Analysis time allowed per region (default 10; 0: no "
-                                        "limit); a region over it is compiled by the host "
+        ("-fpencil-time-limit=SECONDS", "CPU time the analysis may spend on one region (default "
+                                        "10; 0: no limit; 20 times as much wall-clock time at "
+                                        "most); a region over it is compiled by the host "
                                         "compiler, with a -Wpencil warning."),
         ("-fpencil-memory-limit=MiB", "Address-space bound of the analysis process (default "
                                       "4096; 0: none); beyond it the file is compiled by the "

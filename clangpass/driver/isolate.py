@@ -11,8 +11,15 @@ operation counter does not see).
 The function runs in a forked child (copy-on-write: the parent's loaded
 libraries cost nothing) whose address space is bounded with RLIMIT_AS. It names
 the stage it is in through `Watch.stage`, with that stage's time allowance; the
-parent waits on a pipe and kills the child when the current stage's deadline
-passes, so the caller knows which stage (region) to leave out on a retry.
+parent waits on a pipe and kills the child when the current stage's allowance
+is spent, so the caller knows which stage (region) to leave out on a retry.
+
+The allowance is CPU time of the child (user + system, all its threads), not
+wall-clock time: on a machine loaded by `make -j` or a test run the child gets a
+fraction of a core, and a wall-clock limit would send regions to the host
+compiler because of other processes (heat-3d's 2 s analysis passed 10 s at a
+load of 13 on 2 cores). A wall-clock backstop of `WALL_FACTOR` times the
+allowance still ends a child that sleeps or is starved for good.
 """
 from __future__ import annotations
 
@@ -27,6 +34,12 @@ from multiprocessing.process import BaseProcess
 from typing import Callable, Optional, TypeVar
 
 Result = TypeVar("Result")
+
+#: A stage may take this many times its CPU allowance in wall-clock time before it is ended anyway.
+WALL_FACTOR = 20
+#: How often the parent samples the child's CPU time (seconds).
+_POLL_SECONDS = 0.1
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 # Set by the test suite to check the fallback of a crashing child: the child aborts (SIGABRT)
 # when it enters the stage of this name (e.g. 'parse' or 'region 0'). Documented in
@@ -83,6 +96,11 @@ def run_in_process(work: Callable[[Watch], Result]) -> Result:
 
 
 def _child_main(work: Callable[[Watch], object], conn: Connection, memory_mb: int) -> None:
+    # The driver's SIGTERM/SIGHUP handlers clean up the driver's files; the child owns none,
+    # so it dies of these signals as any process does.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
@@ -100,13 +118,14 @@ def _child_main(work: Callable[[Watch], object], conn: Connection, memory_mb: in
 
 
 def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) -> Result:
-    deadline = _deadline(seconds)
+    budget = _StageBudget(process.pid, seconds)
     while True:
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if not conn.poll(timeout):
-            process.kill()
-            raise AnalysisFailed(stage, f"exceeded the time limit of {seconds:g} s "
-                                        "(-fpencil-time-limit=)")
+        if not conn.poll(_POLL_SECONDS if budget.limited else None):
+            if budget.spent():
+                process.kill()
+                raise AnalysisFailed(stage, f"exceeded the time limit of {seconds:g} s "
+                                            "(-fpencil-time-limit=)")
+            continue
         try:
             message = conn.recv()
         except (EOFError, OSError):
@@ -114,7 +133,7 @@ def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) ->
             raise AnalysisFailed(stage, _death(process.exitcode)) from None
         if message[0] == "stage":
             _, stage, seconds = message
-            deadline = _deadline(seconds)
+            budget = _StageBudget(process.pid, seconds)
         elif message[0] == "result":
             return message[1]
         else:
@@ -123,8 +142,39 @@ def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) ->
             raise AnalysisFailed(stage, message[1])
 
 
-def _deadline(seconds: float) -> Optional[float]:
-    return time.monotonic() + seconds if seconds > 0 else None
+class _StageBudget:
+    """The CPU time a stage may use (0: unlimited), with a wall-clock backstop."""
+
+    def __init__(self, pid: Optional[int], seconds: float) -> None:
+        self.pid = pid
+        self.seconds = seconds
+        self.cpu_start = _cpu_seconds(pid)
+        self.wall_deadline = time.monotonic() + WALL_FACTOR * seconds
+
+    @property
+    def limited(self) -> bool:
+        return self.seconds > 0
+
+    def spent(self) -> bool:
+        if not self.limited:
+            return False
+        if time.monotonic() >= self.wall_deadline:
+            return True
+        cpu = _cpu_seconds(self.pid)
+        return cpu is not None and self.cpu_start is not None and cpu - self.cpu_start >= self.seconds
+
+
+def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
+    """User + system CPU time of process `pid` (all its threads), from /proc; None if unreadable."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    # After the command name: state is field 3 of proc(5), utime 14 and stime 15.
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
 
 def _death(exitcode: Optional[int]) -> str:
