@@ -57,8 +57,16 @@ class HostCompiler:
         return self.command[0]
 
     def environment(self) -> dict[str, str]:
-        """Our environment plus the recursion guard, for every process we start."""
-        return {**os.environ, RECURSION_GUARD: shlex.join(self.command)}
+        """Our environment plus the recursion guard, for every process we start.
+
+        Once the driver has its private directory, the host compiler's own temporaries
+        (gcc's cc*.s, cc*.o) go there too (TMPDIR), so that they are removed with it
+        when a signal ends the build while the host compiler runs.
+        """
+        env = {**os.environ, RECURSION_GUARD: shlex.join(self.command)}
+        if self.workdir:
+            env["TMPDIR"] = self.workdir
+        return env
 
     def echo(self, argv: Sequence[str]) -> None:
         if self.verbose:

@@ -269,7 +269,8 @@ def test_signal_removes_temporaries(tmp_path: Path, signo: int) -> None:
     temp.mkdir()
     started = tmp_path / "started"
     slow = tmp_path / "slowcc"
-    slow.write_text(f'#!/bin/sh\ntouch "{started}"\nexec sleep 120\n')
+    # Like gcc, the host compiler leaves a temporary in $TMPDIR while it runs.
+    slow.write_text(f'#!/bin/sh\ntouch "${{TMPDIR:-/tmp}}/ccHOST.s" "{started}"\nexec sleep 120\n')
     slow.chmod(0o755)
     (work / "v.c").write_text(PLAIN)
     proc = subprocess.Popen([*PENCILCC, "-c", "v.c", "-o", "v.o"], cwd=work, stderr=subprocess.PIPE,
