@@ -40,11 +40,13 @@ from clangpass.poly.dependences import dependences
 from clangpass.poly.validity import dependence_violations
 
 
-MIN_TILE_INSTANCES = 8192
+MIN_TILE_INSTANCES = 32768
 """The fewest points (product of the tile sizes) a tile must hold for its band to run by
-wavefronts: every wavefront ends in a barrier, and a 32 x 32 tile of jacobi-1d (1,024 points,
-about a microsecond of work) made 2 threads 55 times slower than 1 on the loaded 2-vCPU machine
-(3,000 wavefronts, 31 s against 0.57 s); 32 x 32 x 32 tiles (jacobi-2d, heat-3d) hold 32,768."""
+wavefronts: every wavefront ends in a barrier, which costs a scheduler time slice whenever the
+other thread is descheduled. On the loaded 2-vCPU machine, jacobi-1d (T=500, N=100,000) with
+2 threads took 31 s against 0.57 s on one with 32 x 32 tiles (1,024 points, 3,000 wavefronts),
+and 1.2 s against 0.08 s with 128 x 128 tiles (16,384 points, 800 wavefronts); 32 x 32 x 32
+tiles (jacobi-2d, heat-3d: 32,768 points, and a row of tiles per parallel iteration) pay."""
 
 
 @register
