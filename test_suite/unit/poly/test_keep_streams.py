@@ -75,5 +75,29 @@ def test_is_streaming_band_reads_the_scheduled_band(tmp_path):
     accesses = scop.reads.union(scop.writes)
     (band,) = [b for b in _bands(schedule) if b.band_n_member() == 2]
     assert is_streaming_band(band, accesses)
-    # Without its coincident flag the band is kept for `wavefront` and friends.
-    assert not is_streaming_band(band.band_member_set_coincident(0, False), accesses)
+    # Parallel only inside: the outer loop is not one to run on threads, so the band is left to `tile`.
+    inner_only = band.band_member_set_coincident(0, False).band_member_set_coincident(1, True)
+    assert not is_streaming_band(inner_only, accesses)
+    # Sequential in both members: no parallelism is at stake, and the inner loop is already the best.
+    assert is_streaming_band(band.band_member_set_coincident(0, False), accesses)
+
+
+# floyd-warshall: under the sequential k loop, an (i, j) band with no parallel member (row and
+# column k are read and written); one iteration of i reuses only row k from the previous one.
+SHORTEST_PATHS = """void fw(int n, double path[static const restrict n][n]) {
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        path[i][j] = path[i][j] < path[i][k] + path[k][j] ? path[i][j] : path[i][k] + path[k][j];
+}
+"""
+
+
+def test_sequential_two_deep_band_in_row_order_stays_untiled(tmp_path):
+    outcome = optimise(tmp_path, SHORTEST_PATHS, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.parallel_loops == 0
+    assert outcome.streaming_bands == 1 and outcome.tiled_bands == 0
+    disabled = optimise(tmp_path, SHORTEST_PATHS, opt_level=3, disabled_passes=frozenset({"keep-streams"}))
+    assert disabled.streaming_bands == 0 and disabled.tiled_bands == 1
+
