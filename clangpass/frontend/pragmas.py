@@ -102,6 +102,9 @@ def _parse_reductions(words: list[ci.Token], loc: SourceLoc):
             errors.append((_loc(w), "expected a reduction operator"))
             break
         op = words[j].spelling
+        if op in (":", ")"):  # no operator: one error, at the token where it is missing
+            errors.append((_loc(words[j]), f"expected a reduction operator (one of + - * min max) before '{op}'"))
+            break
         if op not in REDUCTION_OPERATORS:
             errors.append((_loc(words[j]), f"invalid reduction operator '{op}' (expected one of + - * min max)"))
         j += 1

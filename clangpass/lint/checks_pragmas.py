@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from clangpass.frontend.pragmas import REDUCTION_OPERATORS
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
@@ -115,6 +116,8 @@ class ReductionCheck(PencilWalker):
             return
         iterator = self.iterator_of(node)
         for reduction in pragma.reductions:
+            if reduction.op not in REDUCTION_OPERATORS:
+                continue  # an invalid operator is a syntax error, reported by PragmaCheck
             for name in reduction.variables:
                 if self._check_declaration(node, reduction, name, iterator):
                     _ReductionUses(self.unit, self.function, reduction, name).walk(node.body)

@@ -91,6 +91,19 @@ def test_bad_pragma_syntax_is_recorded(tmp_path):
     assert p.errors and "invalid reduction operator '/'" in p.errors[0][1]
 
 
+def test_missing_reduction_operator_is_one_error(tmp_path):
+    m = parse(tmp_path, """
+        void f(int n, double A[static const restrict n], double s) {
+        #pragma pencil independent reduction(: s)
+          for (int i = 0; i < n; i++) s += A[i];
+        }
+    """)
+    p = m.function("f").body.body[0].pragma("independent")
+    assert [(loc.col, message) for loc, message in p.errors] == [
+        (38, "expected a reduction operator (one of + - * min max) before ':'")]
+    assert p.reductions == ()
+
+
 def test_scop_and_pencil_regions(tmp_path):
     m = parse(tmp_path, """
         void k(int n, double C[n]) {

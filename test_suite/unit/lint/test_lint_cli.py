@@ -89,6 +89,37 @@ def test_notes_follow_their_diagnostic(tmp_path):
     assert lines[-1] == "3 errors generated."
 
 
+def test_unknown_reduction_operator_is_a_diagnostic_not_an_internal_error(tmp_path):
+    path = write(tmp_path, """\
+#include <pencil.h>
+PENCIL void f(int n, double A[pencil_array n], double out[pencil_array 1])
+{
+    double s = 1.0;
+#pragma pencil independent reduction(/: s)
+    for (int i = 0; i < n; i++)
+        s /= A[i];
+    out[0] = s;
+}
+""")
+    status, out, err = lint(path)
+    assert (status, out) == (1, "")
+    assert err.splitlines() == [
+        f"{path}:5:38: error: invalid reduction operator '/' (expected one of + - * min max) [pencil-pragma]",
+        "#pragma pencil independent reduction(/: s)",
+        "                                     ^",
+        "1 error generated.",
+    ]
+    for clause, col, message in (
+            ("reduction(: s)", 38, "expected a reduction operator (one of + - * min max) before ':'"),
+            ("reduction(+ s)", 40, "expected ':' after the reduction operator"),
+            ("reduction(+:)", 28, "reduction clause names no variable")):
+        odd = write(tmp_path, Path(path).read_text().replace("reduction(/: s)", clause), "odd.c")
+        status, _, err = lint(odd)
+        assert status == 1 and "internal error" not in err
+        assert err.splitlines()[0] == f"{odd}:5:{col}: error: {message} [pencil-pragma]"
+        assert err.splitlines()[-1] == "1 error generated."
+
+
 def test_warnings_alone_exit_0(tmp_path):
     path = write(tmp_path, LINEARISED)
     status, _, err = lint(path)
