@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from clangpass.diagnostics import DiagnosticEngine
+from clangpass.ir.nodes import SourceLoc
 from clangpass.poly.alias_check import AliasCheck
+from clangpass.poly.annotations import PragmaUse, unused_pragmas
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.regions import OptRegion
 
@@ -36,6 +38,7 @@ class RegionOutcome:
     streaming_bands: int = 0
     reordered_bands: int = 0
     vector_loops: int = 0
+    pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
 
@@ -60,6 +63,13 @@ class RegionOutcome:
         """Sequential loops around parallel loops whose threads start once (`thread-team` marks)."""
         return thread_teams(self.unit.ast) if self.unit is not None and self.status == "optimized" else 0
 
+    @property
+    def pragma_uses(self) -> tuple[PragmaUse, ...]:
+        """What each loop pragma of the region did; in a fallback region, nothing."""
+        if self.status == "optimized":
+            return self.pragmas
+        return unused_pragmas(self.region.body, f"the region was not optimized: {self.reason}")
+
     def as_record(self) -> dict:
         r = self.region
         return {
@@ -83,6 +93,7 @@ class RegionOutcome:
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,
+            "pragmas": [use.as_record() for use in self.pragma_uses],
             "scheduling_seconds": round(self.scheduling_seconds, 6),
         }
 
@@ -133,6 +144,15 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               f"region in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
+        for use in o.pragma_uses:
+            at = SourceLoc(use.file, use.line, use.column)
+            if use.used and remarks:
+                engine.report("pencil", "remark", at, f"'#pragma pencil {use.kind}' used: {use.detail}",
+                              option="-Rpass=pencil")
+            if use.missed and missed_remarks:
+                engine.report("pencil", "remark", at, f"'#pragma pencil {use.kind}' "
+                              f"{'partly ' if use.used else 'not '}used: {use.missed}",
+                              option="-Rpass-missed=pencil")
         if o.status == "optimized" and o.reason and missed_remarks:
             # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
             # an unsound isl AST, a budget): the reason says which.

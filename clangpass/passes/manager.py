@@ -31,6 +31,7 @@ from clangpass.passes import (alias_check, codegen, dependences, extract, mark_p
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.alias_check import unchecked_overlap
+from clangpass.poly.annotations import pragma_uses
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.budget import BudgetExceeded
 from clangpass.poly.dependences import cached_dependences, dependences as scop_dependences, format_deps
@@ -110,6 +111,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
                          streaming_bands=unit.scop.streaming_bands,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
+                         pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds)
 

@@ -14,6 +14,9 @@ is what kept it from vectorising most point loops. This is the innermost-loop
 half of PPCG's parallelism detection (Verdoolaege et al., TACO 2013, section 5.1)
 handed to LLVM's vectoriser instead of thread-level code.
 
+A loop under `#pragma pencil ivdep` ignores the dependences it carries here
+(clangpass.poly.annotations): the pragma says they do not prevent vector lanes.
+
 A band directly under a `parallel` mark runs on threads and is left alone; the
 mark is checked again by `verify-schedule` like a parallel loop's.
 """
@@ -25,6 +28,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.annotations import vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, carries_dependence
@@ -48,6 +52,8 @@ class MarkVector(Pass):
                 # checks it itself).
                 deps = (unit.relaxed.enforced if unit.relaxed is not None
                         else dependences(scop, ctx.options.isl_max_operations).all)   # [P] -> { S -> T }
+                if scop.annotations:
+                    deps = deps.subtract(vector_independent(scop))   # `ivdep` loops (and `independent`)
 
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Mark under `node`; returns the node now at `node`'s position."""

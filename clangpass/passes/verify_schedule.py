@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.annotations import vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import (privatization_violations, relax_false_dependences,
@@ -48,7 +49,8 @@ class VerifySchedule(Pass):
             with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
                 # A parallel loop may carry false dependences of local storage (each thread has its
                 # own copy of it), but no local value may leave it.
-                problems += (parallel_violations(scop.schedule, split.enforced)
+                ivdep = vector_independent(scop) if scop.annotations else None
+                problems += (parallel_violations(scop.schedule, split.enforced, ivdep)
                              + privatization_violations(scop.schedule, split.live_ranges))
         except BudgetExceeded as exc:
             problems = [f"{exc}, so it could not be verified"]

@@ -18,6 +18,8 @@ of accesses to one element in source order. Each step is bounded by
 `isl_max_operations`: when value-based analysis exceeds it (or isl fails on
 it), memory-based flow dependences (a superset) replace it and `note` says so; when the memory-based
 relations exceed it, `BudgetExceeded` is raised (the region falls back).
+The pairs a `#pragma pencil independent` loop declares absent are removed from all
+three (clangpass.poly.annotations).
 The result is cached on the Scop (`dependences(scop)`) since only a change of
 the model invalidates it.
 """
@@ -28,6 +30,7 @@ from typing import Optional
 
 import islpy as isl
 
+from clangpass.poly.annotations import declared_independent, vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.scop import Scop, sorted_pieces
 
@@ -40,6 +43,9 @@ class Dependences:
     anti: isl.UnionMap      # [P] -> { S[i..] -> T[j..] : T overwrites what S read }
     output: isl.UnionMap    # [P] -> { S[i..] -> T[j..] : T overwrites what S wrote }
     note: str = ""          # set when the flow dependences are memory-based (budget exceeded)
+    # Pairs of the dependences above that `independent` removed or `ivdep` lets vector loops
+    # ignore (clangpass.poly.annotations); None when the region has no such pragma.
+    declared: Optional[isl.UnionMap] = None
 
     @property
     def all(self) -> isl.UnionMap:
@@ -94,7 +100,14 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
                else f"failed in isl ({isl_error_reason(exc)})")
         note = f"value-based dependence analysis {why}: memory-based flow dependences used"
     context = scop.context                           # [P] -> { : ... }
-    return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note)
+    declared = None
+    if scop.annotations:
+        with isl_budget(ctx, max_operations, step):
+            declared = flow.union(anti).union(output).intersect(vector_independent(scop)).coalesce()
+            independent = declared_independent(scop)
+            flow, anti, output = (d.subtract(independent) for d in (flow, anti, output))
+    return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note,
+                       declared)
 
 
 def _simplified(deps: isl.UnionMap, context: isl.Set) -> isl.UnionMap:

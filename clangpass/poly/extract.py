@@ -40,7 +40,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
                                    where)
-from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement
+from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
 from clangpass.regions import OptRegion
 
@@ -113,6 +113,7 @@ class _Extractor:
         self.accesses = _Accesses()
         self.kills: list[isl.Map] = []                                                       # { K[i..] -> A[a..] }
         self.locals: dict[str, N.VarDecl] = {}
+        self.annotations: list[LoopAnnotation] = []
         self.n_compute = 0
         self.n_kill = 0
         self.iterator_names = frozenset(region.iterators) | _header_only_locals(region.body)
@@ -143,7 +144,7 @@ class _Extractor:
         return Scop(region=self.region, params=self.params, context=self.context,
                     statements=statements, arrays=arrays, reads=reads, must_writes=must, may_writes=may,
                     kills=kills, original_schedule=schedule, schedule=schedule.intersect_domain(compute),
-                    locals=tuple(self.locals.values()))
+                    locals=tuple(self.locals.values()), annotations=tuple(self.annotations))
 
     def _array_infos(self, reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap) -> tuple[ArrayInfo, ...]:
         def touched(umap: isl.UnionMap) -> set[str]:
@@ -296,6 +297,11 @@ class _Extractor:
                                           frame.locals))
         if child is None:
             return None
+        inside = tuple(stmt.name for stmt in self.statements[first:])
+        for pragma in s.pragmas:
+            if pragma.kind in ("independent", "ivdep"):
+                reduced = tuple(v for r in pragma.reductions for v in r.variables)
+                self.annotations.append(LoopAnnotation(pragma.kind, pragma.loc, name, depth, inside, reduced))
         band = isl.UnionMap.empty(self.param_space)     # [P] -> { S[i..] -> [(+-i)] }
         for stmt in self.statements[first:]:
             ls = isl.LocalSpace.from_space(stmt.domain.get_space())

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
-from clangpass.poly.scop import Scop, sorted_pieces
+from clangpass.poly.scop import Scop, accesses_through, sorted_pieces
 from clangpass.poly.validity import PARALLEL_MARK, dependence_violations
 
 
@@ -44,17 +45,6 @@ class RelaxedDependences:
     @property
     def active(self) -> bool:
         return not self.relaxed.is_empty()
-
-
-def _through(accesses: isl.UnionMap, names: frozenset[str], inside: bool) -> isl.UnionMap:
-    """The accesses to arrays named in `names` (inside=True) or to the others."""
-    out = isl.UnionMap.empty(accesses.get_space())
-    pieces: list[isl.Map] = []
-    accesses.foreach_map(pieces.append)
-    for m in pieces:
-        if (m.get_tuple_name(isl.dim_type.out) in names) == inside:
-            out = out.union(isl.UnionMap.from_map(m))
-    return out
 
 
 def _false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.UnionMap) -> isl.UnionMap:
@@ -77,9 +67,9 @@ def local_live_ranges(scop: Scop, max_operations: int = 0) -> isl.UnionMap:
         return cached
     names = _local_names(scop)
     ctx = scop.context.get_ctx()
-    reads_l = _through(scop.reads, names, True)              # [P] -> { S[i..] -> t[..] }
-    must_l = _through(scop.must_writes, names, True)
-    may_l = _through(scop.may_writes, names, True)
+    reads_l = accesses_through(scop.reads, names, True)              # [P] -> { S[i..] -> t[..] }
+    must_l = accesses_through(scop.must_writes, names, True)
+    may_l = accesses_through(scop.may_writes, names, True)
     try:
         with isl_budget(ctx, max_operations, "live-range analysis"):
             live = (isl.UnionAccessInfo.from_sink(reads_l).set_must_source(must_l).set_may_source(may_l)
@@ -106,10 +96,11 @@ def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) 
     dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
     with isl_budget(ctx, max_operations, "live-range analysis"):
         earlier = dates.lex_lt_union_map(dates)              # [P] -> { S -> T : S before T }
-        relaxed = _false_dependences(_through(scop.reads, names, True), _through(scop.writes, names, True),
-                                     earlier)
-        other = _false_dependences(_through(scop.reads, names, False), _through(scop.writes, names, False),
-                                   earlier)
+        relaxed = _false_dependences(accesses_through(scop.reads, names, True),
+                                     accesses_through(scop.writes, names, True), earlier)
+        other = _false_dependences(accesses_through(scop.reads, names, False),
+                                   accesses_through(scop.writes, names, False), earlier)
+        other = other.subtract(declared_independent(scop))   # `#pragma pencil independent` loops
     live = local_live_ranges(scop, max_operations)
     return RelaxedDependences(tuple(sorted(names)), live, _simplified(relaxed, scop.context),
                               _simplified(deps.flow.union(other), scop.context))
@@ -133,7 +124,7 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     """
     if relaxed.live_ranges.is_empty():
         return []
-    writes = _through(scop.writes, frozenset(relaxed.arrays), True)   # [P] -> { W[i..] -> t[..] }
+    writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)   # [P] -> { W[i..] -> t[..] }
     same_element = writes.apply_range(writes.reverse())               # [P] -> { W -> W2 : same element }
     producer = relaxed.live_ranges.domain_map()                       # [P] -> { [W -> R] -> W }
     consumer = relaxed.live_ranges.range_map()                        # [P] -> { [W -> R] -> R }

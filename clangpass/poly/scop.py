@@ -47,6 +47,18 @@ class ScopStatement:
 
 
 @dataclass(frozen=True)
+class LoopAnnotation:
+    """A `#pragma pencil independent` or `ivdep` on a loop of the region, as the model sees it."""
+
+    kind: str                      # 'independent' | 'ivdep'
+    loc: N.SourceLoc = field(compare=False)
+    iterator: str = ""
+    depth: int = 0                 # the loop's position among the statements' iterators
+    statements: tuple[str, ...] = ()   # the statements (compute and kill) inside the loop
+    reductions: tuple[str, ...] = ()   # variables named by `reduction(op: v)` clauses
+
+
+@dataclass(frozen=True)
 class ArrayInfo:
     """One array (or 0-d scalar) of the model."""
 
@@ -77,6 +89,7 @@ class Scop:
     original_schedule: isl.Schedule        # over every statement, kills included
     schedule: isl.Schedule                 # current schedule over compute statements
     locals: tuple[N.VarDecl, ...] = ()     # region-local variables (initialisers removed)
+    annotations: tuple[LoopAnnotation, ...] = ()   # independent/ivdep loops (clangpass.poly.annotations)
     tile_sizes: tuple[int, ...] = ()       # sizes of every tiled band member, outermost first
     tiled_bands: int = 0
     fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
@@ -131,6 +144,17 @@ class Scop:
 
     def with_note(self, note: str) -> "Scop":
         return replace(self, notes=self.notes + (note,))
+
+
+def accesses_through(accesses: isl.UnionMap, names: frozenset[str], inside: bool = True) -> isl.UnionMap:
+    """The accesses to the arrays named in `names` (inside=True) or to the others."""
+    out = isl.UnionMap.empty(accesses.get_space())
+    pieces: list[isl.Map] = []
+    accesses.foreach_map(pieces.append)
+    for m in pieces:
+        if (m.get_tuple_name(isl.dim_type.out) in names) == inside:
+            out = out.union(isl.UnionMap.from_map(m))
+    return out
 
 
 # ------------------------------------------------------------------------ dumps

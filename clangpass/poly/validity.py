@@ -12,6 +12,8 @@ Janssens, "Scheduling for PPCG", 2017, section 4).
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import islpy as isl
 
 PARALLEL_MARK = "parallel"
@@ -34,9 +36,12 @@ def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[st
     return sorted(pieces)
 
 
-def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:
-    """Loops marked `parallel` or `vector` that carry a dependence, each named by its partial schedule."""
+def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap,
+                        vector_ignored: Optional[isl.UnionMap] = None) -> list[str]:
+    """Loops marked `parallel` or `vector` that carry a dependence, each named by its partial schedule.
+    A `vector` loop is held to `deps` less `vector_ignored` (the pairs `ivdep` loops ignore)."""
     problems: list[str] = []
+    vector_deps = deps.subtract(vector_ignored) if vector_ignored is not None else deps
 
     def check(node: isl.ScheduleNode) -> bool:
         if node.get_type() != isl.schedule_node_type.mark or node.mark_get_id().get_name() not in (PARALLEL_MARK, VECTOR_MARK):
@@ -45,7 +50,7 @@ def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]
         if band.get_type() != isl.schedule_node_type.band:
             problems.append(f"a '{node.mark_get_id().get_name()}' mark is not above a band")
             return True
-        if carries_dependence(band, deps):
+        if carries_dependence(band, vector_deps if node.mark_get_id().get_name() == VECTOR_MARK else deps):
             problems.append(f"loop {band.band_get_partial_schedule()} carries a dependence")
         return True
 
