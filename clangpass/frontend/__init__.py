@@ -21,7 +21,7 @@ from typing import Optional
 import clang.cindex as ci
 
 from clangpass.diagnostics import Diagnostic
-from clangpass.frontend.lower import Lowering, location
+from clangpass.frontend.lower import Lowering, location, source_range
 from clangpass.frontend.pragmas import collect_pragmas
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
@@ -266,6 +266,7 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
     attributes: dict[str, list[N.Attribute]] = {}
     decl_cursors: dict[str, ci.Cursor] = {}
     globals_: list[N.VarDecl] = []
+    records: list[N.RecordDecl] = []
     for cursor in tu.cursor.get_children():
         if cursor.kind == CK.FUNCTION_DECL:
             attrs = attributes.setdefault(cursor.spelling, [])
@@ -278,6 +279,9 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
         elif cursor.kind == CK.VAR_DECL and cursor.location.file is not None \
                 and cursor.location.file.name == main_file:
             globals_.append(lowering.var_decl(cursor))
+        elif cursor.kind in (CK.STRUCT_DECL, CK.UNION_DECL) and cursor.location.file is not None \
+                and cursor.location.file.name == main_file:
+            records.extend(_record_decls(cursor))
 
     summaries = {a.args[0] for attrs in attributes.values() for a in attrs
                  if a.name == "pencil_access" and a.args}
@@ -292,4 +296,15 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
             fn = replace(fn, is_pencil=bool(reason), pencil_reason=reason)
         functions.append(fn)
     functions.sort(key=lambda f: (not f.in_main_file, f.loc.line if f.in_main_file else 0, f.name))
-    return N.Module(main_file, tuple(functions), tuple(globals_), (), pencil_file)
+    return N.Module(main_file, tuple(functions), tuple(globals_), tuple(records), pencil_file)
+
+
+def _record_decls(cursor: ci.Cursor) -> list[N.RecordDecl]:
+    """The struct/union declared by `cursor` and those declared inside it, outermost first."""
+    extent = source_range(cursor)
+    out = [N.RecordDecl("" if cursor.is_anonymous() else cursor.spelling, cursor.kind == CK.UNION_DECL,
+                        extent.start if extent is not None else location(cursor), cursor.is_definition())]
+    for child in cursor.get_children():
+        if child.kind in (CK.STRUCT_DECL, CK.UNION_DECL):
+            out.extend(_record_decls(child))
+    return out

@@ -364,17 +364,31 @@ class Function:
 
 
 @dataclass(frozen=True)
+class RecordDecl:
+    """A struct or union declared in the main file (nested ones too); `name` is '' if anonymous.
+
+    `loc` is the `struct`/`union` keyword; `definition` is False for `union u;`.
+    """
+
+    name: str
+    is_union: bool
+    loc: SourceLoc = field(default=NOLOC, compare=False)
+    definition: bool = True
+
+
+@dataclass(frozen=True)
 class Module:
-    """One translation unit as pencilcc sees it: the main file's functions and globals.
+    """One translation unit as pencilcc sees it: the main file's functions, globals and records.
 
     `functions` holds every definition in the main file and every declaration
     visible in it (prototypes from headers included), first definition wins.
+    `structs` holds the struct and union declarations written in the main file.
     """
 
     file: str
     functions: tuple[Function, ...] = ()
     globals: tuple[VarDecl, ...] = ()
-    structs: tuple[CType, ...] = ()
+    structs: tuple[RecordDecl, ...] = ()
     pencil_file: bool = False
 
     def function(self, name: str) -> Optional[Function]:

@@ -2,9 +2,11 @@
 """Types and signatures PENCIL allows (thesis sections 4.2.2 iii, 4.3.1, appendix A).
 
 Input: PENCIL functions and the code of pencil regions, walked by
-`PencilWalker`. Output: pencil-union and pencil-bitfield (in the type of every
-parameter, result, local variable, explicit cast and global used by PENCIL
-code, looking through arrays, pointers and struct fields), pencil-array-param
+`PencilWalker`, and the record declarations of a PENCIL file. Output:
+pencil-union and pencil-bitfield (in the type of every parameter, result, local
+variable, explicit cast and global used by PENCIL code, looking through arrays,
+pointers and struct fields; pencil-union also for every union a PENCIL file
+declares), pencil-array-param
 (array parameters are `static const restrict`, i.e. `pencil_array`) and
 pencil-variadic.
 """
@@ -68,10 +70,15 @@ class UnionBitfieldCheck(PencilWalker):
 
     @classmethod
     def check_unit(cls, unit: PencilUnit) -> None:
-        """A PENCIL file's global declarations are PENCIL code too."""
-        if unit.module.pencil_file:
-            for g in unit.module.globals:
-                report_type_defects(unit, g.type, g.loc, f"global variable '{g.name}'")
+        """A PENCIL file's global declarations are PENCIL code too: no union declared, no global of one."""
+        if not unit.module.pencil_file:
+            return
+        for record in unit.module.structs:
+            if record.is_union:
+                what = f"union '{record.name}'" if record.name else "an anonymous union"
+                unit.report("pencil-union", record.loc, f"PENCIL file declares {what}; PENCIL has no unions")
+        for g in unit.module.globals:
+            report_type_defects(unit, g.type, g.loc, f"global variable '{g.name}'")
 
     def check_function(self, function: N.Function) -> None:
         for p in function.params:

@@ -38,7 +38,9 @@ _RULES = (
     Rule("pencil-union", "no unions",
          "Unlike C99, PENCIL supports no unions: the type of every parameter, result, local "
          "variable, cast and global used by PENCIL code must not be or contain a union (through "
-         "struct fields, array elements or pointed-to types).", section="4.2.2 iii"),
+         "struct fields, array elements or pointed-to types). A PENCIL file (`*.pencil.c`, or any file "
+         "under `-x pencil`) may not declare a union at all, even one that no PENCIL code uses.",
+         section="4.2.2 iii"),
     Rule("pencil-bitfield", "no bit-fields",
          "Unlike C99, PENCIL supports no bit-fields: no struct type used by PENCIL code (parameters, "
          "results, local variables, casts, globals, and the structs they contain) may declare a "

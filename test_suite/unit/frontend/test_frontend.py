@@ -104,6 +104,16 @@ def test_missing_reduction_operator_is_one_error(tmp_path):
     assert p.reductions == ()
 
 
+def test_module_lists_the_struct_and_union_declarations_of_the_main_file(tmp_path):
+    m = parse(tmp_path, """
+        union u { int i; float f; };
+        struct s { union { int a; float b; } v; int k; };
+        union fwd;
+    """)
+    assert [(r.name, r.is_union, r.loc.line, r.loc.col, r.definition) for r in m.structs] == [
+        ("u", True, 2, 1, True), ("s", False, 3, 1, True), ("", True, 3, 12, True), ("fwd", True, 4, 1, False)]
+
+
 def test_scop_and_pencil_regions(tmp_path):
     m = parse(tmp_path, """
         void k(int n, double C[n]) {

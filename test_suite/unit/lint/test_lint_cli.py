@@ -314,6 +314,19 @@ def test_x_pencil_makes_every_function_pencil(tmp_path):
     assert lint("-xpencil", "-xc", path)[0] == 0
 
 
+def test_x_pencil_reports_a_union_the_file_declares(tmp_path):
+    path = write(tmp_path, "union bits { int i; float f; };\nint twice(int x) { return 2 * x; }\n")
+    assert lint(path) == (0, "", "")
+    status, _, err = lint("-x", "pencil", path)
+    assert status == 1
+    assert err.splitlines() == [
+        f"{path}:1:1: error: PENCIL file declares union 'bits'; PENCIL has no unions [pencil-union]",
+        "union bits { int i; float f; };",
+        "^",
+        "1 error generated.",
+    ]
+
+
 # ---------------------------------------------------------------------- robustness
 def test_internal_error_is_reported_without_traceback(tmp_path, monkeypatch):
     def explode(*args, **kwargs):
