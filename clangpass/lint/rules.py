@@ -114,11 +114,13 @@ _RULES = (
          "a `#pragma pencil region` is always reported, since the region must be single-exit.",
          section="4.2.2 v"),
     Rule("pencil-call", "calls only to PENCIL, builtin, const or summarised functions",
-         "PENCIL code may call PENCIL functions (functions of a PENCIL file, marked "
+         "PENCIL code may call PENCIL functions (functions a PENCIL file defines, marked "
          "`__attribute__((pencil))`, or whose array parameters are all `pencil_array`), PENCIL "
          "builtins (section 4.3.5), functions declared `__attribute__((const))`, and non-PENCIL "
          "functions that have a summary function (`__attribute__((pencil_access(summary)))`). "
-         "Calls to any other function, and calls through function pointers, are reported.",
+         "Calls to any other function, and calls through function pointers, are reported: a "
+         "prototype without a body (`extern void log(double);`) in a PENCIL file declares a function "
+         "written elsewhere and is not PENCIL by the file alone.",
          section="4.2.2 ii and v, 4.3.2, 4.3.3"),
     Rule("pencil-summary-signature", "a summary function exists and has the summarised function's arguments",
          "The function named by `pencil_access(summary)` must be declared in the translation unit "

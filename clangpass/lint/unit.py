@@ -49,7 +49,12 @@ class PencilUnit:
         return fn.name in self.summaries
 
     def is_explicitly_pencil(self, fn: N.Function) -> bool:
-        return ((self.module.pencil_file and fn.in_main_file and fn.name != "main")
+        """PENCIL by attribute, as a summary, or as a function a PENCIL file defines.
+
+        A PENCIL file's prototype of a function it does not define (`extern void log(double);`)
+        declares a function written elsewhere, maybe in C: it is not PENCIL by the file alone.
+        """
+        return ((self.module.pencil_file and fn.in_main_file and fn.name != "main" and fn.body is not None)
                 or fn.attribute("pencil") is not None or self.is_summary(fn))
 
     def checks_body(self, fn: N.Function) -> bool:

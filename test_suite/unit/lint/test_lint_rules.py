@@ -151,6 +151,18 @@ def test_force_pencil_checks_every_function(tmp_path):
     assert [(d.id, d.loc.line, d.loc.col) for d in diags] == [("pencil-return", 1, 31)]
 
 
+def test_force_pencil_does_not_make_a_prototype_pencil(tmp_path):
+    path = write(tmp_path, """
+        #include <math.h>
+        extern void log_value(double v);
+        double twice(double v) { log_value(v); return 2.0 * sqrt(v); }
+    """)
+    assert found_diagnostics(path) == set()
+    diags = lint_diagnostics(path, force_pencil=True)
+    assert [(d.id, d.loc.line, d.loc.col) for d in diags] == [("pencil-call", 4, 26)]
+    assert (diags[0].notes[0].loc.line, diags[0].notes[0].loc.col) == (3, 13)
+
+
 def test_summarised_c_function_body_is_not_checked_but_explicit_pencil_is(tmp_path):
     path = write(tmp_path, """
         #include <pencil.h>
