@@ -181,7 +181,8 @@ class Lowering:
             elif ref.semantic_parent is not None and ref.semantic_parent.kind == CK.TRANSLATION_UNIT:
                 scope = "global"
         t = self.decl_type(ref) if ref is not None and ref.kind in (CK.PARM_DECL, CK.VAR_DECL) else self.type_of(c)
-        return N.VarRef(c.spelling, scope, type=t, loc=location(c))
+        decl_loc = location(ref) if ref is not None and ref.location.file is not None else N.NOLOC
+        return N.VarRef(c.spelling, scope, decl_loc=decl_loc, type=t, loc=location(c))
 
     def expr_UNEXPOSED_EXPR(self, c: ci.Cursor) -> N.Expr:
         children = self._children(c)

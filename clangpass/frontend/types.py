@@ -8,7 +8,7 @@ from typing import Callable, Optional
 import clang.cindex as ci
 
 from clangpass.ir import types as T
-from clangpass.ir.nodes import Expr, IntLit
+from clangpass.ir.nodes import Expr, IntLit, SourceLoc
 
 TK = ci.TypeKind
 
@@ -135,7 +135,9 @@ class TypeLowering:
         for child in decl.get_children():
             if child.kind == ci.CursorKind.FIELD_DECL:
                 width = child.get_bitfield_width() if child.is_bitfield() else None
-                fields.append(T.StructField(child.spelling, self.lower(child.type), width))
+                where = child.location
+                loc = SourceLoc(where.file.name, where.line, where.column) if where.file is not None else None
+                fields.append(T.StructField(child.spelling, self.lower(child.type), width, loc))
         lowered = T.StructType(name=name, is_union=is_union, fields=tuple(fields), **_quals(t))
         self._structs[key] = lowered
         return lowered

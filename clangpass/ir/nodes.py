@@ -70,10 +70,14 @@ class StringLit(Expr):
 
 @dataclass(frozen=True)
 class VarRef(Expr):
-    """A use of a variable. `scope` is 'param', 'local', 'global' or 'enum' (a constant)."""
+    """A use of a variable. `scope` is 'param', 'local', 'global' or 'enum' (a constant).
+
+    `decl_loc` is where the variable is declared (for diagnostics' notes).
+    """
 
     name: str
     scope: str = "local"
+    decl_loc: SourceLoc = field(default=NOLOC, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

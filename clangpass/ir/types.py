@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
-    from clangpass.ir.nodes import Expr
+    from clangpass.ir.nodes import Expr, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,7 @@ class StructField:
     name: str
     type: CType
     bit_width: Optional[int] = None
+    loc: Optional["SourceLoc"] = field(default=None, compare=False, repr=False)  # the field's declaration
 
 
 @dataclass(frozen=True)

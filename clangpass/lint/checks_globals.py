@@ -43,8 +43,10 @@ class GlobalStateCheck(PencilWalker):
         if is_constant(t):
             return
         self._used.add(node.name)
+        where = variable.loc if variable is not None else node.decl_loc
+        notes = [(where, f"'{node.name}' is declared here")] if where.line > 0 else []
         self.report("pencil-global", node.loc,
-                    f"PENCIL code uses non-const global variable '{node.name}'")
+                    f"PENCIL code uses non-const global variable '{node.name}'", notes)
 
     def visit_VarDecl(self, node: N.VarDecl) -> None:
         if node.storage in ("static", "extern") and not is_constant(node.type):

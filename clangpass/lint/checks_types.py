@@ -12,7 +12,7 @@ pencil-variadic.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
@@ -33,10 +33,15 @@ def _bitfield_defect(s: T.StructType) -> Optional[tuple[str, str]]:
     return None
 
 
-def find_defect(t: T.CType, defect: StructDefect, seen: frozenset[str] = frozenset()) -> Optional[tuple[str, str]]:
+# A defect found in a type: (path of fields to it, description, declaration of the last field).
+Defect = tuple[str, str, Optional[N.SourceLoc]]
+
+
+def find_defect(t: T.CType, defect: StructDefect, seen: frozenset[str] = frozenset()) -> Optional[Defect]:
     """Searches `t` (through arrays, pointers, functions and struct fields) for a struct `defect`.
 
-    Returns (path of fields to the defect, description), the path '' when `t` itself is at fault.
+    Returns (path of fields to the defect, description, where the field at the end of the path
+    is declared); the path is '' and the place None when `t` itself is at fault.
     """
     if isinstance(t, T.ArrayType):
         return find_defect(t.element, defect, seen)
@@ -52,12 +57,14 @@ def find_defect(t: T.CType, defect: StructDefect, seen: frozenset[str] = frozens
         return None
     own = defect(t)
     if own is not None:
-        return own
+        name, what = own
+        field_loc = next((f.loc for f in t.fields if f.name == name), None) if name else None
+        return (name, what, field_loc)
     for f in t.fields:
         found = find_defect(f.type, defect, seen | {t.spelling()})
         if found is not None:
-            path, what = found
-            return (f"{f.name}.{path}" if path else f.name, what)
+            path, what, field_loc = found
+            return (f"{f.name}.{path}" if path else f.name, what, field_loc if path else f.loc)
     return None
 
 
@@ -96,22 +103,32 @@ class UnionBitfieldCheck(PencilWalker):
     def visit_VarRef(self, node: N.VarRef) -> None:
         if node.scope == "global" and node.name not in self._globals_seen:
             self._globals_seen.add(node.name)
-            report_type_defects(self.unit, node.type, node.loc, f"global variable '{node.name}'")
+            report_type_defects(self.unit, node.type, node.loc, f"global variable '{node.name}'",
+                                declared_here(node))
 
 
-def report_type_defects(unit: PencilUnit, t: T.CType, loc: N.SourceLoc, what: str) -> None:
+def declared_here(node: N.VarRef) -> list[tuple[N.SourceLoc, str]]:
+    """The note that points at the declaration of a variable used at `node`, if it is known."""
+    return [(node.decl_loc, f"'{node.name}' is declared here")] if node.decl_loc.line > 0 else []
+
+
+def report_type_defects(unit: PencilUnit, t: T.CType, loc: N.SourceLoc, what: str,
+                        notes: Sequence[tuple[N.SourceLoc, str]] = ()) -> None:
+    """Reports a union or a bit-field in `t`, with a note at the offending field's declaration."""
     for rule_id, defect, banned in (("pencil-union", _union_defect, "unions"),
                                     ("pencil-bitfield", _bitfield_defect, "bit-fields")):
         found = find_defect(t, defect)
         if found is None:
             continue
-        path, description = found
+        path, description, field_loc = found
         message = f"{what} has type '{t.spelling()}'"
         if path:
             message += f", whose field '{path}' is {description}"
         elif description != f"'{t.spelling()}'":
             message += f", which contains {description}"
-        unit.report(rule_id, loc, f"{message}; PENCIL has no {banned}")
+        field_note = [(field_loc, f"field '{path.rsplit('.', 1)[-1]}' is declared here")] \
+            if path and field_loc is not None and field_loc.line > 0 else []
+        unit.report(rule_id, loc, f"{message}; PENCIL has no {banned}", [*notes, *field_note])
 
 
 def _missing_qualifiers(t: T.ArrayType) -> list[str]:

@@ -120,6 +120,36 @@ PENCIL void f(int n, double A[pencil_array n], double out[pencil_array 1])
         assert err.splitlines()[-1] == "1 error generated."
 
 
+def test_global_and_bitfield_errors_have_a_note_at_the_declaration(tmp_path):
+    path = write(tmp_path, """\
+#include <pencil.h>
+struct flags { int value; unsigned dirty : 1; };
+int counter;
+PENCIL void k(int n, struct flags F[pencil_array n])
+{
+    counter = n;
+}
+""")
+    status, _, err = lint(path)
+    assert status == 1
+    assert err.splitlines() == [
+        f"{path}:4:35: error: parameter 'F' has type 'struct flags[static const restrict n]', whose field "
+        "'dirty' is a bit-field of width 1; PENCIL has no bit-fields [pencil-bitfield]",
+        "PENCIL void k(int n, struct flags F[pencil_array n])",
+        "                                  ^",
+        f"{path}:2:36: note: field 'dirty' is declared here",
+        "struct flags { int value; unsigned dirty : 1; };",
+        "                                   ^",
+        f"{path}:6:5: error: PENCIL code uses non-const global variable 'counter' [pencil-global]",
+        "    counter = n;",
+        "    ^",
+        f"{path}:3:5: note: 'counter' is declared here",
+        "int counter;",
+        "    ^",
+        "2 errors generated.",
+    ]
+
+
 def test_warnings_alone_exit_0(tmp_path):
     path = write(tmp_path, LINEARISED)
     status, _, err = lint(path)

@@ -113,6 +113,46 @@ def test_call_to_a_c_function_of_the_file_points_at_its_declaration():
     assert (diag.notes[0].loc.line, diag.notes[0].loc.col) == (4, 5)
 
 
+def test_use_of_a_global_notes_its_declaration():
+    diags = [d for d in lint_diagnostics(SNIPPETS / "global.bad.c") if d.message.startswith("PENCIL code uses")]
+    assert [(d.loc.line, d.loc.col, [(n.severity, n.loc.line, n.loc.col, n.message) for n in d.notes])
+            for d in diags] == [
+        (11, 23, [("note", 5, 8, "'scale_factor' is declared here")]),
+        (12, 5, [("note", 4, 5, "'counter' is declared here")]),
+    ]
+
+
+def test_bitfield_error_notes_the_field_declaration():
+    diags = lint_diagnostics(SNIPPETS / "bitfield.bad.c")
+    assert [(d.loc.line, [(n.loc.line, n.loc.col, n.message) for n in d.notes]) for d in diags] == [
+        (7, [(4, 40, "field 'dirty' is declared here")]),
+        (9, [(4, 40, "field 'dirty' is declared here")]),
+    ]
+
+
+def test_global_from_a_header_and_global_with_a_bitfield_note_their_declarations(tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "g.h").write_text("extern double table[16];\n")
+    path = write(tmp_path, """\
+        #include <pencil.h>
+        #include "g.h"
+        struct flags { int value; unsigned dirty : 1; };
+        const struct flags config = { 1, 0 };
+        PENCIL void scale(int n, double A[pencil_array n])
+        {
+            for (int i = 0; i < n; i++)
+                A[i] = A[i] * table[i % 16] + config.value;
+        }
+    """)
+    diags = lint_diagnostics(path, parser_args=(f"-I{tmp_path / 'inc'}",))
+    assert [(d.id, d.loc.line, d.loc.col) for d in diags] == [("pencil-global", 8, 23), ("pencil-bitfield", 8, 39)]
+    table, config = diags
+    assert [(n.loc.file, n.loc.line, n.loc.col, n.message) for n in table.notes] == [
+        (str(tmp_path / "inc" / "g.h"), 1, 15, "'table' is declared here")]
+    assert [(n.loc.line, n.loc.col, n.message) for n in config.notes] == [
+        (4, 20, "'config' is declared here"), (3, 36, "field 'dirty' is declared here")]
+
+
 def test_summary_signature_mismatch_notes_the_summary(tmp_path):
     (diag,) = [d for d in lint_diagnostics(SNIPPETS / "summary-signature.bad.c") if d.loc.line == 9]
     assert diag.message == ("parameter 2 of summary function 'three_summary' has type "
