@@ -9,8 +9,8 @@ locations and pragmas excluded.
 """
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Iterator, Optional
+from dataclasses import fields, replace
+from typing import Callable, Iterator, Optional, TypeVar
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
@@ -30,6 +30,28 @@ def children(node: object) -> Iterator[object]:
             yield from (v for v in value if isinstance(v, _NODE))
         elif isinstance(value, _NODE):
             yield value
+
+
+_Node = TypeVar("_Node")
+
+
+def transform(node: _Node, fn: Callable[[object], object]) -> _Node:
+    """`node` rebuilt bottom-up: each sub-node transformed first, then `fn` applied to the
+    rebuilt node (returning it unchanged keeps it). Nodes are frozen: changed ones are copies."""
+    changes = {}
+    for f in fields(node):  # type: ignore[arg-type]
+        if f.name in _NOT_CHILDREN:
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, tuple) and any(isinstance(v, _NODE) for v in value):
+            new = tuple(transform(v, fn) if isinstance(v, _NODE) else v for v in value)
+            if any(a is not b for a, b in zip(new, value)):
+                changes[f.name] = new
+        elif isinstance(value, _NODE):
+            new_value = transform(value, fn)
+            if new_value is not value:
+                changes[f.name] = new_value
+    return fn(replace(node, **changes) if changes else node)  # type: ignore[type-var, return-value]
 
 
 def descendants(node: object) -> Iterator[object]:

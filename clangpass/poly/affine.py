@@ -35,6 +35,7 @@ from clangpass.ir.printer import format_expr
 # The integer min/max builtins of PENCIL (signed variants only: `min`, `smin`, `lmin`...).
 _MIN_BUILTINS = frozenset({"min", "smin", "bmin", "lmin"})
 _MAX_BUILTINS = frozenset({"max", "smax", "bmax", "lmax"})
+_CLAMP_BUILTINS = frozenset({"clamp", "sclamp", "bclamp", "lclamp"})   # clamp(x, lo, hi) = min(max(x, lo), hi)
 
 
 class NotAffine(Exception):
@@ -202,6 +203,9 @@ class AffineScope:
         if e.builtin and len(e.args) == 2 and e.callee in _MIN_BUILTINS | _MAX_BUILTINS:
             a, b = self.pw_aff(e.args[0]), self.pw_aff(e.args[1])
             return a.min(b) if e.callee in _MIN_BUILTINS else a.max(b)
+        if e.builtin and len(e.args) == 3 and e.callee in _CLAMP_BUILTINS:
+            x, lo, hi = (self.pw_aff(a) for a in e.args)
+            return x.max(lo).min(hi)
         raise NotAffine(f"call in affine expression {describe(e)}")
 
     # ------------------------------------------------------------------ conditions

@@ -38,6 +38,7 @@ import islpy as isl
 from clangpass.builtins import PENCIL_SPECIAL
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
+from clangpass.poly.affine_locals import propagate_constant_locals
 from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
                                    where)
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
@@ -124,7 +125,7 @@ class _Extractor:
     def run(self) -> Scop:
         scope = AffineScope(self.param_space, (), self.params, isl.Set.universe(self.param_space), self.context)
         frame = _Frame(scope)
-        body = list(self.region.body.body)
+        body = list(propagate_constant_locals(self.region.body)[0].body)
         if self.region.kind == "function" and body and isinstance(body[-1], N.Return) and body[-1].value is None:
             body.pop()   # a final `return;` of a void PENCIL function
         schedule = self._sequence([self.visit(s, frame) for s in body])
