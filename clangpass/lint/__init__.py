@@ -18,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from clangpass.diagnostics import DiagnosticEngine
+from clangpass.ir import nodes as N
 from clangpass.ir.nodes import Module
+from clangpass.ir.walk import descendants
 from clangpass.lint.checks_calls import CallCheck, check_summary_signatures
 from clangpass.lint.checks_control import ControlFlowCheck
 from clangpass.lint.checks_expressions import ExpressionCheck
@@ -66,4 +68,12 @@ def lint_module(module: Module, engine: DiagnosticEngine, options: LintOptions =
             check(unit, function).run()
 
 
-__all__ = ["LintOptions", "RULES", "Rule", "find_rule", "lint_module"]
+def has_pencil_code(module: Module) -> bool:
+    """Whether the main file holds PENCIL code: it is a PENCIL file, or a function of it is
+    PENCIL or contains a `#pragma pencil region`."""
+    return module.pencil_file or any(
+        fn.is_pencil or any(isinstance(n, N.Region) and n.kind == "pencil" for n in descendants(fn.body))
+        for fn in module.functions if fn.body is not None and fn.in_main_file)
+
+
+__all__ = ["LintOptions", "RULES", "Rule", "find_rule", "has_pencil_code", "lint_module"]

@@ -7,7 +7,8 @@ options and source files. Output: clang-style diagnostics on stderr
 (`FILE:LINE:COL: error: message [pencil-rule]`, source line, caret, and a
 summary such as `1 warning and 2 errors generated.`) or, with
 `--format=json`, one JSON document on stdout; the exit status is 0 when every
-file is PENCIL compliant (warnings allowed), 1 when a rule is violated, 2 on a
+file is PENCIL compliant (warnings allowed; a file without PENCIL code is
+compliant, with a note saying so), 1 when a rule is violated, 2 on a
 usage error, an unreadable or binary file, C that clang cannot parse, or an
 internal error.
 
@@ -33,7 +34,7 @@ from typing import Optional, TextIO
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine, render
 from clangpass.frontend import FrontendOptions, parse_file, select_parser_args
 from clangpass.ir.nodes import SourceLoc
-from clangpass.lint import LintOptions, lint_module
+from clangpass.lint import LintOptions, has_pencil_code, lint_module
 from clangpass.lint.rules import RULES, find_rule
 
 EXIT_COMPLIANT, EXIT_VIOLATIONS, EXIT_FAILURE = 0, 1, 2
@@ -173,6 +174,10 @@ def _lint_file(path: str, cmd: LintCommand, engine: DiagnosticEngine) -> str:
     before = sum(1 for d in engine.diagnostics if d.severity == "error")
     rules = frozenset(RULES) - cmd.disabled
     lint_module(result.module, engine, LintOptions(rules=rules))
+    if not has_pencil_code(result.module):
+        engine.report("pencilcc-no-pencil-code", "note", SourceLoc(path, 0, 0),
+                      "no PENCIL function or '#pragma pencil region' in this file, nothing to check "
+                      "(mark PENCIL functions with __attribute__((pencil)), or lint the file with -x pencil)")
     after = sum(1 for d in engine.diagnostics if d.severity == "error")
     return "noncompliant" if after > before else "compliant"
 
@@ -191,8 +196,10 @@ def summary_line(errors: int, warnings: int) -> str:
 def _emit_text(engine: DiagnosticEngine, stream: TextIO) -> None:
     color = hasattr(stream, "isatty") and stream.isatty()
     for d in engine.sorted():
-        # clang's own diagnostics (a file that does not parse) keep clang's look, without an id.
-        stream.write(render(d, show_id=not d.id.startswith("clang"), color=color) + "\n")
+        # clang's own diagnostics (a file that does not parse) keep clang's look, without an id;
+        # so do notes, as in clang.
+        show_id = not d.id.startswith("clang") and d.severity != "note"
+        stream.write(render(d, show_id=show_id, color=color) + "\n")
     line = summary_line(engine.count("error") + engine.count("fatal error"), engine.count("warning"))
     if line:
         stream.write(line + "\n")

@@ -150,6 +150,27 @@ PENCIL void k(int n, struct flags F[pencil_array n])
     ]
 
 
+NO_PENCIL_NOTE = ("note: no PENCIL function or '#pragma pencil region' in this file, nothing to check "
+                  "(mark PENCIL functions with __attribute__((pencil)), or lint the file with -x pencil)")
+
+
+def test_file_without_pencil_code_gets_a_note_and_exits_0(tmp_path):
+    plain = write(tmp_path, "int twice(int x) { return 2 * x; }\n", "plain.c")
+    assert lint(plain) == (0, "", f"{plain}: {NO_PENCIL_NOTE}\n")
+    status, out, _ = lint("--format=json", plain)
+    assert status == 0
+    (note,) = json.loads(out)["diagnostics"]
+    assert (note["severity"], note["id"], note["file"]) == ("note", "pencilcc-no-pencil-code", plain)
+    # PENCIL code (a PENCIL function, a pencil region, -x pencil) means no note.
+    region = write(tmp_path, "int f(int n) {\n  int a[4];\n#pragma pencil region\n  { a[0] = n; }\n  return a[0];\n}\n", "region.c")
+    assert lint(write(tmp_path, COMPLIANT), region) == (0, "", "")
+    assert lint("-x", "pencil", plain) == (0, "", "")
+    # With several files, the note names the one without PENCIL code.
+    status, _, err = lint(plain, write(tmp_path, WITH_GOTO))
+    assert status == 1 and f"\n{plain}: {NO_PENCIL_NOTE}\n" in err
+    assert err.count("note: no PENCIL function") == 1 and err.endswith("2 errors generated.\n")
+
+
 def test_warnings_alone_exit_0(tmp_path):
     path = write(tmp_path, LINEARISED)
     status, _, err = lint(path)
@@ -346,7 +367,8 @@ def test_x_pencil_makes_every_function_pencil(tmp_path):
 
 def test_x_pencil_reports_a_union_the_file_declares(tmp_path):
     path = write(tmp_path, "union bits { int i; float f; };\nint twice(int x) { return 2 * x; }\n")
-    assert lint(path) == (0, "", "")
+    status, _, err = lint(path)
+    assert status == 0 and "[pencil-union]" not in err
     status, _, err = lint("-x", "pencil", path)
     assert status == 1
     assert err.splitlines() == [
