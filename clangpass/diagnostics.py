@@ -76,7 +76,7 @@ def render(d: Diagnostic, show_id: bool = True, color: bool = False) -> str:
 
 
 class DiagnosticEngine:
-    """Collects diagnostics; applies -Werror, -Wno-<id> and -Werror=<id> policies."""
+    """Collects diagnostics; applies -Werror, -Wno-<id> and -Werror=<id> policies (never to remarks)."""
 
     def __init__(self, werror: bool = False, disabled: Iterable[str] = (),
                  errors: Iterable[str] = ()) -> None:
@@ -87,7 +87,8 @@ class DiagnosticEngine:
 
     def report(self, id: str, severity: str, loc: SourceLoc, message: str, detail: str = "",
                notes: tuple[Diagnostic, ...] = (), option: str = "") -> Optional[Diagnostic]:
-        if id in self.disabled and severity in ("warning", "remark", "note"):
+        # -Wno-<id> and -w silence warnings (and notes); remarks answer only to -R flags, as in clang.
+        if id in self.disabled and severity in ("warning", "note"):
             return None
         if severity == "warning" and (self.werror or id in self.promoted):
             severity = "error"

@@ -97,7 +97,8 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-Wno-pencil", "Do not."),
         ("-Werror=pencil", "Make that an error: exit status 1, no output."),
         ("-Wno-error=pencil", "Keep it a warning under -Werror."),
-        ("-Werror, -w", "As with gcc; they apply to the -Wpencil warning too."),
+        ("-Werror, -w", "As with gcc; they apply to the -Wpencil warning too (not to "
+                        "remarks, which only -R flags control)."),
         ("-Rpass=pencil", "A remark for each optimized region (statements, tiled bands, "
                           "parallel loops)."),
         ("-Rpass-missed=pencil", "A remark for each region that was not optimized."),

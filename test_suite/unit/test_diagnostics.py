@@ -21,3 +21,13 @@ def test_option_tag_and_werror_promotion():
     promoted = DiagnosticEngine(errors=("pencil",)).report("pencil", "warning", loc, "m", option="-Wpencil")
     assert promoted.severity == "error" and render(promoted) == "a.c: error: m [-Werror=pencil]"
     assert DiagnosticEngine(disabled=("pencil",)).report("pencil", "warning", loc, "m") is None
+
+
+def test_disabling_an_id_hides_its_warnings_never_its_remarks():
+    """-w and -Wno-pencil disable the id 'pencil'; -Rpass remarks answer only to -R flags, as in clang."""
+    loc = SourceLoc("a.c", 0, 0)
+    engine = DiagnosticEngine(disabled=("pencil",), werror=True)
+    assert engine.report("pencil", "warning", loc, "w", option="-Wpencil") is None
+    remark = engine.report("pencil", "remark", loc, "r", option="-Rpass=pencil")
+    assert remark is not None and remark.severity == "remark"
+    assert [render(d) for d in engine.diagnostics] == ["a.c: remark: r [-Rpass=pencil]"]
