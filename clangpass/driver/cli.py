@@ -454,8 +454,9 @@ class _Parser:
             stages = _names(arg.split("=", 1)[1])
             unknown = [st for st in stages if st not in STAGES]
             if unknown or not stages:
+                why = "; the OpenCL target is not built yet" if "opencl" in unknown else ""
                 raise CommandLineError(f"unknown stage '{','.join(unknown)}' in '{arg}' "
-                                       f"(stages: {','.join(STAGES)})")
+                                       f"(stages: {','.join(STAGES)}){why}")
             s.dump += stages
         elif arg.startswith("-fpencil-dump-dir="):
             s.dump_dir = arg.split("=", 1)[1]
@@ -614,6 +615,17 @@ def _action(s: _State) -> str:
     return action
 
 
+def _check_pass_names(flag: str, names: list[str]) -> None:
+    """Every name is a registered pass; the error lists them in -O3 pipeline order."""
+    if not names:
+        return
+    from clangpass.passes.manager import PASSES, PIPELINES  # importing it registers every pass
+    unknown = [n for n in names if n not in PASSES]
+    if unknown:
+        valid = list(dict.fromkeys([*PIPELINES[3], *PASSES]))
+        raise CommandLineError(f"unknown pass '{unknown[0]}' in '{flag}' (passes: {', '.join(valid)})")
+
+
 def parse_command_line(argv: list[str]) -> DriverConfig:
     """argv (without the program name) -> DriverConfig; raises CommandLineError."""
     expanded = expand_response_files(list(argv))
@@ -622,6 +634,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     compiled = [i for i in s.inputs if i.language != "linker"]
     if action in ("compile", "assemble") and s.output and len(compiled) > 1:
         raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
+    _check_pass_names("--disable-pass", s.disabled_passes)
     if s.emit_llvm and action in ("compile", "link"):
         raise CommandLineError("'-emit-llvm' is only supported with '-S' (writes the optimized "
                                "regions' LLVM IR)")

@@ -95,7 +95,8 @@ def test_unknown_flags_pass_through_with_their_values() -> None:
 
 def test_own_flags_never_reach_the_host() -> None:
     own = ["-fpencil-dump=ir,scop,deps,schedule,ast,llvm", "-fpencil-dump-dir=d", "--tile-size=16",
-           "-fno-pencil-parallel", "-fpencil-fusion=min", "--disable-pass=a,b", "--disable-pass", "c",
+           "-fno-pencil-parallel", "-fpencil-fusion=min", "--disable-pass=tile,wavefront", "--disable-pass",
+           "thread-team",
            "--dump-before=x", "--dump-after=y", "-ftime-report", "-fsave-optimization-record",
            "-foptimization-record-file=r.json", "-Rpass=pencil", "-Rpass-missed=pencil", "-Wpencil",
            "-Wno-pencil", "-Werror=pencil", "--keep", "-emit-llvm"]
@@ -105,7 +106,7 @@ def test_own_flags_never_reach_the_host() -> None:
     o = c.options
     assert o.dump == {"ir", "scop", "deps", "schedule", "ast", "llvm"} and o.dump_dir == "d"
     assert o.tile_size == 16 and o.parallel is False and o.fusion == "min"
-    assert o.disabled_passes == {"a", "b", "c"}
+    assert o.disabled_passes == {"tile", "wavefront", "thread-team"}
     assert o.dump_before == {"x"} and o.dump_after == {"y"} and o.time_report
     assert c.save_record and c.record_file == "r.json" and c.keep and c.emit_llvm
     assert c.diagnostics.remarks and c.diagnostics.missed_remarks
@@ -215,12 +216,37 @@ def test_output_names() -> None:
     (["--tile-size=-1", "a.c"], "expects an integer >= 0"),
     (["-fpencil-fusion=some", "a.c"], "'max' or 'min'"),
     (["-fpencil-dump=nonsense", "a.c"], "unknown stage 'nonsense'"),
+    (["--disable-pass=tiling", "-c", "a.c"], "unknown pass 'tiling' in '--disable-pass' (passes: extract, "
+                                             "alias-check, dependences, "),
+    (["--disable-pass", "tile,nope", "-c", "a.c"], "unknown pass 'nope' in '--disable-pass'"),
     (["--show-cc-args=FOO"], "INCLUDE_DIRS"),
     (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),
 ])
 def test_command_line_errors(argv, message) -> None:
     with pytest.raises(CommandLineError, match=message.replace("(", r"\(")):
         parse(*argv)
+
+
+def test_unknown_pass_error_lists_every_registered_pass() -> None:
+    from clangpass.passes.manager import PASSES
+    with pytest.raises(CommandLineError) as info:
+        parse("--disable-pass=tiling", "-c", "a.c")
+    listed = str(info.value).split("(passes: ", 1)[1].rstrip(")").split(", ")
+    assert sorted(listed) == sorted(PASSES) and "tile" in listed
+
+
+def test_opencl_dump_is_refused_until_the_target_exists() -> None:
+    with pytest.raises(CommandLineError) as info:
+        parse("-fpencil-dump=ir,opencl", "-c", "a.c")
+    assert str(info.value) == ("unknown stage 'opencl' in '-fpencil-dump=ir,opencl' "
+                               "(stages: ir,scop,deps,schedule,ast,llvm); the OpenCL target is not built yet")
+
+
+def test_help_lists_no_opencl_dump() -> None:
+    from clangpass.driver.help import help_text
+    text = help_text()
+    assert "opencl" not in text.lower()
+    assert "Print a stage of every region: ir, scop, deps," in text
 
 
 def test_multiple_inputs_with_c_are_fine_without_o() -> None:
