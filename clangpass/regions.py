@@ -15,11 +15,19 @@ Passing convention (the C ABI of the outlined function, all by position):
 - 'array'   : an array or pointer: passed as the pointer it decays to.
 Loop iterators declared outside a `#pragma scop` region (PolyBench style) are
 'iterator's: not passed; as with pet, their value after the region is unspecified.
+
+A PENCIL function that returns a value (`double dot(...) { ...; return s; }`): its
+region body declares the local `RESULT` (`__pencil_result`) first and ends with
+`__pencil_result = s;` in place of the final `return s;`, so the model sees the
+result as one more scalar written by the region; the outlined function returns
+that local's value in the function's result type, and the driver's call is
+`return SYM(args);` (clangpass.driver.rewrite). A `return` anywhere else stays a
+`return` statement, which the model does not accept.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from clangpass.ir import nodes as N
@@ -56,6 +64,27 @@ class OptRegion:
         return f"{self.function.name}" + (f"#{self.index}" if self.kind != "function" else "")
 
 
+RESULT = "__pencil_result"
+
+
+def returns_value(region: OptRegion) -> bool:
+    """Whether the region is the body of a PENCIL function with a non-void result."""
+    return region.kind == "function" and not isinstance(region.function.result, T.VoidType)
+
+
+def _result_body(fn: N.Function, body: N.Compound) -> N.Compound:
+    """`body` with its final `return e;` as an assignment of `e` to the declared local RESULT
+    (unchanged when it does not end with `return e;`)."""
+    if not body.body or not isinstance(body.body[-1], N.Return) or body.body[-1].value is None:
+        return body
+    final = body.body[-1]
+    target = N.VarRef(RESULT, "local", type=fn.result, loc=final.loc)
+    value = final.value if final.value.type == fn.result else N.Cast(final.value, type=fn.result, loc=final.loc)
+    declare = N.DeclStmt(decls=(N.VarDecl(RESULT, fn.result, None, final.loc),), loc=body.loc)
+    assign = N.ExprStmt(N.Assign("=", target, value, type=fn.result, loc=final.loc), loc=final.loc)
+    return replace(body, body=(declare,) + body.body[:-1] + (assign,))
+
+
 # ----------------------------------------------------------------------------- discovery
 def find_regions(module: N.Module) -> list[OptRegion]:
     """All optimisable regions of the main file, in source order."""
@@ -64,7 +93,8 @@ def find_regions(module: N.Module) -> list[OptRegion]:
         if not fn.in_main_file or fn.body is None:
             continue
         if fn.is_pencil:
-            out.append(_analyse(module, OptRegion(fn, "function", 0, fn.body, fn.body.extent, fn.body.loc)))
+            body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
+            out.append(_analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc)))
             continue
         index = 0
         for s in iter_stmts(fn.body):
@@ -83,8 +113,6 @@ def _symbol(fn: N.Function, kind: str, index: int) -> str:
 
 def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
     """Compute the region's arguments, iterators and symbol."""
-    from dataclasses import replace
-
     fn = region.function
     problems: list[str] = []
     declared_inside: set[str] = set()

@@ -41,7 +41,7 @@ from typing import Mapping, Sequence
 
 from clangpass.ir import types as T
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.regions import OptRegion, RegionArg
+from clangpass.regions import OptRegion, RegionArg, returns_value
 
 
 PROTOTYPES_FILE = "<pencilcc outlined regions>"
@@ -71,13 +71,9 @@ def _argument(arg: RegionArg) -> str:
     return f"&{arg.name}" if arg.passing == "pointer" else arg.name
 
 
-def _returns_value(region: OptRegion) -> bool:
-    return region.kind == "function" and not isinstance(region.function.result, T.VoidType)
-
-
 def prototype(region: OptRegion) -> str:
     params = ", ".join(_parameter_type(a) for a in region.args) or "void"
-    result = region.function.result.unqualified().spelling() if _returns_value(region) else "void"
+    result = region.function.result.unqualified().spelling() if returns_value(region) else "void"
     return f"extern {result} {region.symbol}({params});"
 
 
@@ -85,7 +81,7 @@ def call_statement(region: OptRegion) -> str:
     """The compound statement that replaces the region's text (one line)."""
     uses = "".join(f"(void){it}; " for it in region.iterators)
     call = f"{region.symbol}({', '.join(_argument(a) for a in region.args)});"
-    if _returns_value(region):
+    if returns_value(region):
         call = "return " + call
     return "{ " + uses + call + " }"
 
@@ -106,7 +102,7 @@ def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion
     if region.kind == "function":
         if not original.startswith(b"{"):
             raise RewriteError(f"the body of '{region.label}' does not start with '{{'")
-        if not _returns_value(region):
+        if not returns_value(region):
             call = call[:-1] + "return; }"
         return f"{{ if ({condition}) {call}".encode() + original[1:]
     first, last = original.find(b"\n"), original.rfind(b"\n")

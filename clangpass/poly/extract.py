@@ -43,7 +43,7 @@ from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_con
                                    where)
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
-from clangpass.regions import OptRegion
+from clangpass.regions import RESULT, OptRegion, returns_value
 
 
 # Statements outside static control flow, as reasons name them.
@@ -95,8 +95,10 @@ def extract_scop(region: OptRegion, module: N.Module, ctx: isl.Context) -> Scop:
     """The model of `region`, built in the isl context `ctx`; raises NotModelled."""
     if region.problems:
         raise NotModelled("; ".join(region.problems))
-    if region.kind == "function" and not isinstance(region.function.result, T.VoidType):
-        raise NotModelled(f"PENCIL function '{region.function.name}' returns a value")
+    if returns_value(region) and not any(isinstance(s, N.DeclStmt) and any(d.name == RESULT for d in s.decls)
+                                         for s in region.body.body[:1]):
+        raise NotModelled(f"PENCIL function '{region.function.name}' returns a value other than by a final "
+                          "'return' statement")
     return _Extractor(region, module, ctx).run()
 
 

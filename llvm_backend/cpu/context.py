@@ -123,8 +123,11 @@ class FunctionState:
             self.builder.debug_metadata = self.ctx.debug.location(loc, self.debug_scope)
         return previous
 
-    def finish(self) -> None:
-        self.builder.ret_void()
+    def finish(self, result: Optional[ir.Value] = None) -> None:
+        if result is None:
+            self.builder.ret_void()
+        else:
+            self.builder.ret(result)
         self.entry.branch(self.function.blocks[1])
 
     @contextmanager

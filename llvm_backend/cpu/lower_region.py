@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """One `CodegenUnit` as the outlined LLVM function `void <symbol>(args...)`.
 
+A PENCIL function that returns a value gives `<result type> <symbol>(args...)`,
+which returns the region local `__pencil_result` (clangpass.regions).
+
 Input: the unit (region interface, isl AST, statement bodies, locals). Output: an
 external function in the module with the C ABI the host-compiled caller expects
 (`clangpass.regions`: 'value' args by value in their C type, 'pointer' and 'array'
@@ -23,7 +26,8 @@ from clangpass.poly.codegen_unit import CodegenUnit
 from llvm_backend.cpu.context import FunctionState, ModuleContext
 from llvm_backend.cpu.lower_ast import AstLowering
 from llvm_backend.cpu.lower_expr import allocate_local, bind_region_args
-from llvm_backend.cpu.lower_types import VOID, BackendError, has_restrict, is_bool, param_type
+from clangpass.regions import RESULT, returns_value
+from llvm_backend.cpu.lower_types import VOID, BackendError, has_restrict, is_bool, llvm_type, param_type
 from llvm_backend.cpu.parallel import run_on_threads
 
 
@@ -33,7 +37,8 @@ def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
         raise BackendError(f"region '{region.label}' has no symbol", region.loc)
     if region.symbol in ctx.module.globals:
         raise BackendError(f"two regions share the symbol '{region.symbol}'", region.loc)
-    signature = ir.FunctionType(VOID, [param_type(arg) for arg in region.args])
+    result = llvm_type(region.function.result, region.loc) if returns_value(region) else VOID
+    signature = ir.FunctionType(result, [param_type(arg) for arg in region.args])
     fn = ir.Function(ctx.module, signature, name=region.symbol)
     fn.attributes.add("nounwind")
     checked = unit.alias_check is not None
@@ -49,5 +54,11 @@ def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
     for decl in unit.locals:
         state.scope[decl.name] = allocate_local(lowering.exprs, decl)
     lowering.lower(unit.ast)
-    state.finish()
+    if returns_value(region):
+        # The function's result: the local the region body's final assignment wrote.
+        if is_bool(region.function.result):
+            fn.return_value.add_attribute("zeroext")
+        state.finish(state.builder.load(state.scope[RESULT].value, name=f"pencil.{RESULT}"))
+    else:
+        state.finish()
     return fn

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.seed, args.seed + args.count)
     start = time.monotonic()
     failures: list[Outcome] = []
-    fallbacks: list[str] = []
+    fallbacks: list[tuple[str, int]] = []       # (reason, seed)
     passed = 0
     try:
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                                     seeds):
                 if outcome.fell_back:
                     reason = next(w for w in outcome.candidate_warnings if "not optimized" in w)
-                    fallbacks.append(_reason(reason))
+                    fallbacks.append((_reason(reason), outcome.seed))
                 if outcome.passed:
                     passed += 1
                 else:
@@ -94,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         # passing, but not through the polyhedral path: say how often and why
         print(f"random: {len(fallbacks)} of {args.count} programs had a region compiled by the "
               f"host compiler instead of pencilcc; most common reasons:")
-        for reason, count in Counter(fallbacks).most_common(5):
-            print(f"  {count:6d}  {reason}")
+        for reason, count in Counter(r for r, _ in fallbacks).most_common(5):
+            seeds_of = [str(seed) for r, seed in fallbacks if r == reason]
+            print(f"  {count:6d}  {reason} (seed{'s' if count > 1 else ''} {', '.join(seeds_of[:10])}"
+                  f"{', ...' if count > 10 else ''})")
     if not failures and args.keep_failures is None:
         shutil.rmtree(keep, ignore_errors=True)
     return 1 if failures else 0

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+"""PENCIL functions that return a value are optimized (issue 8, item 1).
+
+The final `return e;` becomes the region's last statement `__pencil_result = e;`
+and the outlined function returns it (clangpass.regions). Each program is built by
+pencilcc -O3 and by gcc -O0 and must print the same, on 1 and 2 threads; the record
+must say every region was optimized.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from test_suite.e2e import harness
+
+PENCILCC = [sys.executable, "-m", "clangpass"]
+INCLUDE = ["-I", str(harness.REPO_ROOT / "include")]
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <stdbool.h>
+#include <pencil.h>
+
+/* A reduction returned as the result. */
+double dot(int n, const double x[static const restrict n], const double y[static const restrict n]) PENCIL;
+double dot(int n, const double x[static const restrict n], const double y[static const restrict n])
+{
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += x[i] * y[i];
+  return s;
+}
+
+/* An int result from a comparison count; the loop nest also writes an array. */
+int scale_count(int n, int m, double a[static const restrict n][m], double f) PENCIL;
+int scale_count(int n, int m, double a[static const restrict n][m], double f)
+{
+  int c = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      a[i][j] = a[i][j] * f;
+      c += a[i][j] > 1.0;
+    }
+  return c;
+}
+
+/* A residual of a sweep, returned in a narrower type than it is computed in. */
+float sweep(int n, double u[static const restrict n], const double v[static const restrict n]) PENCIL;
+float sweep(int n, double u[static const restrict n], const double v[static const restrict n])
+{
+  double r = 0.0;
+  for (int i = 1; i < n - 1; i++) {
+    u[i] = 0.5 * (v[i - 1] + v[i + 1]);
+    r = fmax(r, fabs(u[i] - v[i]));
+  }
+  return r;
+}
+
+/* A _Bool result, and pointer parameters that may alias (a run-time check guards the call). */
+bool any_negative(int n, const double *a, double *b) PENCIL;
+bool any_negative(int n, const double *a, double *b)
+{
+  int neg = 0;
+  for (int i = 0; i < n; i++) {
+    b[i] = a[i] - 2.0;
+    neg = neg || b[i] < 0.0;
+  }
+  return neg;
+}
+
+int main(void)
+{
+  static double x[900], y[900], a[30][40], u[500], v[500];
+  for (int i = 0; i < 900; i++) {
+    x[i] = (i % 7) - 3.0;
+    y[i] = i * 0.25;
+  }
+  for (int i = 0; i < 30; i++)
+    for (int j = 0; j < 40; j++)
+      a[i][j] = (i * j % 9) * 0.3;
+  for (int i = 0; i < 500; i++)
+    v[i] = (i * 13 % 17) * 0.125;
+  printf("== results\n");
+  printf("%.17g\n", dot(900, x, y));
+  printf("%d\n", scale_count(30, 40, a, 1.5));
+  printf("%.9g\n", (double)sweep(500, u, v));
+  printf("%d\n", (int)any_negative(300, y + 10, x));      /* distinct arrays */
+  printf("%d\n", (int)any_negative(300, x + 1, x));       /* overlapping: the original code runs */
+  printf("== arrays\n");
+  for (int i = 0; i < 900; i += 11)
+    printf("%.17g\n", x[i]);
+  for (int i = 0; i < 30; i++)
+    printf("%.17g\n", a[i][i]);
+  for (int i = 0; i < 500; i += 7)
+    printf("%.17g\n", u[i]);
+  return 0;
+}
+"""
+
+
+def test_functions_returning_values_are_optimized_and_correct(tmp_path):
+    source = tmp_path / "results.c"
+    source.write_text(PROGRAM)
+    exe, record = tmp_path / "results", tmp_path / "results.json"
+    harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", "-fpencil-thread-min-work=0",
+                                            f"-foptimization-record-file={record}"])
+    regions = json.loads(record.read_text())["regions"]
+    assert sorted((r["function"], r["status"]) for r in regions) == [
+        ("any_negative", "optimized"), ("dot", "optimized"), ("scale_count", "optimized"), ("sweep", "optimized")]
+    reference = tmp_path / "gcc-O0"
+    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
+    expected = harness.run(reference)
+    for threads in (1, 2):
+        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
+        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+
+
+def test_a_return_that_is_not_last_still_falls_back(tmp_path):
+    source = tmp_path / "early.c"
+    source.write_text("int first(int n, const int a[static const restrict n])\n{\n"
+                      "  for (int i = 0; i < n; i++)\n    if (i > 2 * n / 3)\n      return i;\n  return -1;\n}\n")
+    record = tmp_path / "early.json"
+    harness.build(PENCILCC, [source], tmp_path / "early.o",
+                  ["-x", "pencil", "-c", "-O3", f"-foptimization-record-file={record}"])
+    [region] = json.loads(record.read_text())["regions"]
+    assert region["status"] == "fallback"
+    assert region["reason"] == "'return' statement at early.c:5:7"
