@@ -32,6 +32,7 @@ from typing import Optional
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
+from clangpass.ir.inline import inline_calls
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 
 
@@ -94,12 +95,14 @@ def find_regions(module: N.Module) -> list[OptRegion]:
             continue
         if fn.is_pencil:
             body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
+            body = inline_calls(module, body)[0]
             out.append(_analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc)))
             continue
         index = 0
         for s in iter_stmts(fn.body):
             if isinstance(s, N.Region):
-                out.append(_analyse(module, OptRegion(fn, s.kind, index, s.body, s.extent, s.loc)))
+                body = inline_calls(module, s.body)[0]
+                out.append(_analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc)))
                 index += 1
     return out
 

@@ -125,3 +125,91 @@ def test_a_return_that_is_not_last_still_falls_back(tmp_path):
     [region] = json.loads(record.read_text())["regions"]
     assert region["status"] == "fallback"
     assert region["reason"] == "'return' statement at early.c:5:7"
+
+
+CALLS = r"""
+#include <stdio.h>
+#include <pencil.h>
+
+static void row_scale(int m, double r[static const restrict m], double f) PENCIL;
+static void row_scale(int m, double r[static const restrict m], double f)
+{
+  for (int j = 0; j < m; j++)
+    r[j] = r[j] * f + 1.0;
+}
+
+/* Writes its scalar parameter, ends with `return;`, and calls another PENCIL function. */
+static void axpy_twice(int n, double y[static const restrict n], const double x[static const restrict n], double a) PENCIL;
+static void axpy_twice(int n, double y[static const restrict n], const double x[static const restrict n], double a)
+{
+  for (int i = 0; i < n; i++)
+    y[i] += a * x[i];
+  a = a * 2.0;
+  for (int i = 0; i < n; i++)
+    y[i] -= a * x[i];
+  return;
+}
+
+void update(int n, int m, double A[static const restrict n][m], double x[static const restrict m]) PENCIL;
+void update(int n, int m, double A[static const restrict n][m], double x[static const restrict m])
+{
+  for (int i = 0; i < n; i++) {
+    row_scale(m, A[i], 0.5 + i);
+    axpy_twice(m, x, A[i], 0.25);
+  }
+}
+
+int main(void)
+{
+  static double A[40][30], x[30];
+  for (int i = 0; i < 40; i++)
+    for (int j = 0; j < 30; j++)
+      A[i][j] = i - j * 0.5;
+  for (int j = 0; j < 30; j++)
+    x[j] = j;
+  update(40, 30, A, x);
+  printf("== A\n");
+  for (int i = 0; i < 40; i++)
+    for (int j = 0; j < 30; j++)
+      printf("%.17g\n", A[i][j]);
+  printf("== x\n");
+  for (int j = 0; j < 30; j++)
+    printf("%.17g\n", x[j]);
+  return 0;
+}
+"""
+
+
+def test_calls_of_static_pencil_functions_are_inlined(tmp_path):
+    source = tmp_path / "calls.c"
+    source.write_text(CALLS)
+    exe, record = tmp_path / "calls", tmp_path / "calls.json"
+    harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", "-fpencil-thread-min-work=0",
+                                            f"-foptimization-record-file={record}"])
+    regions = {r["function"]: r for r in json.loads(record.read_text())["regions"]}
+    assert {name: r["status"] for name, r in regions.items()} == {
+        "row_scale": "optimized", "axpy_twice": "optimized", "update": "optimized"}
+    assert regions["update"]["parallel_loops"] >= 1
+    reference = tmp_path / "gcc-O0"
+    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
+    expected = harness.run(reference)
+    for threads in (1, 2):
+        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
+        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+
+
+def test_a_call_with_pointer_arithmetic_is_not_inlined(tmp_path):
+    source = tmp_path / "offset.c"
+    source.write_text("#include <pencil.h>\n"
+                      "static void bump(int n, double v[static const restrict n]) PENCIL;\n"
+                      "static void bump(int n, double v[static const restrict n])\n"
+                      "{\n  for (int i = 0; i < n; i++)\n    v[i] += 1.0;\n}\n"
+                      "void caller(int n, double a[static const restrict 2 * n]) PENCIL;\n"
+                      "void caller(int n, double a[static const restrict 2 * n])\n{\n  bump(n, a + n);\n}\n")
+    record = tmp_path / "offset.json"
+    harness.build(PENCILCC, [source], tmp_path / "offset.o",
+                  ["-c", "-O3", *INCLUDE, f"-foptimization-record-file={record}"])
+    regions = {r["function"]: r for r in json.loads(record.read_text())["regions"]}
+    assert regions["bump"]["status"] == "optimized"
+    assert regions["caller"]["status"] == "fallback"
+    assert "bump" in regions["caller"]["reason"]
