@@ -31,6 +31,7 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.dependences import dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
+from clangpass.poly.validity import tree_problem
 
 #: -fpencil-fusion= values and the isl schedule_serialize_sccs setting of each computed candidate.
 SERIALIZE_SCCS = {"max": False, "min": True}
@@ -70,9 +71,14 @@ class IslSchedule(Pass):
             scop = scop.with_note(f"{nest_depth(domain)}-deep nest: scheduled without proximity constraints")
         ic = ctx.isl_ctx
         saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
-                 ic.get_schedule_outer_coincidence())
+                 ic.get_schedule_outer_coincidence(), ic.get_schedule_whole_component())
         ic.set_schedule_max_coefficient(options.max_coefficient)
         ic.set_schedule_outer_coincidence(options.outer_coincidence)
+        # With conditional validity constraints, isl's incremental clustering of a component
+        # (schedule_whole_component = 0, its default) corrupted the heap or returned a tree with a
+        # childless `set` node under maximal fusion (random program seed 4001050: a crash in 2 to 3
+        # runs of 6); scheduling each component whole did not, in 8 runs of 8.
+        ic.set_schedule_whole_component(unit.relaxed is not None)
         strategies = list(SERIALIZE_SCCS) if options.fusion == "auto" else [options.fusion]
         validity = deps if unit.relaxed is None else unit.relaxed.enforced   # [P] -> { S[i..] -> T[j..] }
         single_component = len(dependence_components([s.name for s in scop.compute_statements], validity)) <= 1
@@ -86,7 +92,12 @@ class IslSchedule(Pass):
                 ic.set_schedule_serialize_sccs(SERIALIZE_SCCS[strategy])
                 try:
                     with isl_budget(ic, options.isl_max_operations, "scheduling"):
-                        candidates[strategy] = constraints.compute_schedule()  # [P] -> { S[i..] -> [t..] }
+                        candidate = constraints.compute_schedule()  # [P] -> { S[i..] -> [t..] }
+                    malformed = tree_problem(candidate)
+                    if malformed:
+                        failures.append(f"isl scheduler produced a malformed schedule ({malformed})")
+                    else:
+                        candidates[strategy] = candidate
                 except BudgetExceeded as exc:
                     failures.append(str(exc))
                 except isl.Error as exc:
@@ -115,6 +126,7 @@ class IslSchedule(Pass):
             ic.set_schedule_serialize_sccs(saved[0])
             ic.set_schedule_max_coefficient(saved[1])
             ic.set_schedule_outer_coincidence(saved[2])
+            ic.set_schedule_whole_component(saved[3])
         return replace(unit, scop=scop.with_schedule(schedule, fusion=choice.strategy,
                                                      fusion_reason=choice.reason))
 

@@ -81,3 +81,20 @@ def _one_dim_space(uset: isl.UnionSet) -> isl.Space:
     spaces: list[isl.Space] = []
     uset.foreach_set(lambda s: spaces.append(s.get_space()))
     return spaces[0]
+
+
+def tree_problem(schedule: isl.Schedule) -> str:
+    """Why `schedule`'s tree cannot be walked ('' if it can): isl's scheduler has produced a
+    `set` node with no children (random program seed 4001050), whose child isl cannot return."""
+    def walk(node: isl.ScheduleNode) -> str:
+        for k in range(node.n_children()):
+            try:
+                child = node.child(k)
+            except isl.Error:
+                return f"a {node.get_type().name} node of the schedule tree has no child {k}"
+            problem = walk(child)
+            if problem:
+                return problem
+        return ""
+
+    return walk(schedule.get_root())
