@@ -31,6 +31,12 @@ class CompileOptions:
     (-fpencil-thread-min-work=N; 0: every parallel loop runs on threads). Measured in
     docs/passes/thread-team.md."""
 
+    thread_start_work: int = 50_000_000
+    """Granularity model, first fork: threads start for a team (or a lone parallel loop) only when
+    its whole estimated work reaches this too (-fpencil-thread-start-work=N; 0: no such test).
+    A fork that must wake a sleeping thread costs milliseconds on a VM's idle vCPU, against the
+    microseconds of a warm one; measured in docs/passes/thread-team.md."""
+
     fusion: str = "auto"
     """-fpencil-fusion=: 'auto' (schedule with maximal and minimal fusion, keep the one the fusion
     model of clangpass.poly.fusion prefers), or 'max'/'min' (isl's scheduler with that fusion only)."""

@@ -267,6 +267,7 @@ class _State:
     cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
     thread_min_work: int = CompileOptions.thread_min_work
+    thread_start_work: int = CompileOptions.thread_start_work
     time_limit: float = CompileOptions.time_limit
     memory_limit_mb: int = CompileOptions.memory_limit_mb
     fusion: str = "auto"
@@ -436,6 +437,8 @@ class _Parser:
             s.parallel = False
         elif arg.startswith("-fpencil-thread-min-work="):
             s.thread_min_work = _int_value("-fpencil-thread-min-work=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-thread-start-work="):
+            s.thread_start_work = _int_value("-fpencil-thread-start-work=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-time-limit="):
             s.time_limit = _seconds_value("-fpencil-time-limit=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-memory-limit="):
@@ -648,6 +651,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,
         pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
+        thread_start_work=s.thread_start_work,
         time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb)
     return DriverConfig(
         argv=tuple(expanded), action=action, inputs=tuple(s.inputs), output=s.output,

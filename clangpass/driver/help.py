@@ -78,7 +78,11 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
                                  "(-fpencil-parallel: the default)."),
         ("-fpencil-thread-min-work=N", "Run a parallel loop on threads only when its estimated "
-                                       "work reaches N (default 200000; 0: always)."),
+                                       "work reaches N (default 200000; 0: always, and no "
+                                       "start test either)."),
+        ("-fpencil-thread-start-work=N", "Start threads for a team or lone parallel loop only when "
+                                         "its whole estimated work reaches N (default 50000000; "
+                                         "0: no such test)."),
         ("-fpencil-fusion=auto|max|min", "Loop fusion: chosen per region by the fusion model (auto, "
                                          "default), or isl's maximal or minimal fusion."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "

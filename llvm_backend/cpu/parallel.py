@@ -85,10 +85,14 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
     default = b.call(ctx.declare("omp_get_max_threads", I32, []), [], name="pencil.max_threads")
     available = b.select(b.icmp_signed("==", requested, _i32(0)), default, requested)
     fork = b.icmp_signed(">", available, _i32(1))
-    min_work = ctx.options.thread_min_work
+    min_work, start_work = ctx.options.thread_min_work, ctx.options.thread_start_work
     if min_work > 0:
         work = granularity.parallel_work(outer, body)
         fork = b.and_(fork, b.icmp_signed(">=", work, ir.Constant(I64, min_work)), name="pencil.fork")
+        if start_work > 0:
+            # Waking the team's threads costs far more than a warm fork: the whole team must pay.
+            total = granularity.work(outer, body)
+            fork = b.and_(fork, b.icmp_signed(">=", total, ir.Constant(I64, start_work)), name="pencil.fork")
     with b.if_else(fork) as (threaded, alone):
         with threaded:
             record = ir.LiteralStructType([v.type for v in environment])

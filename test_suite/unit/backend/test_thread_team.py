@@ -158,10 +158,21 @@ def test_granularity_boundary_decides_threads_at_run_time(tmp_path: Path) -> Non
     per_iteration = statement_work(body["S_3"].body) + statement_work(body["S_4"].body)
     assert statement_work(body["S_1"].body) < per_iteration
     # The second loop's estimate is n x per_iteration: at n = 40 it just reaches the threshold.
-    exe = program.build(CompileOptions(opt_level=2, thread_min_work=40 * per_iteration), "model")
+    exe = program.build(CompileOptions(opt_level=2, thread_min_work=40 * per_iteration, thread_start_work=0),
+                        "model")
     assert set(_run(exe, 39, 3, 2)) == {0}
     assert set(_run(exe, 40, 3, 2)) == {0, 1}
     assert set(_run(exe, 40, 3, 1)) == {0}
+
+
+def test_start_threshold_gates_the_whole_team(tmp_path: Path) -> None:
+    # Above the per-loop threshold, the team still starts only when its whole work reaches the
+    # start threshold: never at 10**12 units, always at 1.
+    program = Program(tmp_path)
+    never = program.build(CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=10**12), "never")
+    always = program.build(CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=1), "always")
+    assert set(_run(never, 40, 3, 2)) == {0}
+    assert set(_run(always, 40, 3, 2)) == {0, 1}
 
 
 TRIANGLE = """
