@@ -31,7 +31,7 @@ class CompileOptions:
     (-fpencil-thread-min-work=N; 0: every parallel loop runs on threads). Measured in
     docs/passes/thread-team.md."""
 
-    thread_start_work: int = 50_000_000
+    thread_start_work: int = 500_000_000
     """Granularity model, first fork: threads start for a team (or a lone parallel loop) only when
     its whole estimated work reaches this too (-fpencil-thread-start-work=N; 0: no such test).
     A fork that must wake a sleeping thread costs milliseconds on a VM's idle vCPU, against the

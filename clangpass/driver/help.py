@@ -81,7 +81,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                        "work reaches N (default 200000; 0: always, and no "
                                        "start test either)."),
         ("-fpencil-thread-start-work=N", "Start threads for a team or lone parallel loop only when "
-                                         "its whole estimated work reaches N (default 50000000; "
+                                         "its whole estimated work reaches N (default 500000000; "
                                          "0: no such test)."),
         ("-fpencil-fusion=auto|max|min", "Loop fusion: chosen per region by the fusion model (auto, "
                                          "default), or isl's maximal or minimal fusion."),
