@@ -255,7 +255,11 @@ class _Extractor:
         try:
             cond = frame.scope.condition(s.cond)   # [P] -> { [i..] : cond }
         except NotAffine as exc:
-            raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason})") from None
+            problem = _guard_problem(s)
+            if not problem:
+                return self._guarded_statement(s, frame)
+            raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason}), "
+                              f"around {problem}") from None
         cond = cond.coalesce()
         then = self.visit(s.then, _Frame(frame.scope.restricted(cond), frame.locals))
         otherwise = None
@@ -419,6 +423,23 @@ class _Extractor:
         self.accesses.must_writes.extend(collector.accesses.must_writes)
         self.accesses.may_writes.extend(collector.accesses.may_writes)
         self.statements.append(ScopStatement(name, "compute", body, frame.scope.iterators, domain, body.loc))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _guarded_statement(self, s: N.If, frame: _Frame) -> isl.Schedule:
+        """A data-dependent `if` as one statement (pet's treatment of dynamic conditions): it
+        reads what its condition and branches read, and every write of a branch is a may-write."""
+        name = f"S_{self.n_compute}"
+        self.n_compute += 1
+        domain = frame.scope.domain.set_tuple_name(name)   # [P] -> { S_n[i..] : ... }
+        collector = _AccessCollector(self, frame.scope, name, domain)
+        collector.collect(s.cond, must=True)
+        for sub in iter_stmts(s):
+            if sub is not s:
+                for e in stmt_exprs(sub):
+                    collector.collect(e, must=False)
+        self.accesses.reads.extend(collector.accesses.reads)
+        self.accesses.may_writes.extend(collector.accesses.may_writes)
+        self.statements.append(ScopStatement(name, "compute", s, frame.scope.iterators, domain, s.loc))
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
     def _kill_statement(self, frame: _Frame, targets: list[tuple[_ArrayVar, Optional[list[isl.PwAff]]]],
@@ -618,6 +639,18 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
         access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))
     access = access.set_tuple_name(isl.dim_type.in_, statement).set_tuple_name(isl.dim_type.out, var.name)
     return access.intersect_domain(domain)
+
+
+def _guard_problem(s: N.If) -> str:
+    """Why a data-dependent `if` cannot be one guarded statement ('' if it can): its branches may
+    hold only expression statements, blocks and `if`s (no loop, declaration or jump)."""
+    for sub in iter_stmts(s):
+        if not isinstance(sub, (N.If, N.ExprStmt, N.Compound, N.NullStmt)):
+            what = {N.For: "'for' loop", N.DeclStmt: "declaration"}.get(type(sub)) or _UNSUPPORTED.get(type(sub))
+            return f"{what or type(sub).__name__.lower()} at {where(sub.loc)}"
+        if isinstance(sub, N.ExprStmt) and isinstance(sub.expr, N.Call) and sub.expr.callee in PENCIL_SPECIAL:
+            return f"'{sub.expr.callee}' at {where(sub.loc)}"
+    return ""
 
 
 def _header_only_locals(body: N.Compound) -> frozenset[str]:

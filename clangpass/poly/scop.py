@@ -40,7 +40,7 @@ from clangpass.regions import OptRegion
 class ScopStatement:
     name: str                      # S_<n> or K_<n>
     kind: str                      # 'compute' | 'kill'
-    body: Optional[N.ExprStmt]     # the C statement (None for kills)
+    body: Optional[N.Stmt]         # the C statement: an ExprStmt, or a data-dependent `if` (None for kills)
     iterators: tuple[str, ...]     # enclosing loop iterators, outermost first
     domain: isl.Set                # [P] -> { S_n[i..] : ... }
     loc: N.SourceLoc = field(compare=False, default=N.NOLOC)

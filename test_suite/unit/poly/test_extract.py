@@ -124,8 +124,9 @@ def test_non_affine_subscript_falls_back_with_the_reason(tmp_path):
     ("for (int i = 0; i != n; i++) A[i] = 0;", "condition of the loop at t.c:3:3 is not a bound on 'i'"),
     ("for (int i = 0; i < n; i++) { A[i] = 0; i++; }",
      "loop iterator 'i' is written in the body of the loop at t.c:3:3"),
-    ("for (int i = 0; i < n; i++) if (A[i] > 0) A[i] = 0;",
-     "non-affine condition 'A[i] > 0' at t.c:3:35 (non-affine expression 'A[i]' at t.c:3:35)"),
+    ("for (int i = 0; i < n; i++) if (A[i] > 0) for (int j = 0; j < n; j++) A[j] = 0;",
+     "non-affine condition 'A[i] > 0' at t.c:3:35 (non-affine expression 'A[i]' at t.c:3:35), "
+     "around 'for' loop at t.c:3:45"),
     ("for (int i = 0; i < n; i++) A[i] = g(A[i]);",
      "call to 'g' at t.c:3:38 may have side effects (only PENCIL builtins and __attribute__((const)) "
      "functions are allowed)"),
