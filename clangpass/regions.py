@@ -90,9 +90,10 @@ def _result_body(fn: N.Function, body: N.Compound) -> N.Compound:
 def find_regions(module: N.Module) -> list[OptRegion]:
     """All optimisable regions of the main file, in source order."""
     out: list[OptRegion] = []
+    summaries = module.summary_functions()
     for fn in module.functions:
-        if not fn.in_main_file or fn.body is None:
-            continue
+        if not fn.in_main_file or fn.body is None or fn.name in summaries:
+            continue    # a summary function describes another one's accesses: it is never run
         if fn.is_pencil:
             body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
             body = inline_calls(module, body)[0]

@@ -395,6 +395,11 @@ class Module:
     structs: tuple[RecordDecl, ...] = ()
     pencil_file: bool = False
 
+    def summary_functions(self) -> frozenset[str]:
+        """Names of the functions some `pencil_access(f)` attribute names (PENCIL summaries)."""
+        return frozenset(a.args[0] for f in self.functions for a in f.attributes
+                         if a.name == "pencil_access" and a.args)
+
     def function(self, name: str) -> Optional[Function]:
         for f in self.functions:
             if f.name == name:

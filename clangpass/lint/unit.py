@@ -37,8 +37,7 @@ class PencilUnit:
         self.engine = engine
         self.rules = rules
         self.functions = {f.name: f for f in module.functions}
-        self.summaries = frozenset(a.args[0] for f in module.functions for a in f.attributes
-                                   if a.name == "pencil_access" and a.args)
+        self.summaries = module.summary_functions()
 
     # ------------------------------------------------------------------ functions
     def summary_of(self, fn: N.Function) -> Optional[str]:

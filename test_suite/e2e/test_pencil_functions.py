@@ -213,3 +213,21 @@ def test_a_call_with_pointer_arithmetic_is_not_inlined(tmp_path):
     assert regions["bump"]["status"] == "optimized"
     assert regions["caller"]["status"] == "fallback"
     assert "bump" in regions["caller"]["reason"]
+
+
+def test_summary_functions_are_not_compiled_as_regions(tmp_path):
+    source = tmp_path / "summary.c"
+    source.write_text("#include <pencil.h>\n"
+                      "void upd_summary(int n, double a[static const restrict n]);\n"
+                      "void upd(int n, double a[static const restrict n]) __attribute__((pencil_access(upd_summary)));\n"
+                      "void upd_summary(int n, double a[static const restrict n])\n"
+                      "{\n  for (int i = 0; i < n; i++) {\n    __pencil_use(a[i]);\n    __pencil_def(a[i]);\n  }\n}\n"
+                      "void scale(int n, double a[static const restrict n]) PENCIL;\n"
+                      "void scale(int n, double a[static const restrict n])\n"
+                      "{\n  for (int i = 0; i < n; i++)\n    a[i] *= 2.0;\n}\n")
+    record = tmp_path / "summary.json"
+    proc = harness.build(PENCILCC, [source], tmp_path / "summary.o",
+                         ["-c", "-O3", *INCLUDE, f"-foptimization-record-file={record}"])
+    assert [(r["function"], r["status"]) for r in json.loads(record.read_text())["regions"]] == \
+        [("scale", "optimized")]
+    assert "upd_summary" not in proc.stderr
