@@ -70,6 +70,7 @@ class _ArrayVar:
     local: bool = False
     read_only: bool = False
     problem: str = ""                          # why it cannot be accessed in the model, if it cannot
+    fields: Optional[T.StructType] = None      # elements are this struct: the last dimension is its fields
 
     @property
     def rank(self) -> int:
@@ -186,6 +187,15 @@ class _Extractor:
         while isinstance(t, T.ArrayType):
             extents.append(self._extent(t))
             t = t.element
+        if isinstance(t, T.StructType) and extents:
+            leaves = struct_leaves(t)
+            if leaves:
+                # A struct of numbers is one more dimension, its fields in order (nested structs
+                # flattened): `img[i].g` is `img[i][1]` (thesis section 4.5: fields as accesses).
+                scope = AffineScope(self.param_space, (), self.params, isl.Set.universe(self.param_space),
+                                    self.context)
+                extents.append(scope.constant(len(leaves)).project_domain_on_params())
+                return _ArrayVar(name, leaves[0].unqualified(), tuple(extents), local=local, fields=t)
         if not isinstance(t, (T.IntType, T.FloatType)):
             return _ArrayVar(name, t, tuple(extents), local=local,
                              problem=f"'{name}' has elements of type '{t.spelling()}', not numbers")
@@ -570,6 +580,18 @@ class _AccessCollector:
         """The variable and affine subscripts designated by lvalue `e` (None: iterator or parameter)."""
         indices: list[N.Expr] = []
         base = e
+        leaf: Optional[int] = None            # `a[i].f.g`: the position of field g of f among a's numbers
+        while isinstance(base, N.Cast):
+            base = base.operand
+        while isinstance(base, N.Member) and not base.arrow:
+            owner = base.base.type.unqualified() if base.base.type is not None else None
+            offset = field_offset(owner, base.field_name) if isinstance(owner, T.StructType) else None
+            if offset is None:
+                raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
+            leaf = offset + (leaf or 0)
+            base = base.base
+        if leaf is not None and not isinstance(e.type, (T.IntType, T.FloatType)):
+            raise NotModelled(f"struct member access {describe(e)} selects a struct, not a number")
         while True:
             if isinstance(base, N.Subscript):
                 indices.append(base.index)
@@ -599,7 +621,11 @@ class _AccessCollector:
             raise NotModelled(f"variable '{name}' at {where(e.loc)} is not known to the region")
         if var.problem:
             raise NotModelled(f"{var.problem} (accessed at {where(e.loc)})")
-        if len(indices) > var.rank or (len(indices) < var.rank and not allow_prefix):
+        if leaf is not None and var.fields is None:
+            raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
+        array_dims = var.rank - (1 if var.fields is not None else 0)
+        whole_struct = var.fields is not None and leaf is None and len(indices) == array_dims
+        if len(indices) > array_dims or (len(indices) < array_dims and not allow_prefix):
             raise NotModelled(f"access {describe(e)} does not select one element of '{name}'")
         values = []
         for index in indices:
@@ -607,6 +633,10 @@ class _AccessCollector:
                 values.append(self.scope.pw_aff(index))    # [P] -> { [i..] -> [(a)] }
             except NotAffine:
                 raise NotModelled(f"non-affine subscript {describe(e)}") from None
+        if leaf is not None:
+            values.append(self.scope.constant(leaf))       # the field's position
+        elif whole_struct or (var.fields is not None and not allow_prefix):
+            pass    # a whole struct element: every field (an access map with the last dimension free)
         return var, values
 
     def _read(self, e: N.Expr) -> None:
@@ -639,6 +669,39 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
         access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))
     access = access.set_tuple_name(isl.dim_type.in_, statement).set_tuple_name(isl.dim_type.out, var.name)
     return access.intersect_domain(domain)
+
+
+def struct_leaves(t: T.StructType) -> list[T.CType]:
+    """The number-typed fields of a struct, nested structs flattened, in order; [] if it holds
+    anything else (a union, an array, a pointer, a bit-field) or no definition is visible."""
+    if t.is_union or not t.fields:
+        return []
+    out: list[T.CType] = []
+    for f in t.fields:
+        ft = f.type.unqualified()
+        if f.bit_width is not None:
+            return []
+        if isinstance(ft, (T.IntType, T.FloatType)):
+            out.append(ft)
+        elif isinstance(ft, T.StructType):
+            inner = struct_leaves(ft)
+            if not inner:
+                return []
+            out.extend(inner)
+        else:
+            return []
+    return out
+
+
+def field_offset(t: T.StructType, name: str) -> Optional[int]:
+    """The position of field `name`'s first number among `t`'s (struct_leaves order)."""
+    offset = 0
+    for f in t.fields:
+        if f.name == name:
+            return offset
+        ft = f.type.unqualified()
+        offset += len(struct_leaves(ft)) if isinstance(ft, T.StructType) else 1
+    return None
 
 
 def _guard_problem(s: N.If) -> str:
