@@ -48,7 +48,7 @@ class MarkParallel(Pass):
                 member = _outermost_parallel_member(node)
                 # Threads get private copies of local storage: a local value that flows out of
                 # the loop would be lost, so such a loop stays sequential (inner ones may not).
-                if member is not None and values_leaving(node, live).is_empty():
+                if member is not None and values_leaving(node, live, member + 1).is_empty():
                     marked[0] += 1
                     return _mark(node, member)
             for k in range(node.n_children()):

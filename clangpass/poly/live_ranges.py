@@ -163,10 +163,27 @@ def relaxed_criterion_violations(schedule: isl.Schedule, scop: Scop, split: Rela
         return problems + interference_violations(schedule, scop, split)
 
 
-def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap) -> isl.UnionMap:
-    """[P] -> { W -> R }: live ranges of local storage written under `node` and read outside it."""
+def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap, members: int = 0) -> isl.UnionMap:
+    """[P] -> { W -> R }: live ranges of local storage written in one iteration of a parallel loop
+    and read outside that iteration of that execution of the loop.
+
+    `node` is a band whose member `members - 1` would be the parallel loop (or a `parallel` mark,
+    whose band's only member is). A thread's private copy lives for one execution of the loop, so
+    a value read in another execution (another iteration of an enclosing loop: random program
+    seed 4002360) is lost as surely as one read after the loop.
+    """
+    band = node.child(0) if node.get_type() == isl.schedule_node_type.mark else node
     inside = node.get_domain()                                          # [P] -> { S[i..] } under node
-    return live_ranges.intersect_domain(inside).subtract_range(inside)
+    written = live_ranges.intersect_domain(inside)
+    if band.get_type() != isl.schedule_node_type.band:
+        return written.subtract_range(inside)
+    count = members or band.band_n_member()
+    dates = band.get_prefix_schedule_union_map()                        # [P] -> { S[i..] -> [outer] }
+    partial = band.band_get_partial_schedule()
+    for k in range(count):
+        dates = dates.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k)))
+    same = dates.apply_range(dates.reverse())                           # [P] -> { S -> T : same loop iteration }
+    return written.subtract(same.intersect_domain(inside).intersect_range(inside))
 
 
 def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) -> list[str]:
