@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Iterator, Optional
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.inline import inline_calls
-from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
+from clangpass.ir.walk import children, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ class OptRegion:
     loc: N.SourceLoc
     args: tuple[RegionArg, ...] = ()
     iterators: tuple[str, ...] = ()        # outer-declared variables used only as loop iterators
+    # Scalars the enclosing function declares but only the region uses (three-address temporaries):
+    # local to the region, so their false dependences can be relaxed (thesis ch. 2.3).
+    privatized: tuple[N.VarDecl, ...] = ()
+    kept_scalars: tuple[tuple[str, str], ...] = ()   # (name, why it stays the caller's) of written scalars
     symbol: str = ""
     problems: tuple[str, ...] = field(default=(), compare=False)  # reasons it cannot be outlined
 
@@ -100,12 +104,94 @@ def find_regions(module: N.Module) -> list[OptRegion]:
             out.append(_analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc)))
             continue
         index = 0
-        for s in iter_stmts(fn.body):
-            if isinstance(s, N.Region):
-                body = inline_calls(module, s.body)[0]
-                out.append(_analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc)))
-                index += 1
+        for s, in_loop in _regions_of(fn.body):
+            body = inline_calls(module, s.body)[0]
+            region = _analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc))
+            out.append(_privatize(fn, s, in_loop, region))
+            index += 1
     return out
+
+
+def _regions_of(s: N.Stmt, in_loop: bool = False) -> Iterator[tuple[N.Region, bool]]:
+    """The region statements under `s`, each with whether a loop of the function encloses it."""
+    if isinstance(s, N.Region):
+        yield s, in_loop
+        return
+    loop = in_loop or isinstance(s, (N.For, N.While, N.DoWhile))
+    for child in children(s):
+        if isinstance(child, N.Stmt):
+            yield from _regions_of(child, loop)
+
+
+def _privatize(fn: N.Function, node: N.Region, in_loop: bool, region: OptRegion) -> OptRegion:
+    """`region` with the function's scalars that only it uses made region locals.
+
+    A scalar of the enclosing function that the region writes is the region's own when
+    nothing else in the function mentions it and it is declared without initialiser, not
+    `static`, and the region runs at most once per call (no loop, `goto` or label around it):
+    its value at the region's entry is then indeterminate and nothing reads its value after.
+    Only scalars written inside a loop of the region are taken (a value set once before the
+    loops, like deriche's coefficients, has no loop-carried false dependence to relax, and its
+    live ranges over the whole region made schedule verification exceed the isl budget).
+    Everything else stays the caller's (passed by pointer, never relaxed), and says why.
+    """
+    decls: dict[str, list[N.VarDecl]] = {}
+    mentioned: set[str] = set()
+    jumps = False
+    for s in _statements_outside(fn.body, node):
+        jumps = jumps or isinstance(s, (N.Goto, N.Label))
+        if isinstance(s, N.DeclStmt):
+            for d in s.decls:
+                decls.setdefault(d.name, []).append(d)
+        for e in stmt_exprs(s):
+            mentioned.update(v.name for v in iter_exprs(e) if isinstance(v, N.VarRef))
+    in_loops = _written_in_loops(region.body)
+    privatized: list[N.VarDecl] = []
+    kept: list[tuple[str, str]] = []
+    for arg in region.args:
+        if arg.scope != "local" or not arg.written or not isinstance(arg.type, (T.IntType, T.FloatType)):
+            continue
+        found = decls.get(arg.name, [])
+        why = ("used outside the region" if arg.name in mentioned
+               else "declared more than once in the function" if len(found) != 1
+               else "initialised at its declaration" if found[0].init is not None
+               else f"'{found[0].storage}'" if found[0].storage
+               else "the region is inside a loop of the function" if in_loop
+               else "the function has a goto or a label" if jumps
+               else "written outside loops only: no loop-carried false dependence to relax"
+               if arg.name not in in_loops else "")
+        if why:
+            kept.append((arg.name, why))
+        else:
+            privatized.append(N.VarDecl(arg.name, arg.type, None, found[0].loc))
+    if not privatized:
+        return replace(region, kept_scalars=tuple(kept))
+    names = {d.name for d in privatized}
+    return replace(region, args=tuple(a for a in region.args if a.name not in names),
+                   privatized=tuple(privatized), kept_scalars=tuple(kept))
+
+
+def _written_in_loops(s: N.Stmt, in_loop: bool = False) -> set[str]:
+    """Names of the variables written under a loop of `s`."""
+    out: set[str] = set()
+    if in_loop:
+        for e in stmt_exprs(s):
+            out.update(v.name for v in written_variables(e))
+    loop = in_loop or isinstance(s, (N.For, N.While, N.DoWhile))
+    for child in children(s):
+        if isinstance(child, N.Stmt):
+            out |= _written_in_loops(child, loop)
+    return out
+
+
+def _statements_outside(s: N.Stmt, region: N.Region) -> Iterator[N.Stmt]:
+    """Every statement under `s` except `region` and what it holds."""
+    if s is region:
+        return
+    yield s
+    for child in children(s):
+        if isinstance(child, N.Stmt):
+            yield from _statements_outside(child, region)
 
 
 def _symbol(fn: N.Function, kind: str, index: int) -> str:

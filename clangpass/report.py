@@ -94,6 +94,8 @@ class RegionOutcome:
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,
             "pragmas": [use.as_record() for use in self.pragma_uses],
+            "local_variables": [d.name for d in r.privatized],
+            "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
         }
 

@@ -79,7 +79,7 @@ def prototype(region: OptRegion) -> str:
 
 def call_statement(region: OptRegion) -> str:
     """The compound statement that replaces the region's text (one line)."""
-    uses = "".join(f"(void){it}; " for it in region.iterators)
+    uses = "".join(f"(void){it}; " for it in (*region.iterators, *(d.name for d in region.privatized)))
     call = f"{region.symbol}({', '.join(_argument(a) for a in region.args)});"
     if returns_value(region):
         call = "return " + call

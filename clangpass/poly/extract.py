@@ -131,7 +131,13 @@ class _Extractor:
         body = list(propagate_constant_locals(self.region.body)[0].body)
         if self.region.kind == "function" and body and isinstance(body[-1], N.Return) and body[-1].value is None:
             body.pop()   # a final `return;` of a void PENCIL function
-        schedule = self._sequence([self.visit(s, frame) for s in body])
+        # The function's scalars only this region uses are its locals, dead at its entry.
+        prologue = []
+        for d in self.region.privatized:
+            self._declare_local(d, frame)
+            prologue.append(self._kill_statement(frame, [(self.arrays[d.name], None)], d.loc))
+        frame = _Frame(scope, tuple(d.name for d in self.region.privatized))
+        schedule = self._sequence(prologue + [self.visit(s, frame) for s in body])
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(self.param_space))
         statements = tuple(self.statements)

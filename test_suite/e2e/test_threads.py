@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Thread teams and the granularity model, end to end, against gcc -O0.
 
-The kernels whose parallel loops sit inside sequential loops (durbin's k loop,
-adi's time loop, gramschmidt's tiles, the wavefronts of the tiled stencils, 3mm's
+The kernels whose parallel loops sit inside sequential loops (adi's time loop, gramschmidt's tiles, the wavefronts of the tiled stencils, 3mm's
 fused j loop) and the triangular ones (lu, cholesky, trmm, syrk) are built by
 pencilcc -O3 at tiny sizes (1, 2, 3: loops of zero, one and two iterations,
 teams where no thread gets work) and at odd prime sizes (no tile or chunk
@@ -30,8 +29,10 @@ PENCILCC = [sys.executable, "-m", "clangpass", "-O3"]
 FORCE_THREADS = "-fpencil-thread-min-work=0"
 THREADS = ("1", "2", "3")
 # Kernels with a sequential loop around parallel loops: the record must show one team.
-TEAM_KERNELS = ("adi", "durbin", "gramschmidt", "jacobi-2d")
-KERNELS = (*TEAM_KERNELS, "seidel-2d", "heat-3d", "fdtd-2d", "lu", "cholesky", "trmm", "syrk", "trisolv")
+# (durbin's k loop was one until its function-scope scalars became region locals: its relaxed
+# schedule has no parallel loop left.)
+TEAM_KERNELS = ("adi", "gramschmidt", "jacobi-2d", "fdtd-2d")
+KERNELS = (*TEAM_KERNELS, "durbin", "seidel-2d", "heat-3d", "lu", "cholesky", "trmm", "syrk", "trisolv")
 TINY = (3, 2, 1, 2, 3)
 ODD = (37, 41, 29, 43, 31)
 

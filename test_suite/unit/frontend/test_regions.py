@@ -35,9 +35,39 @@ def test_scop_region_arguments_and_iterators(tmp_path):
     assert r.iterators == ("i", "j")
     assert [(a.name, a.passing, a.scope) for a in r.args] == [
         ("n", "value", "param"), ("m", "value", "param"), ("alpha", "value", "param"),
-        ("A", "array", "param"), ("g_scale", "value", "global"), ("t", "pointer", "local"),
+        ("A", "array", "param"), ("g_scale", "value", "global"),
     ]
+    # `t` is declared by the function and used only in the region: the region's own local.
+    assert [d.name for d in r.privatized] == ["t"] and r.kept_scalars == ()
     assert r.symbol.startswith("__pencilcc_k_scop0_") and not r.problems
+
+
+def test_function_scalars_used_elsewhere_stay_the_callers(tmp_path):
+    (first, second) = regions_of(tmp_path, """
+        double k(int n, double A[n]) {
+          int i;
+          double t, u = 1.0, once, v;
+        #pragma scop
+          once = 2.0;
+          for (i = 0; i < n; i++) {
+            t = A[i] * once;
+            u = u + t;
+          }
+        #pragma endscop
+        #pragma scop
+          for (i = 0; i < n; i++) {
+            v = A[i];
+            A[i] = v * t;
+          }
+        #pragma endscop
+          return u;
+        }
+    """)
+    assert first.privatized == () and dict(first.kept_scalars) == {
+        "t": "used outside the region", "u": "used outside the region",
+        "once": "written outside loops only: no loop-carried false dependence to relax"}
+    assert [d.name for d in second.privatized] == ["v"]
+    assert [a.name for a in second.args if a.scope == "local"] == ["t"]
 
 
 def test_pencil_function_region_is_the_body(tmp_path):

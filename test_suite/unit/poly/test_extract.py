@@ -211,6 +211,7 @@ def test_polybench_style_iterators_and_written_scalars(tmp_path):
             acc += A[i];
           s[0] = acc;
         #pragma endscop
+          s[1] = acc;
         }
     """)
     assert scop.params == ("n",)
