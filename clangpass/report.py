@@ -36,6 +36,7 @@ class RegionOutcome:
     fusion: str = ""
     fusion_reason: str = ""
     streaming_bands: int = 0
+    source_order: bool = False               # the schedule gained nothing: the source order was kept
     reordered_bands: int = 0
     vector_loops: int = 0
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
@@ -88,6 +89,7 @@ class RegionOutcome:
             "fusion": self.fusion,
             "fusion_reason": self.fusion_reason,
             "streaming_bands": self.streaming_bands,
+            "source_order": self.source_order,
             "reordered_bands": self.reordered_bands,
             "vector_loops": self.vector_loops,
             "alias_checks": [list(pair) for pair in self.alias_checks],

@@ -24,7 +24,7 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import keep_streams  # noqa: F401
+from clangpass.passes import keep_streams, source_order  # noqa: F401
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
@@ -64,16 +64,16 @@ PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
     2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team",
-        "codegen"],
+        "wavefront", "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule",
+        "thread-team", "codegen"],
     3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule", "thread-team",
-        "codegen"],
+        "wavefront", "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule",
+        "thread-team", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
-                               "mark-parallel", "point-loop-order", "mark-vector", "verify-schedule"})
+                               "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule"})
 
 
 class PipelineError(Exception):
@@ -109,7 +109,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
                          tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
                          fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
-                         streaming_bands=unit.scop.streaming_bands,
+                         streaming_bands=unit.scop.streaming_bands, source_order=unit.scop.source_order,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),

@@ -95,6 +95,7 @@ class Scop:
     fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
     fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)
     streaming_bands: int = 0               # two-deep bands keep-streams left untiled
+    source_order: bool = False             # the source-order pass kept the source order
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
