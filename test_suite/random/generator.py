@@ -11,7 +11,13 @@ The same program built by `gcc -O0` and by pencilcc must print the same values.
 Guarantees, by construction and checked:
 
 * **Static affine.**  Loop bounds, guards and subscripts are affine in the
-  enclosing iterators and the size parameters (guards may also test `e % k == r`).
+  enclosing iterators and the size parameters (guards may also test `e % k == r`), or
+  in affine integer locals (`int j1 = n - i1 - 1;` at the start of a loop body, never
+  written again, which pencilcc substitutes).  Only the conditions of data guards
+  (`if (A[i0] > 0.3) {...} else {...}`, modelled by pencilcc as one statement with
+  may-writes) read values; for bounds checking and instance counts both branches of a
+  data guard count as executed.  `#pragma pencil independent` is emitted only on loops
+  that `provably_independent` vouches for.
 * **In bounds.**  Every iterator carries a hull `[lo, P + hi]` (constant lower
   bound, upper bound relative to one size parameter `P`); triangular bounds add
   hulls for iterator differences and guards like `i0 + i1 < n` add hulls for sums.
@@ -39,9 +45,9 @@ import numpy as np
 
 __all__ = [
     "Aff", "ArrayDecl", "ArrayRef", "Assign", "Binary", "Call", "Compare", "Const",
-    "GenConfig", "GeneratedProgram", "Guard", "IterValue", "Loop", "ModEq", "Program",
-    "SMALL", "ScalarDecl", "ScalarRef", "check_in_bounds", "generate", "instance_counts",
-    "render", "walk_statements",
+    "DataCompare", "DataGuard", "GenConfig", "GeneratedProgram", "Guard", "IterValue", "Local",
+    "Loop", "ModEq", "Program", "SMALL", "ScalarDecl", "ScalarRef", "check_in_bounds", "generate",
+    "instance_counts", "provably_independent", "render", "walk_nodes", "walk_statements",
 ]
 
 #: Largest value an `int` expression may take (C `INT_MAX` on every supported target).
@@ -85,6 +91,9 @@ class GenConfig:
     p_local_temp: float = 0.3         # a statement's value goes through a body-local temporary
     p_overlap: float = 0.3            # main passes one double array for two of the same shape (aliasing)
     p_stencil: float = 0.2            # a time-iterated 5-point stencil nest ends the region
+    p_data_guard: float = 0.12        # data-dependent `if (A[i0] > 0.3) {...} else {...}` around statements
+    p_affine_local: float = 0.2       # a loop body starts with `int j1 = n - 1 - i1;` used as subscript or bound
+    p_independent: float = 0.5        # `#pragma pencil independent` on a loop whose iterations are independent
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -233,6 +242,15 @@ Condition = Union[Compare, ModEq]
 
 
 @dataclass(frozen=True)
+class DataCompare:
+    """A comparison of values (array elements, scalars) that is not affine: `A[i0] > 0.3`."""
+
+    lhs: Expr
+    op: str  # < <= > >= == !=
+    rhs: Expr
+
+
+@dataclass(frozen=True)
 class Slot:
     """Placeholder for a statement while a nest is being built."""
 
@@ -249,6 +267,7 @@ class Loop:
     bound: Aff
     step: int
     body: tuple["Node", ...]
+    independent: bool = False  # `#pragma pencil independent` before it (only where it is true)
 
 
 @dataclass(frozen=True)
@@ -257,7 +276,30 @@ class Guard:
     body: tuple["Node", ...]
 
 
-Node = Union[Loop, Guard, Assign, Slot]
+@dataclass(frozen=True)
+class DataGuard:
+    """`if (c1 && c2) { then } else { otherwise }` where some condition reads values.
+
+    Its branches hold statements and (affine or data) guards only, so pencilcc models it
+    as one statement with may-writes. The enumeration treats both branches as executed
+    whenever the guard is reached (a conservative superset of the instances)."""
+
+    conditions: tuple[Union[Condition, DataCompare], ...]
+    connective: str  # && or ||
+    then: tuple["Node", ...]
+    otherwise: tuple["Node", ...] = ()
+
+
+@dataclass(frozen=True)
+class Local:
+    """`int name = value;` at the start of a loop body, never written again: an affine
+    integer local, used by the statements and loops after it (subscripts, loop bounds)."""
+
+    name: str
+    value: Aff
+
+
+Node = Union[Loop, Guard, DataGuard, Local, Assign, Slot]
 
 
 @dataclass(frozen=True)
@@ -302,29 +344,45 @@ class Program:
 # Walking and enumerating
 # ----------------------------------------------------------------------------
 
+def children(node: Node) -> tuple[Node, ...]:
+    """The nodes directly inside `node` (both branches of a data guard)."""
+    if isinstance(node, (Loop, Guard)):
+        return node.body
+    if isinstance(node, DataGuard):
+        return node.then + node.otherwise
+    return ()
+
+
+def walk_nodes(nodes: Sequence[Node]) -> Iterator[Node]:
+    """Every node, in textual order."""
+    for node in nodes:
+        yield node
+        yield from walk_nodes(children(node))
+
+
 def walk_statements(nodes: Sequence[Node]) -> Iterator[Assign | Slot]:
     """Statements (or slots) in textual order."""
-    for node in nodes:
-        if isinstance(node, (Loop, Guard)):
-            yield from walk_statements(node.body)
-        else:
-            yield node
+    return (n for n in walk_nodes(nodes) if isinstance(n, (Assign, Slot)))
 
 
 def walk_loops(nodes: Sequence[Node]) -> Iterator[Loop]:
-    for node in nodes:
-        if isinstance(node, Loop):
-            yield node
-        if isinstance(node, (Loop, Guard)):
-            yield from walk_loops(node.body)
+    return (n for n in walk_nodes(nodes) if isinstance(n, Loop))
 
 
 def walk_guards(nodes: Sequence[Node]) -> Iterator[Guard]:
-    for node in nodes:
-        if isinstance(node, Guard):
-            yield node
-        if isinstance(node, (Loop, Guard)):
-            yield from walk_guards(node.body)
+    return (n for n in walk_nodes(nodes) if isinstance(n, Guard))
+
+
+def walk_data_guards(nodes: Sequence[Node]) -> Iterator[DataGuard]:
+    return (n for n in walk_nodes(nodes) if isinstance(n, DataGuard))
+
+
+def condition_exprs(guard: DataGuard) -> Iterator[Expr]:
+    """The value expressions a data guard's condition reads."""
+    for cond in guard.conditions:
+        if isinstance(cond, DataCompare):
+            yield cond.lhs
+            yield cond.rhs
 
 
 def expr_nodes(expr: Expr) -> Iterator[Expr]:
@@ -337,7 +395,12 @@ def expr_nodes(expr: Expr) -> Iterator[Expr]:
             yield from expr_nodes(arg)
 
 
-def statement_accesses(stmt: Assign) -> Iterator[ArrayRef]:
+def statement_accesses(stmt: Assign | DataGuard) -> Iterator[ArrayRef]:
+    """The array accesses of a statement, or of a data guard's condition."""
+    if isinstance(stmt, DataGuard):
+        for expr in condition_exprs(stmt):
+            yield from (n for n in expr_nodes(expr) if isinstance(n, ArrayRef))
+        return
     if isinstance(stmt.target, ArrayRef):
         yield stmt.target
     for node in expr_nodes(stmt.value):
@@ -354,14 +417,22 @@ def _condition_holds(cond: Condition, env: Mapping[str, Value], size: int) -> np
 
 
 def _enumerate(nodes: Sequence[Node], env: dict[str, Value], size: int,
-               visit: Callable[[Assign | Slot, dict[str, Value], int], None]) -> None:
+               visit: Callable[[Assign | Slot | DataGuard, dict[str, Value], int], None]) -> None:
     """Call `visit(statement, env, count)` with every statement's instances, vectorised.
 
-    `env` maps the size parameters to ints and the enclosing iterators to int64 arrays
-    of length `count` (one entry per instance, C semantics of the loops and guards).
+    `env` maps the size parameters to ints and the enclosing iterators (and affine locals)
+    to int64 arrays of length `count` (one entry per instance, C semantics of the loops and
+    affine guards). A data guard is visited itself (its condition is evaluated at each
+    instance reaching it), then both its branches as if each always ran: a superset of
+    the instances, so the subscripts inside are checked whatever the values are.
     """
     for node in nodes:
-        if isinstance(node, Loop):
+        if isinstance(node, Local):
+            env = {**env, node.name: node.value.evaluate(env, size)}
+        elif isinstance(node, DataGuard):
+            visit(node, env, size)
+            _enumerate(node.then + node.otherwise, env, size, visit)
+        elif isinstance(node, Loop):
             start = node.start.evaluate(env, size)
             bound = node.bound.evaluate(env, size)
             if node.step > 0:
@@ -391,11 +462,15 @@ def _enumerate(nodes: Sequence[Node], env: dict[str, Value], size: int,
 
 
 def instance_counts(nodes: Sequence[Node], sizes: Mapping[str, int]) -> dict[int, int]:
-    """How many times each statement runs, keyed by `id()` of the statement (or slot)."""
+    """How many times each statement runs, keyed by `id()` of the statement (or slot).
+
+    Statements under a data guard count as running whenever the guard is reached (an
+    upper bound)."""
     counts: dict[int, int] = {}
 
-    def visit(stmt: Assign | Slot, env: dict[str, Value], size: int) -> None:
-        counts[id(stmt)] = counts.get(id(stmt), 0) + size
+    def visit(stmt: Assign | Slot | DataGuard, env: dict[str, Value], size: int) -> None:
+        if not isinstance(stmt, DataGuard):
+            counts[id(stmt)] = counts.get(id(stmt), 0) + size
 
     _enumerate(nodes, dict(sizes), 1, visit)
     return counts
@@ -405,14 +480,16 @@ def check_in_bounds(program: Program, sizes: Mapping[str, int] | None = None) ->
     """Every out-of-bounds subscript of `program` for the given (default: its own) sizes.
 
     Enumerates all statement instances and evaluates every subscript of every access,
-    so the answer is exact for those sizes.  An empty list means in bounds.
+    so the answer is exact for those sizes.  An empty list means in bounds.  Under a data
+    guard every statement is checked as if it ran (whatever the values are), as are the
+    accesses of the guard's condition.
     """
     values = dict(program.sizes() if sizes is None else sizes)
     arrays = {a.name: a for a in program.arrays}
     problems: list[str] = []
 
-    def visit(stmt: Assign | Slot, env: dict[str, Value], size: int) -> None:
-        if not isinstance(stmt, Assign):
+    def visit(stmt: Assign | Slot | DataGuard, env: dict[str, Value], size: int) -> None:
+        if not isinstance(stmt, (Assign, DataGuard)):
             return
         for access in statement_accesses(stmt):
             decl = arrays[access.array]
@@ -428,8 +505,10 @@ def check_in_bounds(program: Program, sizes: Mapping[str, int] | None = None) ->
                 limit = int(extent.evaluate(values))
                 low, high = int(index.min()), int(index.max())
                 if low < 0 or high >= limit:
+                    where = render_statement(stmt) if isinstance(stmt, Assign) \
+                        else f"if ({render_data_conditions(stmt)})"
                     problems.append(
-                        f"{render_expr(access)} in `{render_statement(stmt)}`: subscript {dim} "
+                        f"{render_expr(access)} in `{where}`: subscript {dim} "
                         f"takes values in [{low}, {high}], extent {limit} (sizes {values})")
 
     _enumerate(program.body, values, 1, visit)
@@ -492,6 +571,17 @@ def render_condition(cond: Condition) -> str:
     return f"{cond.lhs.render()} {cond.op} {cond.rhs.render()}"
 
 
+def render_data_conditions(guard: DataGuard) -> str:
+    parts = []
+    for cond in guard.conditions:
+        if isinstance(cond, DataCompare):
+            # `%` binds tighter than comparisons: no parentheses needed (nor wanted by -Wparentheses)
+            parts.append(f"{render_expr(cond.lhs)} {cond.op} {render_expr(cond.rhs)}")
+        else:
+            parts.append(render_condition(cond))
+    return f" {guard.connective} ".join(parts)
+
+
 def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
     pad = "  " * indent
     for node in nodes:
@@ -499,6 +589,16 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
             out.append(pad + render_statement(node))
         elif isinstance(node, Slot):
             out.append(pad + f"/* slot {node.index} */;")
+        elif isinstance(node, Local):
+            out.append(pad + f"int {node.name} = {node.value.render()};")
+        elif isinstance(node, DataGuard):
+            # always braced: no dangling `else`, and the shape of a guarded statement's branches
+            out.append(pad + f"if ({render_data_conditions(node)}) {{")
+            _render_nodes(node.then, indent + 1, out)
+            if node.otherwise:
+                out.append(pad + "} else {")
+                _render_nodes(node.otherwise, indent + 1, out)
+            out.append(pad + "}")
         else:
             if isinstance(node, Loop):
                 it = node.iterator
@@ -514,7 +614,11 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
                         f"{node.bound.render()}; {incr})")
             else:
                 head = "if (" + " && ".join(render_condition(c) for c in node.conditions) + ")"
-            if len(node.body) == 1:
+            if isinstance(node, Loop) and node.independent:
+                out.append("#pragma pencil independent")
+            only = node.body[0] if len(node.body) == 1 else None
+            if only is not None and not isinstance(only, DataGuard) \
+                    and not (isinstance(only, Loop) and only.independent):
                 out.append(pad + head)
                 _render_nodes(node.body, indent + 1, out)
             else:
@@ -538,7 +642,13 @@ def _scalars_used(program: Program) -> set[str]:
             for node in (stmt.target, *expr_nodes(stmt.value)):
                 if isinstance(node, ScalarRef):
                     used.add(node.name)
-    return used
+    return used | _condition_scalars(program.body)
+
+
+def _condition_scalars(nodes: Sequence[Node]) -> set[str]:
+    """Scalars read by the conditions of data guards."""
+    return {n.name for g in walk_data_guards(nodes) for e in condition_exprs(g)
+            for n in expr_nodes(e) if isinstance(n, ScalarRef)}
 
 
 def _format_value(ctype: str, value: float | int) -> str:
@@ -728,13 +838,16 @@ class _Form:
 class _Scope:
     iterators: tuple[str, ...] = ()
     forms: tuple[_Form, ...] = ()
+    locals: tuple[str, ...] = ()  # affine integer locals declared by enclosing loop bodies
 
     def iterator_form(self, name: str) -> _Form:
+        """The hull of an iterator (or of an affine local)."""
         return next(f for f in self.forms if f.expr == Aff.var(name))
 
-    def extended(self, iterator: str | None, forms: Sequence[_Form]) -> "_Scope":
+    def extended(self, iterator: str | None, forms: Sequence[_Form],
+                 local: str | None = None) -> "_Scope":
         its = self.iterators + ((iterator,) if iterator else ())
-        return _Scope(its, self.forms + tuple(forms))
+        return _Scope(its, self.forms + tuple(forms), self.locals + ((local,) if local else ()))
 
 
 @dataclass
@@ -757,6 +870,8 @@ class _Retry(Exception):
 SMALL = GenConfig(max_size=14, max_array_elements=1024)
 
 _DOUBLE_CONSTANTS = (0.5, 0.25, 0.75, 1.5, 2.0, 3.0, 0.125, 0.1, 1.25)
+#: What data guards compare double values with (values start in [-0.5, 0.5)).
+_THRESHOLDS = (0.3, -0.2, 0.15, 0.45, -0.35, 0.05, 0.1, -0.1)
 _DIVISORS = (2.0, 3.0, 4.0, 5.0, 7.0)
 _ARRAY_NAMES = ("A", "B", "C", "D", "E")
 _PARAM_NAMES = ("n", "m", "p")
@@ -773,6 +888,12 @@ class _Builder:
         self.bounds: dict[str, float] = {}  # magnitude bound of each array / scalar
         self.next_slot = 0
         self.features: set[str] = set()
+        # Whether to add a data guard, an affine local or an independent pragma is drawn from a
+        # stream of its own, so that a program that gets none mostly is the program this seed
+        # gave before they existed (not when an affine local was drawn but then unused).
+        self.extra = random.Random(f"constructs {seed}")
+        self.extras_allowed = True
+        self.plain_slots: set[int] = set()  # slots under a data guard: no block-local temporary
 
     # -- declarations --------------------------------------------------------
 
@@ -853,6 +974,8 @@ class _Builder:
         kind = "rect"
         if outer is not None and rng.random() < cfg.p_triangular:
             kind = rng.choice(("lower", "lower", "upper", "upper", "window"))
+        if scope.locals and self.extra.random() < 0.5:
+            kind = "local"
         lo_c = rng.choices((0, 1, 2), weights=(0.7, 0.2, 0.1))[0]
         margin = rng.choices((0, 1, 2), weights=(0.6, 0.25, 0.15))[0]
         forms: list[_Form] = []
@@ -873,6 +996,12 @@ class _Builder:
             form = _Form(Aff.var(it), lo_c, of.param, of.hi - d, 3.0)
             forms.append(_Form(Aff.of((outer, 1), (it, -1)), d, of.param, of.hi - lo_c, 1.0))
             self.features.add("triangular")
+        elif kind == "local":  # it from lo_c up to an affine local j (`i2 <= j1`)
+            name = rng.choice(scope.locals)
+            lf = scope.iterator_form(name)
+            low, high = Aff(const=lo_c), Aff.var(name)
+            form = _Form(Aff.var(it), lo_c, lf.param, lf.hi, 3.0)
+            forms.append(_Form(Aff.of((name, 1), (it, -1)), 0, lf.param, lf.hi - lo_c, 1.0))
         else:  # window: it from outer to outer + w
             of = scope.iterator_form(outer)
             w = rng.choice((1, 2))
@@ -937,17 +1066,115 @@ class _Builder:
                                          Aff.var(fa.param, -rng.randint(1, 3))))
         return tuple(conds), forms
 
+    def data_guard(self, scope: _Scope, left: int, slots: list[_SlotInfo],
+                   data_depth: int) -> DataGuard:
+        """`if (A[i0][i1] > 0.3) { ... } else { ... }` around 1-2 statements (and maybe an else
+        with one): pencilcc models it as one statement whose writes are may-writes."""
+        rng = self.rng
+        first = self.next_slot
+        take = 2 if left >= 2 and rng.random() < 0.3 else 1
+        then = self.statements(scope, take, slots, data_depth + 1)
+        otherwise = self.statements(scope, 1, slots, data_depth + 1) if rng.random() < 0.4 else []
+        # a declaration in a branch would make the `if` fall back: no block-local temporaries
+        self.plain_slots.update(range(first, self.next_slot))
+        conds: list[Condition | DataCompare] = [self.data_compare(scope)]
+        connective = "&&"
+        roll = rng.random()
+        if roll < 0.2:
+            conds.append(self.data_compare(scope))
+            connective = rng.choice(("&&", "&&", "||"))
+        elif roll < 0.35:  # an affine test too: `i1 > 2 && A[i1] > 0.3`
+            a = rng.choice(scope.iterators)
+            affine: Condition = ModEq(Aff.var(a), 2, rng.randrange(2)) if rng.random() < 0.5 \
+                else Compare(Aff.var(a), rng.choice((">", ">=")), Aff(const=rng.randint(1, 3)))
+            conds.insert(rng.randrange(2), affine)
+        return DataGuard(tuple(conds), connective, tuple(then), tuple(otherwise))
+
+    def data_compare(self, scope: _Scope) -> DataCompare:
+        """A comparison that reads values: an element or a double scalar against a constant,
+        an int element's remainder, or two elements of the same type."""
+        rng = self.rng
+        doubles = [a for a in self.arrays if a.ctype == "double"]
+        ints = [a for a in self.arrays if a.ctype == "int"]
+        dscalars = [s for s in self.scalars if s.ctype == "double" and s.role != "output"]
+
+        def element(arrays: Sequence[ArrayDecl]) -> ArrayRef:
+            return self.access(scope, self.pick_from(scope, arrays))
+
+        def order() -> str:
+            return rng.choice(("<", "<=", ">", ">="))
+
+        def threshold() -> Const:
+            return Const(rng.choice(_THRESHOLDS), "double")
+
+        def int_test() -> DataCompare:
+            ref = element(ints)
+            if rng.random() < 0.5:
+                k = rng.choice((2, 3))
+                return DataCompare(Binary("%", ref, Const(k, "int")), rng.choice(("==", "!=")),
+                                   Const(rng.randrange(k), "int"))
+            return DataCompare(ref, order(), Const(rng.randint(-3, 3), "int"))
+
+        def pair() -> DataCompare:
+            arrays = ints if ints and rng.random() < 0.3 else doubles
+            first, second = element(arrays), element(arrays)
+            if first == second:  # `A[i0] <= A[i0]` draws -Wtautological-compare
+                return DataCompare(first, order(), threshold() if first.array not in
+                                   {a.name for a in ints} else Const(rng.randint(-3, 3), "int"))
+            return DataCompare(first, order(), second)
+
+        choices: list[tuple[float, Callable[[], DataCompare]]] = [
+            (4.0, lambda: DataCompare(element(doubles), order(), threshold())),
+            (1.0, pair)]
+        if ints:
+            choices.append((2.5, int_test))
+        if dscalars:
+            choices.append((1.0, lambda: DataCompare(
+                ScalarRef(rng.choice(dscalars).name), order(), threshold())))
+            choices.append((1.0, lambda: DataCompare(
+                element(doubles), order(), ScalarRef(rng.choice(dscalars).name))))
+        return rng.choices([c[1] for c in choices], weights=[c[0] for c in choices])[0]()
+
+    def affine_local(self, level: int, scope: _Scope) -> tuple[Local, _Form] | None:
+        """Sometimes `int j<level> = <affine form in scope> [+ c];` for the start of a loop
+        body, with the form's hull (so subscripts and inner loop bounds may use it)."""
+        if not self.extras_allowed or self.extra.random() >= self.config.p_affine_local:
+            return None
+        rng = self.rng
+        options: list[tuple[float, _Form]] = []
+        for f in scope.forms:
+            options.append((3.0 if len(f.expr.terms) > 1 else 1.0, f))
+        for p in self.sizes:  # `int j0 = n - 2;`
+            options.append((0.7, _Form(Aff.var(p), self.config.min_size, p, 0, 0.0)))
+        form = rng.choices([o[1] for o in options], weights=[o[0] for o in options])[0]
+        if len(form.expr.terms) > 1:
+            shift = rng.choice((0, 0, 1, -1))
+        elif form.expr.terms[0][0] in self.sizes:
+            shift = rng.choice((-1, -2))
+        else:
+            shift = rng.choice((1, -1, 2))
+        name = f"j{level}"
+        local = Local(name, form.expr + shift)
+        return local, _Form(Aff.var(name), form.lo + shift, form.param, form.hi + shift, 4.0)
+
     def new_slot(self, scope: _Scope, slots: list[_SlotInfo], **hints: str) -> Slot:
         info = _SlotInfo(self.next_slot, scope, **hints)
         self.next_slot += 1
         slots.append(info)
         return Slot(info.index)
 
-    def statements(self, scope: _Scope, count: int, slots: list[_SlotInfo]) -> list[Node]:
-        """`count` statement slots, some of them in guards."""
+    def statements(self, scope: _Scope, count: int, slots: list[_SlotInfo],
+                   data_depth: int = 0) -> list[Node]:
+        """`count` statement slots, some of them in guards (affine, or data-dependent)."""
         items: list[Node] = []
         left = count
         while left:
+            p_data = self.config.p_data_guard * (0.3 if data_depth else 1.0)
+            if scope.iterators and self.extras_allowed and data_depth < 2 \
+                    and self.extra.random() < p_data:
+                items.append(self.data_guard(scope, left, slots, data_depth))
+                left -= min(left, len(list(walk_statements(items[-1:]))))
+                continue
             guarded = self.guard(scope)
             if guarded is None:
                 items.append(self.new_slot(scope, slots))
@@ -967,6 +1194,9 @@ class _Builder:
         preferred = plan[level] if level < len(plan) else None
         it, start, op, bound, step, forms = self.loop_header(level, scope, preferred)
         inner = scope.extended(it, forms)
+        declared = self.affine_local(level, inner)
+        if declared is not None:
+            inner = inner.extended(None, [declared[1]], declared[0].name)
         if level == depth - 1:
             body = self.statements(inner, budget, slots)
         else:
@@ -988,6 +1218,8 @@ class _Builder:
                 before = rng.randint(0, local)
                 body = (self.statements(inner, before, slots) + body
                         + self.statements(inner, local - before, slots))
+        if declared is not None:
+            body.insert(0, declared[0])  # dropped again if nothing uses it (see `substitute`)
         return Loop(it, start, op, bound, step, tuple(body))
 
     def reduction_nest(self, depth: int, plan: Sequence[str], temp: ScalarDecl,
@@ -1219,7 +1451,9 @@ class _Builder:
                 continue
         # fallback: a plain copy-and-scale nest, always within budgets
         slots = []
+        self.extras_allowed = False
         node = self.loop(0, 1, 1, _Scope(), [], slots)
+        self.extras_allowed = True
         slot = slots[0]
         doubles = [a for a in self.arrays if a.ctype == "double"]
         slot.target = self.access(slot.scope, doubles[0], target=True)
@@ -1385,9 +1619,9 @@ class _Builder:
     def slot_counts(self, node: Node) -> dict[int, int]:
         counts: dict[int, int] = {}
 
-        def visit(stmt: Assign | Slot, env: dict[str, Value], size: int) -> None:
-            assert isinstance(stmt, Slot)
-            counts[stmt.index] = counts.get(stmt.index, 0) + size
+        def visit(stmt: Assign | Slot | DataGuard, env: dict[str, Value], size: int) -> None:
+            if isinstance(stmt, Slot):  # under a data guard: counted as always running
+                counts[stmt.index] = counts.get(stmt.index, 0) + size
 
         _enumerate([node], dict(self.sizes), 1, visit)
         return counts
@@ -1399,12 +1633,17 @@ class _Builder:
             if isinstance(n, Slot):
                 info = by_index[n.index]
                 assert info.target is not None and info.value is not None
-                local = self.ctype_of(info.value) if self.rng.random() < self.config.p_local_temp else ""
+                local = ""
+                if n.index not in self.plain_slots and self.rng.random() < self.config.p_local_temp:
+                    local = self.ctype_of(info.value)
                 return Assign(info.target, info.op, info.value, local)
             if isinstance(n, Loop):
-                return replace(n, body=tuple(sub(b) for b in n.body))
+                return replace(n, body=_used_locals(tuple(sub(b) for b in n.body)))
             if isinstance(n, Guard):
                 return replace(n, body=tuple(sub(b) for b in n.body))
+            if isinstance(n, DataGuard):
+                return replace(n, then=tuple(sub(b) for b in n.then),
+                               otherwise=tuple(sub(b) for b in n.otherwise))
             return n
         return sub(node)
 
@@ -1413,6 +1652,7 @@ class _Builder:
     def program(self) -> tuple[Program, str]:
         self.declare()
         nests = [self.nest(k) for k in range(self.rng.randint(1, self.config.max_nests))]
+        nests = [self.annotate(n) for n in nests]
         # The stencil is one more nest, three deep: only where the configuration allows it.
         fits = len(nests) < self.config.max_nests and self.config.max_depth == 3
         body = list(nests) + (self.stencil() if fits else [])
@@ -1420,6 +1660,7 @@ class _Builder:
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
         read = {n.name for s in stmts for n in expr_nodes(s.value) if isinstance(n, ScalarRef)}
+        read |= _condition_scalars(body)
         written = {s.target.name for s in stmts if isinstance(s.target, ScalarRef)}
         doubles = [a for a in self.arrays if a.ctype == "double"]
         for name in sorted(written - read):
@@ -1431,6 +1672,17 @@ class _Builder:
         program = Program(self.seed, tuple(self.sizes.items()), tuple(self.arrays),
                           tuple(self.scalars), tuple(body), depth, self.overlaps())
         return program, self.describe(program)
+
+    def annotate(self, node: Node) -> Node:
+        """Sometimes `#pragma pencil independent` on loops that `provably_independent` vouches
+        for (drawn from the stream of the new constructs: no other choice changes)."""
+        if isinstance(node, Loop):
+            body = tuple(self.annotate(b) for b in node.body)
+            independent = provably_independent(node) and self.extra.random() < self.config.p_independent
+            return replace(node, body=body, independent=independent)
+        if isinstance(node, Guard):
+            return replace(node, body=tuple(self.annotate(b) for b in node.body))
+        return node
 
     def stencil(self) -> list[Node]:
         """Sometimes a Gauss-Seidel-style sweep repeated over time, the shape that is skewed,
@@ -1478,8 +1730,80 @@ class _Builder:
         sizes = ", ".join(f"{k}={v}" for k, v in program.params)
         parts = [f"{nests} nest{'s' * (nests != 1)}", f"depth {program.depth}",
                  f"{stmts} statements", f"{len(program.arrays)} arrays ({n_int} int)", sizes]
-        parts += sorted(self.features)
+        features = set(self.features)
+        guards = list(walk_data_guards(program.body))
+        if guards:
+            features.add("data guard")
+        if any(g.otherwise for g in guards):
+            features.add("data guard else")
+        if any(isinstance(n, Local) for n in walk_nodes(program.body)):
+            features.add("affine local")
+        if any(n.independent for n in walk_loops(program.body)):
+            features.add("independent")
+        parts += sorted(features)
         return "; ".join(parts)
+
+
+def _affs(node: Node) -> Iterator[Aff]:
+    """Every affine expression in `node` and below (subscripts, bounds, conditions, values)."""
+    def of_expr(expr: Expr) -> Iterator[Aff]:
+        for e in expr_nodes(expr):
+            if isinstance(e, ArrayRef):
+                yield from e.subscripts
+            elif isinstance(e, IterValue):
+                yield e.expr
+
+    def of_condition(cond: Condition | DataCompare) -> Iterator[Aff]:
+        if isinstance(cond, DataCompare):
+            yield from of_expr(cond.lhs)
+            yield from of_expr(cond.rhs)
+        elif isinstance(cond, ModEq):
+            yield cond.expr
+        else:
+            yield cond.lhs
+            yield cond.rhs
+
+    for n in walk_nodes([node]):
+        if isinstance(n, Assign):
+            yield from of_expr(n.target)
+            yield from of_expr(n.value)
+        elif isinstance(n, Loop):
+            yield n.start
+            yield n.bound
+        elif isinstance(n, (Guard, DataGuard)):
+            for cond in n.conditions:
+                yield from of_condition(cond)
+        elif isinstance(n, Local):
+            yield n.value
+
+
+def provably_independent(loop: Loop) -> bool:
+    """Whether the iterations of `loop` touch disjoint data: no scalar is written inside it,
+    and every access to an array written inside it has the loop's own iterator as one same
+    subscript (`A[i1][...]`, `B[...][i1]`), so distinct iterations touch distinct elements.
+    Sufficient for `#pragma pencil independent` (iterators of inner loops are not data)."""
+    it = Aff.var(loop.iterator)
+    statements = [s for s in walk_statements(loop.body) if isinstance(s, Assign)]
+    if any(isinstance(s.target, ScalarRef) for s in statements):
+        return False
+    accesses = [a for n in walk_nodes(loop.body) if isinstance(n, (Assign, DataGuard))
+                for a in statement_accesses(n)]
+    for name in {s.target.array for s in statements}:  # type: ignore[union-attr]
+        refs = [a for a in accesses if a.array == name]
+        if not any(all(r.subscripts[d] == it for r in refs) for d in range(len(refs[0].subscripts))):
+            return False
+    return True
+
+
+def _used_locals(body: tuple[Node, ...]) -> tuple[Node, ...]:
+    """`body` without the affine locals that nothing after them reads."""
+    kept = []
+    for k, node in enumerate(body):
+        if isinstance(node, Local) and not any(node.name in aff.variables()
+                                               for later in body[k + 1:] for aff in _affs(later)):
+            continue
+        kept.append(node)
+    return tuple(kept)
 
 
 def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:

@@ -24,15 +24,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from test_suite.e2e import harness
 from test_suite.random import __main__ as cli
 from test_suite.random.differential import PENCILCC, RTOL, Outcome, check_seed
+from test_suite.random import generator
 from test_suite.random.generator import (
-    SMALL, Aff, ArrayDecl, ArrayRef, Assign, Compare, Const, GenConfig, Guard, Loop,
-    ModEq, Program, check_in_bounds, generate, instance_counts,
-    walk_statements,
+    SMALL, Aff, ArrayDecl, ArrayRef, Assign, Compare, Const, DataCompare, DataGuard, GenConfig,
+    Guard, Local, Loop, ModEq, Program, ScalarRef, check_in_bounds, generate, instance_counts,
+    provably_independent, walk_nodes, walk_statements,
 )
 
 SANITIZER_SEEDS = tuple(range(30))
@@ -107,6 +109,13 @@ FEATURES = {
     "sqrt(fabs())": ("scop", r"sqrt\(fabs\(", 20),
     "fmax/fmin": ("scop", r"fm(ax|in)\(", 20),
     "time-iterated stencil": ("scop", r"\] = 0\.2 \* \([A-E]\[i1 - 1\]\[i2\]", 5),
+    # affine guards never read values: an `if` reading an element or a scalar is a data guard
+    "data guard": ("scop", r"\bif \([^\n]*(\[|\b[st]\d\b)", 30),
+    "data guard with else": ("scop", r"\} else \{", 10),
+    "affine local": ("scop", r"\n\s+int j\d = ", 35),
+    "affine local as loop bound": ("scop", r"for \(i\d = [^;]*; i\d [<>]=? j\d|for \(i\d = j\d", 15),
+    "affine local in subscript": ("scop", r"\[[^]\n]*\bj\d\b", 35),
+    "independent pragma": ("scop", r"\n#pragma pencil independent\n *for ", 20),
 }
 
 
@@ -136,15 +145,20 @@ def test_sizes_are_runtime_parameters() -> None:
 
 def test_config_knobs_shape_programs() -> None:
     flat = GenConfig(max_depth=1, max_nests=1, max_statements=1, p_guard=0.0, p_scalar=0.0,
-                     p_int_array=0.0, p_builtin=0.0, p_pointer_scalar=0.0)
+                     p_int_array=0.0, p_builtin=0.0, p_pointer_scalar=0.0, p_data_guard=0.0,
+                     p_affine_local=0.0)
     for seed in range(30):
         generated = generate(seed, flat)
         scop = _scop(generated.source)
-        assert "for (i1" not in scop and "if (" not in scop
+        assert "for (i1" not in scop and "if (" not in scop and "int j" not in scop
         assert not re.search(r"sqrt|fmax|fmin|\bt\d\b|\*r0", scop)
         assert all(a.ctype == "double" for a in generated.program.arrays)
         assert sum(1 for _ in walk_statements(generated.program.body)) == 1
     assert any("if (" in _scop(generate(s, replace(GenConfig(), p_guard=1.0)).source)
+               for s in range(5))
+    assert all("data guard" in generate(s, replace(GenConfig(), p_data_guard=1.0)).description
+               for s in range(5))
+    assert all("affine local" in generate(s, replace(GenConfig(), p_affine_local=1.0)).description
                for s in range(5))
     with pytest.raises(ValueError):
         GenConfig(max_depth=4)
@@ -181,6 +195,90 @@ def test_checker_accepts_exact_bounds_and_reports_overruns() -> None:
     triangle = Loop("i0", Aff(const=3), "<", Aff.var("n"), 1, (_write(Aff(const=12)),))
     assert check_in_bounds(_one_loop_program(triangle), {"n": 13}) == []
     assert check_in_bounds(_one_loop_program(triangle), {"n": 12})
+
+
+def test_checker_treats_data_guards_as_may_execute_and_substitutes_locals() -> None:
+    i = Aff.var("i0")
+    test = DataCompare(ArrayRef("A", (i,)), ">", Const(0.3, "double"))
+    # subscripts under a data guard are checked whether or not the values satisfy it
+    guarded = Loop("i0", Aff(), "<", Aff.var("n"), 1,
+                   (DataGuard((test,), "&&", (_write(i),), (_write(i + 1),)),))
+    problems = check_in_bounds(_one_loop_program(guarded))
+    assert len(problems) == 1 and "A[i0 + 1]" in problems[0]
+    assert check_in_bounds(_one_loop_program(guarded, extent=1)) == []
+    assert sum(instance_counts([guarded], {"n": 10}).values()) == 20
+    # and so are the accesses of its condition
+    reads_past = replace(test, lhs=ArrayRef("A", (i + 1,)))
+    looking = replace(guarded, body=(DataGuard((reads_past,), "&&", (_write(i),)),))
+    assert "if (A[i0 + 1] > 0.3)" in check_in_bounds(_one_loop_program(looking))[0]
+    # an affine local stands for its value: `int j0 = n - 1 - i0; A[j0 + 1] = ...`
+    reverse = Local("j0", Aff.of(("n", 1), ("i0", -1), const=-1))
+    local = Loop("i0", Aff(), "<", Aff.var("n"), 1, (reverse, _write(Aff.var("j0"))))
+    assert check_in_bounds(_one_loop_program(local)) == []
+    past = replace(local, body=(reverse, _write(Aff.var("j0", 1))))
+    assert "[1, 10]" in check_in_bounds(_one_loop_program(past))[0]
+
+
+def _carried_conflicts(program: Program, loop: Loop) -> int:
+    """Elements that two iterations of `loop` (same outer iterators) touch, one of them writing:
+    found by enumerating every instance (data guards as if their branches always ran)."""
+    def outer_of(nodes: tuple, trail: list[str]) -> list[str] | None:
+        for node in nodes:
+            if node is loop:
+                return trail
+            found = outer_of(generator.children(node), trail + ([node.iterator] if isinstance(node, Loop) else []))
+            if found is not None:
+                return found
+        return None
+    outer = outer_of(program.body, [])
+    assert outer is not None
+    inside = {id(n) for n in walk_nodes(loop.body)}
+    sizes = program.sizes()
+    seen: dict[str, list[tuple[np.ndarray, bool]]] = {}
+
+    def visit(stmt, env, size: int) -> None:
+        if id(stmt) not in inside or not isinstance(stmt, (Assign, DataGuard)):
+            return
+        for access in generator.statement_accesses(stmt):
+            flat = np.zeros(size, dtype=np.int64)
+            for sub, (param, offset) in zip(access.subscripts, program.array(access.array).extents):
+                flat = flat * (sizes[param] + offset) + sub.evaluate(env, size)
+            columns = [flat] + [np.broadcast_to(env[it], (size,)) for it in outer + [loop.iterator]]
+            write = isinstance(stmt, Assign) and access is stmt.target
+            seen.setdefault(access.array, []).append((np.stack(columns, axis=1), write))
+
+    generator._enumerate(program.body, dict(sizes), 1, visit)
+    conflicts = 0
+    for rows in seen.values():
+        everything = np.unique(np.concatenate([r for r, _ in rows]), axis=0)
+        # (element, outer iterators) reached by more than one iteration of the loop
+        places, counts = np.unique(everything[:, :-1], axis=0, return_counts=True)
+        shared = {tuple(p) for p in places[counts > 1]}
+        written = {tuple(p) for r, w in rows if w for p in np.unique(r[:, :-1], axis=0)}
+        conflicts += len(shared & written)
+    return conflicts
+
+
+@pytest.mark.parametrize("config", [GenConfig(), SMALL], ids=["default", "small"])
+def test_independent_pragmas_are_true(config: GenConfig) -> None:
+    """`#pragma pencil independent` only on loops whose iterations touch disjoint data."""
+    checked = 0
+    for seed in VARIETY_SEEDS:
+        program = generate(seed, config).program
+        for loop in generator.walk_loops(program.body):
+            if loop.independent:
+                assert _carried_conflicts(program, loop) == 0, f"seed {seed}, loop {loop.iterator}"
+                checked += 1
+    assert checked >= 30
+    # the checks above can see a carried dependence: `A[i0] = A[i0 + 1]` is not independent
+    i = Aff.var("i0")
+    shifted = Loop("i0", Aff(), "<", Aff.var("n", -1), 1,
+                   (Assign(ArrayRef("A", (i,)), "=", ArrayRef("A", (i + 1,))),), independent=True)
+    assert not provably_independent(shifted)
+    assert _carried_conflicts(_one_loop_program(shifted), shifted) == 8   # A[1..8]
+    assert provably_independent(replace(shifted, body=(_write(i),)))
+    scalar = replace(shifted, body=(Assign(ScalarRef("t0"), "=", Const(0.5, "double")),))
+    assert not provably_independent(scalar)
 
 
 def test_enumeration_follows_c_loop_semantics() -> None:
@@ -225,8 +323,10 @@ def test_checker_catches_a_mutated_subscript() -> None:
     caught = 0
     for seed in range(20):
         program = generate(seed).program
+        runs = instance_counts(program.body, program.sizes())
         for stmt in walk_statements(program.body):
-            if isinstance(stmt, Assign) and isinstance(stmt.target, ArrayRef):
+            # (a statement under contradictory guards never runs: nothing to catch there)
+            if isinstance(stmt, Assign) and isinstance(stmt.target, ArrayRef) and runs.get(id(stmt)):
                 array = program.array(stmt.target.array)
                 param, offset = array.extents[0]
                 bad_sub = stmt.target.subscripts[0] + Aff.var(param, offset)
@@ -246,6 +346,9 @@ def _replace_statement(nodes: tuple, old: Assign, new: Assign) -> tuple:
             out.append(new)
         elif isinstance(node, (Loop, Guard)):
             out.append(replace(node, body=_replace_statement(node.body, old, new)))
+        elif isinstance(node, DataGuard):
+            out.append(replace(node, then=_replace_statement(node.then, old, new),
+                               otherwise=_replace_statement(node.otherwise, old, new)))
         else:
             out.append(node)
     return tuple(out)
@@ -401,8 +504,26 @@ def pencilcc_outcomes(request: pytest.FixtureRequest,
         return dict(zip(seeds, outcomes))
 
 
+# Seeds of SMALL whose programs pencilcc is known to miscompile (compiler bugs, not yet fixed).
+# Strict: the test fails once the bug is fixed, so that the mark is removed.
+# 107 (since the generator gained data guards and affine locals; the bug needs neither): wrong
+#   values in C on 1 and 2 threads, with any fusion; reduced to two step-2 nests,
+#     for (i0 = 0; i0 < n - 1; i0 += 2) E[n - i0 - 1][n - i0 - 1] += 1.0;
+#     for (i0 = 0; i0 <= n - 1; i0 += 2) { C[n - i0 - 1] = 5;
+#       for (i1 = 0; i1 <= n - 2; i1++) if (i1 % 2 == 1) A[i0][i1] = C[i1];
+#       for (i1 = 0; i1 < n - i0; i1++) C[n - i0 - 1] = 7; }
+#   with n = 14: the generated AST (-fpencil-dump=ast) fuses the second nest into
+#   `for (c0 = 1; c0 <= n; c0++) for (c1 = <1 or c0 - 2>; c1 <= n; c1 += 2) ... if (c1 == c0) S_3(c0 - 1, ...)`,
+#   which also runs S_1 and S_3 for odd i0 = c0 - 1 (the stride of i0 is lost): C[even] becomes 7.
+KNOWN_MISCOMPILES = {
+    107: "pencilcc miscompile: a fused step-2 nest loses its stride (C[n - i0 - 1] written for odd i0)",
+}
+DIFFERENTIAL_CASES = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISCOMPILES[s]))
+                      if s in KNOWN_MISCOMPILES else s for s in DIFFERENTIAL_SEEDS]
+
+
 @needs_gcc
-@pytest.mark.parametrize("seed", DIFFERENTIAL_SEEDS, ids=[f"seed{s}" for s in DIFFERENTIAL_SEEDS])
+@pytest.mark.parametrize("seed", DIFFERENTIAL_CASES, ids=[f"seed{s}" for s in DIFFERENTIAL_SEEDS])
 def test_pencilcc_matches_gcc(seed: int, pencilcc_outcomes: dict[int, Outcome]) -> None:
     outcome = pencilcc_outcomes[seed]
     assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
