@@ -396,3 +396,15 @@ def polybench_sources() -> list[Path]:
 def pencil_sources() -> list[Path]:
     """The PENCIL kernel sources, sorted by name."""
     return sorted(PENCIL_DIR.glob("*.c"))
+
+
+def assert_matches_gcc_O0(source: Path, exe: Path, workdir: Path, flags: Sequence[str] = (),
+                          threads: Sequence[int] = (1, 2), rtol: float = 0) -> None:
+    """Build `source` with `gcc -O0 flags`, run it and `exe` (with each PENCILCC_NUM_THREADS of
+    `threads`), and assert the outputs agree (compare_outputs with `rtol`)."""
+    reference = Path(workdir) / f"{Path(source).stem}.gcc-O0"
+    build(["gcc"], [source], reference, [*flags, "-O0"])
+    expected = run(reference)
+    for n in threads:
+        out = run(exe, env={"PENCILCC_NUM_THREADS": str(n)})
+        assert compare_outputs(expected, out, rtol=rtol) == [], n

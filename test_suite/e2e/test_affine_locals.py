@@ -122,12 +122,7 @@ def test_affine_locals_are_optimized_and_correct(tmp_path):
     assert sorted((r["function"], r["status"], r["reason"]) for r in regions) == [
         ("antidiag", "optimized", ""), ("blur", "optimized", ""), ("pairs", "optimized", "")]
     assert {r["function"]: r["parallel_loops"] > 0 for r in regions}["blur"]
-    reference = tmp_path / "gcc-O0"
-    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
-    expected = harness.run(reference)
-    for threads in (1, 2):
-        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
-        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
 
 
 def test_locals_that_change_or_are_not_affine_still_fall_back(tmp_path):

@@ -115,12 +115,7 @@ def test_data_dependent_ifs_are_optimized_and_correct(tmp_path):
         "select_sign": "optimized", "clip_rows": "optimized", "dilate": "optimized"}
     # The guarded statements do not keep the outer loops from running on threads.
     assert all(r["parallel_loops"] >= 1 for r in regions.values()), regions
-    reference = tmp_path / "gcc-O0"
-    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
-    expected = harness.run(reference)
-    for threads in (1, 2):
-        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
-        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
 
 
 def test_data_dependent_if_around_a_loop_falls_back(tmp_path):

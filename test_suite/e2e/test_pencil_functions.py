@@ -107,12 +107,7 @@ def test_functions_returning_values_are_optimized_and_correct(tmp_path):
     regions = json.loads(record.read_text())["regions"]
     assert sorted((r["function"], r["status"]) for r in regions) == [
         ("any_negative", "optimized"), ("dot", "optimized"), ("scale_count", "optimized"), ("sweep", "optimized")]
-    reference = tmp_path / "gcc-O0"
-    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
-    expected = harness.run(reference)
-    for threads in (1, 2):
-        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
-        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
 
 
 def test_a_return_that_is_not_last_still_falls_back(tmp_path):
@@ -190,12 +185,7 @@ def test_calls_of_static_pencil_functions_are_inlined(tmp_path):
     assert {name: r["status"] for name, r in regions.items()} == {
         "row_scale": "optimized", "axpy_twice": "optimized", "update": "optimized"}
     assert regions["update"]["parallel_loops"] >= 1
-    reference = tmp_path / "gcc-O0"
-    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
-    expected = harness.run(reference)
-    for threads in (1, 2):
-        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
-        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
 
 
 def test_a_call_with_pointer_arithmetic_is_not_inlined(tmp_path):

@@ -102,9 +102,4 @@ def test_struct_fields_are_optimized_and_correct(tmp_path):
     assert {name: (r["status"], r["reason"]) for name, r in regions.items()} == {
         "to_gray": ("optimized", ""), "swap_copy": ("optimized", ""), "drift": ("optimized", "")}
     assert regions["to_gray"]["parallel_loops"] >= 1
-    reference = tmp_path / "gcc-O0"
-    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
-    expected = harness.run(reference)
-    for threads in (1, 2):
-        out = harness.run(exe, env={"PENCILCC_NUM_THREADS": str(threads)})
-        assert harness.compare_outputs(expected, out, rtol=0) == [], threads
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
