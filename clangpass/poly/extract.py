@@ -630,7 +630,6 @@ class _AccessCollector:
         if leaf is not None and var.fields is None:
             raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
         array_dims = var.rank - (1 if var.fields is not None else 0)
-        whole_struct = var.fields is not None and leaf is None and len(indices) == array_dims
         if len(indices) > array_dims or (len(indices) < array_dims and not allow_prefix):
             raise NotModelled(f"access {describe(e)} does not select one element of '{name}'")
         values = []
@@ -641,8 +640,7 @@ class _AccessCollector:
                 raise NotModelled(f"non-affine subscript {describe(e)}") from None
         if leaf is not None:
             values.append(self.scope.constant(leaf))       # the field's position
-        elif whole_struct or (var.fields is not None and not allow_prefix):
-            pass    # a whole struct element: every field (an access map with the last dimension free)
+        # Without a field, a struct element's access leaves the last dimension free: every field.
         return var, values
 
     def _read(self, e: N.Expr) -> None:
