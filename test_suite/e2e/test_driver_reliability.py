@@ -273,8 +273,11 @@ def test_signal_removes_temporaries(tmp_path: Path, signo: int) -> None:
     slow.write_text(f'#!/bin/sh\ntouch "${{TMPDIR:-/tmp}}/ccHOST.s" "{started}"\nexec sleep 120\n')
     slow.chmod(0o755)
     (work / "v.c").write_text(PLAIN)
+    # The signal starts at its default action, as from a shell: under `nohup` (a CI runner)
+    # SIGHUP would be inherited as ignored, and pencilcc rightly leaves an ignored signal alone.
     proc = subprocess.Popen([*PENCILCC, "-c", "v.c", "-o", "v.o"], cwd=work, stderr=subprocess.PIPE,
-                            env=environment(tmp_path, TMPDIR=str(temp), PENCILCC_CC=str(slow)))
+                            env=environment(tmp_path, TMPDIR=str(temp), PENCILCC_CC=str(slow)),
+                            preexec_fn=lambda: signal.signal(signo, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
@@ -292,6 +295,33 @@ def test_signal_removes_temporaries(tmp_path: Path, signo: int) -> None:
     assert list(temp.iterdir()) == []
     assert [p.name for p in work.iterdir()] == ["v.c"]
     assert b"Traceback" not in proc.stderr.read()
+
+
+def test_ignored_hangup_stays_ignored(tmp_path: Path) -> None:
+    """`nohup pencilcc ...`: a SIGHUP ignored by the parent does not stop the compile."""
+    started = tmp_path / "started"
+    slow = tmp_path / "slowcc"
+    slow.write_text(f'#!/bin/sh\ntouch "{started}"\nexec sleep 120\n')
+    slow.chmod(0o755)
+    (tmp_path / "v.c").write_text(PLAIN)
+    proc = subprocess.Popen([*PENCILCC, "-c", "v.c", "-o", "v.o"], cwd=tmp_path, stderr=subprocess.PIPE,
+                            env=environment(tmp_path, PENCILCC_CC=str(slow)),
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 120
+        while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert started.exists()
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".pencilcc-tmp")] == []
 
 
 def test_in_process_main_gives_signal_handlers_back(tmp_path: Path, monkeypatch) -> None:
