@@ -39,6 +39,7 @@ class RegionOutcome:
     source_order: bool = False               # the schedule gained nothing: the source order was kept
     reordered_bands: int = 0
     vector_loops: int = 0
+    privatized_arrays: tuple[str, ...] = ()  # caller arrays given private copies (privatize-arrays)
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
@@ -97,6 +98,7 @@ class RegionOutcome:
             "thread_teams": self.thread_teams,
             "pragmas": [use.as_record() for use in self.pragma_uses],
             "local_variables": [d.name for d in r.privatized],
+            "privatized_arrays": list(self.privatized_arrays),
             "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
         }

@@ -26,7 +26,7 @@ from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
 from clangpass.passes import keep_streams, source_order  # noqa: F401
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
-                              mark_vector, point_loop_order, relax_false_deps, schedule, tile,
+                              mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit, Stage
@@ -63,10 +63,10 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+    2: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule",
         "thread-team", "codegen"],
-    3: ["extract", "alias-check", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+    3: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule",
         "thread-team", "codegen"],
 }
@@ -111,6 +111,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
                          streaming_bands=unit.scop.streaming_bands, source_order=unit.scop.source_order,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
+                         privatized_arrays=unit.scop.private_arrays,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds)

@@ -47,7 +47,7 @@ class RelaxedDependences:
         return not self.relaxed.is_empty()
 
 
-def _false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.UnionMap) -> isl.UnionMap:
+def false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.UnionMap) -> isl.UnionMap:
     """Memory-based anti and output dependences of the given accesses, in source order."""
     anti = reads.apply_range(writes.reverse()).intersect(earlier)     # { R -> W : same element }
     output = writes.apply_range(writes.reverse()).intersect(earlier)  # { W -> W' : same element }
@@ -96,10 +96,10 @@ def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) 
     dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
     with isl_budget(ctx, max_operations, "live-range analysis"):
         earlier = dates.lex_lt_union_map(dates)              # [P] -> { S -> T : S before T }
-        relaxed = _false_dependences(accesses_through(scop.reads, names, True),
-                                     accesses_through(scop.writes, names, True), earlier)
-        other = _false_dependences(accesses_through(scop.reads, names, False),
-                                   accesses_through(scop.writes, names, False), earlier)
+        relaxed = false_dependences(accesses_through(scop.reads, names, True),
+                                    accesses_through(scop.writes, names, True), earlier)
+        other = false_dependences(accesses_through(scop.reads, names, False),
+                                  accesses_through(scop.writes, names, False), earlier)
         other = other.subtract(declared_independent(scop))   # `#pragma pencil independent` loops
     live = local_live_ranges(scop, max_operations)
     return RelaxedDependences(tuple(sorted(names)), live, _simplified(relaxed, scop.context),

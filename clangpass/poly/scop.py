@@ -97,6 +97,7 @@ class Scop:
     streaming_bands: int = 0               # two-deep bands keep-streams left untiled
     source_order: bool = False             # the source-order pass kept the source order
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
+    private_arrays: tuple[str, ...] = ()   # caller arrays privatize-arrays gave private copies
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -283,7 +283,7 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "wavefronts", "parallel_regions", "thread_teams", "alias_checks",
                                "fusion", "fusion_reason", "streaming_bands", "source_order",
                                "reordered_bands", "vector_loops", "pragmas", "local_variables",
-                                   "kept_variables", "scheduling_seconds"}
+                               "privatized_arrays", "kept_variables", "scheduling_seconds"}
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"
     assert regions[0]["symbol"].startswith("__pencilcc_kernel_scop0_")
     assert regions[2]["symbol"] == "" and "goto" in regions[2]["reason"]

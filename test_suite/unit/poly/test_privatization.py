@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: MIT
+"""Array privatization with last-value copy-out (clangpass.poly.privatization, pass `privatize-arrays`).
+
+doitgen's caller array `sum[]` is a per-(r, q) temporary: it gets a private copy, its
+last writes also store to the caller's array, and the `r` loop becomes parallel. An
+array whose values enter the region, one that no loop reuses (2mm's `tmp`), one only
+written under a data-dependent condition, and one whose reuse loop carries other
+dependences (a time loop) stay shared, each with its reason. Each optimised region is
+run by the reference interpreter (parallel loops backwards) against the source.
+"""
+from __future__ import annotations
+
+import copy
+
+import islpy as isl
+import numpy as np
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import optimise_region
+from clangpass.poly.extract import extract_scop
+from clangpass.poly.privatization import PRIVATE_PREFIX, privatize_arrays
+from clangpass.poly.scop import accesses_through
+
+from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
+from test_suite.unit.poly.snippets import region_of
+
+DOITGEN = """\
+void k(int nr, int nq, int np, double A[nr][nq][np], double C4[np][np], double sum[np]) {
+#pragma scop
+  for (int r = 0; r < nr; r++)
+    for (int q = 0; q < nq; q++) {
+      for (int p = 0; p < np; p++) {
+        sum[p] = 0.0;
+        for (int s = 0; s < np; s++)
+          sum[p] += A[r][q][s] * C4[s][p];
+      }
+      for (int p = 0; p < np; p++)
+        A[r][q][p] = sum[p];
+    }
+#pragma endscop
+}
+"""
+
+# `sum` accumulates across rows: its values enter the region (read before written).
+LIVE_IN = DOITGEN.replace("        sum[p] = 0.0;\n", "")
+
+# 2mm's `tmp[i][j]`: each element belongs to one (i, j); no loop reuses it.
+NO_REUSE = """\
+void k(int n, double tmp[n][n], double A[n][n], double B[n][n], double D[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      tmp[i][j] = 0.0;
+      for (int l = 0; l < n; l++)
+        tmp[i][j] += A[i][l] * B[l][j];
+      D[i][j] += tmp[i][j];
+    }
+#pragma endscop
+}
+"""
+
+# A row temporary reused across a time loop that `u` carries anyway.
+TIME_LOOP = """\
+void k(int t, int n, double u[n], double w[n]) {
+#pragma scop
+  for (int s = 0; s < t; s++) {
+    for (int i = 0; i < n; i++)
+      w[i] = 2.0 * u[i];
+    for (int i = 1; i < n; i++)
+      u[i] = w[i] + u[i - 1];
+  }
+#pragma endscop
+}
+"""
+
+# A scalar of the caller written in each iteration and read after the region.
+SCALAR = """\
+double k(int n, double a[n], double b[n]) {
+  double t;
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    t = a[i] * 2.0;
+    b[i] = t + 1.0;
+  }
+#pragma endscop
+  return t;
+}
+"""
+
+CONDITIONAL = """\
+void k(int n, int m, double a[n][m], double b[n][m], double t[m]) {
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < m; j++)
+      if (a[i][j] > 0.5)
+        t[j] = a[i][j];
+    for (int j = 0; j < m; j++)
+      b[i][j] = 2.0;
+  }
+#pragma endscop
+}
+"""
+
+
+def _privatized(tmp_path, source):
+    region, module = region_of(tmp_path, source)
+    return privatize_arrays(extract_scop(region, module, isl.Context()))
+
+
+def test_doitgen_sum_gets_a_private_copy_and_a_last_value_copy_out(tmp_path):
+    scop, done = _privatized(tmp_path, DOITGEN)
+    assert done.names == ("sum",)
+    private = PRIVATE_PREFIX + "sum"
+    assert scop.array(private).local and not scop.array("sum").local and scop.array("sum").live_out
+    assert scop.private_arrays == ("sum",)
+    assert [d.name for d in scop.locals] == [private]
+    # Only the split-off last writes (r = nr - 1, q = nq - 1, s = np - 1) store to the caller's array.
+    (final,) = done.arrays[0].copies
+    writes_sum = accesses_through(scop.must_writes, frozenset({"sum"}))
+    writers: list[str] = []
+    writes_sum.foreach_map(lambda m: writers.append(m.get_tuple_name(isl.dim_type.in_)))
+    assert writers == [final]
+    statement = scop.statement(final)
+    assert statement.domain.dim_max(3).is_equal(statement.domain.dim_min(3))   # s is fixed: np - 1
+    # Every other statement now works on the private copy.
+    for s in scop.compute_statements:
+        if s.name != final:
+            assert "sum[" not in str(s.body).replace(private, "")
+    assert done.size_condition == "((long long)(np) <= 131072LL)"
+
+
+def test_shared_arrays_say_why(tmp_path):
+    for source, why in ((LIVE_IN, "read before it is written"), (NO_REUSE, "no loop reuses it"),
+                        (TIME_LOOP, "every loop it would free carries other dependences"),
+                        (CONDITIONAL, "conditionally written")):
+        scop, done = _privatized(tmp_path, source)
+        assert done.arrays == () and scop.private_arrays == ()
+        reasons = dict(done.kept)
+        assert any(why in r for r in reasons.values()), (why, reasons)
+
+
+def _optimise_and_compare(tmp_path, source, **options):
+    region, module = region_of(tmp_path, source)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3, **options), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    memory = initial_memory(region, 5)
+    expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
+    RegionInterpreter(expected).run(region.body)
+    AstInterpreter(outcome.unit, got, reverse_parallel=True).run()
+    for arg in region.args:
+        if isinstance(expected[arg.name], np.ndarray):
+            assert np.array_equal(expected[arg.name], got[arg.name]), arg.name
+        else:
+            assert expected[arg.name] == got[arg.name], arg.name
+    return outcome
+
+
+def test_doitgen_runs_in_parallel_and_computes_the_same_values(tmp_path):
+    outcome = _optimise_and_compare(tmp_path, DOITGEN, tile_size=3)
+    assert outcome.privatized_arrays == ("sum",) and outcome.parallel_loops >= 1
+    assert outcome.as_record()["privatized_arrays"] == ["sum"]
+    assert "privatize-arrays" in outcome.pass_seconds
+    off = _optimise_and_compare(tmp_path, DOITGEN, tile_size=3, disabled_passes=frozenset({"privatize-arrays"}))
+    assert off.privatized_arrays == () and off.parallel_loops == 0
+
+
+def test_caller_scalar_is_privatized_with_its_last_value(tmp_path):
+    outcome = _optimise_and_compare(tmp_path, SCALAR, tile_size=3)
+    assert outcome.privatized_arrays == ("t",) and outcome.parallel_loops >= 1
+
+
+def test_size_condition_joins_the_versioning_condition(tmp_path):
+    region, module = region_of(tmp_path, DOITGEN)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3), DumpSink())
+    assert "((long long)(np) <= 131072LL)" in outcome.alias_check.condition
