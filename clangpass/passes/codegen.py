@@ -8,10 +8,11 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit, Stage
-from clangpass.poly.ast_soundness import self_bounded_loops
+from clangpass.poly.ast_soundness import Unreadable, has_strides, scan_mismatches, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.extract import NotModelled
+from clangpass.poly.scop import Scop
 
 
 @register
@@ -42,15 +43,47 @@ class GenerateAst(Pass):
             note = f"{why}: original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
             codegen = generate_ast(scop)
-        # isl's AST generator can stop a loop of a strided domain early and drop instances
-        # (clangpass.poly.ast_soundness, random program seed 900227): the source order is used
-        # instead, and if even its AST is unsound the host compiler takes the region.
-        unsound = self_bounded_loops(codegen.ast)
+        # isl's AST generator can stop a loop of a strided domain early and drop instances, or
+        # lose a loop's stride (clangpass.poly.ast_soundness; random program seeds 900227 and
+        # 107 SMALL): the AST is read back and must run exactly the schedule's domain. If not,
+        # the source order is used instead, and if even its AST is unsound the host compiler
+        # takes the region.
+        unsound = _ast_problems(codegen.ast, scop, ctx)
+        if unsound and not scop.schedule.plain_is_equal(original):
+            # First isl's own loop types (they separate where atomic loops merged the domains).
+            try:
+                with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "AST generation"):
+                    retry = generate_ast(scop, atomic=False)
+            except (isl.Error, BudgetExceeded):
+                retry = None
+            if retry is not None and not _ast_problems(retry.ast, scop, ctx):
+                codegen, unsound = retry, []
         if unsound and not scop.schedule.plain_is_equal(original):
             note = f"unsound isl AST ({unsound[0]}): original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
             codegen = generate_ast(scop)
-            unsound = self_bounded_loops(codegen.ast)
+            unsound = _ast_problems(codegen.ast, scop, ctx)
         if unsound:
             raise NotModelled(f"unsound isl AST of the source order ({unsound[0]})")
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)
+
+
+def _ast_problems(ast: isl.AstNode, scop: Scop, ctx: PassContext) -> list[str]:
+    """Why `ast` does not run exactly `scop`'s domain (empty: it does).
+
+    Only the ASTs of strided domains are read back (clangpass.poly.ast_soundness.has_strides);
+    one that cannot be read within the isl budget is not vouched for, which is a problem
+    for a transformed schedule (the source order is then used) and not for the source order
+    (whose AST only the syntactic check vouches for, as for unstrided domains).
+    """
+    problems = self_bounded_loops(ast)
+    if problems or not has_strides(scop.domain):
+        return problems
+    try:
+        with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "AST check"):
+            return scan_mismatches(ast, scop.domain, scop.context)
+    except (Unreadable, BudgetExceeded, isl.Error) as exc:
+        if scop.schedule.plain_is_equal(scop.original_compute_schedule()):
+            return []
+        why = str(exc) if not isinstance(exc, isl.Error) else isl_error_reason(exc)
+        return [f"AST of a strided domain not verified: {why}"]

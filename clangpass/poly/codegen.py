@@ -37,14 +37,18 @@ _ITERATOR_PREFIX = "__pencil_c"
 _POINT_MARK = "point"
 
 
-def generate_ast(scop: Scop) -> CodegenUnit:
-    """The isl AST of `scop.schedule` and the bodies its user nodes call."""
+def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
+    """The isl AST of `scop.schedule` and the bodies its user nodes call.
+
+    `atomic=False` leaves the loop types to isl (the second try of pass `codegen` when
+    the atomic AST does not run the schedule's domain, clangpass.poly.ast_soundness).
+    """
     schedule = scop.schedule
-    ast = _build(scop, schedule)
+    ast = _build(scop, schedule, atomic)
     if _misplaced_parallel_marks(ast):
         # isl removed a degenerate loop under a mark: drop the marks rather than break the contract.
         schedule = _without_marks(schedule, PARALLEL_MARK)
-        ast = _build(scop, schedule)
+        ast = _build(scop, schedule, atomic)
     statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
     return CodegenUnit(region=scop.region, ast=ast, statements=statements, locals=scop.locals,
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
@@ -94,8 +98,9 @@ def _innermost_wavefront_point_loop(band: isl.ScheduleNode) -> bool:
     return {_POINT_MARK, WAVEFRONT_MARK} <= marks
 
 
-def _build(scop: Scop, schedule: isl.Schedule) -> isl.AstNode:
-    schedule = _atomic_loops(schedule)
+def _build(scop: Scop, schedule: isl.Schedule, atomic: bool = True) -> isl.AstNode:
+    if atomic:
+        schedule = _atomic_loops(schedule)
     build = isl.AstBuild.from_context(scop.context)           # [P] -> { : context }
     if any(_ISL_ITERATOR.match(p) for p in scop.params):
         depth = max((len(s.iterators) for s in scop.statements), default=0)

@@ -504,20 +504,10 @@ def pencilcc_outcomes(request: pytest.FixtureRequest,
         return dict(zip(seeds, outcomes))
 
 
-# Seeds of SMALL whose programs pencilcc is known to miscompile (compiler bugs, not yet fixed).
-# Strict: the test fails once the bug is fixed, so that the mark is removed.
-# 107 (since the generator gained data guards and affine locals; the bug needs neither): wrong
-#   values in C on 1 and 2 threads, with any fusion; reduced to two step-2 nests,
-#     for (i0 = 0; i0 < n - 1; i0 += 2) E[n - i0 - 1][n - i0 - 1] += 1.0;
-#     for (i0 = 0; i0 <= n - 1; i0 += 2) { C[n - i0 - 1] = 5;
-#       for (i1 = 0; i1 <= n - 2; i1++) if (i1 % 2 == 1) A[i0][i1] = C[i1];
-#       for (i1 = 0; i1 < n - i0; i1++) C[n - i0 - 1] = 7; }
-#   with n = 14: the generated AST (-fpencil-dump=ast) fuses the second nest into
-#   `for (c0 = 1; c0 <= n; c0++) for (c1 = <1 or c0 - 2>; c1 <= n; c1 += 2) ... if (c1 == c0) S_3(c0 - 1, ...)`,
-#   which also runs S_1 and S_3 for odd i0 = c0 - 1 (the stride of i0 is lost): C[even] becomes 7.
-KNOWN_MISCOMPILES = {
-    107: "pencilcc miscompile: a fused step-2 nest loses its stride (C[n - i0 - 1] written for odd i0)",
-}
+# Seeds of SMALL whose programs pencilcc is known to miscompile (compiler bugs, not yet fixed),
+# each with the reason: strict xfail, so that the test fails once the bug is fixed and the mark
+# is removed. None at present (seed 107's bug is fixed: see seed107small.c below).
+KNOWN_MISCOMPILES: dict[int, str] = {}
 DIFFERENTIAL_CASES = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISCOMPILES[s]))
                       if s in KNOWN_MISCOMPILES else s for s in DIFFERENTIAL_SEEDS]
 
@@ -551,11 +541,18 @@ def test_regression_seeds_match_gcc(seed: int, tmp_path: Path) -> None:
 #   local written in one execution of a parallel loop was read in the next one, where each thread's
 #   private copy is fresh: wrong values (values_leaving now requires the same execution and iteration,
 #   clangpass.poly.live_ranges). Checked with -fpencil-fusion=min too.
+# seed107small.c (SMALL configuration, at 108070e): isl's AST generator, with atomic loops, lost the
+#   stride of a step-2 nest fused with a guarded one, `for (c1 = <1 or c0 - 2>; c1 <= n; c1 += 2)
+#   ... if (c1 + 2 == c0) S_7(c0 - 1)`, which ran S_7 for odd i0 = c0 - 1 too: C[even] got wrong
+#   values on 1 and 2 threads with any fusion. Pass `codegen` now reads the AST of a strided domain
+#   back into isl sets (clangpass.poly.ast_soundness.scan_mismatches), sees instances outside the
+#   domain, and regenerates it with isl's own loop types, which is exact here.
 REGRESSION_PROGRAMS = Path(__file__).resolve().parent / "regressions"
 # seed20135.c, seed30239.c, seed900227.c: the programs of REGRESSION_SEEDS as the generator made them
 #   at commit 73a2a55.
 REGRESSION_CASES = [("seed4001050.c", ()), ("seed4002360.c", ()), ("seed4002360.c", ("-fpencil-fusion=min",)),
-                    ("seed20135.c", ()), ("seed30239.c", ()), ("seed900227.c", ())]
+                    ("seed20135.c", ()), ("seed30239.c", ()), ("seed900227.c", ()), ("seed107small.c", ()),
+                    ("seed107small.c", ("-fpencil-fusion=min",))]
 
 
 @needs_gcc

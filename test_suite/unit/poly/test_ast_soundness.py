@@ -12,7 +12,7 @@ from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes import codegen as codegen_pass
 from clangpass.passes.manager import optimise_region
-from clangpass.poly.ast_soundness import self_bounded_loops
+from clangpass.poly.ast_soundness import has_strides, scan_mismatches, self_bounded_loops
 from clangpass.report import report_outcomes
 
 from test_suite.e2e import harness
@@ -86,8 +86,18 @@ void f(int n, double A[static const restrict n], double alpha) {
 """
 
 
+def test_an_unsound_atomic_ast_is_regenerated_with_isl_loop_types(tmp_path, monkeypatch):
+    verdicts = iter([["loop over c0 bounded by itself"], []])
+    monkeypatch.setattr(codegen_pass, "self_bounded_loops", lambda ast: next(verdicts))
+    outcome = optimise(tmp_path, SCALE, opt_level=3)
+    assert outcome.status == "optimized" and outcome.reason == ""
+    assert outcome.parallel_loops == 1
+    assert next(verdicts, "all used") == "all used"
+
+
 def test_an_unsound_ast_of_a_transformed_schedule_gives_the_source_order(tmp_path, monkeypatch):
-    verdicts = iter([["loop over c0 bounded by itself: c0 = 0; c0 % 2 == 0"], []])
+    # Atomic loops, then isl's own loop types: both unsound; the source order's AST is sound.
+    verdicts = iter([["loop over c0 bounded by itself: c0 = 0; c0 % 2 == 0"], ["again"], []])
     monkeypatch.setattr(codegen_pass, "self_bounded_loops", lambda ast: next(verdicts))
     outcome = optimise(tmp_path, SCALE, opt_level=3)
     assert outcome.status == "optimized"
@@ -107,3 +117,52 @@ def test_an_unsound_ast_of_the_source_order_leaves_the_region_to_the_host(tmp_pa
     outcome = optimise(tmp_path, SCALE, opt_level=1)
     assert outcome.status == "fallback"
     assert outcome.reason == "unsound isl AST of the source order (loop over c0 bounded by itself)"
+
+
+# ----------------------------------------------------------------------------- semantic check
+CONTEXT = "[n] -> { : n >= 0 }"
+
+
+def _mismatches(schedule_text: str, domain_text: str, ctx: isl.Context) -> list[str]:
+    return scan_mismatches(_ast(schedule_text, ctx), isl.UnionSet.read_from_str(ctx, domain_text),
+                           isl.Set.read_from_str(ctx, CONTEXT))
+
+
+def test_an_exact_ast_runs_its_domain():
+    ctx = isl.Context()
+    for options in ("", "{ atomic[0] }", "{ separate[0] }"):
+        text = fused_strided(options)
+        domain = isl.Schedule.read_from_str(ctx, text).get_domain()
+        if self_bounded_loops(_ast(text, ctx)) == []:
+            assert _mismatches(text, str(domain), ctx) == [], options
+    tiled = ('{ domain: "[n] -> { S[i, j] : 0 <= i < n and 0 <= j <= i; T[i] : 0 <= i < n and i mod 3 = 1 }", '
+             'child: { schedule: "[n] -> [{ S[i, j] -> [(floor(i/4))]; T[i] -> [(floor(i/4))] }, '
+             '{ S[i, j] -> [(i)]; T[i] -> [(i)] }]", child: { sequence: [ { filter: "{ S[i, j] }" }, '
+             '{ filter: "{ T[i] }" } ] } } }')
+    domain = "[n] -> { S[i, j] : 0 <= i < n and 0 <= j <= i; T[i] : 0 <= i < n and i mod 3 = 1 }"
+    assert _mismatches(tiled, domain, ctx) == []
+
+
+def test_missing_extra_and_repeated_instances_are_found():
+    ctx = isl.Context()
+    schedule = ('{ domain: "[n] -> { S[i] : 0 <= i < n and i mod 2 = 0 }", '
+                'child: { schedule: "[n] -> [{ S[i] -> [(i)] }]" } }')
+    assert _mismatches(schedule, "[n] -> { S[i] : 0 <= i < n and i mod 2 = 0 }", ctx) == []
+    # The AST is compared with another domain: what it runs beyond it, and what it misses.
+    extra = _mismatches(schedule, "[n] -> { S[i] : 0 <= i < n and i mod 4 = 0 }", ctx)
+    assert len(extra) == 1 and extra[0].startswith("S runs instances outside its domain"), extra
+    missed = _mismatches(schedule, "[n] -> { S[i] : 0 <= i < n }", ctx)
+    assert len(missed) == 1 and missed[0].startswith("S misses instances of its domain"), missed
+    assert _mismatches(schedule, "[n] -> { S[i] : 0 <= i < n and i mod 2 = 0; T[i] : 0 <= i < n }", ctx) \
+        == ["T is never called"]
+    # Two calls of the same instance (a sequence whose filters overlap).
+    twice = ('{ domain: "[n] -> { S[i] : 0 <= i < n }", child: { sequence: [ { filter: "[n] -> { S[i] : i < 5 }" }, '
+             '{ filter: "[n] -> { S[i] : i >= 3 }" } ] } }')
+    assert "S runs some instances at two calls" in _mismatches(twice, "[n] -> { S[i] : 0 <= i < n }", ctx)
+
+
+def test_only_strided_domains_are_read_back():
+    ctx = isl.Context()
+    assert has_strides(isl.UnionSet.read_from_str(ctx, "[n] -> { S[i] : 0 <= i < n and i mod 2 = 1 }"))
+    assert has_strides(isl.UnionSet.read_from_str(ctx, "[n] -> { S[i] : exists (k : i = 3k) and 0 <= i < n }"))
+    assert not has_strides(isl.UnionSet.read_from_str(ctx, "[n] -> { S[i, j] : 0 <= i < n and 0 <= j < i }"))
