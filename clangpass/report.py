@@ -39,6 +39,7 @@ class RegionOutcome:
     source_order: bool = False               # the schedule gained nothing: the source order was kept
     reordered_bands: int = 0
     vector_loops: int = 0
+    register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
     privatized_arrays: tuple[str, ...] = ()  # caller arrays given private copies (privatize-arrays)
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
     scheduling_seconds: float = 0.0
@@ -93,6 +94,7 @@ class RegionOutcome:
             "source_order": self.source_order,
             "reordered_bands": self.reordered_bands,
             "vector_loops": self.vector_loops,
+            "register_tiled_bands": self.register_tiled_bands,
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,

@@ -24,7 +24,7 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import keep_streams, source_order  # noqa: F401
+from clangpass.passes import keep_streams, register_tile, source_order  # noqa: F401
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
@@ -52,6 +52,8 @@ from clangpass.report import RegionOutcome, fallback
 #   coincident tile loop that `mark-parallel` then marks;
 # - `point-loop-order` after `mark-parallel`: it permutes only bands with no band below them,
 #   never the threads' loop, and `mark-vector` then marks the innermost loop it chose;
+# - `register-tile` between them: it needs the unit-stride loop innermost in the point band, and
+#   it makes that loop a band of its own, which `mark-vector` then marks (partial tiles);
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
 # - `thread-team` after `verify-schedule`: it only groups the parallel loops that survived it
 #   under one fork, which changes no execution order;
@@ -64,16 +66,16 @@ PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
     2: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule",
+        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "verify-schedule",
         "thread-team", "codegen"],
     3: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule",
+        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "verify-schedule",
         "thread-team", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
-                               "mark-parallel", "source-order", "point-loop-order", "mark-vector", "verify-schedule"})
+                               "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "verify-schedule"})
 
 
 class PipelineError(Exception):
@@ -111,6 +113,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
                          streaming_bands=unit.scop.streaming_bands, source_order=unit.scop.source_order,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
+                         register_tiled_bands=register_tile.register_tiled_bands(unit.scop.schedule),
                          privatized_arrays=unit.scop.private_arrays,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),

@@ -69,6 +69,8 @@ def _atomic_loops(schedule: isl.Schedule) -> isl.Schedule:
         if node.get_type() == isl.schedule_node_type.band:
             separate = _innermost_wavefront_point_loop(node)
             for k in range(node.band_n_member()):
+                if node.band_member_get_ast_loop_type(k) != isl.ast_loop_type.default:
+                    continue     # chosen by a pass (register-tile's peeled reduction loop)
                 kind = isl.ast_loop_type.separate if separate and k == node.band_n_member() - 1 \
                     else isl.ast_loop_type.atomic
                 node = node.band_member_set_ast_loop_type(k, kind)
