@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""Pass `register-tile` on tiny inputs: which bands, the subtree it builds, sizes, the AST."""
+from __future__ import annotations
+
+import copy
+
+import islpy as isl
+import numpy as np
+import pytest
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import PIPELINES, optimise_region, run_pipeline
+from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, register_roles,
+                                            register_tile_sizes, register_tiled_bands)
+from clangpass.passes.registry import PassContext
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.codegen import format_ast
+from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
+from test_suite.unit.poly.snippets import optimise, region_of
+from test_suite.unit.poly.test_schedule import GEMM
+
+# The reduction is the innermost, unit-stride loop: no member keeps the writes on one element
+# while another is innermost and unit stride, so the band is not a register-tile candidate.
+SYRK_LIKE = """\
+void f(int n, int m, double C[static const restrict n][n], double A[static const restrict n][m]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < m; k++)
+        C[i][j] += A[i][k] * A[j][k];
+}
+"""
+
+# A float matrix product: C columns of 4-byte elements.
+SGEMM = """\
+void f(int n, float C[static const restrict n][n], float A[static const restrict n][n],
+       float B[static const restrict n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+"""
+
+
+def _unit_before(tmp_path, source: str, last: str, **options):
+    region, module = region_of(tmp_path, source)
+    ctx = PassContext(CompileOptions(opt_level=3, **options), isl.Context())
+    names = PIPELINES[3][:PIPELINES[3].index(last) + 1]
+    return run_pipeline(PolyUnit(region, module), names, ctx, DumpSink(), {})
+
+
+def _bands_under(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:
+    bands: list[isl.ScheduleNode] = []
+
+    def collect(descendant: isl.ScheduleNode) -> bool:
+        if descendant.get_type() == isl.schedule_node_type.band:
+            bands.append(descendant.copy())   # the callback's node is only borrowed
+        return True
+
+    node.foreach_descendant_top_down(collect)
+    return bands
+
+
+def _marks(schedule: isl.Schedule, name: str) -> list[isl.ScheduleNode]:
+    found: list[isl.ScheduleNode] = []
+
+    def look(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
+            found.append(node.copy())
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(look)
+    return found
+
+
+def test_gemm_point_band_roles(tmp_path):
+    unit = _unit_before(tmp_path, GEMM, "point-loop-order", tile_size=32)
+    point = _bands_under(unit.scop.schedule.get_root())[-1]          # (i mod 32, k mod 32, j mod 32)
+    assert register_roles(point, unit.scop.writes) == (0, 1, 2)
+
+
+def test_reduction_innermost_is_not_register_tiled(tmp_path):
+    unit = _unit_before(tmp_path, SYRK_LIKE, "register-tile", tile_size=32)
+    assert register_tiled_bands(unit.scop.schedule) == 0
+
+
+def test_gemm_register_tile_subtree(tmp_path):
+    unit = _unit_before(tmp_path, GEMM, "register-tile", tile_size=32)
+    marks = _marks(unit.scop.schedule, REGISTER_TILE_MARK)
+    assert len(marks) == 1
+    tiles, reduction, points = _bands_under(marks[0])
+    assert [b.band_n_member() for b in (tiles, reduction, points)] == [2, 1, 2]
+    # The first reduction step (with C[i][j] *= beta) is peeled; the full tiles are isolated.
+    assert reduction.band_member_get_ast_loop_type(0) == isl.ast_loop_type.separate
+    assert "isolate" in tiles.band_get_ast_build_options().to_str()
+    # Point loops: [i mod 4, j mod 4] (SSE2 sizes without -march=native).
+    ctx = points.get_ctx()
+    instance = isl.UnionSet.read_from_str(ctx, "[ni, nj, nk] -> { S_1[5, 9, 14] }")
+    dates = isl.UnionMap.from_multi_union_pw_aff(points.band_get_partial_schedule())
+    assert dates.intersect_domain(instance).range().is_equal(
+        isl.UnionSet.read_from_str(ctx, "[ni, nj, nk] -> { [1, 2] }"))
+
+
+def test_register_tile_sizes_fill_half_of_the_registers():
+    assert register_tile_sizes((32, 64), 8) == [4, 32]       # AVX-512: 16 zmm accumulators
+    assert register_tile_sizes((16, 32), 8) == [4, 8]        # AVX2: 8 ymm
+    assert register_tile_sizes(SSE2_REGISTERS, 8) == [4, 4]  # SSE2: 8 xmm
+    assert register_tile_sizes(SSE2_REGISTERS, 4) == [4, 8]  # floats
+
+
+@pytest.mark.parametrize("source", [GEMM, SGEMM], ids=["gemm", "sgemm"])
+def test_register_tiled_ast_runs_every_instance(tmp_path, source):
+    region, module = region_of(tmp_path, source)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3, tile_size=8), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.register_tiled_bands == 1
+    # Full tiles have point loops of constant trip count (LLVM unrolls them).
+    assert "c6 <= 3; c6 += 1)" in format_ast(outcome.unit)
+    for n in (1, 3, 4, 9, 13):
+        memory = initial_memory(region, n)
+        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, actual).run()
+        assert np.array_equal(expected["C"], actual["C"]), n
+
+
+def test_record_and_disabled_pass(tmp_path):
+    assert optimise(tmp_path, GEMM, opt_level=3).register_tiled_bands == 1
+    outcome = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"register-tile"}))
+    assert outcome.register_tiled_bands == 0 and outcome.tiled_bands == 1
+    assert outcome.as_record()["register_tiled_bands"] == 0
+
+
+def test_ast_budget_keeps_the_tiles_without_register_tiles(tmp_path):
+    # Under a budget the tiled schedule's AST fits in and the register tiles' does not, the
+    # region keeps its tiles (codegen would otherwise fall back to the source order).
+    outcome = optimise(tmp_path, GEMM, opt_level=3, isl_max_operations=400_000)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.tiled_bands == 1 and outcome.register_tiled_bands == 0
+    assert "no register tiles" in outcome.reason
