@@ -8,7 +8,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit, Stage
-from clangpass.poly.ast_soundness import Unreadable, has_strides, scan_mismatches, self_bounded_loops
+from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.extract import NotModelled
@@ -71,17 +71,18 @@ class GenerateAst(Pass):
 def _ast_problems(ast: isl.AstNode, scop: Scop, ctx: PassContext) -> list[str]:
     """Why `ast` does not run exactly `scop`'s domain (empty: it does).
 
-    Only the ASTs of strided domains are read back (clangpass.poly.ast_soundness.has_strides);
+    Only what leads to strided statements is read back (ast_soundness.strided_statements);
     one that cannot be read within the isl budget is not vouched for, which is a problem
     for a transformed schedule (the source order is then used) and not for the source order
     (whose AST only the syntactic check vouches for, as for unstrided domains).
     """
     problems = self_bounded_loops(ast)
-    if problems or not has_strides(scop.domain):
+    strided = strided_statements(scop.domain)
+    if problems or not strided:
         return problems
     try:
         with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "AST check"):
-            return scan_mismatches(ast, scop.domain, scop.context)
+            return scan_mismatches(ast, scop.domain, scop.context, strided)
     except (Unreadable, BudgetExceeded, isl.Error) as exc:
         if scop.schedule.plain_is_equal(scop.original_compute_schedule()):
             return []

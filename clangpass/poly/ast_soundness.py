@@ -112,32 +112,39 @@ def _mentions(expr: isl.AstExpr, name: str) -> bool:
 
 
 # --------------------------------------------------------------------------- semantic check
-def has_strides(domain: isl.UnionSet) -> bool:
-    """Whether some statement's domain has existential (stride or modulo) constraints.
+def strided_statements(domain: isl.UnionSet) -> frozenset[str]:
+    """The statements of `domain` whose instances have existential (stride or modulo) constraints.
 
-    Both known failures of isl's AST generator scan such domains; reading a tiled or
-    skewed AST back costs far more than generating it (jacobi-2d: over 2,000,000 isl
-    operations), so pass `codegen` reads back only the ASTs of strided domains.
+    Both known failures of isl's AST generator ran such statements wrongly; reading a
+    tiled or skewed AST back costs far more than generating it (jacobi-2d: over 2,000,000
+    isl operations), so pass `codegen` reads back only what leads to these statements.
     """
-    found = [False]
+    found: set[str] = set()
 
-    def basic(b: isl.BasicSet) -> None:
-        found[0] = found[0] or b.dim(isl.dim_type.div) > 0
+    def statement(s: isl.Set) -> None:
+        pieces: list[isl.BasicSet] = []
+        s.remove_redundancies().foreach_basic_set(pieces.append)
+        if any(b.dim(isl.dim_type.div) > 0 for b in pieces):
+            found.add(s.get_tuple_name())
 
-    domain.foreach_set(lambda s: s.remove_redundancies().foreach_basic_set(basic))
-    return found[0]
+    domain.foreach_set(statement)
+    return frozenset(found)
 
 
 class Unreadable(Exception):
     """An AST expression this reader does not translate (the AST is then not vouched for)."""
 
 
-def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set) -> list[str]:
-    """How the instances `ast` executes differ from `domain` under `context` (empty: none).
+def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set,
+                    statements: frozenset[str] | None = None) -> list[str]:
+    """How the instances `ast` executes differ from `domain` under `context` (empty: none),
+    for the `statements` named (None: all); subtrees that call none of them are not read.
 
     Raises `Unreadable` for an expression outside isl's AST expression language as
     this module reads it.
     """
+    if statements is not None:
+        domain = domain.intersect(_universe_of(domain, statements))
     params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
     depth = _depth(ast)
     names = [f"d{k}" for k in range(depth)]
@@ -148,6 +155,8 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set) ->
     problems: list[str] = []
 
     def scan(node: isl.AstNode, points: isl.Set, iterators: dict[str, int]) -> None:
+        if statements is not None and not (_callees(node) & statements):
+            return
         kind = node.get_type()
         if kind == isl.ast_node_type.block:
             children = node.block_get_children()
@@ -182,6 +191,8 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set) ->
             if call.get_type() != isl.ast_expr_type.op or call.get_op_type() != isl.ast_expr_op_type.call:
                 raise Unreadable(f"user node {call.to_C_str()}")
             name = call.get_op_arg(0).get_id().get_name()
+            if statements is not None and name not in statements:
+                return
             args = [reader.value(call.get_op_arg(k), iterators) for k in range(1, call.get_op_n_arg())]
             used = len(iterators)
             reached = points.project_out(isl.dim_type.set, used, depth - used)
@@ -225,6 +236,31 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set) ->
             if not goal.is_subset(done):
                 problems.append(f"{name} misses instances of its domain: {goal.subtract(done)}")
     return problems
+
+
+def _universe_of(domain: isl.UnionSet, statements: frozenset[str]) -> isl.UnionSet:
+    out = isl.UnionSet.empty(domain.get_space())
+    pieces: list[isl.Set] = []
+    domain.foreach_set(pieces.append)
+    for piece in pieces:
+        if piece.get_tuple_name() in statements:
+            out = out.union(isl.UnionSet.from_set(isl.Set.universe(piece.get_space())))
+    return out
+
+
+def _callees(node: isl.AstNode) -> set[str]:
+    """The statements the user nodes under `node` call."""
+    names: set[str] = set()
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.user:
+            call = n.user_get_expr()
+            if call.get_type() == isl.ast_expr_type.op and call.get_op_n_arg() > 0:
+                names.add(call.get_op_arg(0).get_id().get_name())
+        return True
+
+    node.foreach_descendant_top_down(visit)
+    return names
 
 
 def _depth(ast: isl.AstNode) -> int:
