@@ -234,8 +234,14 @@ class _Blocking:
                                          earlier).intersect_params(scop.context)
                 for k in range(level):
                     outer, inner = _same_prefix(self.dates, k), _same_prefix(self.dates, k + 1)
-                    if (not mine.intersect(outer).subtract(inner).is_empty()
-                            and other.intersect(outer).subtract(inner).is_empty()):
+                    carried = mine.intersect(outer).subtract(inner)
+                    if carried.is_empty():
+                        continue
+                    # Only the loops (executions of dimension k) the array's dependences are in:
+                    # another nest's loop at the same depth carrying its own dependences frees
+                    # nothing here and blocks nothing either.
+                    instances = _in_same_loops(self.dates, k, carried.domain())
+                    if other.intersect_domain(instances).intersect(outer).subtract(inner).is_empty():
                         return ""
         except BudgetExceeded as exc:
             return str(exc)
@@ -257,20 +263,33 @@ def _private_level(values: isl.UnionMap, false: isl.UnionMap, dates: isl.UnionMa
     return level
 
 
+def _in_same_loops(dates: isl.UnionMap, k: int, instances: isl.UnionSet) -> isl.UnionSet:
+    """[P] -> { S[i..] }: every instance whose first k dates are those of some instance in
+    `instances` (the instances of the same executions of the loops around dimension k)."""
+    prefix = _prefix(dates, k)
+    return instances.apply(prefix).apply(prefix.reverse())
+
+
 def _date_depth(dates: isl.UnionMap) -> int:
     depths: list[int] = []
     dates.foreach_map(lambda m: depths.append(m.dim(isl.dim_type.out)))
     return min(depths) if depths else 0
 
 
-def _same_prefix(dates: isl.UnionMap, k: int) -> isl.UnionMap:
-    """[P] -> { S[i..] -> T[j..] : the first k dates of both instances are equal }."""
+def _prefix(dates: isl.UnionMap, k: int) -> isl.UnionMap:
+    """[P] -> { S[i..] -> [t0..t(k-1)] }: the first k dates of each instance."""
     prefix = isl.UnionMap.empty(dates.get_space())
     maps: list[isl.Map] = []
     dates.foreach_map(maps.append)
     for m in maps:
         n = m.dim(isl.dim_type.out)
         prefix = prefix.union(isl.UnionMap.from_map(m.project_out(isl.dim_type.out, k, n - k)))
+    return prefix
+
+
+def _same_prefix(dates: isl.UnionMap, k: int) -> isl.UnionMap:
+    """[P] -> { S[i..] -> T[j..] : the first k dates of both instances are equal }."""
+    prefix = _prefix(dates, k)
     return prefix.apply_range(prefix.reverse())
 
 

@@ -103,6 +103,25 @@ void k(int n, int m, double a[n][m], double b[n][m], double t[m]) {
 """
 
 
+# The row temporary of the second nest, after a first nest whose loop at the same depth
+# carries a dependence of its own (`c[i] += c[i - 1]`): that loop is another loop, so it
+# neither blocks nor counts (random program seed 9, SMALL, once kept `T` shared for it).
+AFTER_A_SEQUENTIAL_NEST = """\
+void k(int n, int m, double a[n][m], double c[n], double t[m]) {
+#pragma scop
+  for (int i = 1; i < n; i++)
+    c[i] += c[i - 1];
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < m; j++)
+      t[j] = 0.5 * a[i][j] + c[i];
+    for (int j = 0; j < m; j++)
+      a[i][j] = t[m - 1 - j];
+  }
+#pragma endscop
+}
+"""
+
+
 def _privatized(tmp_path, source):
     region, module = region_of(tmp_path, source)
     return privatize_arrays(extract_scop(region, module, isl.Context()))
@@ -174,3 +193,10 @@ def test_size_condition_joins_the_versioning_condition(tmp_path):
     region, module = region_of(tmp_path, DOITGEN)
     outcome = optimise_region(region, module, CompileOptions(opt_level=3), DumpSink())
     assert "((long long)(np) <= 131072LL)" in outcome.alias_check.condition
+
+
+def test_a_loop_of_another_nest_does_not_block_privatization(tmp_path):
+    scop, done = _privatized(tmp_path, AFTER_A_SEQUENTIAL_NEST)
+    assert done.names == ("t",), done.kept
+    outcome = _optimise_and_compare(tmp_path, AFTER_A_SEQUENTIAL_NEST, tile_size=3)
+    assert outcome.privatized_arrays == ("t",) and outcome.parallel_loops >= 1
