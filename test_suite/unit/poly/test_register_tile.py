@@ -10,6 +10,7 @@ import pytest
 
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
+from clangpass.passes import register_tile
 from clangpass.passes.manager import PIPELINES, optimise_region, run_pipeline
 from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, register_roles,
                                             register_tile_sizes, register_tiled_bands)
@@ -77,12 +78,50 @@ def _marks(schedule: isl.Schedule, name: str) -> list[isl.ScheduleNode]:
 def test_gemm_point_band_roles(tmp_path):
     unit = _unit_before(tmp_path, GEMM, "point-loop-order", tile_size=32)
     point = _bands_under(unit.scop.schedule.get_root())[-1]          # (i mod 32, k mod 32, j mod 32)
-    assert register_roles(point, unit.scop.writes) == (0, 1, 2)
+    assert register_roles(point, unit.scop.reads, unit.scop.writes) == (0, 1, 2)
 
 
 def test_reduction_innermost_is_not_register_tiled(tmp_path):
     unit = _unit_before(tmp_path, SYRK_LIKE, "register-tile", tile_size=32)
     assert register_tiled_bands(unit.scop.schedule) == 0
+
+
+# trmm's shape: the accumulated array is also read at another element.
+SELF_READING = """\
+void f(int n, double B[static const restrict n][n], double A[static const restrict n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int k = i + 1; k < n; k++)
+      for (int j = 0; j < n; j++)
+        B[i][j] += A[k][i] * B[k][j];
+}
+"""
+
+# symm's shape: the reduction range depends on the row.
+TRIANGULAR = """\
+void f(int n, double C[static const restrict n][n], double A[static const restrict n][n],
+       double B[static const restrict n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < i; k++)
+      for (int j = 0; j < n; j++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+"""
+
+
+@pytest.mark.parametrize("source, check", [(SELF_READING, "reads_only_accumulators"),
+                                           (TRIANGULAR, "is_rectangular")], ids=["self-reading", "triangular"])
+def test_bands_llvm_cannot_keep_in_registers_are_left_alone(tmp_path, monkeypatch, source, check):
+    unit = _unit_before(tmp_path, source, "register-tile", tile_size=32)
+    assert unit.scop.tiled_bands == 1 and register_tiled_bands(unit.scop.schedule) == 0
+    # `check` alone declines the band: with the other check passing it is still left alone,
+    # with both it is register-tiled.
+    other = ({"reads_only_accumulators", "is_rectangular"} - {check}).pop()
+    monkeypatch.setattr(register_tile, other, lambda *args: True)
+    unit = _unit_before(tmp_path, source, "register-tile", tile_size=32)
+    assert register_tiled_bands(unit.scop.schedule) == 0
+    monkeypatch.setattr(register_tile, check, lambda *args: True)
+    unit = _unit_before(tmp_path, source, "register-tile", tile_size=32)
+    assert register_tiled_bands(unit.scop.schedule) == 1
 
 
 def test_gemm_register_tile_subtree(tmp_path):
