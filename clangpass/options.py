@@ -41,6 +41,12 @@ class CompileOptions:
     """-fpencil-fusion=: 'auto' (schedule with maximal and minimal fusion, keep the one the fusion
     model of clangpass.poly.fusion prefers), or 'max'/'min' (isl's scheduler with that fusion only)."""
 
+    source_order: str = "streams"
+    """-fpencil-source-order=: when the `source-order` pass gives the region its source order back:
+    'gain' when the schedule has no tiled band, parallel loop or wavefront; 'streams' (default) also
+    when it reads a matrix of a two-deep region from memory more often than the source order does
+    (clangpass.poly.memory_streams; measured in docs/passes/source-order.md)."""
+
     max_coefficient: int = -1
     """isl schedule_max_coefficient (-1: unbounded)."""
 

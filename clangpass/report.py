@@ -37,6 +37,7 @@ class RegionOutcome:
     fusion_reason: str = ""
     streaming_bands: int = 0
     source_order: bool = False               # the schedule gained nothing: the source order was kept
+    source_order_reason: str = ""            # why (source-order: no gain, or matrices the schedule restreams)
     reordered_bands: int = 0
     vector_loops: int = 0
     register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
@@ -92,6 +93,7 @@ class RegionOutcome:
             "fusion_reason": self.fusion_reason,
             "streaming_bands": self.streaming_bands,
             "source_order": self.source_order,
+            "source_order_reason": self.source_order_reason,
             "reordered_bands": self.reordered_bands,
             "vector_loops": self.vector_loops,
             "register_tiled_bands": self.register_tiled_bands,

@@ -271,6 +271,7 @@ class _State:
     time_limit: float = CompileOptions.time_limit
     memory_limit_mb: int = CompileOptions.memory_limit_mb
     fusion: str = "auto"
+    source_order: str = CompileOptions.source_order
     disabled_passes: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
     dump_dir: str = ""
@@ -447,6 +448,10 @@ class _Parser:
             s.fusion = arg.split("=", 1)[1]
             if s.fusion not in ("auto", "max", "min"):
                 raise CommandLineError(f"'-fpencil-fusion=' expects 'auto', 'max' or 'min', got '{s.fusion}'")
+        elif arg.startswith("-fpencil-source-order="):
+            s.source_order = arg.split("=", 1)[1]
+            if s.source_order not in ("gain", "streams"):
+                raise CommandLineError(f"'-fpencil-source-order=' expects 'gain' or 'streams', got '{s.source_order}'")
         elif arg.startswith("--disable-pass"):
             s.disabled_passes += _names(self.value("--disable-pass", arg))
         elif arg.startswith("--dump-before"):
@@ -646,7 +651,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
-        fusion=s.fusion,
+        fusion=s.fusion, source_order=s.source_order,
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,

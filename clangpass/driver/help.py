@@ -85,6 +85,10 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                          "0: no such test)."),
         ("-fpencil-fusion=auto|max|min", "Loop fusion: chosen per region by the fusion model (auto, "
                                          "default), or isl's maximal or minimal fusion."),
+        ("-fpencil-source-order=streams|gain", "Give a region its source order back when its schedule "
+                                               "gained no tile, parallel loop or wavefront (gain), or "
+                                               "also when it reads a matrix from memory more often "
+                                               "than the source order (streams, default)."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),
         ("-fpencil-time-limit=SECONDS", "CPU time the analysis may spend on one region (default "

@@ -112,6 +112,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
                          fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
                          streaming_bands=unit.scop.streaming_bands, source_order=unit.scop.source_order,
+                         source_order_reason=unit.scop.source_order_reason,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          register_tiled_bands=register_tile.register_tiled_bands(unit.scop.schedule),
                          privatized_arrays=unit.scop.private_arrays,

@@ -16,6 +16,16 @@ the rescheduled nest (S_0 and S_1 interleaved in one loop, not vectorised); see
 docs/benchmarks.md for the kernels this pass changes. The later passes
 (`point-loop-order`, `mark-vector`) still run on the source order, so its innermost
 independent loops are still handed to the vectoriser.
+
+A schedule that did gain tiles or parallel loops is also given up, with
+`-fpencil-source-order=streams` (the default), when it reads a matrix of a two-deep region
+from memory more often than the source order does (`clangpass.poly.memory_streams`): in a
+memory-bound matrix-vector nest tiling buys no reuse (keep-streams' capacity argument) and
+a second pass over a matrix costs more than a second thread brings. atax and bicg: isl's
+schedule splits the two products that read one row of `A` in one source iteration into two
+parallel nests, each streaming all of `A` (docs/passes/source-order.md). A wavefront
+schedule is never given up this way (its statements are three-deep). The record says why
+(`source_order_reason`).
 """
 from __future__ import annotations
 
@@ -26,7 +36,9 @@ import islpy as isl
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import TILE_MARK
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
+from clangpass.poly.memory_streams import restreamed_matrices
 from clangpass.poly.validity import PARALLEL_MARK
 
 
@@ -47,7 +59,8 @@ def gained_marks(schedule: isl.Schedule) -> set[str]:
 
 @register
 class SourceOrder(Pass):
-    """Keep the source order when the schedule has no tiled band, parallel loop or wavefront."""
+    """Keep the source order when the schedule has no tiled band, parallel loop or wavefront, or
+    when it streams a matrix from memory more often than the source order."""
 
     name = "source-order"
     requires = frozenset({"schedule"})
@@ -56,6 +69,22 @@ class SourceOrder(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         original = scop.original_compute_schedule()
-        if gained_marks(scop.schedule) or scop.schedule.plain_is_equal(original):
+        if scop.schedule.plain_is_equal(original):
             return unit
-        return replace(unit, scop=scop.with_schedule(original, source_order=True))
+        gained = gained_marks(scop.schedule)
+        if not gained:
+            reason = "the schedule has no tiled band, parallel loop or wavefront"
+            return replace(unit, scop=scop.with_schedule(original, source_order=True, source_order_reason=reason))
+        if ctx.options.source_order != "streams" or WAVEFRONT_MARK in gained:
+            return unit
+        try:
+            with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "memory-stream model"):
+                restreamed = restreamed_matrices(scop, scop.schedule)
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: schedule kept"))
+        if not restreamed:
+            return unit
+        reason = f"the schedule streams {', '.join(restreamed)} from memory more than once, the source order once"
+        # The source order has no tiles: the record must not count the ones given up.
+        return replace(unit, scop=scop.with_schedule(original, source_order=True, source_order_reason=reason,
+                                                     tiled_bands=0, tile_sizes=()))

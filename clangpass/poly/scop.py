@@ -96,6 +96,7 @@ class Scop:
     fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)
     streaming_bands: int = 0               # two-deep bands keep-streams left untiled
     source_order: bool = False             # the source-order pass kept the source order
+    source_order_reason: str = ""          # why it did (the schedule gained nothing, or a matrix it restreams)
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
     private_arrays: tuple[str, ...] = ()   # caller arrays privatize-arrays gave private copies
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)

@@ -36,3 +36,29 @@ def test_a_tiled_or_parallel_schedule_is_kept() -> None:
         outcome = _outcome(name)
         assert outcome.status == "optimized" and not outcome.source_order, name
         assert outcome.tiled_bands or outcome.parallel_loops, name
+
+
+def test_atax_and_bicg_keep_the_source_order_that_reads_a_once() -> None:
+    # isl's schedule puts the two products over A in two parallel nests: A is read twice.
+    for name in ("atax", "bicg"):
+        kept = _outcome(name)
+        assert kept.status == "optimized" and kept.source_order, name
+        assert "streams A from memory more than once" in kept.source_order_reason, name
+        assert kept.parallel_loops == 0 and kept.tiled_bands == 0 and kept.tile_sizes == (), name
+        rescheduled = _outcome(name, source_order="gain")
+        assert not rescheduled.source_order and rescheduled.source_order_reason == "", name
+        assert rescheduled.parallel_loops == 2 and rescheduled.tiled_bands == 2, name
+
+
+def test_a_schedule_that_reads_each_matrix_as_often_as_the_source_is_kept() -> None:
+    # gesummv: isl fuses the two products (A and B once each); mvt and gemver already read A in
+    # separate source nests, so their schedules restream nothing.
+    for name in ("gesummv", "mvt", "gemver"):
+        outcome = _outcome(name)
+        assert outcome.status == "optimized" and not outcome.source_order, name
+        assert outcome.parallel_loops, name
+
+
+def test_the_no_gain_case_says_why() -> None:
+    kept = _outcome("jacobi-1d")
+    assert kept.source_order_reason == "the schedule has no tiled band, parallel loop or wavefront"
