@@ -94,6 +94,7 @@ class GenConfig:
     p_data_guard: float = 0.12        # data-dependent `if (A[i0] > 0.3) {...} else {...}` around statements
     p_affine_local: float = 0.2       # a loop body starts with `int j1 = n - 1 - i1;` used as subscript or bound
     p_independent: float = 0.5        # `#pragma pencil independent` on a loop whose iterations are independent
+    p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -1653,9 +1654,11 @@ class _Builder:
         self.declare()
         nests = [self.nest(k) for k in range(self.rng.randint(1, self.config.max_nests))]
         nests = [self.annotate(n) for n in nests]
-        # The stencil is one more nest, three deep: only where the configuration allows it.
-        fits = len(nests) < self.config.max_nests and self.config.max_depth == 3
-        body = list(nests) + (self.stencil() if fits else [])
+        # The temporary-array nest (two deep) and the stencil (three deep) are one more nest
+        # each: only where the configuration allows them.
+        temp = self.temp_array() if len(nests) < self.config.max_nests and self.config.max_depth >= 2 else []
+        fits = len(nests) + len(temp) < self.config.max_nests and self.config.max_depth == 3
+        body = list(nests) + temp + (self.stencil() if fits else [])
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -1683,6 +1686,51 @@ class _Builder:
         if isinstance(node, Guard):
             return replace(node, body=tuple(self.annotate(b) for b in node.body))
         return node
+
+    def temp_array(self) -> list[Node]:
+        """Sometimes a 1-D caller array used as a temporary of each row of a 2-D one, the shape
+        of PolyBench's doitgen that pass privatize-arrays gives a region-local copy:
+        `for i0 < R: { for i1 < C: T[i1] = 0.5 * X[i0][i1] + 0.25;
+                       [for i1 < C: T[i1] = 0.5 * T[i1] + 0.25 * X[i0][C - 1 - i1];]
+                       for i1 < C: X[i0][i1] = T[i1 or C - 1 - i1]; }`.
+        T is an array of its own, or half the time one the other nests use too. In one program
+        of three the first loop starts at 1, so that T[0] flows from the caller or from the
+        previous row and T must not be privatized. The final values of T (the last
+        row's) are printed like every array. Magnitudes stay below 1. A stream of its own, so
+        that the seeds that get none keep their program."""
+        rng = random.Random(f"temp array {self.seed}")
+        if rng.random() >= self.config.p_temp_array:
+            return []
+        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2]
+        if not grids:
+            return []
+        self.features.add("temp array")
+        rows = rng.choice(grids)
+        (height, height_offset), (width, width_offset) = rows.extents
+        # Half the time an array of its own, which the other nests do not touch.
+        shared = [t for t in self.arrays if t.ctype == "double" and t.extents == rows.extents[1:]]
+        if shared and rng.random() < 0.5:
+            temp = rng.choice(shared)
+        else:
+            temp = ArrayDecl("T", "double", rows.extents[1:], (3, 1, 19))
+            self.arrays.append(temp)
+            self.bounds[temp.name] = 1.0
+        i0, i1 = Aff.var("i0"), Aff.var("i1")
+        mirrored = Aff.of(("i1", -1), const=0) + Aff.var(width, width_offset - 1)
+        extent = Aff.var(width, width_offset)
+        start = Aff(const=1) if rng.random() < 1 / 3 else Aff()
+        half = Const(0.5, "double")
+        fill = Assign(ArrayRef(temp.name, (i1,)), "=",
+                      Binary("+", Binary("*", half, ArrayRef(rows.name, (i0, i1))), Const(0.25, "double")))
+        body: list[Node] = [Loop("i1", start, "<", extent, 1, (fill,))]
+        if rng.random() < 0.5:
+            update = Assign(ArrayRef(temp.name, (i1,)), "=",
+                            Binary("+", Binary("*", half, ArrayRef(temp.name, (i1,))),
+                                   Binary("*", Const(0.25, "double"), ArrayRef(rows.name, (i0, mirrored)))))
+            body.append(Loop("i1", Aff(), "<", extent, 1, (update,)))
+        read = ArrayRef(temp.name, (rng.choice((i1, mirrored)),))
+        body.append(Loop("i1", Aff(), "<", extent, 1, (Assign(ArrayRef(rows.name, (i0, i1)), "=", read),)))
+        return [Loop("i0", Aff(), "<", Aff.var(height, height_offset), 1, tuple(body))]
 
     def stencil(self) -> list[Node]:
         """Sometimes a Gauss-Seidel-style sweep repeated over time, the shape that is skewed,
