@@ -261,27 +261,34 @@ def test_badly_quoted_host_command_is_a_usage_error(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- signals
+def _compile_with_a_slow_host(tmp_path: Path, work: Path, hangup: object,
+                              **env: str) -> tuple[subprocess.Popen, Path]:
+    """pencilcc -c work/v.c, its host compiler a script that leaves a temporary in $TMPDIR (as
+    gcc does) and sleeps; returns once the host compiler runs. SIGHUP starts as `hangup`
+    (SIG_DFL as from a shell; under `nohup`, as in a CI runner, it is inherited as ignored)."""
+    started = tmp_path / "started"
+    slow = tmp_path / "slowcc"
+    slow.write_text(f'#!/bin/sh\ntouch "${{TMPDIR:-/tmp}}/ccHOST.s" "{started}"\nexec sleep 120\n')
+    slow.chmod(0o755)
+    (work / "v.c").write_text(PLAIN)
+    proc = subprocess.Popen([*PENCILCC, "-c", "v.c", "-o", "v.o"], cwd=work, stderr=subprocess.PIPE,
+                            env=environment(tmp_path, PENCILCC_CC=str(slow), **env),
+                            preexec_fn=lambda: (signal.signal(signal.SIGHUP, hangup),
+                                                signal.signal(signal.SIGTERM, signal.SIG_DFL)))
+    deadline = time.monotonic() + 120
+    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    return proc, started
+
+
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
 def test_signal_removes_temporaries(tmp_path: Path, signo: int) -> None:
     work = tmp_path / "work"
     temp = tmp_path / "tmp"
     work.mkdir()
     temp.mkdir()
-    started = tmp_path / "started"
-    slow = tmp_path / "slowcc"
-    # Like gcc, the host compiler leaves a temporary in $TMPDIR while it runs.
-    slow.write_text(f'#!/bin/sh\ntouch "${{TMPDIR:-/tmp}}/ccHOST.s" "{started}"\nexec sleep 120\n')
-    slow.chmod(0o755)
-    (work / "v.c").write_text(PLAIN)
-    # The signal starts at its default action, as from a shell: under `nohup` (a CI runner)
-    # SIGHUP would be inherited as ignored, and pencilcc rightly leaves an ignored signal alone.
-    proc = subprocess.Popen([*PENCILCC, "-c", "v.c", "-o", "v.o"], cwd=work, stderr=subprocess.PIPE,
-                            env=environment(tmp_path, TMPDIR=str(temp), PENCILCC_CC=str(slow)),
-                            preexec_fn=lambda: signal.signal(signo, signal.SIG_DFL))
+    proc, started = _compile_with_a_slow_host(tmp_path, work, signal.SIG_DFL, TMPDIR=str(temp))
     try:
-        deadline = time.monotonic() + 120
-        while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
         assert started.exists(), proc.stderr.read() if proc.poll() is not None else "never started"
         assert [p.name for p in temp.iterdir() if p.name.startswith("pencilcc-")]
         assert any(p.name.endswith(".pencilcc-tmp") for p in work.iterdir())
@@ -299,18 +306,10 @@ def test_signal_removes_temporaries(tmp_path: Path, signo: int) -> None:
 
 def test_ignored_hangup_stays_ignored(tmp_path: Path) -> None:
     """`nohup pencilcc ...`: a SIGHUP ignored by the parent does not stop the compile."""
-    started = tmp_path / "started"
-    slow = tmp_path / "slowcc"
-    slow.write_text(f'#!/bin/sh\ntouch "{started}"\nexec sleep 120\n')
-    slow.chmod(0o755)
-    (tmp_path / "v.c").write_text(PLAIN)
-    proc = subprocess.Popen([*PENCILCC, "-c", "v.c", "-o", "v.o"], cwd=tmp_path, stderr=subprocess.PIPE,
-                            env=environment(tmp_path, PENCILCC_CC=str(slow)),
-                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    work = tmp_path / "work"
+    work.mkdir()
+    proc, started = _compile_with_a_slow_host(tmp_path, work, signal.SIG_IGN, TMPDIR=str(tmp_path))
     try:
-        deadline = time.monotonic() + 120
-        while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
         assert started.exists()
         proc.send_signal(signal.SIGHUP)
         time.sleep(1.0)
@@ -321,7 +320,7 @@ def test_ignored_hangup_stays_ignored(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".pencilcc-tmp")] == []
+    assert [p.name for p in work.iterdir()] == ["v.c"]
 
 
 def test_in_process_main_gives_signal_handlers_back(tmp_path: Path, monkeypatch) -> None:
