@@ -281,8 +281,9 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
     assert set(regions[0]) == {"function", "file", "line", "kind", "symbol", "status", "reason",
                                "statements", "tiled_bands", "tile_sizes", "parallel_loops",
                                "wavefronts", "parallel_regions", "thread_teams", "alias_checks",
-                               "fusion", "fusion_reason", "streaming_bands", "source_order",
-                               "reordered_bands", "vector_loops", "pragmas", "local_variables",
+                               "fusion", "fusion_reason", "streaming_bands", "source_order", "source_order_reason",
+                               "reordered_bands", "vector_loops", "register_tiled_bands", "pragmas",
+                               "local_variables",
                                "privatized_arrays", "kept_variables", "scheduling_seconds"}
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"
     assert regions[0]["symbol"].startswith("__pencilcc_kernel_scop0_")
