@@ -95,6 +95,7 @@ class GenConfig:
     p_affine_local: float = 0.2       # a loop body starts with `int j1 = n - 1 - i1;` used as subscript or bound
     p_independent: float = 0.5        # `#pragma pencil independent` on a loop whose iterations are independent
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
+    p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -1654,11 +1655,13 @@ class _Builder:
         self.declare()
         nests = [self.nest(k) for k in range(self.rng.randint(1, self.config.max_nests))]
         nests = [self.annotate(n) for n in nests]
-        # The temporary-array nest (two deep) and the stencil (three deep) are one more nest
-        # each: only where the configuration allows them.
+        # The temporary-array nest (two deep), the matrix product and the stencil (three deep)
+        # are one more nest each: only where the configuration allows them.
         temp = self.temp_array() if len(nests) < self.config.max_nests and self.config.max_depth >= 2 else []
         fits = len(nests) + len(temp) < self.config.max_nests and self.config.max_depth == 3
-        body = list(nests) + temp + (self.stencil() if fits else [])
+        product = self.matmul() if fits else []
+        fits = len(nests) + len(temp) + len(product) < self.config.max_nests and self.config.max_depth == 3
+        body = list(nests) + temp + product + (self.stencil() if fits else [])
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -1686,6 +1689,53 @@ class _Builder:
         if isinstance(node, Guard):
             return replace(node, body=tuple(self.annotate(b) for b in node.body))
         return node
+
+    def matmul(self) -> list[Node]:
+        """Sometimes a matrix product into a 2-D double array, the nest pass register-tile
+        unrolls and jams: `for i0 < R: for i1 < C: { X[i0][i1] *= 0.5;
+        for i2 < K: X[i0][i1] += 0.03125 * P[i0][i2] * Q[i2][i1]; }` (or the scaling in a
+        nest of its own before, or none), i2 and i1 possibly swapped in the source.
+        P and Q are arrays of their own (R x K and K x C, K a size parameter); the factor
+        keeps |X| below 1 + 40 / 32. A stream of its own, so that the seeds that get none
+        keep their program."""
+        rng = random.Random(f"matmul {self.seed}")
+        if rng.random() >= self.config.p_matmul:
+            return []
+        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2]
+        if not grids:
+            return []
+        self.features.add("matrix product")
+        target = rng.choice(grids)
+        rows, cols = target.extents
+        inner = (rng.choice(sorted(self.sizes)), 0)
+        left = ArrayDecl("P", "double", (rows, inner), (2, 3, 1, 17))
+        right = ArrayDecl("Q", "double", (inner, cols), (5, 1, 2, 19))
+        self.arrays.extend((left, right))
+        self.bounds.update({left.name: 1.0, right.name: 1.0})
+        self.bounds[target.name] = self.bounds.get(target.name, 1.0) + 40 / 32
+        i, j, k = Aff.var("i0"), Aff.var("i1"), Aff.var("i2")
+        cell = ArrayRef(target.name, (i, j))
+        product = Binary("*", Binary("*", Const(0.03125, "double"), ArrayRef(left.name, (i, k))),
+                         ArrayRef(right.name, (k, j)))
+        accumulate = Assign(cell, "+=", product)
+        scale = Assign(cell, "*=", Const(0.5, "double"))
+        extent = {"i0": Aff.var(*rows), "i1": Aff.var(*cols), "i2": Aff.var(*inner)}
+        where = rng.choice(("inside", "before", "none"))
+        if rng.random() < 0.3:        # i, k, j in the source: the point loop order is kept
+            reduction = Loop("i2", Aff(), "<", extent["i2"], 1,
+                             (Loop("i1", Aff(), "<", extent["i1"], 1, (accumulate,)),))
+            body = (reduction,)
+            where = "before" if where == "inside" else where
+        else:
+            body = (Loop("i1", Aff(), "<", extent["i1"], 1,
+                         ((scale,) if where == "inside" else ())
+                         + (Loop("i2", Aff(), "<", extent["i2"], 1, (accumulate,)),)),)
+        nests: list[Node] = []
+        if where == "before":
+            nests.append(Loop("i0", Aff(), "<", extent["i0"], 1,
+                              (Loop("i1", Aff(), "<", extent["i1"], 1, (scale,)),)))
+        nests.append(Loop("i0", Aff(), "<", extent["i0"], 1, body))
+        return nests
 
     def temp_array(self) -> list[Node]:
         """Sometimes a 1-D caller array used as a temporary of each row of a 2-D one, the shape

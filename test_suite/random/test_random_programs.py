@@ -110,6 +110,7 @@ FEATURES = {
     "fmax/fmin": ("scop", r"fm(ax|in)\(", 20),
     "time-iterated stencil": ("scop", r"\] = 0\.2 \* \([A-E]\[i1 - 1\]\[i2\]", 5),
     "temp array": ("scop", r"\n      [A-E]\[i0\]\[i1\] = T\[", 3),
+    "matrix product": ("scop", r"\] \+= 0\.03125 \* P\[i0\]\[i2\] \* Q\[i2\]\[i1\];", 3),
     # affine guards never read values: an `if` reading an element or a scalar is a data guard
     "data guard": ("scop", r"\bif \([^\n]*(\[|\b[st]\d\b)", 30),
     "data guard with else": ("scop", r"\} else \{", 10),
