@@ -16,8 +16,11 @@ Pluto, PLDI 2008, section 5.2; Lamport, "The parallel execution of DO loops",
 CACM 1974, for the hyperplane). The rewritten band is still permutable (its
 distances (d0 + d1, d1, ..) stay non-negative); only T1 is flagged coincident
 (a one-degree wavefront: T2.. still carry dependences between tiles of one
-wavefront). Bands whose tiles hold fewer than MIN_TILE_INSTANCES points
-are left alone (a barrier per wavefront costs more than such tiles' work).
+wavefront). Bands whose tiles hold fewer than MIN_TILE_INSTANCES statement instances are
+left alone (a barrier per wavefront costs more than such tiles' work): a tile's work is its
+points (the product of the tile sizes) times the work under one point, bounded from the domain
+(the trip counts of the loops below the band, such as nussinov's k loop; unbounded when a
+trip count grows with the parameters).
 The transformed schedule is checked with
 clangpass.poly.validity, and its AST generated once under half the isl budget,
 before it is kept (otherwise the tiled band stays as it was, with a note).
@@ -41,12 +44,15 @@ from clangpass.poly.validity import dependence_violations
 
 
 MIN_TILE_INSTANCES = 32768
-"""The fewest points (product of the tile sizes) a tile must hold for its band to run by
+"""The fewest statement instances (`_tile_work`: the points of a full tile, product of the tile
+sizes, times the instances under one point) a tile must hold for its band to run by
 wavefronts: every wavefront ends in a barrier, which costs a scheduler time slice whenever the
 other thread is descheduled. On the loaded 2-vCPU machine, jacobi-1d (T=500, N=100,000) with
 2 threads took 31 s against 0.57 s on one with 32 x 32 tiles (1,024 points, 3,000 wavefronts),
 and 1.2 s against 0.08 s with 128 x 128 tiles (16,384 points, 800 wavefronts); 32 x 32 x 32
-tiles (jacobi-2d, heat-3d: 32,768 points, and a row of tiles per parallel iteration) pay."""
+tiles (jacobi-2d, heat-3d: 32,768 points, and a row of tiles per parallel iteration) pay.
+nussinov's 32 x 32 tiles hold 1,024 points but a k loop of up to n - 2 iterations under each:
+its work per tile grows with n while its number of wavefronts grows only as n / 32."""
 
 
 @register
@@ -71,7 +77,7 @@ class Wavefront(Pass):
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Rewrite under `node`; returns the node now at `node`'s position."""
             if _is_tile_mark(node) and _wants_wavefront(node.child(0), deps):
-                if _tile_volume(node.child(0)) < MIN_TILE_INSTANCES:
+                if _tile_work(node.child(0)) < MIN_TILE_INSTANCES:
                     return node
                 changed[0] += 1
                 return _skew(node.child(0)).parent()
@@ -171,10 +177,42 @@ def _skew(band: isl.ScheduleNode) -> isl.ScheduleNode:
     return node.insert_mark(isl.Id(WAVEFRONT_MARK, context=node.get_ctx()))
 
 
-def _tile_volume(band: isl.ScheduleNode) -> int:
-    """The number of points of one full tile of `band`: the product of its members' tile sizes."""
+def _tile_work(band: isl.ScheduleNode) -> float:
+    """The statement instances of one full tile of `band`: its points (the product of its
+    members' tile sizes) times `_work_per_point`; math.inf when that grows with the parameters."""
     partial = band.band_get_partial_schedule()                 # [P] -> [{ S[i..] -> [(T0)] }, ...]
-    return math.prod(_stride(band, partial, k) for k in range(band.band_n_member()))
+    points = math.prod(_stride(band, partial, k) for k in range(band.band_n_member()))
+    return points * _work_per_point(band)
+
+
+def _work_per_point(band: isl.ScheduleNode) -> float:
+    """The most instances of one statement that share one point of tile band `band`: the product,
+    over the statement's dimensions, of one plus the largest distance between two instances
+    with the same dates down to the point band (an upper bound of the trip counts of the loops
+    below the point loops; 1 for a stencil whose band spans its domain). math.inf when a trip
+    count is not bounded by a constant (grows with the parameters: nussinov's k loop)."""
+    below = band.child(0)                                      # the point mark, or the point band
+    if below.get_type() == isl.schedule_node_type.mark:
+        below = below.child(0)
+    if below.get_type() != isl.schedule_node_type.band:
+        return 1
+    dates = below.child(0).get_prefix_schedule_union_map()     # [P] -> { S[i..] -> [tile, point dates] }
+    dates = dates.intersect_domain(below.get_domain())
+    most: list[float] = [1]
+
+    def statement(date: isl.Map) -> None:                     # [P] -> { S[i..] -> [dates] }
+        spread = date.apply_range(date.reverse()).deltas()     # [P] -> { [i' - i..] : same dates }
+        count: float = 1
+        for d in range(spread.dim(isl.dim_type.set)):
+            largest = spread.dim_max_val(d)                    # over every parameter value
+            if largest.is_infty():
+                count = math.inf
+                break
+            count *= int(largest.to_python()) + 1
+        most[0] = max(most[0], count)
+
+    dates.foreach_map(statement)
+    return most[0]
 
 
 def _stride(band: isl.ScheduleNode, partial: isl.MultiUnionPwAff, member: int) -> int:
