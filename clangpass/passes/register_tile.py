@@ -27,9 +27,11 @@ Zee & van de Geijn, TOMS 2015, section 2), placed in the schedule tree as Polly'
 matrix-multiplication optimisation does (Gareev, Grosser & Kruse, "High-performance
 generalized tensor operations: a compiler-oriented approach", TACO 2018, section
 3.3): the full register tiles are `isolate`d (isl AST build option) at the register
-tile band and at both unrolled bands, which get the `unroll` loop type inside the
-isolated part; partial tiles (the edges of the iteration domain, tile sizes that are
-not multiples of R and C) keep ordinary loops.
+tile band and at both point bands, so that inside the isolated part the point loops
+have constant trip counts and LLVM unrolls them completely (isl's `unroll` loop type
+gives the same inner loop for four times the AST work, docs/passes/register-tile.md);
+partial tiles (the edges of the iteration domain, tile sizes that are not multiples
+of R and C) keep ordinary loops.
 
 Legality: strip-mining two members of a permutable band and moving the reduction
 member between the tile and point loops keeps every dependence distance
