@@ -233,9 +233,42 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set,
         else:
             if not done.is_subset(goal):
                 problems.append(f"{name} runs instances outside its domain: {done.subtract(goal)}")
+            if _costly(done):
+                raise Unreadable(f"the instances of {name} need {_divisions(done)[0]} integer divisions "
+                                 f"by up to {_divisions(done)[1]}")
             if not goal.is_subset(done):
                 problems.append(f"{name} misses instances of its domain: {goal.subtract(done)}")
     return problems
+
+
+MAX_READ_BACK_DIVISIONS = (4, 8)
+"""A union of a statement's calls with more integer divisions than the first number, one of
+them by more than the second, is not compared with the statement's domain: isl decides
+`domain <= union` by subtracting the union, which grows exponentially with the divisions and
+their size (a skewed tile of a strided random program, five divisions by 256 and 768: over a
+minute, unseen by the operation budget). Lost strides divide by their step (seed 107: 2, the
+900227 shape: 7 divisions by 2); tile sizes are what makes divisions large. Beyond the bound
+the AST is not vouched for."""
+
+
+def _divisions(s: isl.Set) -> tuple[int, int]:
+    """(how many integer divisions the pieces of `s` have in all, the largest divisor)."""
+    pieces: list[isl.BasicSet] = []
+    s.foreach_basic_set(pieces.append)
+    count, largest = 0, 1
+    for b in pieces:
+        for k in range(b.dim(isl.dim_type.div)):
+            count += 1
+            try:
+                largest = max(largest, b.get_div(k).get_denominator_val().to_python())
+            except isl.Error:       # an existential with no known expression: count it as large
+                largest = max(largest, MAX_READ_BACK_DIVISIONS[1] + 1)
+    return count, largest
+
+
+def _costly(s: isl.Set) -> bool:
+    count, largest = _divisions(s)
+    return count > MAX_READ_BACK_DIVISIONS[0] and largest > MAX_READ_BACK_DIVISIONS[1]
 
 
 def _universe_of(domain: isl.UnionSet, statements: frozenset[str]) -> isl.UnionSet:
