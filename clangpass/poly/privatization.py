@@ -55,7 +55,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import base_variable, iter_exprs, transform
 from clangpass.poly.alias_check import AliasCheck, c_expression
 from clangpass.poly.annotations import declared_independent
-from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import false_dependences
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement, accesses_through
@@ -115,6 +115,11 @@ def privatize_arrays(scop: Scop, max_operations: int = 0, bytes_limit: int = PRI
                     why, level, last = _analyse(scop, array.name, dates)
             except BudgetExceeded as exc:
                 why = str(exc)
+            except isl.Error as exc:
+                # isl's dataflow analysis fails on some strided loops ("affine expression involves
+                # some of the domain dimensions", as in clangpass.poly.dependences): no exact
+                # last writers, so the array stays shared (random program seed 4430047).
+                why = f"isl's dataflow analysis failed ({isl_error_reason(exc)})"
         if not why:
             why = blocking.why_nothing_freed(array.name, level)
         if not why:

@@ -200,3 +200,19 @@ def test_a_loop_of_another_nest_does_not_block_privatization(tmp_path):
     assert done.names == ("t",), done.kept
     outcome = _optimise_and_compare(tmp_path, AFTER_A_SEQUENTIAL_NEST, tile_size=3)
     assert outcome.privatized_arrays == ("t",) and outcome.parallel_loops >= 1
+
+
+def test_an_isl_failure_keeps_the_array_shared(tmp_path, monkeypatch):
+    """isl's compute_flow fails on some strided loops (random program seed 4430047): the
+    array stays shared with the reason, and the region is still optimized."""
+    import clangpass.poly.privatization as privatization
+
+    def failing(*args):
+        raise isl.Error("call to isl_union_access_info_compute_flow failed: affine expression "
+                        "involves some of the domain dimensions")
+    monkeypatch.setattr(privatization, "_analyse", failing)
+    scop, done = _privatized(tmp_path, DOITGEN)
+    assert done.arrays == () and "isl's dataflow analysis failed" in dict(done.kept)["sum"]
+    region, module = region_of(tmp_path, DOITGEN)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3), DumpSink())
+    assert outcome.status == "optimized" and outcome.privatized_arrays == ()
