@@ -233,9 +233,9 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set,
         else:
             if not done.is_subset(goal):
                 problems.append(f"{name} runs instances outside its domain: {done.subtract(goal)}")
-            if _costly(done):
-                raise Unreadable(f"the instances of {name} need {_divisions(done)[0]} integer divisions "
-                                 f"by up to {_divisions(done)[1]}")
+            cost = _costly(done)
+            if cost:
+                raise Unreadable(f"the instances of {name} need {cost}")
             if not goal.is_subset(done):
                 problems.append(f"{name} misses instances of its domain: {goal.subtract(done)}")
     return problems
@@ -266,9 +266,12 @@ def _divisions(s: isl.Set) -> tuple[int, int]:
     return count, largest
 
 
-def _costly(s: isl.Set) -> bool:
+def _costly(s: isl.Set) -> str:
+    """Why comparing with `s` is beyond MAX_READ_BACK_DIVISIONS ('' when it is not)."""
     count, largest = _divisions(s)
-    return count > MAX_READ_BACK_DIVISIONS[0] and largest > MAX_READ_BACK_DIVISIONS[1]
+    if count > MAX_READ_BACK_DIVISIONS[0] and largest > MAX_READ_BACK_DIVISIONS[1]:
+        return f"{count} integer divisions by up to {largest}"
+    return ""
 
 
 def _universe_of(domain: isl.UnionSet, statements: frozenset[str]) -> isl.UnionSet:
