@@ -71,10 +71,10 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.options import CompileOptions
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
+from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
 from clangpass.poly.scop import Scop
 from clangpass.poly.strides import Stride, band_dates, stride_table
 
-REGISTER_TILE_MARK = "register-tile"
 ROWS = 4                                  # rows of a register tile
 SSE2_REGISTERS = (16, 16)                 # (vector registers, bytes each) of the x86-64 baseline
 _CPUINFO = Path("/proc/cpuinfo")

@@ -17,6 +17,12 @@ AST conventions (produced by clangpass.poly.codegen, read by llvm_backend):
   a `thread-team` mark sits above the outermost sequential loop that holds
   parallel loops (clangpass.passes.thread_team): the back end starts its threads
   once around it, not once per parallel loop;
+  a `vector` mark sits directly above an innermost for node whose iterations are
+  independent (clangpass.passes.mark_vector): the back end asks for vector lanes;
+  a `register-tile` mark sits above an unroll-and-jammed point band
+  (clangpass.passes.register_tile): under it, the for node directly above a
+  `vector` mark is the row loop of a register tile, to be unrolled completely, and
+  no loop but the `vector` ones is to be vectorised;
   unknown marks are transparent.
 Region-local variables (`locals`) are allocated by the back end at the start of
 the outlined function, once per thread inside a parallel loop (copied in at the
@@ -37,6 +43,7 @@ from clangpass.regions import OptRegion
 
 WAVEFRONT_MARK = "wavefront"
 TEAM_MARK = "thread-team"
+REGISTER_TILE_MARK = "register-tile"
 
 
 @dataclass(frozen=True)

@@ -54,20 +54,26 @@ class LoopID(DistinctNode):
         self.operands = (self, *properties)
 
 
-def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup], vectorize: bool = False) -> LoopID:
+def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup], vectorize: Optional[bool] = None,
+            unroll_full: bool = False) -> LoopID:
     """Every loop must progress (C11 6.8.5p6 holds for isl loops, which are finite);
     a loop whose iterations are independent lists its access group as parallel,
     which lets the loop vectoriser skip its dependence and alias checks. `vectorize`
-    (an innermost loop the middle end chose for vector lanes: a `vector` mark) also
+    True (an innermost loop the middle end chose for vector lanes: a `vector` mark)
     asks for vectorisation, so that the vectoriser does not give up on a short or
-    unusual trip count that its cost model alone would leave scalar."""
+    unusual trip count that its cost model alone would leave scalar; False forbids it
+    (a loop of a register tile other than its vector loop: see `AstLowering.lower_For`);
+    None leaves it to LLVM's cost model. `unroll_full` asks LLVM to unroll the loop
+    completely when its trip count is a constant, whatever the size of its body."""
     properties = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.mustprogress")])]
     if parallel_group is not None:
         properties.append(module.add_metadata(
             [ir.MetaDataString(module, "llvm.loop.parallel_accesses"), parallel_group]))
-    if vectorize:
+    if vectorize is not None:
         properties.append(module.add_metadata(
-            [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(ir.IntType(1), 1)]))
+            [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(ir.IntType(1), int(vectorize))]))
+    if unroll_full:
+        properties.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.full")]))
     return LoopID(module, properties)
 
 

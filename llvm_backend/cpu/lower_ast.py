@@ -17,7 +17,14 @@ statement bodies. Output: loops and statement instances in the current function.
   team (`parallel.run_on_threads`): inside it, a parallel loop is shared out by
   `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` directly above a for node: an innermost
   loop with independent iterations, lowered with the access group of a parallel loop
-  and `llvm.loop.vectorize.enable`. Other marks (tile, point, ...) are transparent.
+  and `llvm.loop.vectorize.enable`. `register-tile`: in its subtree the loop directly
+  above a `vector` mark (the rows of the register tile) gets `llvm.loop.unroll.full`,
+  and every loop but the `vector` ones `llvm.loop.vectorize.enable` false: the row
+  loop must become straight-line code whose accumulators LICM keeps in registers
+  across the reduction loop. Left to its cost model, LLVM unrolls the short vector
+  loop first and then vectorises the row loop across rows, with gathers and
+  scatters of the accumulators in every reduction step (gemm, -fno-pencil-parallel:
+  1.1 s instead of 0.1 s). Other marks (tile, point, ...) are transparent.
 - `user` nodes `S(e0, ..., ek)`: each e_i is evaluated in i64 and bound to
   `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`).
 - isl expressions (isl_ast_expr_op_type): integer ones in i64 with nsw, boolean ones
@@ -33,7 +40,7 @@ import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit, has_parallel_loop
+from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, TEAM_MARK, CodegenUnit, has_parallel_loop
 from clangpass.poly.validity import VECTOR_MARK
 from llvm_backend.cpu.context import FunctionState, Variable
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
@@ -56,6 +63,7 @@ class AstLowering:
         self.unit = unit
         self.run_on_threads = run_on_threads   # None inside a thread function: nested loops run sequentially
         self.team: Optional["Team"] = None     # inside a thread team (parallel.Team): who runs what
+        self.in_register_tile = False          # under a `register-tile` mark
         self.exprs = ExprLowering(state)
         self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
             isl.ast_node_type.for_: self.lower_For,
@@ -101,6 +109,13 @@ class AstLowering:
 
     def lower_Mark(self, node: isl.AstNode) -> None:
         child = node.mark_get_node()
+        if node.mark_get_id().get_name() == REGISTER_TILE_MARK and not self.in_register_tile:
+            self.in_register_tile = True
+            try:
+                self.lower(child)
+            finally:
+                self.in_register_tile = False
+            return
         if node.mark_get_id().get_name() == VECTOR_MARK and child.get_type() == isl.ast_node_type.for_:
             self.lower_For(child, parallel=True, vectorize=True)
             return
@@ -135,8 +150,14 @@ class AstLowering:
         def condition(iv: ir.Value) -> ir.Value:
             return self.with_id(name, iv, lambda: self.boolean(node.for_get_cond()))
 
+        hints = {}
+        if self.in_register_tile:
+            hints = {"vectorize": vectorize,
+                     "unroll_full": _is_vector_loop(node.for_get_body()) and _has_constant_bounds(node)}
+        elif vectorize:
+            hints = {"vectorize": True}
         with for_range(self.builder, start, condition, step, f"pencil.{name}",
-                       loop_id(self.state.ctx.module, group, vectorize)) as iv:
+                       loop_id(self.state.ctx.module, group, **hints)) as iv:
             if group is not None:
                 self.state.push_parallel(group)
             self.with_id(name, iv, lambda: self.lower(node.for_get_body()))
@@ -271,6 +292,23 @@ def floor_division(b: ir.IRBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     inexact = b.icmp_signed("!=", remainder, zero)
     signs_differ = b.icmp_signed("!=", b.icmp_signed("<", remainder, zero), b.icmp_signed("<", rhs, zero))
     return b.sub(quotient, b.zext(b.and_(inexact, signs_differ), I64), name="pencil.floord")
+
+
+def _is_vector_loop(node: isl.AstNode) -> bool:
+    """Whether `node` is a `vector` mark directly above a for node."""
+    return (node.get_type() == isl.ast_node_type.mark and node.mark_get_id().get_name() == VECTOR_MARK
+            and node.mark_get_node().get_type() == isl.ast_node_type.for_)
+
+
+def _has_constant_bounds(node: isl.AstNode) -> bool:
+    """Whether the for `node` reads `for (c = <int>; c <= <int> (or <); c += <int>)`: LLVM
+    can unroll it completely (asked to unroll a loop of unknown trip count, it warns)."""
+    cond = node.for_get_cond()
+    return (node.for_get_init().get_type() == isl.ast_expr_type.int
+            and node.for_get_inc().get_type() == isl.ast_expr_type.int
+            and cond.get_type() == isl.ast_expr_type.op and cond.op_get_type() in (OP.le, OP.lt)
+            and cond.op_get_arg(0).get_type() == isl.ast_expr_type.id
+            and cond.op_get_arg(1).get_type() == isl.ast_expr_type.int)
 
 
 def iterator_name(node: isl.AstNode) -> str:

@@ -11,6 +11,7 @@ bands, and --disable-pass=register-tile leaves none.
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -67,3 +68,20 @@ def test_disabled_pass_leaves_no_register_tile(tmp_path):
     exe, tiled, _ = _build(tmp_path, GEMM, ["--disable-pass=register-tile"])
     assert tiled == 0
     harness.assert_matches_gcc_O0(GEMM, exe, tmp_path)
+
+
+@pytest.mark.parametrize("threads", [(), ("-fno-pencil-parallel",)], ids=["threads", "sequential"])
+@pytest.mark.parametrize("march", [(), ("-march=native",)], ids=["sse2", "native"])
+def test_accumulators_stay_in_registers(tmp_path, march, threads):
+    """The row loop of the register tile is unrolled and no loop but the vector one is
+    vectorised: the R x C accumulators are vector phis of the reduction loop, never gathered
+    and scattered. Left to LLVM, a sequential gemm with AVX-512 had its row loop vectorised
+    across rows (65 masked scatters, no accumulator phi, 10x slower)."""
+    ll = tmp_path / "gemm.ll"
+    sizes = ("-DNI=67", "-DNJ=131", "-DNK=29")
+    harness.build(PENCILCC, [GEMM], ll, ["-O3", "-S", "-emit-llvm", *sizes, *march, *threads])
+    text = ll.read_text()
+    assert "masked.scatter" not in text and "masked.gather" not in text
+    accumulators = re.findall(r"= phi <(\d+) x double>", text)
+    # 4 rows of at least one vector each, in the full register tiles of the region's function
+    assert len(accumulators) >= 4, accumulators
