@@ -18,7 +18,10 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   (``-foptimization-record-file``) so that a region the host compiler ran
   instead is reported;
 - ``pencilcc-seq``: the same with ``-fno-pencil-parallel``: tiling and
-  rescheduling without threads, which separates what they bring.
+  rescheduling without threads, which separates what they bring;
+- ``pencilcc-1t``: ``pencilcc``'s own build, run with ``PENCILCC_NUM_THREADS=1``
+  (and ``OMP_NUM_THREADS=1``): the one-thread figure of issue 11, where the
+  threaded code runs on one thread (no second build, no compile time of its own).
 """
 
 from __future__ import annotations
@@ -27,10 +30,10 @@ import importlib.util
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq")
+COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t")
 #: The compiler whose checksums every other one must match, and the numerator
 #: of the speed-up ratios.
 REFERENCE = "gcc"
@@ -67,6 +70,10 @@ class Compiler:
     unavailable: str = ""
     #: Whether it takes ``-foptimization-record-file=FILE`` (pencilcc's record of each region).
     writes_record: bool = False
+    #: The compiler whose build it runs instead of building its own ("": its own build).
+    runs_build_of: str = ""
+    #: Threads of its runs, whatever the run's ``--threads`` (0: those).
+    run_threads: int = 0
 
     @property
     def available(self) -> bool:
@@ -92,6 +99,9 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         elif name in ("pencilcc", "pencilcc-seq"):
             extra = ("-fno-pencil-parallel",) if name == "pencilcc-seq" else ()
             compiler = _pencilcc(name, pencilcc, ("-O3", *target, *extra))
+        elif name == "pencilcc-1t":
+            compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
+                               run_threads=1)
         else:
             raise ValueError(f"unknown compiler {name!r} (compilers: {', '.join(COMPILER_NAMES)})")
         compilers.append(compiler)

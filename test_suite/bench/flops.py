@@ -18,8 +18,11 @@ The peak is ``cores x FMA pipes x doubles per vector x 2 x GHz``: the vector
 width from the ``/proc/cpuinfo`` flags (``avx512f``: 8 doubles, ``avx2`` or
 ``fma``: 4, otherwise SSE2's 2), two FMA pipes (every x86 core of the last
 decade that has FMA), the clock from sysfs' maximum frequency or else
-``/proc/cpuinfo``'s ``cpu MHz``.  It is a nominal figure: cores that split a
-512-bit operation into two 256-bit halves reach half of it.
+``/proc/cpuinfo``'s ``cpu MHz``.  AMD's family 25 (Zen 4, the first AMD cores
+with ``avx512f``) executes a 512-bit FMA as two 256-bit halves on its 256-bit
+pipes, so its width is 4 doubles, as for ``avx2`` (AMD, "Software Optimization
+Guide for the AMD Zen4 Microarchitecture", 2023, section 2.11); Zen 5 (family
+26) has 512-bit pipes.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from typing import Callable, Mapping, Optional
 
 #: FMA pipes per core assumed by the peak formula.
 FMA_PIPES = 2
+#: ``(vendor_id, cpu family)`` of cores whose FMA pipes are 256 bits wide although they
+#: announce ``avx512f``: AMD Zen 4.
+HALF_WIDTH_AVX512 = frozenset({("AuthenticAMD", 25)})
 _CPUINFO = Path("/proc/cpuinfo")
 _MAX_FREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
 
@@ -137,11 +143,16 @@ def peak_from_cpuinfo(cpuinfo: str, cores: int, max_freq_khz: Optional[int] = No
     """The peak of ``cores`` cores from the text of ``/proc/cpuinfo`` (None if it lacks flags or a clock)."""
     flags: set[str] = set()
     mhz: Optional[float] = None
+    vendor, family = "", -1
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
         key = key.strip()
         if key == "flags" and not flags:
             flags = set(value.split())
+        elif key == "vendor_id" and not vendor:
+            vendor = value.strip()
+        elif key == "cpu family" and family < 0 and value.strip().isdigit():
+            family = int(value)
         elif key == "cpu MHz" and mhz is None:
             try:
                 mhz = float(value)
@@ -150,14 +161,17 @@ def peak_from_cpuinfo(cpuinfo: str, cores: int, max_freq_khz: Optional[int] = No
     if not flags:
         return None
     width = doubles_per_vector(flags)
-    width_source = next((f for f in ("avx512f", "avx2", "fma") if f in flags), "sse2")
+    width_source = "flag " + next((f for f in ("avx512f", "avx2", "fma") if f in flags), "sse2")
+    if width == 8 and (vendor, family) in HALF_WIDTH_AVX512:
+        width = 4
+        width_source += f" on 256-bit FMA pipes ({vendor} family {family}: Zen 4)"
     if max_freq_khz:
         ghz, clock_source = max_freq_khz / 1e6, "sysfs cpuinfo_max_freq"
     elif mhz:
         ghz, clock_source = mhz / 1e3, "/proc/cpuinfo cpu MHz"
     else:
         return None
-    return Peak(cores, FMA_PIPES, width, ghz, f"flag {width_source}, clock from {clock_source}")
+    return Peak(cores, FMA_PIPES, width, ghz, f"{width_source}, clock from {clock_source}")
 
 
 def machine_peak(cores: int) -> Optional[Peak]:

@@ -25,7 +25,7 @@ import os
 import re
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -49,7 +49,8 @@ class Build:
     """One kernel built by one compiler."""
 
     executable: Optional[Path]
-    seconds: float
+    #: Compile seconds; None for a configuration that runs another's build.
+    seconds: Optional[float]
     #: Empty on success; otherwise what failed.
     error: str = ""
     #: Regions the optimisation record lists as not optimized ("function:line: reason").
@@ -227,9 +228,16 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
 
     builds = {}
     for compiler in compilers:
-        if compiler.available:
+        if compiler.available and not compiler.runs_build_of:
             step(f"build {compiler.name}")
             builds[compiler.name] = build(kernel, macros, compiler, workdir)
+    for compiler in compilers:
+        if compiler.available and compiler.runs_build_of:
+            # Another configuration's executable, run differently: its compile time is not its own.
+            shared = builds.get(compiler.runs_build_of)
+            builds[compiler.name] = (replace(shared, seconds=None) if shared is not None else
+                                     Build(None, None, f"no build of {compiler.runs_build_of} to run"))
+    run_threads = {c.name: c.run_threads or threads for c in compilers}
     runs: dict[str, list[Run]] = {name: [] for name, b in builds.items() if not b.error}
     for repetition in range(1, repeat + 1):
         for name, done in runs.items():
@@ -239,7 +247,7 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
             assert executable is not None
             step(f"run {name} {repetition}/{repeat}")
             done.append(run_callgrind(executable, workdir / "callgrind", timeout) if callgrind
-                        else run(executable, threads, timeout))
+                        else run(executable, run_threads[name], timeout))
     ran = [name for name, done in runs.items() if done and not any(r.error for r in done)]
     reference_name = reference if reference in ran else (ran[0] if ran else "")
     reference_sums = runs[reference_name][0].checksums if reference_name else ()

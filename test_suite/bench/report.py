@@ -25,9 +25,10 @@ from test_suite.bench.machine import Machine
 from test_suite.bench.measure import KernelResult, Outcome
 
 #: Ratio columns, shown when both compilers are in the run and available:
-#: pencilcc's speed-up over every peer, and the threadless build's over gcc.
+#: pencilcc's speed-up over every peer, and the threadless build's and the one-thread run's over gcc.
 RATIO_PAIRS: tuple[tuple[str, str], ...] = (
     ("gcc", "pencilcc"), ("clang", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
+    ("gcc", "pencilcc-1t"),
 )
 MISMATCH = "MISMATCH"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_suite.bench import checksums, datasets, flops, report
+from test_suite.bench import checksums, datasets, flops, measure, report
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
 from test_suite.bench.measure import KernelResult, Outcome, measure_kernel
@@ -134,6 +134,17 @@ def test_peak_from_cpuinfo() -> None:
     assert flops.peak_from_cpuinfo("model name\t: x\n", cores=1) is None
 
 
+def test_zen4_avx512_counts_256_bit_pipes() -> None:
+    zen4 = "vendor_id\t: AuthenticAMD\ncpu family\t: 25\n" + CPUINFO.format("avx2 fma avx512f")
+    peak = flops.peak_from_cpuinfo(zen4, cores=2)
+    assert peak is not None and peak.doubles_per_vector == 4
+    assert "Zen 4" in peak.describe()
+    zen5 = "vendor_id\t: AuthenticAMD\ncpu family\t: 26\n" + CPUINFO.format("avx2 fma avx512f")
+    assert flops.peak_from_cpuinfo(zen5, cores=2).doubles_per_vector == 8
+    intel = "vendor_id\t: GenuineIntel\ncpu family\t: 6\n" + CPUINFO.format("avx2 fma avx512f")
+    assert flops.peak_from_cpuinfo(intel, cores=2).doubles_per_vector == 8
+
+
 def _compiler(name: str) -> Compiler:
     return Compiler(name, (name,))
 
@@ -167,3 +178,21 @@ def test_progress_names_each_step(tmp_path: Path) -> None:
     assert steps == ["build gcc", "run gcc 1/2", "run gcc 2/2"]
     assert result.outcome("clang").error.startswith("n/a")
     assert len(result.outcome("gcc").values) == 2
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_configuration_can_run_another_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pencilcc-1t runs pencilcc's build on one thread: one build, two run columns.
+    gcc = Compiler("gcc", ("gcc", "-O1"))
+    one_thread = Compiler("gcc-1t", ("gcc", "-O1"), runs_build_of="gcc", run_threads=1)
+    seen: list[int] = []
+    real_run = measure.run
+    monkeypatch.setattr(measure, "run", lambda exe, threads, timeout: (seen.append(threads),
+                                                                        real_run(exe, threads, timeout))[1])
+    steps: list[str] = []
+    result = measure_kernel(datasets.select_kernels("gemm")[0], (), [gcc, one_thread], tmp_path, repeat=1,
+                            threads=2, timeout=60, callgrind=False, reference="gcc", progress=steps.append)
+    assert steps == ["build gcc", "run gcc 1/1", "run gcc-1t 1/1"]
+    assert seen == [2, 1]
+    assert result.outcome("gcc-1t").compile_seconds is None and result.outcome("gcc-1t").usable
+    assert report.ratio_pairs([_compiler("gcc"), _compiler("pencilcc-1t")]) == [("gcc", "pencilcc-1t")]
