@@ -4,11 +4,15 @@
 Operator kinds are read through `clang_getCursorBinaryOperatorKind` and
 `clang_getCursorUnaryOperatorKind` rather than from tokens, because tokens of an
 expression that comes from a macro expansion point into the macro definition.
+Literal values come from clang's own evaluation (`clang_Cursor_Evaluate`) for the
+same reason: a literal pasted by a macro (`#define SCALAR_VAL(x) x##f`, as in
+PolyBench) has no spelling in any file.
 """
 from __future__ import annotations
 
 import ctypes
 from functools import lru_cache
+from typing import Optional, Union
 
 import clang.cindex as ci
 
@@ -38,6 +42,32 @@ def unary_operator(cursor: ci.Cursor) -> str:
     """'+', '-', '!', '~', '*', '&', '++', '--' (prefix) or 'post++', 'post--'."""
     kind = _fn("clang_getCursorUnaryOperatorKind", ctypes.c_int, ci.Cursor)(cursor)
     return _UNARY_KINDS.get(kind, "?")
+
+
+# CXEvalResultKind
+_EVAL_INT, _EVAL_FLOAT = 1, 2
+
+
+def evaluate(cursor: ci.Cursor) -> Optional[Union[int, float]]:
+    """The value clang computes for a constant expression cursor (a literal), or None.
+
+    An integer comes back as a Python int (unsigned values above 2**63 included), a
+    floating value as the double nearest to it (exact for float and double literals).
+    """
+    result = _fn("clang_Cursor_Evaluate", ctypes.c_void_p, ci.Cursor)(cursor)
+    if not result:
+        return None
+    try:
+        kind = _fn("clang_EvalResult_getKind", ctypes.c_int, ctypes.c_void_p)(result)
+        if kind == _EVAL_INT:
+            if _fn("clang_EvalResult_isUnsignedInt", ctypes.c_uint, ctypes.c_void_p)(result):
+                return _fn("clang_EvalResult_getAsUnsigned", ctypes.c_ulonglong, ctypes.c_void_p)(result)
+            return _fn("clang_EvalResult_getAsLongLong", ctypes.c_longlong, ctypes.c_void_p)(result)
+        if kind == _EVAL_FLOAT:
+            return _fn("clang_EvalResult_getAsDouble", ctypes.c_double, ctypes.c_void_p)(result)
+        return None
+    finally:
+        _fn("clang_EvalResult_dispose", None, ctypes.c_void_p)(result)
 
 
 class MacroTable:

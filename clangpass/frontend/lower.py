@@ -21,7 +21,7 @@ from typing import Optional
 import clang.cindex as ci
 
 from clangpass.builtins import is_builtin
-from clangpass.frontend.clang_api import MacroTable, binary_operator, literal_spelling, unary_operator
+from clangpass.frontend.clang_api import MacroTable, binary_operator, evaluate, literal_spelling, unary_operator
 from clangpass.frontend.pragmas import PlacedPragma
 from clangpass.frontend.types import TypeLowering
 from clangpass.ir import nodes as N
@@ -143,24 +143,33 @@ class Lowering:
     def _children(self, c: ci.Cursor) -> list[ci.Cursor]:
         return [ch for ch in c.get_children() if ch.kind not in (CK.TYPE_REF,)]
 
+    # Literal values are clang's (`evaluate`): a literal pasted by a macro (`x##f`) has no
+    # spelling to parse. The spelling, when there is one, is kept for the dumps and messages.
     def expr_INTEGER_LITERAL(self, c: ci.Cursor) -> N.Expr:
         text = literal_spelling(c, self.macros)
-        try:
-            value = _parse_int_literal(text)
-        except ValueError:
-            return N.OpaqueExpr("INTEGER_LITERAL", text, type=self.type_of(c), loc=location(c))
+        value = evaluate(c)
+        if not isinstance(value, int):
+            try:
+                value = _parse_int_literal(text)
+            except ValueError:
+                return N.OpaqueExpr("INTEGER_LITERAL", text, type=self.type_of(c), loc=location(c))
         return N.IntLit(value, type=self.type_of(c), loc=location(c))
 
     def expr_CHARACTER_LITERAL(self, c: ci.Cursor) -> N.Expr:
-        return N.IntLit(_parse_char_literal(literal_spelling(c, self.macros)), type=self.type_of(c), loc=location(c))
+        value = evaluate(c)
+        if not isinstance(value, int):
+            value = _parse_char_literal(literal_spelling(c, self.macros))
+        return N.IntLit(value, type=self.type_of(c), loc=location(c))
 
     def expr_FLOATING_LITERAL(self, c: ci.Cursor) -> N.Expr:
         text = literal_spelling(c, self.macros)
-        body = text.rstrip("fFlL") if not text.lower().startswith("0x") else text.rstrip("fFlL")
-        try:
-            value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
-        except ValueError:
-            return N.OpaqueExpr("FLOATING_LITERAL", text, type=self.type_of(c), loc=location(c))
+        value = evaluate(c)
+        if not isinstance(value, float):
+            body = text.rstrip("fFlL")
+            try:
+                value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
+            except ValueError:
+                return N.OpaqueExpr("FLOATING_LITERAL", text, type=self.type_of(c), loc=location(c))
         return N.FloatLit(value, text, type=self.type_of(c), loc=location(c))
 
     def expr_STRING_LITERAL(self, c: ci.Cursor) -> N.Expr:

@@ -242,6 +242,24 @@ def test_literals_from_object_like_macros_in_headers(tmp_path):
     assert body_lines(m)[2] == "  return ((((0.25 * x) + (double)<(-3)>) + (double)<2.0f>) + 0.25);"
 
 
+def test_literals_pasted_by_macros_take_clangs_value(tmp_path):
+    # PolyBench's `#define SCALAR_VAL(x) x##f`: the pasted literal has no spelling in any file.
+    m = parse(tmp_path, """
+        #define SCALAR_VAL(x) x##f
+        #define LONG_VAL(x) x##L
+        #define HEX_VAL(x) 0x##x
+        #define CHAR_VAL(x) x
+        double f(void) { return SCALAR_VAL(0.1) + SCALAR_VAL(-2.5e-3) + LONG_VAL(5000000000) + HEX_VAL(1f)
+                                + 18446744073709551615UL + CHAR_VAL('\\n'); }
+    """)
+    literals = [e for e in _walk(m.function("f").body.body[0].value) if isinstance(e, (N.FloatLit, N.IntLit))]
+    assert [(type(e).__name__, e.value, e.type.spelling()) for e in literals] == [
+        ("FloatLit", 0.10000000149011612, "float"), ("FloatLit", 0.0024999999441206455, "float"),
+        ("IntLit", 5000000000, "long"), ("IntLit", 31, "int"),
+        ("IntLit", 18446744073709551615, "unsigned long"), ("IntLit", 10, "int")]
+    assert "<FLOATING_LITERAL>" not in format_module(m)
+
+
 def test_compound_assignment_compute_types(tmp_path):
     m = parse(tmp_path, """
         void f(unsigned char c, long s, double d) {
