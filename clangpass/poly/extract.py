@@ -41,6 +41,7 @@ from clangpass.ir import types as T
 from clangpass.poly.affine_locals import propagate_constant_locals
 from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
                                    where)
+from clangpass.poly.live_ranges import live_out_arrays
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
 from clangpass.regions import RESULT, OptRegion, returns_value
@@ -146,7 +147,7 @@ class _Extractor:
         must = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.accesses.must_writes), empty)
         may = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.accesses.may_writes), empty)
         kills = functools.reduce(isl.UnionMap.union, map(isl.UnionMap.from_map, self.kills), empty)
-        arrays = self._array_infos(reads, must.union(may), kills)
+        arrays = self._array_infos(reads, must.union(may), kills, schedule)
         compute = isl.UnionSet.empty(self.param_space)   # [P] -> { S[i..] }
         for s in statements:
             if s.kind == "compute":
@@ -156,19 +157,23 @@ class _Extractor:
                     kills=kills, original_schedule=schedule, schedule=schedule.intersect_domain(compute),
                     locals=tuple(self.locals.values()), annotations=tuple(self.annotations))
 
-    def _array_infos(self, reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap) -> tuple[ArrayInfo, ...]:
+    def _array_infos(self, reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
+                     schedule: isl.Schedule) -> tuple[ArrayInfo, ...]:
         def touched(umap: isl.UnionMap) -> set[str]:
             names: set[str] = set()
             umap.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
             return names
 
         read, written, killed = touched(reads), touched(writes), touched(kills)
+        # Written caller storage is live-out unless killed after its last write (`__pencil_kill`).
+        live_out = live_out_arrays(writes, kills, schedule, self.context,
+                                   frozenset(a.name for a in self.arrays.values() if not a.local))
         out = []
         for a in self.arrays.values():
             if a.problem or not (a.name in read or a.name in written or a.name in killed or a.local):
                 continue
             out.append(ArrayInfo(a.name, a.element, a.extents, local=a.local, killed=a.name in killed,
-                                 live_out=a.name in written and not a.local,
+                                 live_out=a.name in live_out,
                                  read_only=a.name not in written))
         return tuple(out)
 

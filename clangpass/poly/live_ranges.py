@@ -21,6 +21,14 @@ Input: a `Scop` and its `Dependences`. Output: `RelaxedDependences` and the chec
 the `verify-schedule` pass runs on every transformed schedule: the relaxed
 criterion on the unrelaxed dependences (`relaxed_criterion_violations`, with
 `interference_violations`) and `privatization_violations`.
+
+Live-out storage (`live_out_arrays`, read by model extraction): the arrays whose
+values the region leaves to its caller. A caller's element written in the region
+is dead at the exit when a kill follows each of its writes in the source order
+(`__pencil_kill`, thesis section 4.3.5: the killed data holds no value the program
+reads again), so an array whose every written element is killed after its last
+write is not live-out; privatize-arrays then needs no last-value copy-out for it
+(clangpass.poly.privatization finds the last write or kill of each element).
 """
 from __future__ import annotations
 
@@ -83,6 +91,38 @@ def local_live_ranges(scop: Scop, max_operations: int = 0) -> isl.UnionMap:
     live = _simplified(live, scop.context)
     scop.analyses[_LIVE_RANGES_KEY] = live
     return live
+
+
+def live_out_arrays(writes: isl.UnionMap, kills: isl.UnionMap, schedule: isl.Schedule,
+                    context: isl.Set, candidates: frozenset[str]) -> frozenset[str]:
+    """The arrays of `candidates` with an element written in the region and not killed after it.
+
+    `writes` are must and may writes, `schedule` is the source order over every statement,
+    kills included. Arrays no kill touches are live-out when written, without isl work; when
+    isl fails on the others they count as live-out too (a superset: nothing is lost).
+    """
+    written: set[str] = set()
+    writes.foreach_map(lambda m: written.add(m.get_tuple_name(isl.dim_type.out)))
+    killed: set[str] = set()
+    kills.foreach_map(lambda m: killed.add(m.get_tuple_name(isl.dim_type.out)))
+    live = {name for name in written & candidates if name not in killed}
+    examined = frozenset(written & candidates & killed)
+    if not examined:
+        return frozenset(live)
+    try:
+        mine = accesses_through(writes, examined)                    # [P] -> { W[i..] -> A[a..] }
+        dates = schedule.get_map()                                   # [P] -> { S[i..] -> [t..] }
+        # [P] -> { W[i..] -> K[j..] : W runs before K in the source order }
+        before_kill = dates.lex_lt_union_map(dates.intersect_domain(kills.domain()))
+        # [P] -> { [W[i..] -> A[a..]] -> K[j..] : K kills A[a..] after W wrote it }
+        killed_later = (mine.range_map().apply_range(kills.reverse())
+                        .intersect(mine.domain_map().apply_range(before_kill)))
+        surviving = mine.wrap().subtract(killed_later.domain()).intersect_params(context)
+        surviving.unwrap().foreach_map(
+            lambda m: None if m.is_empty() else live.add(m.get_tuple_name(isl.dim_type.out)))
+    except isl.Error:
+        live |= examined
+    return frozenset(live)
 
 
 def _local_names(scop: Scop) -> frozenset[str]:

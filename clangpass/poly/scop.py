@@ -67,7 +67,7 @@ class ArrayInfo:
     extents: tuple[Optional[isl.PwAff], ...]  # per dimension, [P] -> { [(extent)] }; None: unknown
     local: bool = False            # declared inside the region (never live-in or live-out)
     killed: bool = False           # some kill statement kills (part of) it
-    live_out: bool = False         # written in the region and visible after it
+    live_out: bool = False         # written in the region, not all killed after: visible after it
     read_only: bool = False
 
     @property

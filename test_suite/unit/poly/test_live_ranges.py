@@ -15,6 +15,7 @@ from clangpass.poly.codegen import format_ast
 from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import (interference_violations, local_live_ranges, privatization_violations,
                                         relax_false_dependences)
+from clangpass.poly.scop import format_scop
 from clangpass.poly.validity import PARALLEL_MARK
 
 from test_suite.unit.poly.snippets import optimise, region_of, scop_of
@@ -207,3 +208,36 @@ def test_verify_schedule_rejects_a_broken_flow_dependence_and_keeps_a_legal_sche
                                '] } } }')
     assert verified.scop.notes == unit.scop.notes
     assert not verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
+
+
+# `__pencil_kill` makes data dead (thesis section 4.3.5): an array whose every written element is
+# killed after its last write leaves no value to the caller.
+KILLS = """\
+#include <pencil.h>
+void f(int n, double A[static const restrict n], double dead[static const restrict n],
+       double partly[static const restrict n], double early[static const restrict n],
+       double each[static const restrict n], double kept[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    dead[i] = A[i];
+    partly[i] = A[i];
+    early[i] = A[i];
+    each[i] = A[i] + 1.0;
+    A[i] = dead[i] + partly[i] + each[i];
+    __pencil_kill(each);
+  }
+  __pencil_kill(dead);
+  for (int i = 1; i < n; i++)
+    __pencil_kill(partly[i]);
+  __pencil_kill(early);
+  early[0] = 1.0;
+  kept[0] = 2.0;
+}
+"""
+
+
+def test_arrays_killed_after_their_last_write_are_not_live_out(tmp_path):
+    scop = scop_of(tmp_path, KILLS)
+    flags = {a.name: (a.killed, a.live_out) for a in scop.arrays}
+    assert flags == {"A": (False, True), "dead": (True, False), "partly": (True, True),
+                     "early": (True, True), "each": (True, False), "kept": (False, True)}
+    assert "    double dead[n];  // killed" in format_scop(scop).splitlines()
