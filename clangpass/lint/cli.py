@@ -260,6 +260,8 @@ def run_lint(argv: list[str], stdout: Optional[TextIO] = None, stderr: Optional[
         if "failed" in statuses.values():
             return EXIT_FAILURE
         return EXIT_VIOLATIONS if "noncompliant" in statuses.values() else EXIT_COMPLIANT
+    except BrokenPipeError:
+        raise  # `pencilcc --lint --format=json f.c | head`: the driver stops quietly
     except Exception as exc:  # the CLI boundary: never a traceback
         stderr.write(f"pencilcc: internal error: {type(exc).__name__}: {exc}\n"
                      "pencilcc: please report this bug with the input file\n")

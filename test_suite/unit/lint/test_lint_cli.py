@@ -401,3 +401,15 @@ def test_command_line_entry_has_no_traceback_and_the_right_status(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "missing.c")],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
+    # `pencilcc --lint --format=json f.c | head -1`: the reader went away; stop quietly as the
+    # driver does for `pencilcc --help | head`, not with "internal error: BrokenPipeError".
+    source = write(tmp_path, WITH_GOTO)
+    proc = subprocess.Popen([sys.executable, "-m", "clangpass", "--lint", "--format=json", source],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PENCILCC_NO_CACHE": "1"})
+    proc.stdout.close()   # before the linter writes: its write finds no reader
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1 and err == ""
