@@ -19,4 +19,7 @@ class ExtractScop(Pass):
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = extract_scop(unit.region, unit.module, ctx.isl_ctx)
+        if not ctx.options.parallel and scop.annotations:
+            # No loop runs on threads, so no reduction does: its dependences stay (poly.annotations).
+            scop = replace(scop, annotations=tuple(replace(a, threads=False) for a in scop.annotations))
         return replace(unit, stage=Stage.SCOP, scop=scop)

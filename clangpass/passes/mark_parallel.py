@@ -9,8 +9,20 @@ own, with a `parallel` mark directly above it; the AST then has `mark parallel`
 directly above that for loop (contract of clangpass.poly.codegen_unit). Members
 that take a single value for each outer iteration are not loops and are
 skipped, and so is a loop out of which a value of region-local storage flows
-(threads work on private copies of local storage, which are not copied back). Nested parallel loops are left unmarked: the back end runs only the
-outermost on threads. Knob: `parallel` (-fno-pencil-parallel disables).
+(threads work on private copies of local storage, which are not copied back).
+Nested parallel loops are left unmarked: the back end runs only the outermost on
+threads. Knob: `parallel` (-fno-pencil-parallel disables).
+
+Reductions (`#pragma pencil independent reduction(op: v)`, clangpass.poly.annotations):
+the dependences between updates of v in different iterations of the annotated loop
+are not in the scheduler's constraints, so a loop may be coincident only because
+they are gone. When the loop to mark runs such a pair of updates in different
+iterations (with the loops around it at the same iteration), it becomes a parallel
+reduction: `Scop.reductions` gets v, its operator and the update statements under
+the loop, and the back end gives each thread a private partial result
+(clangpass.poly.codegen_unit). The loop is left unmarked (its inner loops are
+tried) if a statement under it touches v other than by those updates, or if two
+reductions of v under it disagree on the operator or the element.
 """
 from __future__ import annotations
 
@@ -20,8 +32,10 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.annotations import carried_pairs, thread_reductions
+from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import local_live_ranges, values_leaving
+from clangpass.poly.scop import LoopReduction, Scop, accesses_through
 from clangpass.poly.validity import PARALLEL_MARK
 
 
@@ -41,6 +55,9 @@ class MarkParallel(Pass):
         except BudgetExceeded as exc:
             return replace(unit, scop=unit.scop.with_note(f"{exc}: no parallel loop marked"))
         marked = [0]
+        reductions: list[LoopReduction] = []
+        scop = unit.scop
+        candidates = any(thread_reductions(scop, a)[0] for a in scop.annotations)
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Mark under `node`; returns the node now at `node`'s position."""
@@ -49,16 +66,84 @@ class MarkParallel(Pass):
                 # Threads get private copies of local storage: a local value that flows out of
                 # the loop would be lost, so such a loop stays sequential (inner ones may not).
                 if member is not None and values_leaving(node, live, member + 1).is_empty():
-                    marked[0] += 1
-                    return _mark(node, member)
+                    performed = (_loop_reductions(scop, node, member, ctx.options.isl_max_operations)
+                                 if candidates else [])
+                    if performed is not None:
+                        marked[0] += 1
+                        reductions.extend(performed)
+                        return _mark(node, member)
             for k in range(node.n_children()):
                 node = visit(node.child(k)).parent()
             return node
 
-        schedule = visit(unit.scop.schedule.get_root()).get_schedule()
+        schedule = visit(scop.schedule.get_root()).get_schedule()
         if not marked[0]:
             return unit
-        return replace(unit, scop=unit.scop.with_schedule(schedule))
+        return replace(unit, scop=scop.with_schedule(schedule, reductions=scop.reductions + tuple(reductions)))
+
+
+def _loop_reductions(scop: Scop, band: isl.ScheduleNode, member: int,
+                     max_operations: int) -> list[LoopReduction] | None:
+    """The reductions that member `member` of `band` performs if it runs on threads, or None if
+    it cannot be a parallel loop: a reduced variable is touched under it other than by the
+    updates, two reductions of one variable under it differ, or the isl budget ran out."""
+    try:
+        with isl_budget(band.get_ctx(), max_operations, "parallel reductions"):
+            return _separated_reductions(scop, band, member)
+    except BudgetExceeded:
+        return None
+
+
+def _separated_reductions(scop: Scop, band: isl.ScheduleNode, member: int) -> list[LoopReduction] | None:
+    instances = band.get_domain()                              # [P] -> { S[i..] } under the band
+    outer = band.get_prefix_schedule_union_map()               # [P] -> { S[i..] -> [outer dates] }
+    partial = band.band_get_partial_schedule()
+    for k in range(member):
+        outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k)))
+    dates = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(member)))
+    outer = outer.intersect_domain(instances)
+    dates = dates.intersect_domain(instances)
+    same_outer = outer.apply_range(outer.reverse())            # [P] -> { S -> T : same outer iteration }
+    same_loop = dates.apply_range(dates.reverse())             # ... and same iteration of the member
+    under = _statement_names(instances)
+    by_variable: dict[str, list[LoopReduction]] = {}
+    for annotation in scop.annotations:
+        for r in thread_reductions(scop, annotation)[0]:
+            mine = frozenset(r.statements) & under
+            if not mine:
+                continue
+            updates = _of(instances, mine)
+            pairs = carried_pairs(scop, annotation).intersect_domain(updates).intersect_range(updates)
+            if pairs.intersect(same_outer).subtract(same_loop).is_empty():
+                continue                                       # no two updates of v on different threads
+            by_variable.setdefault(r.variable, []).append(replace(r, statements=tuple(sorted(mine))))
+    performed = []
+    for v, found in sorted(by_variable.items()):
+        if any((r.operator, r.target) != (found[0].operator, found[0].target) for r in found):
+            return None
+        statements = frozenset(n for r in found for n in r.statements)
+        touching = accesses_through(scop.reads.union(scop.writes).union(scop.kills), frozenset({v}))
+        if not _statement_names(touching.domain().intersect(instances)) <= statements:
+            return None
+        performed.append(replace(found[0], statements=tuple(sorted(statements))))
+    return performed
+
+
+def _statement_names(instances: isl.UnionSet) -> frozenset[str]:
+    names: list[str] = []
+    instances.foreach_set(lambda s: names.append(s.get_tuple_name()))
+    return frozenset(names)
+
+
+def _of(instances: isl.UnionSet, names: frozenset[str]) -> isl.UnionSet:
+    """The instances in `instances` of the statements `names`."""
+    out = isl.UnionSet.empty(instances.get_space())
+    pieces: list[isl.Set] = []
+    instances.foreach_set(pieces.append)
+    for piece in pieces:
+        if piece.get_tuple_name() in names:
+            out = out.union(isl.UnionSet.from_set(piece))
+    return out
 
 
 def _outermost_parallel_member(band: isl.ScheduleNode) -> int | None:

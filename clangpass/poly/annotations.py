@@ -21,9 +21,23 @@ Not every carried dependence is dropped: those through storage the back end
 shares between iterations stay, since dropping them would make the generated code
 race rather than merely reorder: region-local variables (relax-false-deps and
 the live-range checks own them), scalars of the caller (no per-thread copy is
-made), and the variables of `reduction(...)` clauses (combined in order, as
-no reduction code is generated for them yet). A pair of instances that conflicts
-on such storage keeps its dependence even if it also touches an array.
+made), and the variables of `reduction(...)` clauses that cannot be reduced on
+threads. A pair of instances that conflicts on such storage keeps its dependence
+even if it also touches an array.
+
+Reductions (`independent reduction(op: v)`, thesis appendix A: the loop's
+iterations are independent but for updates of v with the associative and
+commutative op): the dependences through v carried by the loop are dropped when
+the CPU back end can give each thread a private partial result
+(`thread_reductions`): v is storage of the caller, a scalar or one element with
+constant subscripts (`s`, `s[0]`) of arithmetic type; every statement of the loop
+that touches v is an update of that one element with the clause's operator
+(`v += e`, `v -= e` and `v = v + e` for `+` and `-`; `v *= e`, `v = v * e` for
+`*`; `v = min(v, e)` / `fmin` / `fminf` and the other PENCIL min builtins for
+`min`, likewise `max`), computed in v's own type, e not reading v; and loops may
+run on threads at all (not -fno-pencil-parallel). Otherwise the dependences stay
+and the remark says why. Which parallel loop performs the reduction is decided
+after scheduling (clangpass.passes.mark_parallel, `Scop.reductions`).
 """
 from __future__ import annotations
 
@@ -33,10 +47,20 @@ from typing import Optional
 import islpy as isl
 
 from clangpass.ir import nodes as N
-from clangpass.ir.walk import iter_stmts
-from clangpass.poly.scop import LoopAnnotation, Scop, accesses_through
+from clangpass.ir import types as T
+from clangpass.ir.walk import iter_exprs, iter_stmts, strip_implicit_casts
+from clangpass.poly.scop import LoopAnnotation, LoopReduction, Scop, accesses_through
+from clangpass.poly.validity import PARALLEL_MARK
 
 _CACHE_KEY = "annotations"
+
+# The operator that combines partial results of each clause operator (OpenMP's: '-' sums).
+COMBINERS = {"+": "+", "-": "+", "*": "*", "min": "min", "max": "max"}
+_COMPOUND = {"+": ("+=", "-="), "*": ("*=",), "min": (), "max": ()}
+_BINARY = {"+": ("+", "-"), "*": ("*",), "min": (), "max": ()}
+_CALLEES = {"min": frozenset({"min", "bmin", "smin", "lmin", "umin", "ubmin", "usmin", "ulmin", "fmin", "fminf"}),
+            "max": frozenset({"max", "bmax", "smax", "lmax", "umax", "ubmax", "usmax", "ulmax", "fmax", "fmaxf"}),
+            "+": frozenset(), "*": frozenset()}
 
 
 @dataclass(frozen=True)
@@ -50,10 +74,16 @@ class PragmaUse:
     used: bool         # whether the optimiser relied on it
     detail: str        # what it changed ('' if nothing)
     missed: str = ""   # what of it could not be used, and why ('' if nothing)
+    # (variable, clause operator, whether a loop run on threads reduces it) per reduction clause variable
+    reductions: tuple[tuple[str, str, bool], ...] = ()
 
     def as_record(self) -> dict:
-        return {"pragma": self.kind, "line": self.line, "column": self.column, "used": self.used,
-                "detail": self.detail, "missed": self.missed}
+        record = {"pragma": self.kind, "line": self.line, "column": self.column, "used": self.used,
+                  "detail": self.detail, "missed": self.missed}
+        if self.reductions:   # only pragmas with reduction clauses have the field
+            record["reductions"] = [{"variable": v, "operator": op, "threads": threads}
+                                    for v, op, threads in self.reductions]
+        return record
 
 
 def carried_pairs(scop: Scop, annotation: LoopAnnotation) -> isl.UnionMap:
@@ -75,8 +105,148 @@ def carried_pairs(scop: Scop, annotation: LoopAnnotation) -> isl.UnionMap:
 
 def kept_storage(scop: Scop, annotation: LoopAnnotation) -> frozenset[str]:
     """The variables whose dependences the annotation does not remove (see the module doc)."""
+    reduced = {r.variable for r in thread_reductions(scop, annotation)[0]}
     return frozenset(a.name for a in scop.arrays
-                     if a.local or a.rank == 0 or a.name in annotation.reductions)
+                     if (a.local or a.rank == 0 or a.name in annotation.reductions) and a.name not in reduced)
+
+
+def thread_reductions(scop: Scop, annotation: LoopAnnotation) -> tuple[tuple[LoopReduction, ...], dict[str, str]]:
+    """The reductions of `annotation` that threads may perform, each with all the update
+    statements of the loop, and why each other reduction variable cannot be (see the module doc)."""
+    cache = scop.analyses.setdefault(_CACHE_KEY, {})
+    key = ("reductions", annotation)
+    if key not in cache:
+        cache[key] = _thread_reductions(scop, annotation)
+    return cache[key]
+
+
+def _thread_reductions(scop: Scop, annotation: LoopAnnotation) -> tuple[tuple[LoopReduction, ...], dict[str, str]]:
+    usable: list[LoopReduction] = []
+    why: dict[str, str] = {}
+    arrays = {a.name: a for a in scop.arrays}
+    operators = dict(zip(annotation.reductions, annotation.operators))
+    for v in dict.fromkeys(annotation.reductions):
+        op = operators.get(v, "")
+        info = arrays.get(v)
+        if not annotation.threads:
+            why[v] = "no loop runs on threads (-fno-pencil-parallel)"
+        elif [w for w in annotation.reductions if w == v][1:]:
+            why[v] = "it is named by more than one reduction clause"
+        elif op not in COMBINERS:
+            why[v] = f"the operator '{op}' has no parallel reduction"
+        elif info is None:
+            why[v] = "the region does not access it"
+        elif info.local:
+            why[v] = "it is a variable of the region, not of the caller (not reduced on threads yet)"
+        elif not isinstance(info.element, (T.IntType, T.FloatType)):
+            why[v] = f"its type '{info.element.spelling()}' is not arithmetic"
+        else:
+            found = _updates(scop, annotation, v, COMBINERS[op], info.rank)
+            if isinstance(found, str):
+                why[v] = found
+            else:
+                target, statements = found
+                usable.append(LoopReduction(v, COMBINERS[op], target, statements, annotation.loc))
+    return tuple(usable), why
+
+
+def _updates(scop: Scop, annotation: LoopAnnotation, v: str, combiner: str,
+             rank: int) -> tuple[N.Expr, tuple[str, ...]] | str:
+    """The one element all statements of the loop that touch `v` update with `combiner`, and
+    those statements; or why there is none."""
+    touching = _touching(scop, annotation, v)
+    if not touching:
+        return "the loop does not access it"
+    targets: list[N.Expr] = []
+    for name in touching:
+        stmt = scop.statement(name)
+        if stmt.kind != "compute" or stmt.body is None:
+            return "it is killed in the loop"
+        found = _update_targets(stmt.body, v, combiner)
+        if found is None:
+            return f"the statement at line {stmt.loc.line} uses it other than as a '{combiner}' update"
+        targets.extend(found)
+    if any(t != targets[0] for t in targets) or not _is_element(targets[0], v, rank):
+        return "the loop does not update one element of it with constant subscripts"
+    return targets[0], touching
+
+
+def _touching(scop: Scop, annotation: LoopAnnotation, v: str) -> tuple[str, ...]:
+    """The statements inside the annotated loop that access `v`."""
+    inside = set(annotation.statements)
+    names: set[str] = set()
+
+    def note(m: isl.Map) -> None:
+        if m.get_tuple_name(isl.dim_type.in_) in inside:
+            names.add(m.get_tuple_name(isl.dim_type.in_))
+    accesses_through(scop.reads.union(scop.writes).union(scop.kills), frozenset({v})).foreach_map(note)
+    return tuple(sorted(names))
+
+
+def _mentions(e: N.Expr, v: str) -> bool:
+    return any(isinstance(x, N.VarRef) and x.name == v for x in iter_exprs(e))
+
+
+def _update_targets(body: N.Stmt, v: str, combiner: str) -> list[N.Expr] | None:
+    """The lvalues through which the updates in `body` write `v`; None if `body` touches `v`
+    other than by updates with `combiner` computed in the target's type."""
+    if isinstance(body, N.Compound):
+        out: list[N.Expr] = []
+        for sub in body.body:
+            found = _update_targets(sub, v, combiner)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+    if isinstance(body, N.If):
+        if _mentions(body.cond, v):
+            return None
+        out = []
+        for branch in (body.then, body.otherwise):
+            found = _update_targets(branch, v, combiner) if branch is not None else []
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+    if isinstance(body, N.NullStmt):
+        return []
+    if not isinstance(body, N.ExprStmt):
+        return None
+    e = body.expr
+    if not _mentions(e, v):
+        return []
+    if not isinstance(e, N.Assign) or e.target.type != e.type:
+        return None
+    target = e.target
+    if e.op in _COMPOUND[combiner]:
+        same_type = e.compute_type is None or e.compute_type == target.type
+        return [target] if same_type and not _mentions(e.value, v) else None
+    if e.op != "=":
+        return None
+    value = strip_implicit_casts(e.value)
+    if value.type != target.type:
+        return None
+    if isinstance(value, N.Binary) and value.op in _BINARY[combiner]:
+        operands = [(value.lhs, value.rhs)] + ([(value.rhs, value.lhs)] if value.op != "-" else [])
+    elif isinstance(value, N.Call) and value.callee in _CALLEES[combiner] and len(value.args) == 2:
+        operands = [(value.args[0], value.args[1]), (value.args[1], value.args[0])]
+    else:
+        return None
+    for mine, other in operands:
+        if mine == target and not _mentions(other, v):
+            return [target]
+    return None
+
+
+def _is_element(target: N.Expr, v: str, rank: int) -> bool:
+    """Whether `target` is `v` (rank 0) or `v[c0]..[ck]` with integer constants, one per dimension."""
+    subscripts = 0
+    while isinstance(target, N.Subscript):
+        if not isinstance(strip_implicit_casts(target.index), N.IntLit):
+            return False
+        subscripts += 1
+        target = strip_implicit_casts(target.base)
+    return isinstance(target, N.VarRef) and target.name == v and subscripts == rank
 
 
 def _conflicts(scop: Scop, names: frozenset[str]) -> isl.UnionMap:
@@ -119,33 +289,61 @@ def vector_independent(scop: Scop) -> isl.UnionMap:
 
 def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap]) -> tuple[PragmaUse, ...]:
     """What each annotation of an optimized region did, given `declared`: the dependences the
-    annotations removed or let vector loops ignore (`Dependences.declared`; None: none known)."""
+    annotations removed or let vector loops ignore (`Dependences.declared`; None: none known),
+    and `scop.reductions`: the reductions parallel loops perform."""
     uses = []
     for a in scop.annotations:
         gone = (declared.intersect(removable(scop, a)) if declared is not None
                 else isl.UnionMap.empty(scop.context.get_space()))
         kept = sorted(kept_storage(scop, a) & _touched_in_loop(scop, a))
+        usable, why = thread_reductions(scop, a)
+        on_threads = sorted({r.variable for r in performed_reductions(scop) if r.loc == a.loc})
+        details = []
         if gone.is_empty():
-            detail = ""
+            pass
         elif a.kind == "independent":
-            detail = "dependences carried by the loop ignored"
+            details.append("dependences carried by the loop ignored")
         else:
-            detail = "the loop's carried dependences ignored when choosing vector loops"
+            details.append("the loop's carried dependences ignored when choosing vector loops")
+        if on_threads:
+            details.append(f"reduction{'s' if len(on_threads) > 1 else ''} of "
+                           f"{', '.join(repr(v) for v in on_threads)} run on threads (private partial "
+                           "results combined in thread order)")
         missed = []
-        reduced = [v for v in kept if v in a.reductions]
-        if reduced:
-            missed.append(f"reduction variable{'s' if len(reduced) > 1 else ''} "
-                          f"{', '.join(repr(v) for v in reduced)} kept in order: CPU reductions are not "
-                          "generated yet")
+        for v in (v for v in kept if v in a.reductions):
+            missed.append(f"reduction variable {v!r} kept in order: {why.get(v, 'not reduced on threads')}")
+        idle = [r.variable for r in usable if r.variable not in on_threads]
+        if idle:
+            missed.append(f"reduction{'s' if len(idle) > 1 else ''} of {', '.join(repr(v) for v in idle)} "
+                          "not run on threads: no parallel loop performs it")
         shared = [v for v in kept if v not in a.reductions]
         if shared:
             missed.append(f"dependences through {', '.join(repr(v) for v in shared)} kept: the pragma does "
                           "not privatise scalars or region-local variables")
         if gone.is_empty() and not missed:
             missed.append("the loop carries no dependence through arrays to ignore")
-        uses.append(PragmaUse(a.kind, a.loc.file, a.loc.line, a.loc.col, not gone.is_empty(), detail,
-                              "; ".join(missed)))
+        operators = dict(zip(a.reductions, a.operators))
+        reductions = tuple((v, operators.get(v, ""), v in on_threads) for v in dict.fromkeys(a.reductions))
+        uses.append(PragmaUse(a.kind, a.loc.file, a.loc.line, a.loc.col, not gone.is_empty(), "; ".join(details),
+                              "; ".join(missed), reductions))
     return tuple(uses)
+
+
+def performed_reductions(scop: Scop, schedule: Optional[isl.Schedule] = None) -> tuple[LoopReduction, ...]:
+    """The reductions of `scop.reductions` whose updates lie under a `parallel` mark of `schedule`
+    (default: `scop.schedule`; a later pass may have given the marks up)."""
+    if not scop.reductions:
+        return ()
+    under: set[str] = set()
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK:
+            node.get_domain().foreach_set(lambda piece: under.add(piece.get_tuple_name()))
+            return False
+        return True
+
+    (schedule or scop.schedule).get_root().foreach_descendant_top_down(visit)
+    return tuple(r for r in scop.reductions if set(r.statements) <= under)
 
 
 def _touched_in_loop(scop: Scop, annotation: LoopAnnotation) -> frozenset[str]:
@@ -166,5 +364,6 @@ def unused_pragmas(body: N.Stmt, reason: str) -> tuple[PragmaUse, ...]:
     for s in iter_stmts(body):
         for p in s.pragmas:
             if p.kind in ("independent", "ivdep"):
-                uses.append(PragmaUse(p.kind, p.loc.file, p.loc.line, p.loc.col, False, "", reason))
+                reductions = tuple((v, r.op, False) for r in p.reductions for v in r.variables)
+                uses.append(PragmaUse(p.kind, p.loc.file, p.loc.line, p.loc.col, False, "", reason, reductions))
     return tuple(uses)

@@ -25,6 +25,7 @@ import re
 
 import islpy as isl
 
+from clangpass.poly.annotations import performed_reductions
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
 from clangpass.poly.scop import Scop
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
@@ -54,7 +55,8 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        tiled_bands=scop.tiled_bands,
                        tile_sizes=scop.tile_sizes, reordered_bands=scop.reordered_bands,
-                       vector_loops=_count_marks(ast, VECTOR_MARK))
+                       vector_loops=_count_marks(ast, VECTOR_MARK),
+                       reductions=performed_reductions(scop, schedule))
 
 
 def format_ast(unit: CodegenUnit) -> str:

@@ -24,6 +24,17 @@ AST conventions (produced by clangpass.poly.codegen, read by llvm_backend):
   `vector` mark is the row loop of a register tile, to be unrolled completely, and
   no loop but the `vector` ones is to be vectorised;
   unknown marks are transparent.
+Reductions (`reductions`, from `#pragma pencil independent reduction(op: v)`;
+clangpass.passes.mark_parallel): a for node under a `parallel` mark whose body
+calls a statement of `LoopReduction.statements` performs that reduction when it
+runs on threads: each thread updates a private copy of `target` (the variable `v`,
+or one element of it with constant subscripts), initialised to the identity of
+`operator` ('+', '*', 'min', 'max'), in place of the shared one; after the loop
+the partial results are combined in thread order (thread 0's first), and that
+into the shared element: the result is deterministic for a fixed thread count.
+Under such a loop `variable` is touched only by those statements, each an update
+`target = target op e` (or `op=`) computed in the target's type. A loop that runs
+sequentially (nested, or -fno-pencil-parallel) performs the updates in place.
 Region-local variables (`locals`) are allocated by the back end at the start of
 the outlined function, once per thread inside a parallel loop (copied in at the
 loop's entry, never copied back: the middle end never marks parallel a loop out
@@ -38,6 +49,7 @@ import islpy as isl
 
 from clangpass.ir import nodes as N
 from clangpass.poly.alias_check import AliasCheck
+from clangpass.poly.scop import LoopReduction
 from clangpass.poly.validity import PARALLEL_MARK
 from clangpass.regions import OptRegion
 
@@ -66,6 +78,7 @@ class CodegenUnit:
     reordered_bands: int = 0         # bands whose loop order point-loop-order changed
     vector_loops: int = 0            # number of `vector` marks in `ast`
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
+    reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

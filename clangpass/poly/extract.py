@@ -329,7 +329,9 @@ class _Extractor:
         for pragma in s.pragmas:
             if pragma.kind in ("independent", "ivdep"):
                 reduced = tuple(v for r in pragma.reductions for v in r.variables)
-                self.annotations.append(LoopAnnotation(pragma.kind, pragma.loc, name, depth, inside, reduced))
+                operators = tuple(r.op for r in pragma.reductions for _ in r.variables)
+                self.annotations.append(LoopAnnotation(pragma.kind, pragma.loc, name, depth, inside, reduced,
+                                                       operators))
         band = isl.UnionMap.empty(self.param_space)     # [P] -> { S[i..] -> [(+-i)] }
         for stmt in self.statements[first:]:
             ls = isl.LocalSpace.from_space(stmt.domain.get_space())

@@ -56,6 +56,20 @@ class LoopAnnotation:
     depth: int = 0                 # the loop's position among the statements' iterators
     statements: tuple[str, ...] = ()   # the statements (compute and kill) inside the loop
     reductions: tuple[str, ...] = ()   # variables named by `reduction(op: v)` clauses
+    operators: tuple[str, ...] = ()    # the clause's operator of each of `reductions`, in order
+    threads: bool = True           # whether loops may run on threads (false: -fno-pencil-parallel)
+
+
+@dataclass(frozen=True)
+class LoopReduction:
+    """A reduction a parallel-marked loop performs (clangpass.passes.mark_parallel; the
+    CodegenUnit contract in clangpass.poly.codegen_unit says what the back end does with it)."""
+
+    variable: str                  # the reduced variable's C name
+    operator: str                  # '+' (also for '-' clauses), '*', 'min' or 'max'
+    target: N.Expr                 # the element every update writes: `s` or `s[0]` (constant subscripts)
+    statements: tuple[str, ...]    # the update statements of the loop, the only accesses to `variable` in it
+    loc: N.SourceLoc = field(compare=False, default=N.NOLOC)   # the pragma
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,7 @@ class Scop:
     source_order_reason: str = ""          # why it did (the schedule gained nothing, or a matrix it restreams)
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
     private_arrays: tuple[str, ...] = ()   # caller arrays privatize-arrays gave private copies
+    reductions: tuple[LoopReduction, ...] = ()   # reductions of parallel-marked loops (mark-parallel)
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -36,6 +36,14 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   loop's statements name from the shared ones at the loop's entry (firstprivate).
   Values written in the loop are not copied back: the middle end only marks a
   loop parallel when no such value is live after it.
+- Reductions (`CodegenUnit.reductions`): a shared loop that holds a reduction's
+  update statements runs them on a private partial result per thread (the
+  statements' target rewritten to it), initialised to the operator's identity. After
+  its iterations every thread that took part stores its partial result in its slot
+  of an array the caller of GOMP_parallel allocates (one per reduction of the team,
+  as many slots as threads may run); after a barrier thread 0 combines the slots in
+  thread order (0, 1, ...) and that into the shared element, so the result depends
+  only on the thread count. A loop that runs on thread 0 alone uses slot 0 only.
 - `parallel` marks met inside a parallel loop run sequentially (libgomp would
   nest teams of one thread).
 - The thread count is libgomp's default (OMP_NUM_THREADS, else one per CPU) unless
@@ -50,14 +58,16 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
-from clangpass.ir.walk import descendants
+from clangpass.ir import types as T
+from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions
+from clangpass.poly.scop import LoopReduction
 from llvm_backend.cpu import granularity
 from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, null_pointer
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_ast import OP, AstLowering, iterator_name
 from llvm_backend.cpu.lower_expr import allocate_local, bind_region_args
-from llvm_backend.cpu.lower_types import I1, I8, I32, I64, PTR, VOID, llvm_type, scalar_element
+from llvm_backend.cpu.lower_types import I1, I8, I32, I64, PTR, VOID, is_signed, llvm_type, scalar_element
 
 NUM_THREADS_ENV = "PENCILCC_NUM_THREADS"
 
@@ -73,11 +83,15 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
     iterators = list(parent.isl_ids.items())
     local_vars = [(decl, parent.scope[decl.name]) for decl in unit.locals if decl.name in parent.scope]
     environment = [*parent.function.args, *(v for _, v in iterators), *(var.value for _, var in local_vars)]
+    inside = _statement_names(body)
+    reductions = [r for r in unit.reductions if inside & set(r.statements)]
     index = ctx.thread_functions
     ctx.thread_functions += 1
 
-    team_fn = _team_function(ctx, unit, parent.function, environment, index)
-    _emit_team(ctx, unit, team_fn, len(parent.function.args), [n for n, _ in iterators], local_vars, body)
+    # The slot arrays of the reductions are parameters after the environment (null here: typing only).
+    team_fn = _team_function(ctx, unit, parent.function, environment + [null_pointer()] * len(reductions), index)
+    _emit_team(ctx, unit, team_fn, len(parent.function.args), [n for n, _ in iterators], local_vars, reductions,
+               body)
     trampoline = _trampoline(ctx, unit, team_fn, index)
 
     b = parent.builder
@@ -95,13 +109,21 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
             fork = b.and_(fork, b.icmp_signed(">=", total, ir.Constant(I64, start_work)), name="pencil.fork")
     with b.if_else(fork) as (threaded, alone):
         with threaded:
-            record = ir.LiteralStructType([v.type for v in environment])
+            # One slot per thread the team may have: `available` bounds libgomp's team size.
+            slots = [b.call(ctx.declare("malloc", PTR, [I64]),
+                            [b.mul(b.zext(available, I64), ir.Constant(I64, ctx.size_of(llvm_type(r.target.type))))],
+                            name=f"pencil.{r.variable}.slots") for r in reductions]
+            shared = environment + slots
+            record = ir.LiteralStructType([v.type for v in shared])
             data = parent.alloca(record, "pencil.omp.data")
-            for i, value in enumerate(environment):
+            for i, value in enumerate(shared):
                 b.store(value, b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record))
             b.call(ctx.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32]), [trampoline, data, requested, _i32(0)])
+            for slot in slots:
+                b.call(ctx.declare("free", VOID, [PTR]), [slot])
         with alone:
-            b.call(team_fn, [*environment, ir.Constant(I64, 0), ir.Constant(I64, 1)])
+            slots = [parent.alloca(llvm_type(r.target.type), f"pencil.{r.variable}.slot") for r in reductions]
+            b.call(team_fn, [*environment, *slots, ir.Constant(I64, 0), ir.Constant(I64, 1)])
 
 
 class Team:
@@ -109,11 +131,13 @@ class Team:
     shared memory since the last barrier."""
 
     def __init__(self, state: FunctionState, thread: ir.Value, threads: ir.Value,
-                 locals_: list[tuple[Variable, Variable]], lone_loop: bool) -> None:
+                 locals_: list[tuple[Variable, Variable]], reductions: list[tuple[LoopReduction, ir.Value]],
+                 lone_loop: bool) -> None:
         self.state = state
         self.thread = thread
         self.threads = threads
         self.locals = locals_          # (shared, private) per region local
+        self.reductions = reductions   # (reduction, its slot array) per reduction in the team
         e = state.entry
         self.several = e.icmp_signed(">", threads, ir.Constant(I64, 1), name="pencil.several")
         self.is_master = e.icmp_signed("==", thread, ir.Constant(I64, 0), name="pencil.master")
@@ -161,15 +185,56 @@ class Team:
         first = b.select(shared, b.mul(self.thread, chunk, flags=("nsw",)), alone, name="pencil.first")
         end = b.add(first, chunk, flags=("nsw",))
         end = b.select(b.icmp_signed("<", end, trips), end, trips, name="pencil.end")
+        reductions = self.reductions_of(_statement_names(loop))
+        partials = [self._partial(b, r, k) for k, (r, _) in enumerate(reductions)]
         if not _has_loop(loop.for_get_body()):
-            self._chunk(lowering, loop, start, step, first, end, one)
-            return
-        # Iterations whose inner loops shrink or grow along the parallel one (triangles): every
-        # thread takes every threads-th iteration (schedule(static, 1)), which evens their work.
-        # One loop with a run-time stride serves both: it is not the loop the vectoriser wants.
-        cyclic = b.and_(shared, self._uneven(lowering, loop, start, step, trips), name="pencil.cyclic")
-        self._chunk(lowering, loop, start, step, b.select(cyclic, self.thread, first),
-                    b.select(cyclic, trips, end), b.select(cyclic, self.threads, one))
+            self._chunk(lowering, loop, start, step, first, end, one, partials)
+        else:
+            # Iterations whose inner loops shrink or grow along the parallel one (triangles): every
+            # thread takes every threads-th iteration (schedule(static, 1)), which evens their work.
+            # One loop with a run-time stride serves both: it is not the loop the vectoriser wants.
+            cyclic = b.and_(shared, self._uneven(lowering, loop, start, step, trips), name="pencil.cyclic")
+            self._chunk(lowering, loop, start, step, b.select(cyclic, self.thread, first),
+                        b.select(cyclic, trips, end), b.select(cyclic, self.threads, one), partials)
+        if reductions:
+            self._combine(lowering, shared, reductions, partials)
+
+    def _partial(self, b: ir.IRBuilder, reduction: LoopReduction, k: int) -> Variable:
+        """This thread's partial result of `reduction`, set to the operator's identity."""
+        ctype = reduction.target.type
+        name = f"__pencil_partial_{reduction.variable}_{k}"
+        slot = self.state.alloca(llvm_type(ctype), f"pencil.{reduction.variable}.partial")
+        partial = Variable(name, ctype, "memory", slot)
+        b.store(_identity(reduction.operator, ctype), partial.value)
+        return partial
+
+    def _combine(self, lowering: AstLowering, shared: ir.Value, reductions: list[tuple[LoopReduction, ir.Value]],
+                 partials: list[Variable]) -> None:
+        """Every thread that ran iterations stores its partial results in its slots; thread 0 then
+        combines the slots in thread order, and that into the shared elements."""
+        b = lowering.builder
+        for (r, slots), partial in zip(reductions, partials):
+            ty = llvm_type(r.target.type)
+            with b.if_then(b.or_(shared, self.is_master)):
+                mine = b.gep(slots, [self.thread], inbounds=True, source_etype=ty)
+                b.store(b.load(partial.value, typ=ty), mine)
+        # The slots of a shared loop are the other threads' writes: the loop's barrier rule.
+        self._barrier_if(b, shared)
+        b.store(ir.Constant(I8, MASTER), self.written)
+        count = b.select(shared, self.threads, ir.Constant(I64, 1), name="pencil.partials")
+        with b.if_then(self.is_master):
+            for r, slots in reductions:
+                ty = llvm_type(r.target.type)
+                total = self.state.alloca(ty, f"pencil.{r.variable}.total")
+                b.store(b.load(slots, typ=ty), total)
+                with for_range(b, ir.Constant(I64, 1), lambda t: b.icmp_signed("<", t, count), ir.Constant(I64, 1),
+                               f"pencil.{r.variable}.combine", loop_id(self.state.ctx.module, None)) as t:
+                    slot = b.load(b.gep(slots, [t], inbounds=True, source_etype=ty), typ=ty)
+                    b.store(_apply(self.state, b, r.operator, r.target.type, b.load(total, typ=ty), slot), total)
+                target = lowering.exprs.address(r.target)
+                value = _apply(self.state, b, r.operator, r.target.type, lowering.exprs.load(target),
+                               b.load(total, typ=ty))
+                lowering.exprs.store(target, value)
 
     def _uneven(self, lowering: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value,
                 trips: ir.Value) -> ir.Value:
@@ -186,26 +251,42 @@ class Team:
         return b.icmp_signed(">", spread, larger, name="pencil.uneven")
 
     def _chunk(self, lowering: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value,
-               first: ir.Value, end: ir.Value, stride: ir.Value) -> None:
-        """Iterations first, first + stride, ... < end of `loop` on this thread, with private locals."""
+               first: ir.Value, end: ir.Value, stride: ir.Value, partials: list[Variable]) -> None:
+        """Iterations first, first + stride, ... < end of `loop` on this thread, with private locals
+        and the reductions' updates on the thread's `partials`."""
         b = lowering.builder
         ctx = self.state.ctx
         used = _named_variables(lowering.unit, loop)
         private_locals = [(s, p) for s, p in self.locals if s.name in used]
         name = iterator_name(loop)
         group = AccessGroup(ctx.module)
+        unit = lowering.unit
         with b.if_then(b.icmp_signed("<", first, end)):
             for shared_var, private in private_locals:
                 _copy_in(self.state, b, private, shared_var.value)
                 self.state.scope[private.name] = private
-            with for_range(b, first, lambda k: b.icmp_signed("<", k, end), stride,
-                           f"pencil.{name}.chunk", loop_id(ctx.module, group)) as k:
-                self.state.push_parallel(group)
-                iv = b.add(start, b.mul(k, step, flags=("nsw",)), flags=("nsw",), name=f"pencil.{name}")
-                lowering.with_id(name, iv, lambda: lowering.lower(loop.for_get_body()))
-                self.state.pop_parallel()
+            for partial in partials:
+                self.state.scope[partial.name] = partial
+            if partials:
+                inside = _statement_names(loop)
+                lowering.unit = _on_partials(unit, [(r, p) for (r, _), p in zip(self.reductions_of(inside), partials)])
+            try:
+                with for_range(b, first, lambda k: b.icmp_signed("<", k, end), stride,
+                               f"pencil.{name}.chunk", loop_id(ctx.module, group)) as k:
+                    self.state.push_parallel(group)
+                    iv = b.add(start, b.mul(k, step, flags=("nsw",)), flags=("nsw",), name=f"pencil.{name}")
+                    lowering.with_id(name, iv, lambda: lowering.lower(loop.for_get_body()))
+                    self.state.pop_parallel()
+            finally:
+                lowering.unit = unit
+            for partial in partials:
+                del self.state.scope[partial.name]
             for shared_var, _ in private_locals:
                 self.state.scope[shared_var.name] = shared_var
+
+    def reductions_of(self, inside: set[str]) -> list[tuple[LoopReduction, ir.Value]]:
+        """The team's reductions whose updates are among the statements `inside`."""
+        return [(r, slots) for r, slots in self.reductions if inside & set(r.statements)]
 
     def _barrier_if(self, b: ir.IRBuilder, needed: ir.Value) -> None:
         with b.if_then(b.and_(self.several, needed)):
@@ -254,20 +335,23 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, ind
 
 
 def _emit_team(ctx: ModuleContext, unit: CodegenUnit, fn: ir.Function, n_params: int,
-               iterator_names: list[str], local_vars: list, body: isl.AstNode) -> None:
+               iterator_names: list[str], local_vars: list, reductions: list[LoopReduction],
+               body: isl.AstNode) -> None:
     state = FunctionState.start(ctx, fn, fn.name, unit.region.loc)
     inner = AstLowering(state, unit, run_on_threads=None)
     values = list(fn.args)
     bind_region_args(inner.exprs, unit.region, values[:n_params])
     state.isl_ids.update(zip(iterator_names, values[n_params:n_params + len(iterator_names)]))
+    first_local = n_params + len(iterator_names)
     pairs = []
-    for (decl, _), address in zip(local_vars, values[n_params + len(iterator_names):-2]):
+    for (decl, _), address in zip(local_vars, values[first_local:first_local + len(local_vars)]):
         private = allocate_local(inner.exprs, decl)
         shared = replace(private, value=address)
         state.scope[decl.name] = shared
         pairs.append((shared, private))
+    slots = values[first_local + len(local_vars):-2]
     lone_loop = body.get_type() == isl.ast_node_type.mark
-    inner.team = Team(state, values[-2], values[-1], pairs, lone_loop)
+    inner.team = Team(state, values[-2], values[-1], pairs, list(zip(reductions, slots)), lone_loop)
     inner.lower(body)
     state.finish()
 
@@ -327,6 +411,62 @@ def _named_variables(unit: CodegenUnit, node: isl.AstNode) -> set[str]:
 
     node.foreach_descendant_top_down(visit)
     return names
+
+
+def _statement_names(node: isl.AstNode) -> set[str]:
+    """The statements the user nodes at or under `node` call."""
+    names: set[str] = set()
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.user:
+            names.add(n.user_get_expr().op_get_arg(0).id_get_id().get_name())
+        return True
+
+    node.foreach_descendant_top_down(visit)
+    return names
+
+
+def _on_partials(unit: CodegenUnit, reductions: list[tuple[LoopReduction, Variable]]) -> CodegenUnit:
+    """`unit` with each reduction's update statements writing the partial result in place of the target."""
+    statements = dict(unit.statements)
+    for r, partial in reductions:
+        ref = N.VarRef(partial.name, "local", type=r.target.type)
+
+        def redirect(node: object, target: N.Expr = r.target, ref: N.VarRef = ref) -> object:
+            return ref if isinstance(node, N.Expr) and node == target else node
+
+        for name in r.statements:
+            if name in statements:
+                statements[name] = replace(statements[name], body=transform(statements[name].body, redirect))
+    return replace(unit, statements=statements)
+
+
+def _identity(operator: str, ctype: T.CType) -> ir.Constant:
+    """The value `x` for which `x op y == y`."""
+    ty = llvm_type(ctype)
+    if isinstance(ctype, T.FloatType):
+        return ir.Constant(ty, {"+": 0.0, "*": 1.0, "min": float("inf"), "max": float("-inf")}[operator])
+    bits = ty.width
+    signed = is_signed(ctype)
+    if operator == "min":
+        return ir.Constant(ty, (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1)
+    if operator == "max":
+        return ir.Constant(ty, -(1 << (bits - 1)) if signed else 0)
+    return ir.Constant(ty, {"+": 0, "*": 1}[operator])
+
+
+def _apply(state: FunctionState, b: ir.IRBuilder, operator: str, ctype: T.CType, lhs: ir.Value,
+           rhs: ir.Value) -> ir.Value:
+    """`lhs op rhs` in `ctype` (min and max of floating values as fmin and fmax do)."""
+    if isinstance(ctype, T.FloatType):
+        if operator in ("min", "max"):
+            return b.call(state.ctx.intrinsic("llvm.minnum" if operator == "min" else "llvm.maxnum", lhs.type, 2),
+                          [lhs, rhs])
+        return b.fadd(lhs, rhs) if operator == "+" else b.fmul(lhs, rhs)
+    if operator in ("min", "max"):
+        compare = (b.icmp_signed if is_signed(ctype) else b.icmp_unsigned)("<" if operator == "min" else ">", rhs, lhs)
+        return b.select(compare, rhs, lhs)
+    return b.add(lhs, rhs) if operator == "+" else b.mul(lhs, rhs)
 
 
 def _copy_in(state: FunctionState, b: ir.IRBuilder, private: Variable, shared: ir.Value) -> None:
