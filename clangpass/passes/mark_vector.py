@@ -19,6 +19,19 @@ A loop under `#pragma pencil ivdep` ignores the dependences it carries here
 
 A band directly under a `parallel` mark runs on threads and is left alone; the
 mark is checked again by `verify-schedule` like a parallel loop's.
+
+Statements split apart: where the last member carries a dependence only because
+several statements share the loop (time-skewed stencils: jacobi-2d's tiles run
+`S_1(t, i - 1, j - 1); S_0(t, i, j)` in one loop over j, S_1 reading at j what S_0
+wrote one iteration before), the member is split by statement into a sequence of
+loops, one per statement, when (a) the dependences between instances that share
+the outer dates (all memory dependences, false ones included, so that no live range
+is cut) order the statements without a cycle, the sequence following that order,
+and (b) at least one of the single-statement loops then carries no dependence and
+gets its `vector` mark. This is loop distribution (Kennedy & Allen, "Optimizing
+compilers for modern architectures", 2001, section 2.4.2: the statements of an
+acyclic dependence graph in topological order) applied to the innermost point loop,
+where it costs no locality: the loops run over the same few cache lines.
 """
 from __future__ import annotations
 
@@ -55,6 +68,10 @@ class MarkVector(Pass):
                 if scop.annotations:
                     deps = deps.subtract(vector_independent(scop))   # `ivdep` loops (and `independent`)
 
+                def memory_deps() -> isl.UnionMap:
+                    """Every memory dependence: what a split into statements must keep in order."""
+                    return dependences(scop, ctx.options.isl_max_operations).all   # [P] -> { S -> T }
+
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Mark under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() in (
@@ -65,6 +82,11 @@ class MarkVector(Pass):
                         if not carries_dependence(node, deps, last):
                             marked[0] += 1
                             return _mark_last(node)
+                        order = _statement_order(node, last, memory_deps())
+                        if order is not None and any(not carries_dependence(node, deps.intersect_domain(f), last)
+                                                     for f in order):
+                            node, count = _split_last(node, order, deps)
+                            marked[0] += count
                         return node
                     for k in range(node.n_children()):
                         node = visit(node.child(k)).parent()
@@ -99,3 +121,63 @@ def _mark_last(band: isl.ScheduleNode) -> isl.ScheduleNode:
     node = band.band_split(n - 1).child(0) if n > 1 else band
     node = node.insert_mark(isl.Id(VECTOR_MARK, context=node.get_ctx()))
     return node.parent() if n > 1 else node
+
+
+#: Statements sharing an innermost loop beyond which it is not split (a sequence of
+#: that many loops, each over few cache lines, is not worth isl's AST work).
+MAX_SPLIT_STATEMENTS = 8
+
+
+def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap) -> list[isl.UnionSet] | None:
+    """The instances of each statement reaching `band`, in an order in which member `member`
+    may run one loop per statement (see the module docstring), or None: one statement, too
+    many, or dependences between instances sharing the outer dates in both directions."""
+    instances = band.get_domain()                                    # [P] -> { S[i..] }
+    sets = instances.get_set_list()
+    names = sorted({sets.get_at(k).get_tuple_name() for k in range(sets.n_set())},
+                   key=lambda n: (len(n), n))                        # S_2 before S_10: textual order
+    if not 2 <= len(names) <= MAX_SPLIT_STATEMENTS:
+        return None
+    pieces = {n: isl.UnionSet.empty(instances.get_space()) for n in names}
+    for k in range(sets.n_set()):
+        piece = sets.get_at(k)
+        pieces[piece.get_tuple_name()] = pieces[piece.get_tuple_name()].union(isl.UnionSet.from_set(piece))
+    prefix = band.get_prefix_schedule_union_map()                    # [P] -> { S[i..] -> [outer dates] }
+    partial = band.band_get_partial_schedule()
+    for k in range(member):
+        prefix = prefix.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k)))
+    local = (deps.intersect_domain(instances).intersect_range(instances)
+             .intersect(prefix.apply_range(prefix.reverse())))       # [P] -> { S -> T : same outer dates }
+    before = {n: set() for n in names}                               # before[t]: statements that must precede t
+    for source in names:
+        for target in names:
+            if source != target and not local.intersect_domain(pieces[source]).intersect_range(
+                    pieces[target]).is_empty():
+                before[target].add(source)
+    order: list[str] = []
+    while len(order) < len(names):                                   # Kahn's algorithm, textual order on ties
+        ready = [n for n in names if n not in order and before[n] <= set(order)]
+        if not ready:
+            return None                                              # a cycle: the loop stays fused
+        order.append(ready[0])
+    return [pieces[n] for n in order]
+
+
+def _split_last(band: isl.ScheduleNode, order: list[isl.UnionSet],
+                deps: isl.UnionMap) -> tuple[isl.ScheduleNode, int]:
+    """`band` with its last member split into one loop per statement set of `order`, each
+    marked `vector` where it carries no dependence; (the node at `band`'s position, marks)."""
+    n = band.band_n_member()
+    node = band.band_split(n - 1).child(0) if n > 1 else band
+    filters = isl.UnionSetList.alloc(node.get_ctx(), len(order))
+    for piece in order:
+        filters = filters.add(piece)
+    node = node.insert_sequence(filters)                             # sequence { filter: band copy }
+    marked = 0
+    for k in range(node.n_children()):
+        loop = node.child(k).child(0)                                # the member's loop over one statement
+        if not carries_dependence(loop, deps, 0):
+            loop = loop.insert_mark(isl.Id(VECTOR_MARK, context=loop.get_ctx()))
+            marked += 1
+        node = loop.parent().parent()                                # filter, then the sequence
+    return (node.parent() if n > 1 else node), marked

@@ -1,7 +1,8 @@
 // RUN: %pencilcc -O3 -fpencil-dump=ast -c %s -o %t.o 2>&1 | filecheck %s
 // The skewed (t, 2t + i, 2t + j) band has no parallel member; after tiling, the outer tile
 // loop becomes the wavefront loop (sequential) and the tile loop inside it is marked parallel.
-// The innermost point loop is separated: both statements run in its main piece without guards.
+// The innermost point loop is split by statement (mark-vector): S_0's loop, then S_1's,
+// each a vector loop; fused, S_1 read at j what S_0 wrote one iteration before.
 // CHECK: ;; pencilcc ast 'jacobi_2d' after codegen
 // CHECK: // tile
 // CHECK-NEXT: // wavefront
@@ -11,10 +12,12 @@
 // CHECK-NEXT: for (int c2 = {{.*}}; c2 += 32) {
 // CHECK-NEXT: // point
 // CHECK-NOT: // parallel
-// CHECK: for (int c5 = {{.*}}; c5 += 1) {
-// CHECK-NEXT: S_1(c0 - c1 + c3, -2 * c0 + 3 * c1 - 2 * c3 + c4 - 1, -2 * c0 + 2 * c1 + c2 - 2 * c3 + c5 - 1);
+// CHECK: // vector
+// CHECK-NEXT: for (int c5 = {{.*}}; c5 += 1)
 // CHECK-NEXT: S_0(c0 - c1 + c3, -2 * c0 + 3 * c1 - 2 * c3 + c4, -2 * c0 + 2 * c1 + c2 - 2 * c3 + c5);
-// CHECK-NEXT: }
+// CHECK: // vector
+// CHECK-NEXT: for (int c5 = {{.*}}; c5 += 1)
+// CHECK-NEXT: S_1(c0 - c1 + c3, -2 * c0 + 3 * c1 - 2 * c3 + c4 - 1, -2 * c0 + 2 * c1 + c2 - 2 * c3 + c5 - 1);
 void jacobi_2d(int tsteps, int n, double A[static const restrict n][n], double B[static const restrict n][n])
 {
   for (int t = 0; t < tsteps; t++) {
