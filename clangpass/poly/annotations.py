@@ -329,6 +329,11 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap]) -> tuple[PragmaUse
     return tuple(uses)
 
 
+def reduction_updates(scop: Scop) -> frozenset[str]:
+    """The statements updating a variable whose carried dependences an annotation dropped."""
+    return frozenset(n for a in scop.annotations for r in thread_reductions(scop, a)[0] for n in r.statements)
+
+
 def performed_reductions(scop: Scop, schedule: Optional[isl.Schedule] = None) -> tuple[LoopReduction, ...]:
     """The reductions of `scop.reductions` whose updates lie under a `parallel` mark of `schedule`
     (default: `scop.schedule`; a later pass may have given the marks up)."""

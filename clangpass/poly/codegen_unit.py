@@ -35,6 +35,10 @@ into the shared element: the result is deterministic for a fixed thread count.
 Under such a loop `variable` is touched only by those statements, each an update
 `target = target op e` (or `op=`) computed in the target's type. A loop that runs
 sequentially (nested, or -fno-pencil-parallel) performs the updates in place.
+`unordered_updates` names every statement that updates a reduction variable whose
+carried dependences the middle end dropped (performed on threads or not): the
+`parallel` and `vector` marks do not cover its accesses, so the back end keeps
+them out of the access groups of parallel loops (LLVM orders them itself).
 Region-local variables (`locals`) are allocated by the back end at the start of
 the outlined function, once per thread inside a parallel loop (copied in at the
 loop's entry, never copied back: the middle end never marks parallel a loop out
@@ -79,6 +83,7 @@ class CodegenUnit:
     vector_loops: int = 0            # number of `vector` marks in `ast`
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
     reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)
+    unordered_updates: frozenset[str] = frozenset()   # statements updating reduced variables (module doc)
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

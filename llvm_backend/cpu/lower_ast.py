@@ -15,9 +15,11 @@ statement bodies. Output: loops and statement instances in the current function.
   (`parallel.run_on_threads`) when it is the outermost one and -fpencil-parallel is
   on; nested ones run sequentially. `thread-team` runs its subtree as one thread
   team (`parallel.run_on_threads`): inside it, a parallel loop is shared out by
-  `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` directly above a for node: an innermost
-  loop with independent iterations, lowered with the access group of a parallel loop
-  and `llvm.loop.vectorize.enable`. `register-tile`: in its subtree the loop directly
+  `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` above an innermost
+  loop with independent iterations: every for node under the mark (the loops isl
+  generated for that one band member, directly under the mark or under the ifs of
+  separated pieces) is lowered with the access group of a parallel loop and
+  `llvm.loop.vectorize.enable`. `register-tile`: in its subtree the loop directly
   above a `vector` mark (the rows of the register tile) gets `llvm.loop.unroll.full`,
   and every loop but the `vector` ones `llvm.loop.vectorize.enable` false: the row
   loop must become straight-line code whose accumulators LICM keeps in registers
@@ -26,7 +28,9 @@ statement bodies. Output: loops and statement instances in the current function.
   scatters of the accumulators in every reduction step (gemm, -fno-pencil-parallel:
   1.1 s instead of 0.1 s). Other marks (tile, point, ...) are transparent.
 - `user` nodes `S(e0, ..., ek)`: each e_i is evaluated in i64 and bound to
-  `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`).
+  `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`); the
+  accesses of a reduction's update (`CodegenUnit.unordered_updates`) join no
+  access group.
 - isl expressions (isl_ast_expr_op_type): integer ones in i64 with nsw, boolean ones
   in i1; fdiv_q is the floor quotient, div/pdiv_q/pdiv_r/zdiv_r are exact or
   non-negative cases where sdiv/srem are right.
@@ -64,6 +68,7 @@ class AstLowering:
         self.run_on_threads = run_on_threads   # None inside a thread function: nested loops run sequentially
         self.team: Optional["Team"] = None     # inside a thread team (parallel.Team): who runs what
         self.in_register_tile = False          # under a `register-tile` mark
+        self.in_vector_mark = False            # under a `vector` mark: its loops are vector loops
         self.exprs = ExprLowering(state)
         self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
             isl.ast_node_type.for_: self.lower_For,
@@ -116,8 +121,14 @@ class AstLowering:
             finally:
                 self.in_register_tile = False
             return
-        if node.mark_get_id().get_name() == VECTOR_MARK and child.get_type() == isl.ast_node_type.for_:
-            self.lower_For(child, parallel=True, vectorize=True)
+        if node.mark_get_id().get_name() == VECTOR_MARK:
+            # The marked band is innermost and has one member: every loop under the mark is
+            # one of its pieces (heat-3d: an if over separated pieces sits under the mark).
+            self.in_vector_mark, outer = True, self.in_vector_mark
+            try:
+                self.lower(child)
+            finally:
+                self.in_vector_mark = outer
             return
         if node.mark_get_id().get_name() == TEAM_MARK and self.run_on_threads is not None \
                 and self.state.ctx.options.parallel and has_parallel_loop(child):
@@ -139,6 +150,8 @@ class AstLowering:
         self.lower_For(child, parallel=True)
 
     def lower_For(self, node: isl.AstNode, parallel: bool = False, vectorize: bool = False) -> None:
+        if self.in_vector_mark:
+            parallel = vectorize = True
         name = iterator_name(node)
         start = self.integer(node.for_get_init())
         if node.for_is_degenerate():
@@ -181,9 +194,14 @@ class AstLowering:
         shadowed = {name: scope.get(name) for name in stmt.iterators}
         for name, value in zip(stmt.iterators, values):
             scope[name] = Variable(name, T.LONG, "iterator", value)
+        # The parallel and vector marks do not cover a reduction's updates (codegen_unit).
+        groups = self.state.access_group_list
+        if stmt_name in self.unit.unordered_updates:
+            self.state.access_group_list = None
         try:
             self.exprs.statement(stmt.body)
         finally:
+            self.state.access_group_list = groups
             for name, previous in shadowed.items():
                 if previous is None:
                     scope.pop(name, None)

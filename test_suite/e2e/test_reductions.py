@@ -173,6 +173,17 @@ def test_no_threads_keeps_the_reduction_in_order(tmp_path):
     _same_as_gcc(tmp_path, source, exe)
 
 
+def test_a_reduction_loop_not_run_on_threads_is_still_ordered(tmp_path):
+    # Without mark-parallel the updates' dependences are still dropped (the scheduler may reorder
+    # them) and the loop may become a vector loop: the updates stay out of its access group.
+    source, exe, region, _ = _build(tmp_path, "vector", SUMS % {"pragma": SUMS_PRAGMA}, SUMS_CALL,
+                                    "--disable-pass=mark-parallel")
+    assert region["parallel_loops"] == 0
+    [use] = region["pragmas"]
+    assert "not run on threads: no parallel loop performs it" in use["missed"]
+    _same_as_gcc(tmp_path, source, exe)
+
+
 def test_difference_and_product_over_a_nest(tmp_path):
     # (The memory-stream model would keep the source order: the scheduler splits the statements.)
     source, exe, region, _ = _build(tmp_path, "rows", ROWS, ROWS_CALL, "-fpencil-source-order=gain")

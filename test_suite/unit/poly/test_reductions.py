@@ -127,7 +127,7 @@ def test_the_parallel_loop_carries_its_reductions_to_the_back_end(tmp_path):
     assert {(r.variable, r.operator) for r in outcome.unit.reductions} == {
         ("s", "+"), ("t", "+"), ("p", "*"), ("hi", "max")}
     statements = {n for r in outcome.unit.reductions for n in r.statements}
-    assert statements == set(outcome.unit.statements)
+    assert statements == set(outcome.unit.statements) == outcome.unit.unordered_updates
     plain = optimise(tmp_path, UPDATES.replace("#pragma pencil independent", "#pragma nothing"), opt_level=3)
     assert plain.parallel_loops == 0 and plain.unit.reductions == ()
 
