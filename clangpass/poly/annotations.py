@@ -32,7 +32,7 @@ the CPU back end can give each thread a private partial result
 (`thread_reductions`): v is storage of the caller, a scalar or one element with
 constant subscripts (`s`, `s[0]`) of arithmetic type; every statement of the loop
 that touches v is an update of that one element with the clause's operator
-(`v += e`, `v -= e` and `v = v + e` for `+` and `-`; `v *= e`, `v = v * e` for
+(`v += e`, `v -= e`, `v = v + e`, `v++` and `v--` for `+` and `-`; `v *= e`, `v = v * e` for
 `*`; `v = min(v, e)` / `fmin` / `fminf` and the other PENCIL min builtins for
 `min`, likewise `max`), computed in v's own type, e not reading v; and loops may
 run on threads at all (not -fno-pencil-parallel). Otherwise the dependences stay
@@ -215,6 +215,8 @@ def _update_targets(body: N.Stmt, v: str, combiner: str) -> list[N.Expr] | None:
     e = body.expr
     if not _mentions(e, v):
         return []
+    if isinstance(e, N.Unary) and e.op in ("++", "--", "post++", "post--"):
+        return [e.operand] if combiner == "+" else None
     if not isinstance(e, N.Assign) or e.target.type != e.type:
         return None
     target = e.target

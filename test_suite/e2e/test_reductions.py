@@ -184,6 +184,22 @@ def test_a_reduction_loop_not_run_on_threads_is_still_ordered(tmp_path):
     _same_as_gcc(tmp_path, source, exe)
 
 
+def test_a_guarded_count(tmp_path):
+    kernel = r"""
+static void count(int n, int a[static const restrict 4000], int c[static const restrict 1])
+{
+#pragma pencil independent reduction(+: c)
+  for (int i = 0; i < n; i++)
+    if (a[i] > 100)
+      c[0]++;
+}
+"""
+    call = r"""{ int c[1] = {2}; count(4000, a, c); printf("== r\n%d\n", c[0]); }"""
+    source, exe, region, _ = _build(tmp_path, "count", kernel, call)
+    assert region["parallel_loops"] == 1 and _reduced(region) == {"c": ("+", True)}
+    _same_as_gcc(tmp_path, source, exe)
+
+
 def test_difference_and_product_over_a_nest(tmp_path):
     # (The memory-stream model would keep the source order: the scheduler splits the statements.)
     source, exe, region, _ = _build(tmp_path, "rows", ROWS, ROWS_CALL, "-fpencil-source-order=gain")

@@ -96,6 +96,7 @@ class GenConfig:
     p_independent: float = 0.5        # `#pragma pencil independent` on a loop whose iterations are independent
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
     p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
+    p_reduction: float = 0.2          # an int sum `q0 += ...` under `#pragma pencil independent reduction(+: q0)`
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -270,6 +271,7 @@ class Loop:
     step: int
     body: tuple["Node", ...]
     independent: bool = False  # `#pragma pencil independent` before it (only where it is true)
+    reduction: str = ""        # with `independent`: `reduction(+: <it>)`, the int scalar its sums update
 
 
 @dataclass(frozen=True)
@@ -617,7 +619,8 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
             else:
                 head = "if (" + " && ".join(render_condition(c) for c in node.conditions) + ")"
             if isinstance(node, Loop) and node.independent:
-                out.append("#pragma pencil independent")
+                out.append("#pragma pencil independent"
+                           + (f" reduction(+: {node.reduction})" if node.reduction else ""))
             only = node.body[0] if len(node.body) == 1 else None
             if only is not None and not isinstance(only, DataGuard) \
                     and not (isinstance(only, Loop) and only.independent):
@@ -1662,6 +1665,8 @@ class _Builder:
         product = self.matmul() if fits else []
         fits = len(nests) + len(temp) + len(product) < self.config.max_nests and self.config.max_depth == 3
         body = list(nests) + temp + product + (self.stencil() if fits else [])
+        if len(body) < self.config.max_nests:
+            body += self.int_sum()
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -1689,6 +1694,48 @@ class _Builder:
         if isinstance(node, Guard):
             return replace(node, body=tuple(self.annotate(b) for b in node.body))
         return node
+
+    def int_sum(self) -> list[Node]:
+        """Sometimes, after every other nest, an int sum over a nest of loops under
+        `#pragma pencil independent reduction(+: q0)` on one of them (the outer ones stay
+        sequential around it), then its value stored in element 0 of an array:
+        `for i0 < E0: [for i1 < E1: ...] q0 += c * X[i0][i1..] + i1;  Y[0..] = q0 % 1000;`.
+        X is an int array whose extents the loops run over (or the sum is of iterator values
+        alone); q0 is a kernel variable of its own. Integer sums are exact in any order, so
+        the program prints the same on any thread count. The bounds keep |q0| below 2^30. A
+        stream of its own, so that the seeds that get none keep their program."""
+        rng = random.Random(f"reduction {self.seed}")
+        if rng.random() >= self.config.p_reduction:
+            return []
+        ints = [a for a in self.arrays if a.ctype == "int"]
+        source = rng.choice(ints) if ints and rng.random() < 0.8 else None
+        if source is not None:
+            extents = source.extents[:self.config.max_depth]
+        else:
+            extents = tuple((rng.choice(sorted(self.sizes)), 0) for _ in range(rng.randint(1, self.config.max_depth)))
+        iterators = [f"i{d}" for d in range(len(extents))]
+        instances = math.prod(self.sizes[p] + c for p, c in extents)
+        coefficient = rng.choice((1, 2, 3, -1))
+        term: Expr = IterValue(Aff.var(iterators[-1]), False)
+        if source is not None and instances * (abs(coefficient) * self.bounds[source.name] + 50) < 2**30:
+            subscripts = tuple(Aff.var(it) for it in iterators) + tuple(Aff() for _ in source.extents[len(extents):])
+            element: Expr = ArrayRef(source.name, subscripts)
+            if coefficient != 1:
+                element = Binary("*", Const(coefficient, "int"), element)
+            term = Binary("+", element, term)
+        self.features.add("reduction pragma")
+        self.scalars.append(ScalarDecl("q0", "int", "temp", rng.randint(-5, 5)))
+        node: Node = Assign(ScalarRef("q0"), rng.choice(("+=", "+=", "-=")), term)
+        annotated = rng.randrange(len(extents))
+        for d in reversed(range(len(extents))):
+            param, offset = extents[d]
+            node = Loop(iterators[d], Aff(), "<", Aff.var(param, offset), 1, (node,),
+                        independent=d == annotated, reduction="q0" if d == annotated else "")
+        stores = [a for a in self.arrays if a.ctype == "int"] or [a for a in self.arrays if a.ctype == "double"]
+        target = rng.choice(stores)
+        self.bounds[target.name] = max(self.bounds[target.name], float(INT_WRAP))
+        cell = ArrayRef(target.name, tuple(Aff() for _ in target.extents))
+        return [node, Assign(cell, "=", Binary("%", ScalarRef("q0"), Const(INT_WRAP, "int")))]
 
     def matmul(self) -> list[Node]:
         """Sometimes a matrix product into a 2-D double array, the nest pass register-tile

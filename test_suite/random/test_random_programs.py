@@ -118,6 +118,7 @@ FEATURES = {
     "affine local as loop bound": ("scop", r"for \(i\d = [^;]*; i\d [<>]=? j\d|for \(i\d = j\d", 15),
     "affine local in subscript": ("scop", r"\[[^]\n]*\bj\d\b", 35),
     "independent pragma": ("scop", r"\n#pragma pencil independent\n *for ", 20),
+    "reduction pragma": ("scop", r"\n#pragma pencil independent reduction\(\+: q0\)\n *for ", 10),
 }
 
 

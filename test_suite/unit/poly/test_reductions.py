@@ -157,3 +157,18 @@ def test_pragma_use_says_the_reduction_ran_on_threads(tmp_path):
     assert use.as_record()["reductions"] == [
         {"variable": "s", "operator": "+", "threads": True}, {"variable": "t", "operator": "-", "threads": True},
         {"variable": "p", "operator": "*", "threads": True}, {"variable": "hi", "operator": "max", "threads": True}]
+
+
+def test_increments_are_sums(tmp_path):
+    scop = scop_of(tmp_path, """\
+void c(int n, int a[static const restrict n], int count[static const restrict 1], double x[static const restrict 1]) {
+#pragma pencil independent reduction(+: count, x)
+  for (int i = 0; i < n; i++) {
+    if (a[i] > 0)
+      count[0]++;
+    x[0]++;
+  }
+}
+""")
+    usable, why = _reductions(scop)
+    assert [r.variable for r in usable] == ["count", "x"] and why == {}
