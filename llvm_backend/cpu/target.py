@@ -25,7 +25,13 @@ GOMP_parallel call does) fails to link; PIC costs nothing measurable on x86-64
 """
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Iterator
 
 import llvmlite.binding as llvm
 
@@ -64,7 +70,37 @@ def optimise(module: llvm.ModuleRef, machine: llvm.TargetMachine, options: Compi
     tuning.loop_interleaving = vectorise
     tuning.loop_unrolling = vectorise
     builder = llvm.create_pass_builder(machine, tuning)
-    builder.getModulePassManager().run(module, builder)
+    with _without_hint_warnings():
+        builder.getModulePassManager().run(module, builder)
+
+
+#: What LLVM prints on stderr when a loop hint of ours (`llvm.loop.vectorize.enable`,
+#: `llvm.loop.unroll.full`) could not be followed: "warning: <unknown>:0:0: loop not
+#: vectorized: the optimizer was unable to perform the requested transformation...".
+#: The hints are the back end's, not the user's, so this is no warning about their code.
+_HINT_WARNING = re.compile(r"warning: <unknown>:0:0: loop not (?:vectorized|unrolled|interleaved|distributed)"
+                           r"[^\n]*?(?:transformation ordering|\n|$)")
+
+
+@contextmanager
+def _without_hint_warnings() -> Iterator[None]:
+    """Run the body with file descriptor 2 captured; give back to stderr everything but
+    LLVM's warnings about loop hints it could not follow (`_HINT_WARNING`)."""
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as captured:
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            rest = _HINT_WARNING.sub("", captured.read().decode(errors="replace"))
+            if rest.strip():
+                sys.stderr.write(rest)
+                sys.stderr.flush()
 
 
 def parse(text: str, name: str) -> llvm.ModuleRef:

@@ -860,3 +860,18 @@ def test_struct_members_globals_and_external_calls(tmp_path):
     pairs = kernel.run(main)
     assert_pairs_equal(pairs)
     assert pairs[-1] == ("10", "10")
+
+
+def test_llvm_warnings_about_our_loop_hints_are_not_shown(capfd):
+    """LLVM's "loop not vectorized/unrolled" warnings (about llvm.loop hints the back end
+    adds, printed on fd 2 with no newline between them) are dropped; anything else LLVM or
+    Python writes meanwhile still reaches stderr."""
+    from llvm_backend.cpu import target
+    hint = (b"warning: <unknown>:0:0: loop not vectorized: the optimizer was unable to perform the "
+            b"requested transformation; the transformation might be disabled or specified as part "
+            b"of an unsupported transformation ordering")
+    with target._without_hint_warnings():
+        os.write(2, hint + hint.replace(b"vectorized", b"unrolled") + b"error: something else\n")
+    err = capfd.readouterr().err
+    assert "loop not" not in err
+    assert err == "error: something else\n"
