@@ -164,7 +164,8 @@ def _updates(scop: Scop, annotation: LoopAnnotation, v: str, combiner: str,
             return "it is killed in the loop"
         found = _update_targets(stmt.body, v, combiner)
         if found is None:
-            return f"the statement at line {stmt.loc.line} uses it other than as a '{combiner}' update"
+            return (f"the statement at line {stmt.loc.line} uses it other than as a '{combiner}' update "
+                    "computed in its type")
         targets.extend(found)
     if any(t != targets[0] for t in targets) or not _is_element(targets[0], v, rank):
         return "the loop does not update one element of it with constant subscripts"
@@ -329,6 +330,31 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap]) -> tuple[PragmaUse
         uses.append(PragmaUse(a.kind, a.loc.file, a.loc.line, a.loc.col, not gone.is_empty(), "; ".join(details),
                               "; ".join(missed), reductions))
     return tuple(uses)
+
+
+def reduction_results(scop: Scop, earlier: isl.UnionMap) -> isl.UnionMap:
+    """[P] -> { U[i..] -> R[j..] }: every update of a reduction variable whose dependences were
+    dropped, to every later read of it by another statement (`earlier`: [P] -> { S -> T : S runs
+    before T in the source }).
+
+    Value-based flow reaches a read after the loop from the last update in the source order
+    only; once the updates may run in any order, every one of them must precede the read."""
+    out = isl.UnionMap.empty(scop.context.get_space())
+    for a in scop.annotations:
+        for r in thread_reductions(scop, a)[0]:
+            names = frozenset({r.variable})
+            updates = isl.UnionSet.empty(scop.context.get_space())
+            readers = isl.UnionSet.empty(scop.context.get_space())
+            for stmt in scop.compute_statements:
+                instances = isl.UnionSet.from_set(stmt.domain)
+                if stmt.name in r.statements:
+                    updates = updates.union(instances)
+                else:
+                    readers = readers.union(instances)
+            writes = accesses_through(scop.writes, names).intersect_domain(updates)   # { U -> v }
+            reads = accesses_through(scop.reads, names).intersect_domain(readers)     # { R -> v }
+            out = out.union(writes.apply_range(reads.reverse()).intersect(earlier))
+    return out
 
 
 def reduction_updates(scop: Scop) -> frozenset[str]:

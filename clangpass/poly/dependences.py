@@ -30,7 +30,7 @@ from typing import Optional
 
 import islpy as isl
 
-from clangpass.poly.annotations import declared_independent, vector_independent
+from clangpass.poly.annotations import declared_independent, reduction_results, vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.scop import Scop, sorted_pieces
 
@@ -106,6 +106,8 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
             declared = flow.union(anti).union(output).intersect(vector_independent(scop)).coalesce()
             independent = declared_independent(scop)
             flow, anti, output = (d.subtract(independent) for d in (flow, anti, output))
+            # Ordering: after the subtraction (the reads of a reduction's result are outside its loop).
+            flow = flow.union(reduction_results(scop, earlier))
     return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note,
                        declared)
 

@@ -96,6 +96,30 @@ STEPS_CALL = r"""{ long s[1] = {3}; steps(6, 4000, a, s);
     printf("== r\n%ld\n", s[0]);
     printf("== a\n"); for (int i = 0; i < 4000; i += 37) printf("%d\n", a[i]); }"""
 
+# Two reductions per step, their results read in the same step (isl's maximal fusion would put
+# that read in the loops' last iteration: minimal fusion keeps the loops apart).
+TWO_PER_STEP = r"""
+static void steps2(int T, int n, int a[static const restrict 4000], long s[static const restrict 1],
+                   int mx[static const restrict 1], long hist[static const restrict 40])
+{
+  for (int t = 0; t < T; t++) {
+#pragma pencil independent reduction(+: s)
+    for (int i = 0; i < n; i++)
+      s[0] += a[i] * (t + 1);
+#pragma pencil independent reduction(max: mx)
+    for (int i = 0; i < n; i++)
+      mx[0] = max(mx[0], a[i] - t * 3);
+    for (int i = 0; i < n; i++)
+      a[i] = a[i] % 1000 + t;
+    hist[t] = s[0] + mx[0];
+  }
+}
+"""
+TWO_PER_STEP_CALL = r"""{ static long hist[40]; long s[1] = {3}; int mx[1] = {-100000};
+    steps2(40, 4000, a, s, mx, hist);
+    printf("== r\n%ld\n%d\n== hist\n", s[0], mx[0]); for (int t = 0; t < 40; t++) printf("%ld\n", hist[t]);
+    printf("== a\n"); for (int i = 0; i < 4000; i += 37) printf("%d\n", a[i]); }"""
+
 SCOP = r"""
 static int unused_kernel_marker;
 """
@@ -213,6 +237,14 @@ def test_reduction_inside_a_sequential_loop(tmp_path):
     assert region["parallel_loops"] >= 1 and region["thread_teams"] >= 1, region
     assert _reduced(region) == {"s": ("+", True)}
     _same_as_gcc(tmp_path, source, exe)
+
+
+def test_two_reductions_read_in_every_step(tmp_path):
+    source, exe, region, _ = _build(tmp_path, "steps2", TWO_PER_STEP, TWO_PER_STEP_CALL, "-fpencil-fusion=min")
+    assert region["parallel_loops"] == 3 and region["thread_teams"] == 1, region
+    assert [u["reductions"] for u in region["pragmas"]] == [
+        [{"variable": "s", "operator": "+", "threads": True}], [{"variable": "mx", "operator": "max", "threads": True}]]
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*INCLUDE, "-lm"], threads=(1, 2, 3, 7))
 
 
 def test_reduction_into_scalars_of_a_scop(tmp_path):

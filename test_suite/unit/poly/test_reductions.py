@@ -10,7 +10,7 @@ import islpy as isl
 
 
 from clangpass.ir import nodes as N
-from clangpass.poly.annotations import declared_independent, thread_reductions
+from clangpass.poly.annotations import declared_independent, reduction_results, thread_reductions
 from clangpass.poly.dependences import dependences
 
 from test_suite.unit.poly.snippets import optimise, scop_of
@@ -172,3 +172,21 @@ void c(int n, int a[static const restrict n], int count[static const restrict 1]
 """)
     usable, why = _reductions(scop)
     assert [r.variable for r in usable] == ["count", "x"] and why == {}
+
+
+def test_every_update_precedes_a_read_of_the_result(tmp_path):
+    scop = scop_of(tmp_path, """\
+void r(int n, int a[static const restrict n], int s[static const restrict 1], int out[static const restrict 1]) {
+#pragma pencil independent reduction(+: s)
+  for (int i = 0; i < n; i++)
+    s[0] += a[i];
+  out[0] = s[0];
+}
+""")
+    dates = scop.original_schedule.get_map()
+    results = reduction_results(scop, dates.lex_lt_union_map(dates))
+    ctx = scop.context.get_ctx()
+    every = isl.UnionMap.read_from_str(ctx, "[n] -> { S_0[i] -> S_1[] : 0 <= i < n }")
+    assert results.is_equal(every)
+    # Value-based flow alone would order only the last update before the read.
+    assert every.is_subset(dependences(scop).flow)
