@@ -39,15 +39,18 @@ from dataclasses import replace
 import islpy as isl
 
 from clangpass.passes.mark_vector import is_innermost_band
+from clangpass.passes.reduction_jam import accumulation_chains
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.strides import Stride, access_strides
 
 
-def is_streaming_band(band: isl.ScheduleNode, accesses: isl.UnionMap) -> bool:
+def is_streaming_band(band: isl.ScheduleNode, accesses: isl.UnionMap,
+                      reads: isl.UnionMap | None = None, writes: isl.UnionMap | None = None) -> bool:
     """Whether `band` is a two-member innermost band, parallel outside or sequential in both
     members, whose inner member is already the best innermost loop (and, when parallel, streams
-    two or more matrices)."""
+    two or more matrices, or runs one accumulation chain that `reduction-jam` will jam: given
+    `reads` and `writes`)."""
     if not (band.get_type() == isl.schedule_node_type.band and band.band_n_member() == 2
             and band.band_get_permutable() and is_innermost_band(band)):
         return False
@@ -55,7 +58,11 @@ def is_streaming_band(band: isl.ScheduleNode, accesses: isl.UnionMap) -> bool:
     if not (sequential or band.band_member_get_coincident(0)):
         return False
     outer, inner = (sum(s is Stride.OTHER for s in access_strides(band, m, accesses)) for m in (0, 1))
-    return inner <= outer and (sequential or len(_streamed_matrices(band, accesses)) >= 2)
+    if inner > outer:
+        return False
+    if sequential or len(_streamed_matrices(band, accesses)) >= 2:
+        return True
+    return reads is not None and writes is not None and accumulation_chains(band, 1, band, 0, reads, writes) == 1
 
 
 def _streamed_matrices(band: isl.ScheduleNode, accesses: isl.UnionMap) -> set[str]:
@@ -84,7 +91,7 @@ class KeepStreams(Pass):
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Split under `node`; returns the node now at `node`'s position."""
-            if is_streaming_band(node, accesses):
+            if is_streaming_band(node, accesses, scop.reads, scop.writes):
                 kept.append(node)
                 # Two one-member bands: same order and flags, but nothing for `tile` to tile.
                 return node.band_split(1)

@@ -24,7 +24,7 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import keep_streams, register_tile, source_order  # noqa: F401
+from clangpass.passes import keep_streams, reduction_jam, register_tile, source_order  # noqa: F401
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
@@ -66,16 +66,16 @@ PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
     2: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "verify-schedule",
+        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
     3: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "verify-schedule",
+        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
-                               "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "verify-schedule"})
+                               "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule"})
 
 
 class PipelineError(Exception):

@@ -1,0 +1,291 @@
+# SPDX-License-Identifier: MIT
+"""Pass `reduction-jam`: unroll-and-jam the loop around a serial reduction.
+
+Input: Scop after `mark-vector` (the vector loops are marked). Output: each loop L
+whose body holds, one level down, an innermost loop J that accumulates into one
+element per iteration of L (`tmp[i] += A[i][j] * x[j]`: the write stays on one
+element along J and moves along L, and the statement reads the array it writes
+only at that element), strip-mined by R = `JAM` (3) and its point loop sunk to the
+leaves of its subtree and unrolled:
+
+    band [L - L mod R]            isolate option: the full strips apart
+      ... (the subtree of L, J included, unchanged)
+        band [L mod R]            at every leaf; AST loop type `unroll`
+
+so that one iteration of J runs the R statement instances of R consecutive
+iterations of L: R independent accumulation chains instead of one. Why: such a J
+loop is neither vectorisable (the adds into `tmp[i]` are a floating-point
+reduction, which may not be reassociated) nor limited by memory when its data
+comes from the caches: each iteration waits for the previous add (3 to 4 cycles
+on current x86 cores) while the core could issue two adds a cycle. atax at
+PolyBench LARGE (M=1900 N=2100) runs at exactly that bound with gcc -O3 and with
+pencilcc's source order (1900 x 2100 x 3 cycles = 12 million cycles, 4.3 ms); the
+same loop jammed by 4 by hand runs in 2.3 ms, by this pass (by 3) in 2.65 ms, with
+identical results (docs/passes/reduction-jam.md). This is unroll-and-jam (Allen & Cocke, "A
+catalogue of optimizing transformations", 1972; Carr & Kennedy, "Improving the
+ratio of memory operations to floating-point operations in loops", TOPLAS 1994,
+section 3) used for instruction-level parallelism, as register-tile does for
+matrix products; each element still receives its terms in the source order, so
+the results are bit-identical.
+
+Legality: the new schedule is checked against every memory dependence (isl:
+every dependence goes from an earlier to a later date); a loop whose jammed
+schedule breaks one is left alone. `verify-schedule` checks again. The `vector`
+and `parallel` marks stay where they were: a vector loop J (atax's `y[j] +=
+A[i][j] * tmp[i]`) keeps its mark and now updates its element with R terms per
+iteration; the parallel loop L becomes its strip loop (same iterations, R at a
+time).
+
+Scope: J must hold exactly one such chain (two or more already overlap, and each
+streams its own data: gesummv's two chains over two matrices run at the memory
+bandwidth, jammed by hand or not, 1.56 against 1.59 ms); L must have no band below
+it but the innermost loops (the jammed subtree is at most two loops deep), hold at
+most `MAX_STATEMENTS` statements (the body is copied R times), and have full strips
+(isolated by a constant band under the strip loop, so that the unrolled copies need
+no guards there). `keep-streams` leaves the two-deep bands of such chains untiled
+for this pass. The record's `reason` names the jammed loops.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.dependences import dependences
+from clangpass.poly.strides import Stride, band_dates, stride_table
+from clangpass.poly.validity import VECTOR_MARK, dependence_violations
+
+#: Iterations of L jammed together: independent chains per iteration of J. One add a cycle
+#: at a latency of 3 cycles wants 3. Measured at PolyBench LARGE (docs/passes/reduction-jam.md):
+#: 3 gives atax 1.65x, mvt 1.25x, bicg 1.5x gcc's speed; 4 is faster on atax and bicg but makes
+#: LLVM's SLP vectoriser combine the 4 rows' loads into AVX-512 gathers on mvt and gemver (0.7x
+#: and 0.75x of gcc), which no 3-wide vector invites; 2 leaves a third of the gain.
+JAM = 3
+#: Statements under L beyond which it is not jammed (each is copied JAM times).
+MAX_STATEMENTS = 8
+
+
+@register
+class ReductionJam(Pass):
+    """Unroll-and-jam loops around serial innermost reductions (independent accumulation chains)."""
+
+    name = "reduction-jam"
+    requires = frozenset({"schedule", "dependences"})
+    dump_stage = "schedule"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        scop = unit.scop
+        limit = ctx.options.isl_max_operations
+        jammed = [0]
+        try:
+            with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
+                deps = dependences(scop, limit).all                # [P] -> { S[i..] -> T[j..] }
+
+                def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+                    """Jam under `node`; returns the node now at `node`'s position."""
+                    if node.get_type() == isl.schedule_node_type.band:
+                        candidate = _jammable(node, scop.reads, scop.writes)
+                        if candidate is not None:
+                            result = _jam(node, candidate, deps)
+                            if result is not None:
+                                jammed[0] += 1
+                                return result
+                    for k in range(node.n_children()):
+                        node = visit(node.child(k)).parent()
+                    return node
+
+                schedule = visit(scop.schedule.get_root()).get_schedule()
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: no loop jammed"))
+        if not jammed[0]:
+            return unit
+        note = f"reduction-jam: {jammed[0]} loop(s) unrolled and jammed by {JAM}"
+        return replace(unit, scop=scop.with_schedule(schedule).with_note(note))
+
+
+def _inner_bands(node: isl.ScheduleNode) -> list[isl.ScheduleNode] | None:
+    """The band nodes below `node` (not `node` itself), or None when one of them has a band below it."""
+    found: list[isl.ScheduleNode] = []
+
+    def walk(at: isl.ScheduleNode, inside_band: bool) -> bool:
+        for k in range(at.n_children()):
+            child = at.child(k)
+            is_band = child.get_type() == isl.schedule_node_type.band
+            if is_band:
+                if inside_band:
+                    return False
+                found.append(child)
+            if not walk(child, inside_band or is_band):
+                return False
+        return True
+
+    return found if walk(node, False) else None
+
+
+def _under_vector_mark(band: isl.ScheduleNode) -> bool:
+    parent = band.parent() if band.has_parent() else None
+    return (parent is not None and parent.get_type() == isl.schedule_node_type.mark
+            and parent.mark_get_id().get_name() == VECTOR_MARK)
+
+
+def _statement_names(node: isl.ScheduleNode) -> list[str]:
+    sets = node.get_domain().get_set_list()
+    return [sets.get_at(k).get_tuple_name() for k in range(sets.n_set())]
+
+
+def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> int | None:
+    """The member L of `band` to jam (the last one with a loop below it), or None.
+
+    Either `band` has bands below it, all innermost, and L is its last member with J the
+    last member of an inner band; or `band` is innermost with two or more members and L is
+    its next-to-last member, J its last."""
+    inner = _inner_bands(band)
+    if inner is None or len(_statement_names(band)) > MAX_STATEMENTS:
+        return None
+    if inner:
+        member = band.band_n_member() - 1
+        chains = [accumulation_chains(b, b.band_n_member() - 1, band, member, reads, writes)
+                  for b in inner if not _under_vector_mark(b)]
+    else:
+        if band.band_n_member() < 2:
+            return None
+        member = band.band_n_member() - 2
+        chains = [accumulation_chains(band, member + 1, band, member, reads, writes)]
+    # One chain in a J loop: the adds wait on each other. Two or more already overlap (see
+    # the module docstring).
+    if 1 not in chains:
+        return None
+    # Rectangular only: L's range must not depend on the loops outside it, nor J's on L
+    # (syrk's triangular point loops, trisolv's j < i): partial strips everywhere otherwise,
+    # and guards inside J.
+    l = band.get_schedule_depth() + member
+    outer_dates = _date_set(band, l + 1)
+    if l and not _is_product(outer_dates, list(range(l)), [l]):
+        return None
+    loops = inner if inner else [band]
+    for b in loops:
+        dates = _date_set(b, b.get_schedule_depth() + b.band_n_member())
+        if not _is_product(dates, [l], [dates.dim(isl.dim_type.set) - 1]):
+            return None
+    return member
+
+
+def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode, l: int,
+            reads: isl.UnionMap, writes: isl.UnionMap) -> int:
+    """How many statements of `inner` iterate along member `j` of `inner` writing one element
+    there that moves along member `l` of `outer`, and read the arrays they write only at that
+    element (so that LLVM keeps the R accumulators in registers): the accumulation chains."""
+    found = 0
+    dates = inner.band_get_partial_schedule().get_union_pw_aff(j)     # [P] -> { S[i..] -> [(t_j)] }
+    pieces = dates.get_pw_aff_list()
+    for k in range(pieces.n_pw_aff()):
+        date = pieces.get_at(k)                                        # [P] -> { S[i..] -> [(t_j)] }
+        if not date.involves_dims(isl.dim_type.in_, 0, date.dim(isl.dim_type.in_)):
+            continue                                                   # S runs once along J (gesummv's S_0)
+        domain = isl.UnionSet.from_set(date.domain())
+        written = writes.intersect_domain(domain)                      # [P] -> { S[i..] -> C[c..] }
+        if written.is_empty():
+            continue
+        along_j = stride_table(inner, written)[j]
+        along_l = stride_table(outer, written)[l]
+        if not (along_j and all(s is Stride.INVARIANT for s in along_j)
+                and all(s is not Stride.INVARIANT for s in along_l)):
+            continue
+        arrays = written.range().universe()                            # [P] -> { C[c..] }
+        if reads.intersect_domain(domain).intersect_range(arrays).is_subset(written):
+            found += 1
+    return found
+
+
+def _date_set(band: isl.ScheduleNode, dims: int) -> isl.Set:
+    """[P] -> { [d0 .. d(dims-1)] }: the first `dims` dates (outer ones, then `band`'s) of the
+    instances reaching `band`, all statements together."""
+    dates = isl.Set.from_union_set(band_dates(band).range())
+    return dates.project_out(isl.dim_type.set, dims, dates.dim(isl.dim_type.set) - dims)
+
+
+def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:
+    """Whether, the other dimensions fixed, `dates` is the product of its ranges along the
+    dimensions `first` and along `second`."""
+    def free(positions: list[int]) -> isl.Set:
+        out = dates
+        for p in sorted(positions, reverse=True):
+            out = out.project_out(isl.dim_type.set, p, 1).insert_dims(isl.dim_type.set, p, 1)
+        return out
+
+    return free(first).intersect(free(second)).is_subset(dates)
+
+
+def _jam(band: isl.ScheduleNode, member: int, deps: isl.UnionMap) -> isl.ScheduleNode | None:
+    """`band` with member `member` jammed (see the module docstring), or None when that breaks a
+    dependence or leaves no full strip. Returns the node at `band`'s position."""
+    ctx = band.get_ctx()
+    n = band.band_n_member()
+    node = band
+    # Member `member` alone in a band: [0 .. member-1] [member] [member+1 ..].
+    if member + 1 < n:
+        node = node.band_split(member + 1)
+    if member > 0:
+        node = node.band_split(member).child(0)
+    coincident = node.band_member_get_coincident(0)
+    permutable = node.band_get_permutable()
+    partial = node.band_get_partial_schedule()                   # [P] -> { S[i..] -> [l] }
+    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, JAM))
+    strips = partial.scale_down_multi_val(size).floor().scale_multi_val(size)   # [l - l mod R]
+    points = partial.sub(strips)                                                # [l mod R]
+
+    node = node.delete()                     # now at L's child
+    node = _sink(node, points, coincident)
+    node = node.insert_partial_schedule(strips)
+    node = node.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
+
+    dates = band_dates(node).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
+    full = _full_prefixes(dates)
+    if full.is_empty():
+        return None
+    # The full strips are isolated by a constant band under the strip loop, not by the strip
+    # loop itself: that loop stays one loop (a `parallel` mark above it must find a `for`),
+    # and each strip tests once whether it is full.
+    node = _isolate(node.child(0).insert_partial_schedule(points.sub(points)), full).parent()
+    if dependence_violations(node.get_schedule(), deps):
+        return None
+    # Back to the position of the original band (the splits above L).
+    if member > 0:
+        node = node.parent()
+    return node
+
+
+def _sink(node: isl.ScheduleNode, points: isl.MultiUnionPwAff, coincident: bool) -> isl.ScheduleNode:
+    """Insert the band `points` above every leaf under `node` (unrolled); returns `node`'s position."""
+    if node.get_type() == isl.schedule_node_type.leaf:
+        node = node.insert_partial_schedule(points.intersect_domain(node.get_domain()))
+        node = node.band_member_set_coincident(0, coincident)
+        return node.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+    for k in range(node.n_children()):
+        node = _sink(node.child(k), points, coincident).parent()
+    return node
+
+
+def _full_prefixes(dates: isl.UnionMap) -> isl.Set:
+    """The values of all dates but the last at which every point 0 <= d < JAM of the last one
+    is scheduled (the full strips)."""
+    covered = isl.Set.from_union_set(dates.range())              # [P] -> { [outer, strip, point] }
+    depth = covered.dim(isl.dim_type.set) - 1
+    prefixes = covered.project_out(isl.dim_type.set, depth, 1)   # [P] -> { [outer, strip] }
+    box = (isl.Set.universe(covered.get_space())
+           .lower_bound_val(isl.dim_type.set, depth, isl.Val.zero(covered.get_ctx()))
+           .upper_bound_val(isl.dim_type.set, depth, isl.Val.int_from_si(covered.get_ctx(), JAM - 1)))
+    wanted = box.intersect(prefixes.insert_dims(isl.dim_type.set, depth, 1))
+    missing = wanted.subtract(covered).project_out(isl.dim_type.set, depth, 1)
+    return prefixes.subtract(missing).coalesce()
+
+
+def _isolate(band: isl.ScheduleNode, full: isl.Set) -> isl.ScheduleNode:
+    """`band` (one constant member) with the isolate option { isolate[[outer] -> [0]] : full }."""
+    option = isl.Map.from_domain(full).add_dims(isl.dim_type.out, 1).wrap().set_tuple_name("isolate")
+    band = band.band_set_ast_build_options(isl.UnionSet.from_set(option))
+    band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)
+    return band.band_member_set_isolate_ast_loop_type(0, isl.ast_loop_type.atomic)

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+"""Pass `reduction-jam`: which loops it jams, and the legality check that refuses the others."""
+from __future__ import annotations
+
+import re
+
+from test_suite.unit.poly.snippets import optimise
+
+# atax's shape: one chain per row (tmp), then a vector loop over the same row (y).
+ATAX = """\
+void atax(int m, int n, double A[static const restrict m][n], double x[static const restrict n],
+          double y[static const restrict n], double tmp[static const restrict m]) {
+  for (int i = 0; i < n; i++)
+    y[i] = 0.0;
+  for (int i = 0; i < m; i++) {
+    tmp[i] = 0.0;
+    for (int j = 0; j < n; j++)
+      tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (int j = 0; j < n; j++)
+      y[j] = y[j] + A[i][j] * tmp[i];
+  }
+}
+"""
+
+# Two chains in one loop, each over its own matrix (gesummv's shape, already at the memory
+# bandwidth); the read of t[i] keeps them in one loop.
+TWO_CHAINS = """\
+void g(int n, double A[static const restrict n][n], double B[static const restrict n][n],
+       double x[static const restrict n], double t[static const restrict n], double y[static const restrict n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      t[i] = A[i][j] * x[j] + t[i];
+      y[i] = B[i][j] * x[j] + y[i] + t[i];
+    }
+}
+"""
+
+# A chain whose next row reads what this row wrote after its chain (x[i] = t[i]): jamming two
+# rows would run row i + 1's chain before x[i] is written.
+CARRIED = """\
+void c(int n, double A[static const restrict n][n], double x[static const restrict n],
+       double t[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    t[i] = 0.0;
+    for (int j = 0; j < n; j++)
+      t[i] = t[i] + A[i][j] * x[j];
+    x[i] = t[i];
+  }
+}
+"""
+
+
+def test_atax_row_loop_is_jammed(tmp_path):
+    outcome = optimise(tmp_path, ATAX, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert "reduction-jam: 1 loop" in outcome.reason
+    text = outcome.unit.ast.to_C_str()
+    assert re.search(r"S_2\(c0 \+ 1, c\d\)", text) and re.search(r"S_3\(c0 \+ 1, c\d\)", text), text
+    assert outcome.vector_loops >= 1        # y's loop keeps its vector mark
+    disabled = optimise(tmp_path, ATAX, opt_level=3, disabled_passes=frozenset({"reduction-jam"}))
+    assert "reduction-jam" not in disabled.reason
+
+
+def test_two_chains_are_left_alone(tmp_path):
+    outcome = optimise(tmp_path, TWO_CHAINS, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert "reduction-jam" not in outcome.reason
+
+
+def test_a_carried_dependence_forbids_the_jam(tmp_path):
+    outcome = optimise(tmp_path, CARRIED, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert "reduction-jam" not in outcome.reason
+
+
+# A triangular chain (j <= i): strips of three rows have reduction loops of three lengths.
+TRIANGLE = """\
+void tri(int n, double A[static const restrict n][n], double x[static const restrict n],
+         double t[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    t[i] = 0.0;
+    for (int j = 0; j <= i; j++)
+      t[i] = t[i] + A[i][j] * x[j];
+  }
+}
+"""
+
+
+def test_a_triangular_chain_is_left_alone(tmp_path):
+    outcome = optimise(tmp_path, TRIANGLE, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert "reduction-jam" not in outcome.reason
+    rectangle = optimise(tmp_path, TRIANGLE.replace("j <= i", "j < n"), opt_level=3)
+    assert "reduction-jam: 1 loop" in rectangle.reason
