@@ -52,6 +52,40 @@ def restreamed_matrices(scop: Scop, schedule: isl.Schedule) -> list[str]:
     return restreamed
 
 
+def matrix_passes(scop: Scop, schedule: isl.Schedule) -> int:
+    """In a region whose deepest statements run in two loops: how many outermost nests of
+    `schedule` each matrix is read or written in, summed over the matrices (each such nest
+    streams the matrix from memory once, by the capacity argument above); 0 in other regions."""
+    deepest = _deepest_statements(scop)
+    if deepest.is_empty():
+        return 0
+    accesses = scop.reads.union(scop.writes).intersect_domain(deepest)   # [P] -> { S[i, j] -> A[a..] }
+    nests = outer_iterations(schedule)                                   # [P] -> { S[i..] -> [nest, t] }
+    passes = 0
+    for matrix in _matrix_accesses(accesses).values():
+        used = matrix.domain().apply(nests)                              # [P] -> { [nest, t] }
+        sets = used.get_set_list()
+        ids: set[int] = set()
+        for k in range(sets.n_set()):
+            nest = sets.get_at(k).project_out(isl.dim_type.set, 1, 1).intersect_params(scop.context)
+            ids |= set(_values(nest))
+        passes += len(ids)
+    return passes
+
+
+def _values(nest: isl.Set) -> list[int]:
+    """The values of the one-dimensional set `nest` (a handful of nest numbers)."""
+    if nest.is_empty():
+        return []
+    high = nest.dim_max_val(0)
+    if not high.is_int():
+        return []
+    space = nest.get_space()
+    return [k for k in range(int(high.to_python()) + 1)
+            if not nest.intersect(isl.Set.universe(space).fix_val(
+                isl.dim_type.set, 0, isl.Val.int_from_si(nest.get_ctx(), k))).is_empty()]
+
+
 def outer_iterations(schedule: isl.Schedule) -> isl.UnionMap:
     """[P] -> { S[i..] -> [nest, t] }: the outermost nest (numbered in schedule order) and the date of
     its outermost loop at which each instance runs; t = 0 for statements outside any loop."""

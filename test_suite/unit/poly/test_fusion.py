@@ -137,3 +137,37 @@ def test_user_override_and_single_component(tmp_path):
     assert stencil.fusion == "max" and "one strongly connected component" in stencil.fusion_reason
     # -O1 does not schedule: no fusion decision is recorded.
     assert optimise(tmp_path, THREE_MM, opt_level=1).fusion == ""
+
+
+# gemver's shape: A updated, then read by columns for x, then x completed, then A read by rows
+# for w. Maximal fusion updates A and reads it for x in one nest: A in two nests instead of three.
+GEMVER = """\
+void gemver(int n, double A[static const restrict n][n], double u[static const restrict n],
+            double v[static const restrict n], double x[static const restrict n], double y[static const restrict n],
+            double z[static const restrict n], double w[static const restrict n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      A[i][j] = A[i][j] + u[i] * v[j];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      x[i] = x[i] + A[j][i] * y[j];
+  for (int i = 0; i < n; i++)
+    x[i] = x[i] + z[i];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      w[i] = w[i] + A[i][j] * x[j];
+}
+"""
+
+
+def test_matrix_vector_region_prefers_fewer_matrix_passes(tmp_path):
+    scop = scop_of(tmp_path, GEMVER)
+    candidates = _candidates(scop)
+    fused, separate = (schedule_cost(scop, candidates[n]) for n in ("max", "min"))
+    assert (fused.matrix_passes, separate.matrix_passes) == (2, 3)
+    choice = choose_fusion(scop, candidates)
+    assert choice.strategy == "max" and "matrix passes" in choice.reason
+    # Three-deep regions are not counted (gemm: 0 in both).
+    gemm = scop_of(tmp_path, GEMM)
+    assert all(schedule_cost(gemm, s).matrix_passes == 0 for s in _candidates(gemm).values())
+
