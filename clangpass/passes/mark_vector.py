@@ -83,7 +83,8 @@ class MarkVector(Pass):
                             marked[0] += 1
                             return _mark_last(node)
                         order = _statement_order(node, last, memory_deps())
-                        if order is not None and any(not carries_dependence(node, deps.intersect_domain(f), last)
+                        if order is not None and any(_iterates(node, last, f)
+                                                     and not carries_dependence(node, deps.intersect_domain(f), last)
                                                      for f in order):
                             node, count = _split_last(node, order, deps)
                             marked[0] += count
@@ -161,6 +162,20 @@ def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap) ->
             return None                                              # a cycle: the loop stays fused
         order.append(ready[0])
     return [pieces[n] for n in order]
+
+
+def _iterates(band: isl.ScheduleNode, member: int, instances: isl.UnionSet) -> bool:
+    """Whether a statement of `instances` runs more than once along `member`: its date there
+    depends on its iterators (the expression, not the domain). A statement with a constant date
+    (gesummv's `tmp[i] = 0` in the `j` band isl fused it into) gives no vector loop when split off."""
+    dates = band.band_get_partial_schedule().get_union_pw_aff(member).intersect_domain(instances)
+    pieces = dates.get_pw_aff_list()
+    found = [False]
+    for k in range(pieces.n_pw_aff()):
+        date = pieces.get_at(k)
+        n = date.dim(isl.dim_type.in_)
+        date.foreach_piece(lambda _, aff: found.__setitem__(0, found[0] or aff.involves_dims(isl.dim_type.in_, 0, n)))
+    return found[0]
 
 
 def _split_last(band: isl.ScheduleNode, order: list[isl.UnionSet],

@@ -183,7 +183,7 @@ def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode
     pieces = dates.get_pw_aff_list()
     for k in range(pieces.n_pw_aff()):
         date = pieces.get_at(k)                                        # [P] -> { S[i..] -> [(t_j)] }
-        if not date.involves_dims(isl.dim_type.in_, 0, date.dim(isl.dim_type.in_)):
+        if not _varies(date):
             continue                                                   # S runs once along J (gesummv's S_0)
         domain = isl.UnionSet.from_set(date.domain())
         written = writes.intersect_domain(domain)                      # [P] -> { S[i..] -> C[c..] }
@@ -198,6 +198,19 @@ def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode
         if reads.intersect_domain(domain).intersect_range(arrays).is_subset(written):
             found += 1
     return found
+
+
+def _varies(date: isl.PwAff) -> bool:
+    """Whether the date `date` of a statement depends on its iterators (the expressions, not the
+    domain: `{ S_0[i] -> [(0)] : 0 <= i < n }` runs once along its loop)."""
+    found = [False]
+    n = date.dim(isl.dim_type.in_)
+
+    def piece(_: isl.Set, aff: isl.Aff) -> None:
+        found[0] = found[0] or aff.involves_dims(isl.dim_type.in_, 0, n)
+
+    date.foreach_piece(piece)
+    return found[0]
 
 
 def _date_set(band: isl.ScheduleNode, dims: int) -> isl.Set:
