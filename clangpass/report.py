@@ -41,6 +41,7 @@ class RegionOutcome:
     reordered_bands: int = 0
     vector_loops: int = 0
     register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
+    jammed_loops: int = 0                    # loops reduction-jam unrolled and jammed (independent add chains)
     privatized_arrays: tuple[str, ...] = ()  # caller arrays given private copies (privatize-arrays)
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
     scheduling_seconds: float = 0.0
@@ -97,6 +98,7 @@ class RegionOutcome:
             "reordered_bands": self.reordered_bands,
             "vector_loops": self.vector_loops,
             "register_tiled_bands": self.register_tiled_bands,
+            "jammed_loops": self.jammed_loops,
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,

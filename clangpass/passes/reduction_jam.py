@@ -43,7 +43,7 @@ it but the innermost loops (the jammed subtree is at most two loops deep), hold 
 most `MAX_STATEMENTS` statements (the body is copied R times), and have full strips
 (isolated by a constant band under the strip loop, so that the unrolled copies need
 no guards there). `keep-streams` leaves the two-deep bands of such chains untiled
-for this pass. The record's `reason` names the jammed loops.
+for this pass. The record counts the jammed loops (`jammed_loops`).
 """
 from __future__ import annotations
 
@@ -102,8 +102,7 @@ class ReductionJam(Pass):
             return replace(unit, scop=scop.with_note(f"{exc}: no loop jammed"))
         if not jammed[0]:
             return unit
-        note = f"reduction-jam: {jammed[0]} loop(s) unrolled and jammed by {JAM}"
-        return replace(unit, scop=scop.with_schedule(schedule).with_note(note))
+        return replace(unit, scop=scop.with_schedule(schedule, jammed_loops=scop.jammed_loops + jammed[0]))
 
 
 def _inner_bands(node: isl.ScheduleNode) -> list[isl.ScheduleNode] | None:

@@ -109,6 +109,7 @@ class Scop:
     fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
     fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)
     streaming_bands: int = 0               # two-deep bands keep-streams left untiled
+    jammed_loops: int = 0                  # loops reduction-jam unrolled and jammed
     source_order: bool = False             # the source-order pass kept the source order
     source_order_reason: str = ""          # why it did (the schedule gained nothing, or a matrix it restreams)
     reordered_bands: int = 0               # bands whose members point-loop-order permuted

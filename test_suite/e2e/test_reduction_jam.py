@@ -10,15 +10,12 @@ record names the jammed loops, and none once the pass is disabled.
 """
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from test_suite.e2e import harness
 
-PENCILCC = [sys.executable, "-m", "clangpass"]
 THREADS = ("1", "2", "3")
 FORCE_THREADS = ("-fpencil-thread-min-work=0", "-fpencil-thread-start-work=0")
 
@@ -36,16 +33,11 @@ CASES = [(kernel, sizes) for kernel, size_sets in SIZES.items() for sizes in siz
 
 
 def _build(tmp_path: Path, kernel: str, sizes: tuple[str, ...], *flags: str) -> tuple[Path, list[dict]]:
-    source = harness.POLYBENCH_DIR / f"{kernel}.c"
-    exe = tmp_path / kernel
-    record = tmp_path / "record.json"
-    harness.build(PENCILCC, [source], exe, ["-O3", *harness.KERNEL_CFLAGS, *(f"-D{d}" for d in sizes),
-                                            *flags, f"-foptimization-record-file={record}"])
-    return exe, json.loads(record.read_text())["regions"]
+    return harness.build_polybench(tmp_path, kernel, sizes, flags)
 
 
 def _jammed(regions: list[dict]) -> bool:
-    return any("reduction-jam:" in r["reason"] for r in regions)
+    return any(r["jammed_loops"] for r in regions)
 
 
 @pytest.mark.parametrize("kernel,sizes", CASES, ids=[f"{k}-{'-'.join(s)}" for k, s in CASES])
