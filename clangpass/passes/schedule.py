@@ -18,7 +18,10 @@ connected component at a time), max_coefficient, outer_coincidence,
 isl_max_operations (when exceeded the region keeps its original schedule and a
 note says so; so it does when isl's scheduler gives up on a problem). The
 choice and its reason go to the Scop (`fusion`, `fusion_reason`) and from there
-to the optimisation record.
+to the optimisation record. With relaxed false dependences, a candidate that
+interrupts a live range of local storage (isl's conditional validity does not
+always prevent it under maximal fusion) is dropped before the choice, as long as
+the other is valid: `verify-schedule` would otherwise put the source order back.
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.dependences import dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
+from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
+from clangpass.poly.scop import Scop
 from clangpass.poly.validity import tree_problem
 
 #: -fpencil-fusion= values and the isl schedule_serialize_sccs setting of each computed candidate.
@@ -113,6 +118,8 @@ class IslSchedule(Pass):
                     # isl's scheduler sometimes gives up ("unable to carry dependences", seen on
                     # strided loops); the other candidate, or the source order, is still valid.
                     failures.append(f"isl scheduler failed ({isl_error_reason(exc)})")
+            if unit.relaxed is not None and len(candidates) > 1:
+                _drop_interrupting(candidates, scop, unit.relaxed, options.isl_max_operations, failures)
             if not candidates:
                 return replace(unit, scop=scop.with_note(f"{failures[0]}: original schedule kept"))
             if options.fusion != "auto":
@@ -121,7 +128,7 @@ class IslSchedule(Pass):
                 choice = FusionChoice(strategies[0], "one strongly connected component: max and min coincide")
             elif len(candidates) == 1:
                 kept = next(iter(candidates))
-                choice = FusionChoice(kept, f"the only schedule computed ({'; '.join(failures)})")
+                choice = FusionChoice(kept, f"the only valid schedule computed ({'; '.join(failures)})")
             else:
                 # Ordering: the model reads the candidates' bands as `tile` and `point-loop-order`
                 # will see them (permutable bands of two or more members are tiled and reordered).
@@ -139,3 +146,22 @@ class IslSchedule(Pass):
         return replace(unit, scop=scop.with_schedule(schedule, fusion=choice.strategy,
                                                      fusion_reason=choice.reason))
 
+
+
+def _drop_interrupting(candidates: dict[str, isl.Schedule], scop: Scop, relaxed: RelaxedDependences,
+                       max_operations: int, failures: list[str]) -> None:
+    """Drop from `candidates` each schedule that interrupts a live range of local storage
+    (the relaxed permutability criterion), as long as one is left: `verify-schedule` would
+    put the source order back for it, losing what the other candidate gives. Seen with
+    maximal fusion of inlined PENCIL calls (test_pencil_functions: the scalar parameter
+    `a` of an inlined call, written between two loops, overwritten while still live)."""
+    for strategy in list(candidates):
+        if len(candidates) == 1:
+            return
+        try:
+            problems = relaxed_criterion_violations(candidates[strategy], scop, relaxed, max_operations)
+        except BudgetExceeded:
+            continue                                  # unknown: left to verify-schedule
+        if problems:
+            del candidates[strategy]
+            failures.append(f"{strategy} fusion: {problems[0]}")
