@@ -25,10 +25,12 @@ use it too::
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import re
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
@@ -45,6 +47,7 @@ __all__ = [
     "BuildError",
     "RunError",
     "build",
+    "build_polybench",
     "run",
     "parse_values",
     "compare_outputs",
@@ -165,6 +168,17 @@ def build(
     if proc.returncode != 0:
         raise BuildError(cmd, proc.returncode, proc.stderr)
     return proc
+
+
+def build_polybench(workdir: Path, kernel: str, sizes: Sequence[str], flags: Sequence[str] = ()) -> tuple[Path, list[dict]]:
+    """Build PolyBench kernel ``kernel`` with pencilcc -O3 (this interpreter's
+    ``-m clangpass``), ``-D`` each of ``sizes`` and ``flags``; the executable and the
+    regions of its optimisation record."""
+    exe = Path(workdir) / kernel
+    record = Path(workdir) / "record.json"
+    build([sys.executable, "-m", "clangpass"], [POLYBENCH_DIR / f"{kernel}.c"], exe,
+          ["-O3", *KERNEL_CFLAGS, *(f"-D{d}" for d in sizes), *flags, f"-foptimization-record-file={record}"])
+    return exe, json.loads(record.read_text())["regions"]
 
 
 def run(program: Path, env: Optional[dict] = None, timeout: float = 60) -> str:

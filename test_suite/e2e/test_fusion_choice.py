@@ -15,15 +15,12 @@ matrices by rows: `keep-streams` keeps it untiled (`streaming_bands`), and
 """
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from test_suite.e2e import harness
 
-PENCILCC = [sys.executable, "-m", "clangpass"]
 THREADS = ("1", "2", "3")
 
 SIZES: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -41,12 +38,7 @@ MAX_FUSION = frozenset({"gemver"})
 
 
 def _build(tmp_path: Path, kernel: str, sizes: tuple[str, ...], *flags: str) -> tuple[Path, dict]:
-    source = harness.POLYBENCH_DIR / f"{kernel}.c"
-    exe = tmp_path / kernel
-    record = tmp_path / "record.json"
-    harness.build(PENCILCC, [source], exe, ["-O3", *harness.KERNEL_CFLAGS, *(f"-D{d}" for d in sizes),
-                                            *flags, f"-foptimization-record-file={record}"])
-    (region,) = json.loads(record.read_text())["regions"]
+    exe, (region,) = harness.build_polybench(tmp_path, kernel, sizes, flags)
     return exe, region
 
 

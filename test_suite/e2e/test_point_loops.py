@@ -11,15 +11,12 @@ the reordered bands and vector loops, and neither once the passes are disabled.
 """
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from test_suite.e2e import harness
 
-PENCILCC = [sys.executable, "-m", "clangpass"]
 THREADS = ("1", "2", "3")
 
 # kernel -> size sets (-D macros): one with several partial tiles, then tiny ones.
@@ -42,12 +39,7 @@ CASES = [(kernel, sizes) for kernel, size_sets in SIZES.items() for sizes in siz
 
 
 def _build(tmp_path: Path, kernel: str, sizes: tuple[str, ...], *flags: str) -> tuple[Path, list[dict]]:
-    source = harness.POLYBENCH_DIR / f"{kernel}.c"
-    exe = tmp_path / kernel
-    record = tmp_path / "record.json"
-    harness.build(PENCILCC, [source], exe, ["-O3", *harness.KERNEL_CFLAGS, *(f"-D{d}" for d in sizes),
-                                            *flags, f"-foptimization-record-file={record}"])
-    return exe, json.loads(record.read_text())["regions"]
+    return harness.build_polybench(tmp_path, kernel, sizes, flags)
 
 
 @pytest.mark.parametrize("kernel,sizes", CASES, ids=[f"{k}-{'-'.join(s)}" for k, s in CASES])

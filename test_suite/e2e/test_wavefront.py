@@ -10,15 +10,12 @@ and neither once the pass is disabled or the tiles are too small.
 """
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from test_suite.e2e import harness
 
-PENCILCC = [sys.executable, "-m", "clangpass"]
 THREADS = ("1", "2", "3")
 
 # kernel -> size sets (-D macros); the first of each is large enough to hold several tiles per
@@ -41,12 +38,7 @@ TIME_LIMIT = "-fpencil-time-limit=600"
 
 
 def _build(tmp_path: Path, kernel: str, sizes: tuple[str, ...], *flags: str) -> tuple[Path, dict]:
-    source = harness.POLYBENCH_DIR / f"{kernel}.c"
-    exe = tmp_path / kernel
-    record = tmp_path / "record.json"
-    harness.build(PENCILCC, [source], exe, ["-O3", *harness.KERNEL_CFLAGS, *(f"-D{d}" for d in sizes),
-                                            TIME_LIMIT, *flags, f"-foptimization-record-file={record}"])
-    (region,) = json.loads(record.read_text())["regions"]
+    exe, (region,) = harness.build_polybench(tmp_path, kernel, sizes, (TIME_LIMIT, *flags))
     return exe, region
 
 
