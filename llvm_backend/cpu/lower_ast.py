@@ -15,11 +15,12 @@ statement bodies. Output: loops and statement instances in the current function.
   (`parallel.run_on_threads`) when it is the outermost one and -fpencil-parallel is
   on; nested ones run sequentially. `thread-team` runs its subtree as one thread
   team (`parallel.run_on_threads`): inside it, a parallel loop is shared out by
-  `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` above an innermost
-  loop with independent iterations: every for node under the mark (the loops isl
-  generated for that one band member, directly under the mark or under the ifs of
-  separated pieces) is lowered with the access group of a parallel loop and
-  `llvm.loop.vectorize.enable`. `register-tile`: in its subtree the loop directly
+  `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` directly above a for node: an innermost
+  loop with independent iterations, lowered with the access group of a parallel loop
+  and `llvm.loop.vectorize.enable`. Where isl separated the marked member into pieces
+  under ifs (heat-3d), the pieces get no hint and LLVM's cost model decides: forcing
+  them measured slower (heat-3d LARGE, one thread, 2.16-2.18 s unforced against
+  2.62-2.69 s forced). `register-tile`: in its subtree the loop directly
   above a `vector` mark (the rows of the register tile) gets `llvm.loop.unroll.full`,
   and every loop but the `vector` ones `llvm.loop.vectorize.enable` false: the row
   loop must become straight-line code whose accumulators LICM keeps in registers
@@ -68,7 +69,6 @@ class AstLowering:
         self.run_on_threads = run_on_threads   # None inside a thread function: nested loops run sequentially
         self.team: Optional["Team"] = None     # inside a thread team (parallel.Team): who runs what
         self.in_register_tile = False          # under a `register-tile` mark
-        self.in_vector_mark = False            # under a `vector` mark: its loops are vector loops
         self.exprs = ExprLowering(state)
         self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
             isl.ast_node_type.for_: self.lower_For,
@@ -121,14 +121,8 @@ class AstLowering:
             finally:
                 self.in_register_tile = False
             return
-        if node.mark_get_id().get_name() == VECTOR_MARK:
-            # The marked band is innermost and has one member: every loop under the mark is
-            # one of its pieces (heat-3d: an if over separated pieces sits under the mark).
-            self.in_vector_mark, outer = True, self.in_vector_mark
-            try:
-                self.lower(child)
-            finally:
-                self.in_vector_mark = outer
+        if node.mark_get_id().get_name() == VECTOR_MARK and child.get_type() == isl.ast_node_type.for_:
+            self.lower_For(child, parallel=True, vectorize=True)
             return
         if node.mark_get_id().get_name() == TEAM_MARK and self.run_on_threads is not None \
                 and self.state.ctx.options.parallel and has_parallel_loop(child):
@@ -150,8 +144,6 @@ class AstLowering:
         self.lower_For(child, parallel=True)
 
     def lower_For(self, node: isl.AstNode, parallel: bool = False, vectorize: bool = False) -> None:
-        if self.in_vector_mark:
-            parallel = vectorize = True
         name = iterator_name(node)
         start = self.integer(node.for_get_init())
         if node.for_is_degenerate():
