@@ -10,8 +10,13 @@ threads once per execution of that loop, not once per iteration, and separates
 the parallel loops inside with barriers (llvm_backend.cpu.parallel; the
 `omp parallel` hoisted out of a sequential loop around an `omp for`, as OpenMP
 programmers write it and as the SPMD code of PPCG's and Pluto's OpenMP back ends
-is organised: Bondhugula et al., PLDI 2008, section 6). A parallel loop with no
-sequential loop around it gets no team mark: its own fork is already once per
+is organised: Bondhugula et al., PLDI 2008, section 6). Outside every band, a
+sequence (or set) with two or more children that hold parallel loops gets the
+mark too, above the sequence: a region made of several parallel loops one after
+the other (deriche's six row and column sweeps, 2mm's two products) starts its
+threads once, and the granularity model weighs the work of all of them against
+the cost of waking the threads, not each loop's alone. A lone parallel loop with
+no sequential loop around it gets no team mark: its own fork is already once per
 region call. Knob: --disable-pass=thread-team (one fork per parallel loop
 execution, as before); it does nothing when `parallel` is off.
 """
@@ -29,7 +34,8 @@ from clangpass.poly.validity import PARALLEL_MARK
 
 @register
 class ThreadTeam(Pass):
-    """Mark the outermost sequential band around parallel loops: one thread team per execution of it."""
+    """Mark the outermost sequential band around parallel loops, or a top-level sequence of them:
+    one thread team per execution of it."""
 
     name = "thread-team"
     requires = frozenset({"schedule"})
@@ -44,7 +50,8 @@ class ThreadTeam(Pass):
             """Mark under `node`; returns the node now at `node`'s position."""
             if _is_parallel_mark(node):
                 return node
-            if node.get_type() == isl.schedule_node_type.band and _holds_parallel_mark(node):
+            if (node.get_type() == isl.schedule_node_type.band and _holds_parallel_mark(node)) \
+                    or _parallel_children(node) >= 2:
                 marked[0] += 1
                 return node.insert_mark(isl.Id(TEAM_MARK, context=node.get_ctx()))
             for k in range(node.n_children()):
@@ -59,6 +66,13 @@ class ThreadTeam(Pass):
 
 def _is_parallel_mark(node: isl.ScheduleNode) -> bool:
     return node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK
+
+
+def _parallel_children(node: isl.ScheduleNode) -> int:
+    """How many children of a sequence or set node hold a parallel loop (0 for other nodes)."""
+    if node.get_type() not in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+        return 0
+    return sum(1 for k in range(node.n_children()) if _holds_parallel_mark(node.child(k)))
 
 
 def _holds_parallel_mark(node: isl.ScheduleNode) -> bool:

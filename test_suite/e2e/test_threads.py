@@ -28,10 +28,11 @@ from test_suite.e2e import harness
 PENCILCC = [sys.executable, "-m", "clangpass", "-O3"]
 FORCE_THREADS = "-fpencil-thread-min-work=0"
 THREADS = ("1", "2", "3")
-# Kernels with a sequential loop around parallel loops: the record must show one team.
+# Kernels with a sequential loop around parallel loops, or (deriche) a sequence of parallel
+# loops: the record must show one team.
 # (durbin's k loop was one until its function-scope scalars became region locals: its relaxed
 # schedule has no parallel loop left.)
-TEAM_KERNELS = ("adi", "gramschmidt", "jacobi-2d", "fdtd-2d")
+TEAM_KERNELS = ("adi", "gramschmidt", "jacobi-2d", "fdtd-2d", "deriche")
 KERNELS = (*TEAM_KERNELS, "durbin", "seidel-2d", "heat-3d", "lu", "cholesky", "trmm", "syrk", "trisolv")
 TINY = (3, 2, 1, 2, 3)
 ODD = (37, 41, 29, 43, 31)

@@ -257,6 +257,21 @@ def test_pass_marks_the_sequential_loop_around_parallel_loops() -> None:
     assert sequential.thread_teams == 0 and sequential.parallel_regions == 0
 
 
+def test_pass_makes_one_team_of_a_sequence_of_parallel_loops() -> None:
+    # deriche: six row and column sweeps, each a parallel loop, one after the other with scalar
+    # statements between them and no loop around them. One team above the sequence starts the
+    # threads once per call and weighs the work of all six against the first fork.
+    source = POLYBENCH / "deriche.c"
+    outcome = _outcome(source, CompileOptions(opt_level=3))
+    assert outcome.status == "optimized", outcome.reason
+    lines = [line.strip() for line in format_ast(outcome.unit).splitlines()]
+    assert lines.index("// thread-team") < lines.index("{") < lines.index("// parallel"), lines
+    assert outcome.thread_teams == 1 and outcome.parallel_regions == 1, lines
+    assert outcome.parallel_loops >= 4, lines
+    without = _outcome(source, CompileOptions(opt_level=3, disabled_passes=frozenset({"thread-team"})))
+    assert without.thread_teams == 0 and without.parallel_regions == without.parallel_loops == outcome.parallel_loops
+
+
 def test_threshold_option_on_the_command_line() -> None:
     config = parse_command_line(["-O3", "-fpencil-thread-min-work=5000", "-c", "a.c"])
     assert config.options.thread_min_work == 5000
