@@ -38,6 +38,7 @@ class RegionOutcome:
     streaming_bands: int = 0
     source_order: bool = False               # the schedule gained nothing: the source order was kept
     source_order_reason: str = ""            # why (source-order: no gain, or matrices the schedule restreams)
+    untiled_reason: str = ""                 # why tile left a permutable band untiled (a wavefront out of cache)
     reordered_bands: int = 0
     vector_loops: int = 0
     register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
@@ -99,6 +100,7 @@ class RegionOutcome:
             "vector_loops": self.vector_loops,
             "register_tiled_bands": self.register_tiled_bands,
             "jammed_loops": self.jammed_loops,
+            "untiled_reason": self.untiled_reason,
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,

@@ -115,7 +115,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          source_order_reason=unit.scop.source_order_reason,
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          register_tiled_bands=register_tile.register_tiled_bands(unit.scop.schedule),
-                         jammed_loops=unit.scop.jammed_loops,
+                         jammed_loops=unit.scop.jammed_loops, untiled_reason=unit.scop.untiled_reason,
                          privatized_arrays=unit.scop.private_arrays,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),

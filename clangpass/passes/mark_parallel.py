@@ -30,13 +30,14 @@ from dataclasses import replace
 
 import islpy as isl
 
+from clangpass.passes.mark_vector import is_innermost_band
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.annotations import carried_pairs, thread_reductions
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import local_live_ranges, values_leaving
 from clangpass.poly.scop import LoopReduction, Scop, accesses_through
-from clangpass.poly.validity import PARALLEL_MARK
+from clangpass.poly.validity import PARALLEL_MARK, carries_dependence
 
 
 @register
@@ -50,36 +51,58 @@ class MarkParallel(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         if not ctx.options.parallel:
             return unit
-        try:
-            live = local_live_ranges(unit.scop, ctx.options.isl_max_operations)   # [P] -> { W -> R }
-        except BudgetExceeded as exc:
-            return replace(unit, scop=unit.scop.with_note(f"{exc}: no parallel loop marked"))
-        marked = [0]
-        reductions: list[LoopReduction] = []
         scop = unit.scop
-        candidates = any(thread_reductions(scop, a)[0] for a in scop.annotations)
+        return replace(unit, scop=mark_parallel_loops(scop, scop.schedule, ctx.options.isl_max_operations,
+                                                      scop.reductions))
 
-        def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
-            """Mark under `node`; returns the node now at `node`'s position."""
-            if node.get_type() == isl.schedule_node_type.band:
-                member = _outermost_parallel_member(node)
-                # Threads get private copies of local storage: a local value that flows out of
-                # the loop would be lost, so such a loop stays sequential (inner ones may not).
-                if member is not None and values_leaving(node, live, member + 1).is_empty():
-                    performed = (_loop_reductions(scop, node, member, ctx.options.isl_max_operations)
-                                 if candidates else [])
-                    if performed is not None:
-                        marked[0] += 1
-                        reductions.extend(performed)
-                        return _mark(node, member)
-            for k in range(node.n_children()):
-                node = visit(node.child(k)).parent()
-            return node
 
-        schedule = visit(scop.schedule.get_root()).get_schedule()
-        if not marked[0]:
-            return unit
-        return replace(unit, scop=scop.with_schedule(schedule, reductions=scop.reductions + tuple(reductions)))
+def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, max_operations: int,
+                        reductions: tuple[LoopReduction, ...] = (), innermost: bool = True) -> Scop:
+    """`scop` with `schedule`, its outermost coincident loops marked `parallel`, and
+    `reductions` (the reductions of an earlier schedule are the caller's to keep or drop)
+    plus the parallel reductions the marked loops perform. With `innermost` false, a loop
+    with no loop inside it is not marked (it is left to `mark-vector`)."""
+    try:
+        live = local_live_ranges(scop, max_operations)           # [P] -> { W -> R }
+    except BudgetExceeded as exc:
+        return scop.with_schedule(schedule, reductions=reductions).with_note(f"{exc}: no parallel loop marked")
+    found: list[LoopReduction] = []
+    candidates = any(thread_reductions(scop, a)[0] for a in scop.annotations)
+
+    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        """Mark under `node`; returns the node now at `node`'s position."""
+        if node.get_type() == isl.schedule_node_type.band:
+            member = _outermost_parallel_member(node)
+            if member == node.band_n_member() - 1 and not innermost and is_innermost_band(node):
+                member = None
+            # Threads get private copies of local storage: a local value that flows out of
+            # the loop would be lost, so such a loop stays sequential (inner ones may not).
+            if member is not None and values_leaving(node, live, member + 1).is_empty():
+                performed = _loop_reductions(scop, node, member, max_operations) if candidates else []
+                if performed is not None:
+                    found.extend(performed)
+                    return _mark(node, member)
+        for k in range(node.n_children()):
+            node = visit(node.child(k)).parent()
+        return node
+
+    return scop.with_schedule(visit(schedule.get_root()).get_schedule(), reductions=reductions + tuple(found))
+
+
+def with_coincidence(schedule: isl.Schedule, deps: isl.UnionMap) -> isl.Schedule:
+    """`schedule` with the `coincident` flag of every band member that carries none of `deps`
+    (the flags isl's scheduler sets on the bands it builds; a schedule built otherwise, such as
+    the source order, has none until this computes them)."""
+
+    def flag(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == isl.schedule_node_type.band:
+            for m in range(node.band_n_member()):
+                node = node.band_member_set_coincident(m, not carries_dependence(node, deps, m))
+        for k in range(node.n_children()):
+            node = flag(node.child(k)).parent()
+        return node
+
+    return flag(schedule.get_root()).get_schedule()
 
 
 def _loop_reductions(scop: Scop, band: isl.ScheduleNode, member: int,

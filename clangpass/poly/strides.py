@@ -20,6 +20,7 @@ cost ("Optimizing for parallelism and data locality", ICS 1992).
 from __future__ import annotations
 
 import enum
+from typing import Optional
 
 import islpy as isl
 
@@ -44,28 +45,62 @@ def access_strides(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) 
 
 def stride_table(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[list[Stride]]:
     """`strides[m][k]`: the stride along band member m of the k-th access (basic map) of `accesses`."""
+    n = band.band_n_member()
+    strides: list[list[Stride]] = [[] for _ in range(n)]
+    for _, moves in _member_moves(band, accesses):
+        for m in range(n):
+            strides[m].append(_classify(moves[m]))
+    return strides
+
+
+def displacement_table(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[tuple[str, list[Optional[tuple[int, ...]]]]]:
+    """For every access (basic map) of `accesses`, in `stride_table`'s order: its array and, per
+    band member, the element displacement when that member advances by one (`(0, .., -2)`: two
+    elements back in the last dimension), or None when it is not one constant vector."""
+    return [(array, [_constant(moves[m]) for m in range(len(moves))]) for array, moves in _member_moves(band, accesses)]
+
+
+def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[tuple[str, list[isl.UnionSet]]]:
+    """Per access (basic map) of `accesses` under `band`: its array and, per band member, the
+    set of element differences `{ A[a' - a] }` between consecutive dates along the member."""
     dates = band_dates(band)                                  # [P] -> { S[i..] -> [T] }
     maps = dates.get_map_list()
     n = band.band_n_member()
     if maps.n_map() == 0:
-        return [[] for _ in range(n)]
+        return []
     date_space = maps.get_at(0).get_space().range()           # [P] -> { [T] }
     outer = date_space.dim(isl.dim_type.set) - n
     steps = [_step(date_space, outer + m) for m in range(n)]  # [P] -> { [T] -> [T + e_m] }
-    strides: list[list[Stride]] = [[] for _ in range(n)]
+    moves: list[tuple[str, list[isl.UnionSet]]] = []
     accessed = accesses.intersect_domain(band.get_domain()).get_map_list()
     for k in range(accessed.n_map()):
         # One basic map per access: a statement's reads of A[i][j] and A[i][j - 1] share one
         # map, and their union would pair each element with the other's (a stride of 0..2).
         pieces = accessed.get_at(k).get_basic_map_list()
         for b in range(pieces.n_basic_map()):
-            access = isl.UnionMap.from_basic_map(pieces.get_at(b))   # [P] -> { S[i..] -> A[a..] }
+            piece = pieces.get_at(b)
+            access = isl.UnionMap.from_basic_map(piece)              # [P] -> { S[i..] -> A[a..] }
             element = dates.reverse().apply_range(access)            # [P] -> { [T] -> A[a..] }
             before = element.reverse()                               # [P] -> { A[a..] -> [T] }
-            for m in range(n):
-                following = before.apply_range(steps[m]).apply_range(element)   # { A[a..] -> A[a'..] }
-                strides[m].append(_classify(following.deltas()))
-    return strides
+            moves.append((piece.get_tuple_name(isl.dim_type.out),
+                          [before.apply_range(steps[m]).apply_range(element).deltas() for m in range(n)]))
+    return moves
+
+
+def _constant(differences: isl.UnionSet) -> Optional[tuple[int, ...]]:
+    """The one vector of `differences` ({ A[d..] } with d fixed), else None; zeros when empty
+    (the member never advances with this access)."""
+    sets = differences.get_set_list()
+    if sets.n_set() != 1:
+        return None if sets.n_set() else ()
+    delta = sets.get_at(0)
+    values = []
+    for d in range(delta.dim(isl.dim_type.set)):
+        value = delta.plain_get_val_if_fixed(isl.dim_type.set, d)
+        if value.is_nan():
+            return None
+        values.append(value.to_python())
+    return tuple(values)
 
 
 def member_costs(band: isl.ScheduleNode, strides: list[list[Stride]]) -> list[tuple[int, int]]:

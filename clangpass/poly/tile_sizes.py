@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Optional
 
 import islpy as isl
 
 from clangpass.poly.scop import Scop
-from clangpass.poly.strides import Stride, member_costs, preferred_innermost, stride_table
+from clangpass.poly.strides import Stride, displacement_table, member_costs, preferred_innermost, stride_table
 
 DEFAULT_SIZE = 32
 SQUARE_SIZES = (128, 64, 32, 16, 8)
@@ -81,12 +82,42 @@ def band_tile_sizes(band: isl.ScheduleNode, scop: Scop, caches: tuple[int, ...])
     if not band.band_member_get_coincident(inner):
         return [DEFAULT_SIZE] * n
     moving = _moving_members(band, accesses, along, scop)     # (array, element bytes, members it moves along)
-    budget = (caches[1] if len(caches) > 1 else caches[0]) // 2
+    budget = tile_budget(caches)
     for square in SQUARE_SIZES:
         sizes = [min(LONGEST, LONG_FACTOR * square) if m == inner else square for m in range(n)]
         if footprint(sizes, moving) <= budget:
             return sizes
     return [SQUARE_SIZES[-1]] * n
+
+
+def skewed_footprint(band: isl.ScheduleNode, scop: Scop, sizes: list[int]) -> Optional[int]:
+    """Bytes one tile of `sizes` of `band` touches, as the bounding box of the elements of each
+    array: along each array dimension, the elements a tile spans are one plus the sum over
+    members of (size - 1) times the displacement one step of the member makes along that
+    dimension (`clangpass.poly.strides.displacement_table`). Unlike `footprint`, a member
+    along which an access stays (time, for a stencil) does not multiply the footprint, and a
+    skewed member (time in `(t, 2t + i)`) widens it. None when a displacement is not constant."""
+    spans: dict[str, list[int]] = {}
+    for array, moves in displacement_table(band, scop.reads.union(scop.writes)):
+        if any(move is None for move in moves):
+            return None
+        rank = max((len(move) for move in moves), default=0)
+        span = [1 + sum(abs(move[d]) * (size - 1) for move, size in zip(moves, sizes) if move)
+                for d in range(rank)]
+        widest = spans.setdefault(array, span)
+        spans[array] = [max(a, b) for a, b in zip(widest, span)] if len(widest) == len(span) else widest
+    total = 0
+    for array, span in spans.items():
+        elements = 1
+        for extent in span:
+            elements *= extent
+        total += elements * _element_bytes(scop, array)
+    return total
+
+
+def tile_budget(caches: tuple[int, ...]) -> int:
+    """Bytes a tile may touch: half of the L2 cache (the L1 cache when there is no L2)."""
+    return (caches[1] if len(caches) > 1 else caches[0]) // 2
 
 
 def footprint(sizes: list[int], moving: set[tuple[str, int, frozenset[int]]]) -> int:

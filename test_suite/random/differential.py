@@ -63,8 +63,9 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
     source = workdir / f"seed{program.seed}.c"
     source.write_text(program.source)
     outcome = Outcome(program.seed, False, description=program.description)
+    pencilcc = any(part.endswith("pencilcc") or part == "clangpass" for part in candidate)
     steps = (("reference", REFERENCE_COMPILER, REFERENCE_FLAGS),
-             ("candidate", tuple(candidate), CANDIDATE_FLAGS))
+             ("candidate", tuple(candidate), CANDIDATE_FLAGS + (program.flags if pencilcc else ())))
     # `python -m clangpass` must find this checkout's package from any directory
     pythonpath = os.pathsep.join(p for p in (str(harness.REPO_ROOT), os.environ.get("PYTHONPATH"))
                                  if p)

@@ -97,6 +97,7 @@ class GenConfig:
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
     p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
     p_reduction: float = 0.2          # an int sum `q0 += ...` under `#pragma pencil independent reduction(+: q0)`
+    p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -119,6 +120,10 @@ class GeneratedProgram:
     source: str
     description: str
     program: "Program" = field(repr=False, compare=False)
+    #: Options the candidate pencilcc gets for this program: `--cache-sizes=1K,2K` makes the
+    #: tile-size model pick its smallest tiles (more partial tiles) and leaves every
+    #: time-iterated band untiled (`tile`: a wavefront out of cache), so that path runs too.
+    flags: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------
@@ -1957,4 +1962,8 @@ def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:
     problems = check_in_bounds(program)
     if problems:  # a generator bug: never hand out an out-of-bounds program
         raise AssertionError(f"seed {seed}: generated program is out of bounds: {problems[0]}")
-    return GeneratedProgram(seed, render(program, description), description, program)
+    # A stream of its own: the flags never change the program a seed gives.
+    flags = ("--cache-sizes=1K,2K",) if random.Random(f"flags {seed}").random() < config.p_small_cache else ()
+    if flags:
+        description += f"; pencilcc {' '.join(flags)}"
+    return GeneratedProgram(seed, render(program, description), description, program, flags)

@@ -24,6 +24,8 @@ def _outcome(name: str, **options):
 def test_jacobi_1d_keeps_its_two_source_loops_and_vectorises_them() -> None:
     kept = _outcome("jacobi-1d")
     assert kept.status == "optimized" and kept.source_order and kept.vector_loops == 2
+    # Its loops are independent but innermost, in the time loop: vector loops, not threads.
+    assert kept.parallel_loops == 0 and kept.thread_teams == 0
     lines = [line.strip() for line in format_ast(kept.unit).splitlines()]
     # The time loop around two loops, S_0's before S_1's, as written.
     assert lines.count("// vector") == 2 and lines.index("S_0(c0, c1);") < lines.index("S_1(c0, c1);")

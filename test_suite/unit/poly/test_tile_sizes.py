@@ -10,8 +10,9 @@ from clangpass.options import CompileOptions
 from clangpass.passes.manager import run_pipeline
 from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.strides import displacement_table
 from clangpass.poly.tile_sizes import (DEFAULT_SIZE, band_tile_sizes, footprint, host_cache_sizes,
-                                       parse_size)
+                                       parse_size, skewed_footprint)
 from test_suite.unit.poly.snippets import optimise, region_of
 from test_suite.unit.poly.test_schedule import GEMM
 
@@ -103,3 +104,51 @@ def test_a_reduction_innermost_keeps_the_default(tmp_path):
     unit = _scheduled(tmp_path, SYRK)
     band = _outermost_band(unit.scop.schedule)
     assert band_tile_sizes(band, unit.scop, CACHES) == [DEFAULT_SIZE] * band.band_n_member()
+
+
+HEAT_3D = """\
+void f(int tsteps, int n, double A[static const restrict n][n][n], double B[static const restrict n][n][n]) {
+  for (int t = 0; t < tsteps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        for (int k = 1; k < n - 1; k++)
+          B[i][j][k] = 0.25 * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k] + A[i][j + 1][k])
+                     + 0.5 * (A[i][j][k - 1] + A[i][j][k + 1]) - A[i][j][k];
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        for (int k = 1; k < n - 1; k++)
+          A[i][j][k] = 0.25 * (B[i - 1][j][k] + B[i + 1][j][k] + B[i][j - 1][k] + B[i][j + 1][k])
+                     + 0.5 * (B[i][j][k - 1] + B[i][j][k + 1]) - B[i][j][k];
+  }
+}
+"""
+
+
+def test_displacements_follow_the_skew_of_a_time_band(tmp_path):
+    # jacobi-1d's band is time-skewed: one step of a member moves the accesses by constant
+    # vectors, and the span of a tile is the sum of the sizes times those displacements.
+    unit = _scheduled(tmp_path, JACOBI_1D)
+    band = _outermost_band(unit.scop.schedule)
+    moves = displacement_table(band, unit.scop.reads.union(unit.scop.writes))
+    assert moves and all(all(move is not None and len(move) == 1 for move in per) for _, per in moves)
+    assert any(per[0] != (0,) for _, per in moves)           # the time member moves along the array
+    widths = {array: 1 + sum(abs(move[0]) * 31 for move in per if move) for array, per in moves}
+    assert skewed_footprint(band, unit.scop, [32, 32]) == 8 * sum(widths.values())
+
+
+def test_a_time_band_whose_tile_does_not_fit_the_cache_is_not_tiled(tmp_path):
+    # heat-3d's 4-deep skewed band: one 32^4 tile spans some 94^3 elements of each array, far
+    # more than half of a 1 MiB L2; jacobi-1d's tile fits. A small L2 makes jacobi-1d's spill.
+    big = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=CACHES)
+    assert big.status == "optimized" and big.reason == "", big.reason
+    assert big.tiled_bands == 0 and big.wavefronts == 0
+    assert big.untiled_reason.startswith("time-iterated band not tiled: a 32x32x32x32 tile touches")
+    # It runs in the source order, the space loops of each time step on threads.
+    assert big.source_order and big.parallel_loops == 2 and big.thread_teams == 1
+    fits = optimise(tmp_path, JACOBI_1D, opt_level=3, cache_sizes=CACHES, disabled_passes=frozenset({"keep-streams"}))
+    assert fits.tiled_bands == 1 and fits.untiled_reason == ""
+    tiny = optimise(tmp_path, JACOBI_1D, opt_level=3, cache_sizes=(512, 1024),
+                    disabled_passes=frozenset({"keep-streams"}))
+    assert tiny.tiled_bands == 0 and "tile budget" in tiny.untiled_reason
+    forced = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=CACHES, tile_size=32)
+    assert forced.tiled_bands == 1 and forced.untiled_reason == ""
