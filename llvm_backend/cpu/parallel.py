@@ -41,7 +41,7 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   statements' target rewritten to it), initialised to the operator's identity. After
   its iterations every thread that took part stores its partial result in its slot
   of an array the caller of GOMP_parallel allocates (one per reduction of the team,
-  as many slots as threads may run); after a barrier thread 0 combines the slots in
+  as many slots as threads may run; when malloc fails the team runs on one thread); after a barrier thread 0 combines the slots in
   thread order (0, 1, ...) and that into the shared element, so the result depends
   only on the thread count. A loop that runs on thread 0 alone uses slot 0 only.
 - `parallel` marks met inside a parallel loop run sequentially (libgomp would
@@ -107,23 +107,34 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
             # Waking the team's threads costs far more than a warm fork: the whole team must pay.
             total = granularity.work(outer, body)
             fork = b.and_(fork, b.icmp_signed(">=", total, ir.Constant(I64, start_work)), name="pencil.fork")
+    def run_alone() -> None:
+        slots = [parent.alloca(llvm_type(r.target.type), f"pencil.{r.variable}.slot") for r in reductions]
+        b.call(team_fn, [*environment, *slots, ir.Constant(I64, 0), ir.Constant(I64, 1)])
+
     with b.if_else(fork) as (threaded, alone):
         with threaded:
             # One slot per thread the team may have: `available` bounds libgomp's team size.
             slots = [b.call(ctx.declare("malloc", PTR, [I64]),
                             [b.mul(b.zext(available, I64), ir.Constant(I64, ctx.size_of(llvm_type(r.target.type))))],
                             name=f"pencil.{r.variable}.slots") for r in reductions]
-            shared = environment + slots
-            record = ir.LiteralStructType([v.type for v in shared])
-            data = parent.alloca(record, "pencil.omp.data")
-            for i, value in enumerate(shared):
-                b.store(value, b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record))
-            b.call(ctx.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32]), [trampoline, data, requested, _i32(0)])
+            allocated: ir.Value = ir.Constant(I1, 1)
             for slot in slots:
-                b.call(ctx.declare("free", VOID, [PTR]), [slot])
+                allocated = b.and_(allocated, b.icmp_unsigned("!=", slot, null_pointer()))
+            with b.if_else(allocated) as (started, short):
+                with started:
+                    shared = environment + slots
+                    record = ir.LiteralStructType([v.type for v in shared])
+                    data = parent.alloca(record, "pencil.omp.data")
+                    for i, value in enumerate(shared):
+                        b.store(value, b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record))
+                    b.call(ctx.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32]),
+                           [trampoline, data, requested, _i32(0)])
+                with short:
+                    run_alone()              # no memory for the reductions' slots: one thread
+            for slot in slots:
+                b.call(ctx.declare("free", VOID, [PTR]), [slot])     # free(NULL) does nothing
         with alone:
-            slots = [parent.alloca(llvm_type(r.target.type), f"pencil.{r.variable}.slot") for r in reductions]
-            b.call(team_fn, [*environment, *slots, ir.Constant(I64, 0), ir.Constant(I64, 1)])
+            run_alone()
 
 
 class Team:
