@@ -36,7 +36,7 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.annotations import carried_pairs, thread_reductions
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import local_live_ranges, values_leaving
-from clangpass.poly.scop import LoopReduction, Scop, accesses_through
+from clangpass.poly.scop import LoopReduction, Scop, accesses_through, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, carries_dependence
 
 
@@ -128,14 +128,14 @@ def _separated_reductions(scop: Scop, band: isl.ScheduleNode, member: int) -> li
     dates = dates.intersect_domain(instances)
     same_outer = outer.apply_range(outer.reverse())            # [P] -> { S -> T : same outer iteration }
     same_loop = dates.apply_range(dates.reverse())             # ... and same iteration of the member
-    under = _statement_names(instances)
+    under = statement_names(instances)
     by_variable: dict[str, list[LoopReduction]] = {}
     for annotation in scop.annotations:
         for r in thread_reductions(scop, annotation)[0]:
             mine = frozenset(r.statements) & under
             if not mine:
                 continue
-            updates = _of(instances, mine)
+            updates = instances_of(instances, mine)
             pairs = carried_pairs(scop, annotation).intersect_domain(updates).intersect_range(updates)
             if pairs.intersect(same_outer).subtract(same_loop).is_empty():
                 continue                                       # no two updates of v on different threads
@@ -146,27 +146,10 @@ def _separated_reductions(scop: Scop, band: isl.ScheduleNode, member: int) -> li
             return None
         statements = frozenset(n for r in found for n in r.statements)
         touching = accesses_through(scop.reads.union(scop.writes).union(scop.kills), frozenset({v}))
-        if not _statement_names(touching.domain().intersect(instances)) <= statements:
+        if not statement_names(touching.domain().intersect(instances)) <= statements:
             return None
         performed.append(replace(found[0], statements=tuple(sorted(statements))))
     return performed
-
-
-def _statement_names(instances: isl.UnionSet) -> frozenset[str]:
-    names: list[str] = []
-    instances.foreach_set(lambda s: names.append(s.get_tuple_name()))
-    return frozenset(names)
-
-
-def _of(instances: isl.UnionSet, names: frozenset[str]) -> isl.UnionSet:
-    """The instances in `instances` of the statements `names`."""
-    out = isl.UnionSet.empty(instances.get_space())
-    pieces: list[isl.Set] = []
-    instances.foreach_set(pieces.append)
-    for piece in pieces:
-        if piece.get_tuple_name() in names:
-            out = out.union(isl.UnionSet.from_set(piece))
-    return out
 
 
 def _outermost_parallel_member(band: isl.ScheduleNode) -> int | None:

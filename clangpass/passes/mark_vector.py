@@ -44,6 +44,7 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.annotations import vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
+from clangpass.poly.scop import instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, carries_dependence
 
 
@@ -134,15 +135,10 @@ def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap) ->
     may run one loop per statement (see the module docstring), or None: one statement, too
     many, or dependences between instances sharing the outer dates in both directions."""
     instances = band.get_domain()                                    # [P] -> { S[i..] }
-    sets = instances.get_set_list()
-    names = sorted({sets.get_at(k).get_tuple_name() for k in range(sets.n_set())},
-                   key=lambda n: (len(n), n))                        # S_2 before S_10: textual order
+    names = sorted(statement_names(instances), key=lambda n: (len(n), n))   # S_2 before S_10: textual order
     if not 2 <= len(names) <= MAX_SPLIT_STATEMENTS:
         return None
-    pieces = {n: isl.UnionSet.empty(instances.get_space()) for n in names}
-    for k in range(sets.n_set()):
-        piece = sets.get_at(k)
-        pieces[piece.get_tuple_name()] = pieces[piece.get_tuple_name()].union(isl.UnionSet.from_set(piece))
+    pieces = {n: instances_of(instances, {n}) for n in names}
     prefix = band.get_prefix_schedule_union_map()                    # [P] -> { S[i..] -> [outer dates] }
     partial = band.band_get_partial_schedule()
     for k in range(member):

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import islpy as isl
 
+from clangpass.poly.scop import instances_of
+
 _COMPARISONS = frozenset({isl.ast_expr_op_type.le, isl.ast_expr_op_type.lt,
                           isl.ast_expr_op_type.ge, isl.ast_expr_op_type.gt})
 _CONJUNCTIONS = frozenset({isl.ast_expr_op_type.and_, isl.ast_expr_op_type.and_then})
@@ -144,7 +146,7 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set,
     this module reads it.
     """
     if statements is not None:
-        domain = domain.intersect(_universe_of(domain, statements))
+        domain = domain.intersect(instances_of(domain, statements, universe=True))
     params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
     depth = _depth(ast)
     names = [f"d{k}" for k in range(depth)]
@@ -272,16 +274,6 @@ def _costly(s: isl.Set) -> str:
     if count > MAX_READ_BACK_DIVISIONS[0] and largest > MAX_READ_BACK_DIVISIONS[1]:
         return f"{count} integer divisions by up to {largest}"
     return ""
-
-
-def _universe_of(domain: isl.UnionSet, statements: frozenset[str]) -> isl.UnionSet:
-    out = isl.UnionSet.empty(domain.get_space())
-    pieces: list[isl.Set] = []
-    domain.foreach_set(pieces.append)
-    for piece in pieces:
-        if piece.get_tuple_name() in statements:
-            out = out.union(isl.UnionSet.from_set(isl.Set.universe(piece.get_space())))
-    return out
 
 
 def _callees(node: isl.AstNode) -> set[str]:

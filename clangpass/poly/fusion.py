@@ -53,7 +53,7 @@ from typing import Iterator
 import islpy as isl
 
 from clangpass.poly.memory_streams import matrix_passes
-from clangpass.poly.scop import Scop
+from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.strides import Stride, access_strides
 
 
@@ -97,8 +97,7 @@ def _bands(node: isl.ScheduleNode, depth: int = 0) -> Iterator[tuple[isl.Schedul
 
 def _statements(node: isl.ScheduleNode) -> set[str]:
     """Names of the statements whose instances reach `node`."""
-    sets = node.get_domain().get_set_list()
-    return {sets.get_at(k).get_tuple_name() for k in range(sets.n_set())}
+    return set(statement_names(node.get_domain()))
 
 
 def _dominant_statements(scop: Scop) -> set[str]:

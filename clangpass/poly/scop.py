@@ -166,6 +166,24 @@ class Scop:
         return replace(self, notes=self.notes + (note,))
 
 
+def statement_names(instances: isl.UnionSet) -> frozenset[str]:
+    """The names of the statements with instances in `instances`."""
+    sets = instances.get_set_list()
+    return frozenset(sets.get_at(k).get_tuple_name() for k in range(sets.n_set()))
+
+
+def instances_of(instances: isl.UnionSet, names: frozenset[str] | set[str], universe: bool = False) -> isl.UnionSet:
+    """The instances in `instances` of the statements `names` (with `universe`, all the points of
+    their spaces: a filter that keeps whole statements)."""
+    out = isl.UnionSet.empty(instances.get_space())
+    sets = instances.get_set_list()
+    for k in range(sets.n_set()):
+        piece = sets.get_at(k)
+        if piece.get_tuple_name() in names:
+            out = out.union(isl.UnionSet.from_set(isl.Set.universe(piece.get_space()) if universe else piece))
+    return out
+
+
 def accesses_through(accesses: isl.UnionMap, names: frozenset[str], inside: bool = True) -> isl.UnionMap:
     """The accesses to the arrays named in `names` (inside=True) or to the others."""
     out = isl.UnionMap.empty(accesses.get_space())
