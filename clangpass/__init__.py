@@ -5,8 +5,11 @@
     status = clangpass.compile_file("gemm.c", "gemm", ["-O3"])      # like `pencilcc -O3 gemm.c -o gemm`
     status = clangpass.lint(["kernel.c"])                           # like `pencilcc --lint kernel.c`
 
-Both return the exit status the command would have. The driver, the front end
-and the passes are imported on first use, so `import clangpass` stays cheap.
+Both return the exit status the command would have. `compile_file` runs the
+driver, which compiles each parsed file with the compile core
+(`clangpass.compiler.compile_module`: outcomes, diagnostics and the target's code
+as values). The driver, the front end and the passes are imported on first use,
+so `import clangpass` stays cheap.
 """
 from __future__ import annotations
 

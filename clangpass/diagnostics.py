@@ -76,19 +76,24 @@ def render(d: Diagnostic, show_id: bool = True, color: bool = False) -> str:
 
 
 class DiagnosticEngine:
-    """Collects diagnostics; applies -Werror, -Wno-<id> and -Werror=<id> policies (never to remarks)."""
+    """Collects diagnostics; applies -Werror, -Wno-<id> and -Werror=<id> policies (never to remarks)
+    and keeps only the remarks of the -R options in `remarks` (None: every remark, as the compile
+    core collects them for its caller to choose)."""
 
     def __init__(self, werror: bool = False, disabled: Iterable[str] = (),
-                 errors: Iterable[str] = ()) -> None:
+                 errors: Iterable[str] = (), remarks: Optional[Iterable[str]] = None) -> None:
         self.werror = werror
         self.disabled = set(disabled)
         self.promoted = set(errors)
+        self.remarks = None if remarks is None else set(remarks)
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, id: str, severity: str, loc: SourceLoc, message: str, detail: str = "",
                notes: tuple[Diagnostic, ...] = (), option: str = "") -> Optional[Diagnostic]:
         # -Wno-<id> and -w silence warnings (and notes); remarks answer only to -R flags, as in clang.
         if id in self.disabled and severity in ("warning", "note"):
+            return None
+        if severity == "remark" and self.remarks is not None and option not in self.remarks:
             return None
         if severity == "warning" and (self.werror or id in self.promoted):
             severity = "error"

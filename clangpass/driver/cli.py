@@ -108,9 +108,11 @@ class DiagnosticPolicy:
         return self.werror if self.pencil_error is None else self.pencil_error
 
     def engine(self) -> DiagnosticEngine:
-        """A diagnostic engine that applies this policy to pencilcc's warnings."""
+        """A diagnostic engine that applies this policy to pencilcc's warnings and remarks."""
+        remarks = (("-Rpass=pencil",) if self.remarks else ()) + \
+            (("-Rpass-missed=pencil",) if self.missed_remarks else ())
         return DiagnosticEngine(disabled=() if self.enabled else ("pencil",),
-                                errors=("pencil",) if self.error else ())
+                                errors=("pencil",) if self.error else (), remarks=remarks)
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,17 @@ For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
    `.pencil.c`, not `-x pencil`) is plain and never parsed. Otherwise look it up
    in the compile cache; on a miss parse it with libclang (a file clang cannot
    parse goes to the host compiler unchanged, with a -Wpencil warning when it
-   mentions PENCIL), find its regions, and run the polyhedral path on each one
-   that can be outlined (`optimise_region`): every region gets a `RegionOutcome`.
+   mentions PENCIL) and hand the module to the compile core (clangpass.compiler),
+   which gives every region a `RegionOutcome`, their diagnostics and the target's
+   code for the optimized ones (object, assembly or LLVM IR, as the action needs).
+   Both run in the analysis child (clangpass.driver.isolate); this module prints.
 2. `object_for` / `assembly_for`: with no optimized region the host compiles the
    original file with the user's flags; otherwise the host compiles a rewritten
    copy (`rewrite.outline_regions`, in the private temp dir, `-iquote` the
-   original's folder), the back end emits the regions' object, and the two are
-   linked with `-r` into one object (cached). If the host rejects the rewritten
-   copy, the original is compiled instead: its errors are the user's; if it
-   compiles, the regions fall back with a warning (an outlining bug of ours).
+   original's folder), and it and the target's object are linked with `-r` into
+   one object (cached). If the host rejects the rewritten copy, the original is
+   compiled instead: its errors are the user's; if it compiles, the regions fall
+   back with a warning (an outlining bug of ours, which only the host can reveal).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from typing import Optional, Protocol
 
+from clangpass.compiler import compile_module
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
 from clangpass.driver.cli import DriverConfig, InputFile
@@ -38,14 +41,11 @@ from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compi
                                       may_hold_pencil, mentions_pencil)
 from clangpass.dumps import DumpSink
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, parse_file
-from clangpass.ir.nodes import SourceLoc
+from clangpass.ir.nodes import Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import optimise_region
-from clangpass.regions import find_regions
 from clangpass.report import RegionOutcome, fallback, report_outcomes
-from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
-from llvm_backend.cpu import target as cpu_target
+from clangpass.targets import Artifact, Output, get_target
 
 
 class Record(Protocol):
@@ -87,23 +87,14 @@ class DetachedOutcome:
 
 
 @dataclass(frozen=True)
-class RegionsCode:
-    """What the back end made of an input's optimized regions, in the analysis child."""
-
-    object_bytes: bytes = b""        # -c / link
-    link_flags: tuple[str, ...] = ()
-    text: str = ""                   # -S: assembly, or LLVM IR with -emit-llvm
-    error: str = ""                  # the back end failed: why (the regions fall back)
-
-
-@dataclass(frozen=True)
 class Analysis:
-    """The result of the isolated analysis of one input."""
+    """The result of the isolated analysis of one input: the compile core's, detached."""
 
     parsed: bool = True                              # the front end gave a module
     parse_diagnostics: tuple[Diagnostic, ...] = ()   # if not, why
     outcomes: tuple[DetachedOutcome, ...] = ()
-    code: RegionsCode = RegionsCode()
+    diagnostics: tuple[Diagnostic, ...] = ()         # the outcomes', before the user's policy
+    artifact: Optional[Artifact] = None
     dump_count: int = 0
 
 
@@ -112,6 +103,20 @@ class Analysis:
 _PARSE_STAGE = "parse"
 _BACKEND_STAGE = "back end"
 _PARSE_SLACK_SECONDS = 20.0     # libclang on a large file, beyond the per-region time limit
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """The compile core's progress as the analysis child's stages, each with its time allowance."""
+
+    watch: Watch
+    limit: float        # seconds per region (0: none)
+
+    def region(self, index: int) -> None:
+        self.watch.stage(_region_stage(index), self.limit)
+
+    def back_end(self, units: int) -> None:
+        self.watch.stage(_BACKEND_STAGE, self.limit * max(1, units))
 
 
 @dataclass
@@ -124,7 +129,7 @@ class InputPlan:
     cache_key: str = ""
     cached: Optional[CacheEntry] = None
     stderr: str = ""                 # our diagnostics for this input, as printed
-    code: Optional[RegionsCode] = None
+    artifact: Optional[Artifact] = None   # the target's code for the optimized regions
 
     @property
     def optimized(self) -> list[RegionOutcome]:
@@ -161,6 +166,7 @@ class Compilation:
         self.workdir = workdir
         self.cache = cache
         self.options: CompileOptions = config.options
+        self.target = get_target()
         self.dumps = DumpSink(stages=config.options.dump, directory=config.options.dump_dir)
         self._pic_resolved = False
 
@@ -228,10 +234,12 @@ class Compilation:
                               f"{unchanged}: clang cannot parse it{why}", option="-Wpencil")
             return plan, self._print(plan, engine)
         plan.outcomes = list(analysis.outcomes)
-        plan.code = analysis.code
+        plan.artifact = analysis.artifact
+        if analysis.artifact is not None and analysis.artifact.messages:
+            sys.stderr.write(analysis.artifact.messages)
+            sys.stderr.flush()
         self._report_timings(plan)
-        report_outcomes(engine, plan.outcomes, self.config.diagnostics.remarks,
-                        self.config.diagnostics.missed_remarks)
+        engine.extend(analysis.diagnostics)
         return plan, self._print(plan, engine)
 
     def _cache_key(self, source: InputFile) -> str:
@@ -270,8 +278,8 @@ class Compilation:
                 left_out[index] = f"pencilcc's analysis of the region {exc.reason}"
 
     def _analysis(self, source: InputFile, watch: Watch, left_out: dict[int, str]) -> Analysis:
-        """Parse, optimise every region (but those `left_out`, index -> reason) and emit the
-        optimized regions' code: everything that runs libclang, isl and LLVM on the input.
+        """Parse, and compile the module with the compile core (but the regions `left_out`,
+        index -> reason): everything that runs libclang, isl and LLVM on the input.
         Runs in the analysis child: prints only dumps."""
         limit = self.options.time_limit
         watch.stage(_PARSE_STAGE, limit + _PARSE_SLACK_SECONDS if limit else 0.0)
@@ -281,51 +289,18 @@ class Compilation:
             return Analysis(parsed=False, parse_diagnostics=tuple(result.diagnostics))
         self.dumps.emit("ir", os.path.basename(source.path), "frontend",
                         format_module(result.module, heading=False))
-        outcomes: list[RegionOutcome] = []
-        for index, region in enumerate(find_regions(result.module)):
-            if region.problems:
-                outcomes.append(fallback(region, "; ".join(region.problems)))
-            elif index in left_out:
-                outcomes.append(fallback(region, left_out[index]))
-            else:
-                watch.stage(_region_stage(index), limit)
-                outcomes.append(self._optimise(region, result.module))
-        units = [o.unit for o in outcomes if o.status == "optimized"]
-        watch.stage(_BACKEND_STAGE, limit * max(1, len(units)))
-        code = self._emit_regions(units, source.path)
-        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in outcomes), code=code,
+        compiled = compile_module(result.module, self.options, self.target, self._output(),
+                                  dumps=self.dumps, progress=_Stages(watch, limit), left_out=left_out,
+                                  reraise=_debug_enabled())
+        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in compiled.outcomes),
+                        diagnostics=compiled.diagnostics, artifact=compiled.artifact,
                         dump_count=self.dumps._count)
 
-    def _emit_regions(self, units: list, path: str) -> RegionsCode:
-        """The back end's code for the optimized regions' `units`, as the action needs it."""
-        if not units and not self.config.emit_llvm:
-            return RegionsCode()
-        try:
-            if self.config.action == "assemble" and self.config.emit_llvm:
-                return RegionsCode(text=emit_llvm_ir(units, self.options, path))
-            if self.config.action == "assemble":
-                # Two debug line tables cannot share one assembly file: the regions' part has none.
-                ir_text = emit_llvm_ir(units, replace(self.options, debug=False), path)
-                return RegionsCode(text=llvm_ir_to_assembly(ir_text, self.options))
-            if self.dumps.wants("llvm"):
-                self.dumps.emit("llvm", os.path.basename(path), "llvm-pipeline",
-                                emit_llvm_ir(units, self.options, path))
-            return RegionsCode(object_bytes=emit_object(units, self.options, path),
-                               link_flags=tuple(runtime_link_flags(units, self.options)))
-        except Exception as exc:  # a back-end bug must not stop a build
-            if _debug_enabled():
-                raise
-            return RegionsCode(error=f"internal error in the back end ({type(exc).__name__}: {exc}); "
-                                     "please report it (PENCILCC_DEBUG=1 shows the traceback)")
-
-    def _optimise(self, region, module) -> RegionOutcome:
-        try:
-            return optimise_region(region, module, self.options, self.dumps)
-        except Exception as exc:  # a bug in a pass must not stop a build: fall back, say why
-            if _debug_enabled():
-                raise
-            return fallback(region, f"internal error in the polyhedral path ({type(exc).__name__}: "
-                                    f"{exc}); please report it (PENCILCC_DEBUG=1 shows the traceback)")
+    def _output(self) -> Output:
+        """What the action needs from the target."""
+        if self.config.action == "assemble":
+            return Output.LLVM_IR if self.config.emit_llvm else Output.ASSEMBLY
+        return Output.OBJECT
 
     def _report_timings(self, plan: InputPlan) -> None:
         if not (self.config.verbose or self.options.time_report):
@@ -397,11 +372,6 @@ class Compilation:
                                       f"(a pencilcc bug, please report it): {' | '.join(first)}")
         return None
 
-    def _backend_failed(self, plan: InputPlan, why: str, mode: str, output: str) -> None:
-        self._give_up_outlining(plan, why)
-        if self.host_object(plan.source, mode, output) != 0:
-            raise HostCompileFailed()
-
     def object_for(self, plan: InputPlan) -> BuiltObject:
         """One object file (in the temp dir) holding everything of `plan`'s input."""
         folder = self._fresh_dir("obj")
@@ -418,14 +388,11 @@ class Compilation:
         host_stderr = self._host_part(plan, "-c", host_o)
         if host_stderr is None:
             return BuiltObject(host_o, [])
-        code = plan.code or RegionsCode(error="no code from the back end")
-        if code.error:
-            self._backend_failed(plan, code.error, "-c", host_o)
-            return BuiltObject(host_o, [])
-        region_bytes, link_flags = code.object_bytes, list(code.link_flags)
+        artifact = _artifact_of(plan)
+        link_flags = list(artifact.link_flags)
         regions_o = os.path.join(folder, "regions.o")
         with open(regions_o, "wb") as f:
-            f.write(region_bytes)
+            f.write(artifact.object_bytes)
         machine = [a for a in self.config.host_args if a.startswith(("-m", "-fuse-ld=", "-B", "--target="))]
         # The linker's own remarks on this step (LTO objects linked with ours) are not the
         # user's business unless it fails.
@@ -452,12 +419,7 @@ class Compilation:
         if self._host_part(plan, "-S", host_s) is None:   # fell back: host_s is the original's
             os.replace(host_s, output)
             return 0
-        code = plan.code or RegionsCode(error="no code from the back end")
-        if code.error:
-            self._backend_failed(plan, code.error, "-S", host_s)
-            os.replace(host_s, output)
-            return 0
-        regions_s = localize_in_assembly(code.text, [o.region.symbol for o in plan.optimized])
+        regions_s = localize_in_assembly(_artifact_of(plan).text, [o.region.symbol for o in plan.optimized])
         with open(host_s, "rb") as f:
             host_text = f.read()
         with open(output, "wb") as f:
@@ -465,12 +427,13 @@ class Compilation:
         return 0
 
     def _llvm_ir_for(self, plan: InputPlan, output: str) -> int:
-        if plan.code is not None and plan.code.error:
-            raise DriverError(plan.code.error)
-        # An input without PENCIL code was never analysed: its regions' module is empty.
-        text = plan.code.text if plan.code is not None else emit_llvm_ir([], self.options, plan.source.path)
+        artifact = plan.artifact
+        if artifact is None:
+            # An input without PENCIL code was never analysed: its module has no region.
+            artifact = compile_module(Module(plan.source.path), self.options, self.target,
+                                      Output.LLVM_IR, reraise=_debug_enabled()).artifact
         with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(artifact.text)
         return 0
 
 
@@ -484,7 +447,8 @@ def _region_of_stage(stage: str) -> Optional[int]:
     return int(stage[len(prefix):]) if stage.startswith(prefix) else None
 
 
-def llvm_ir_to_assembly(ir_text: str, options: CompileOptions) -> str:
-    """Assembly for the back end's (already optimized) LLVM IR, for `-S`."""
-    module = cpu_target.parse(ir_text, "regions")
-    return cpu_target.target_machine(options).emit_assembly(module)
+def _artifact_of(plan: InputPlan) -> Artifact:
+    """The target's code for `plan`'s optimized regions (analysed inputs always have it)."""
+    if plan.artifact is None:
+        raise DriverError(f"{plan.source.path}: no code for its optimized regions (a pencilcc bug)")
+    return plan.artifact

@@ -6,7 +6,7 @@ programs, dependency files), with the PENCIL regions of C inputs compiled by
 pencilcc (see clangpass.driver.compile), plus pencilcc's own outputs (record,
 dumps). The flow of a compile or link:
 
-  parse argv (cli) -> for each C input: analyse (cache, parse, regions, passes)
+  parse argv (cli) -> for each C input: analyse (cache, parse, compile core)
   -> print -Wpencil/-Rpass diagnostics (errors stop here, nothing written)
   -> no optimized region anywhere: the host compiler builds everything from the
      original sources with the user's flags (exactly cc's result)

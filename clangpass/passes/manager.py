@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""The pass manager: the -O0..-O3 pipelines and `optimise_region`, the driver's entry point.
+"""The pass manager: the -O0..-O3 pipelines and `optimise_region`, the compile core's entry point.
 
-Input: an `OptRegion`, its `Module`, the `CompileOptions` and the `DumpSink`.
+Input: an `OptRegion`, its `Module`, the `CompileOptions`, the `DumpSink` and the
+pipeline (a target's, clangpass.targets; the CPU target's are `PIPELINES`).
 Output: a `RegionOutcome`: `optimized` with the `CodegenUnit` the back end
 lowers, or `fallback` with the reason the region stays with the host compiler.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Optional, Sequence
 
 import islpy as isl
 
@@ -82,17 +84,20 @@ class PipelineError(Exception):
     """A pipeline is inconsistent (a pass requires what no earlier pass provides)."""
 
 
-def pipeline_for(options: CompileOptions) -> list[str]:
-    return PIPELINES[max(0, min(3, options.opt_level))]
+def pipeline_for(opt_level: int) -> list[str]:
+    """The pipeline of `opt_level` (-Os/-Oz are 2; levels above 3 are 3)."""
+    return PIPELINES[max(0, min(3, opt_level))]
 
 
-def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions,
-                    dumps: DumpSink) -> RegionOutcome:
-    """Run the pipeline of `options.opt_level` on `region`; never raises for unsupported input."""
+def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,
+                    pipeline: Optional[Sequence[str]] = None) -> RegionOutcome:
+    """Run `pipeline` (default: the one of `options.opt_level`) on `region`; never raises for
+    unsupported input."""
     ctx = PassContext(options, isl.Context())
     seconds: dict[str, float] = {}
+    names = list(pipeline) if pipeline is not None else pipeline_for(options.opt_level)
     try:
-        unit = run_pipeline(PolyUnit(region, module), pipeline_for(options), ctx, dumps, seconds)
+        unit = run_pipeline(PolyUnit(region, module), names, ctx, dumps, seconds)
     except NotModelled as exc:
         return _with_timings(fallback(region, exc.reason), seconds)
     except BudgetExceeded as exc:

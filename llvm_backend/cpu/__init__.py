@@ -9,7 +9,10 @@ Input: the units of one translation unit (`clangpass.poly.codegen_unit`), the
 - `emit_llvm_ir`: the module after the -O pipeline, as text (-S -emit-llvm,
   -fpencil-dump=llvm);
 - `emit_object`: an ELF object for the host (deterministic: same input, same bytes);
-- `runtime_link_flags`: what the final link needs (-fopenmp for libgomp, -lm).
+- `runtime_link_flags`: what the final link needs (-fopenmp for libgomp, -lm);
+- `TARGET`: all of it as the `cpu` target of the compile core (clangpass.targets):
+  the -O pipelines of clangpass.passes.manager, object / assembly / LLVM IR
+  emission, the `llvm` dump, and LLVM's own warnings returned, not printed.
 
 Stages: `lower_region` (function, arguments, locals) -> `lower_ast` (isl AST) ->
 `lower_expr` / `lower_builtins` (statement bodies, C semantics) and `parallel`
@@ -18,15 +21,20 @@ machine and the pass pipeline. See docs/passes/backend-cpu.md.
 """
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from typing import Sequence
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
+from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
+from clangpass.passes.manager import pipeline_for
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.regions import iter_exprs, iter_stmts, stmt_exprs
+from clangpass.targets import Artifact, Output
 from llvm_backend.cpu import target
 from llvm_backend.cpu.context import ModuleContext
 from llvm_backend.cpu.lower_builtins import uses_libm
@@ -34,7 +42,8 @@ from llvm_backend.cpu.lower_region import lower_unit
 from llvm_backend.cpu.lower_types import BackendError
 from llvm_backend.cpu.parallel import uses_threads
 
-__all__ = ["BackendError", "build_module", "emit_llvm_ir", "emit_object", "runtime_link_flags"]
+__all__ = ["BackendError", "TARGET", "CpuTarget", "build_module", "emit_llvm_ir", "emit_object",
+           "runtime_link_flags"]
 
 
 def _lower(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
@@ -94,3 +103,47 @@ def _calls_libm(unit: CodegenUnit) -> bool:
                 if any(isinstance(sub, N.Call) and sub.builtin and uses_libm(sub.callee) for sub in iter_exprs(e)):
                     return True
     return False
+
+
+def _assembly(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> str:
+    """The units' assembly for `-S`, without debug information: two debug line tables
+    cannot share one assembly file, and the host part's has the user's lines.
+
+    Emitted from the optimized module's text, parsed again, as the IR `-S -emit-llvm`
+    prints: emitting the optimized module itself allocates registers differently (gemm
+    at -O3)."""
+    text = emit_llvm_ir(units, replace(options, debug=False), module_name)
+    return target.target_machine(options).emit_assembly(target.parse(text, "regions"))
+
+
+class CpuTarget:
+    """The host CPU through LLVM: the compile core's `cpu` target (clangpass.targets.Target)."""
+
+    name = "cpu"
+
+    def pipeline(self, opt_level: int) -> Sequence[str]:
+        return pipeline_for(opt_level)
+
+    def emit(self, units: Sequence[CodegenUnit], options: CompileOptions, output: Output,
+             module_name: str, dumps: DumpSink) -> Artifact:
+        with target.llvm_messages() as messages:
+            artifact = self._emit(units, options, output, module_name, dumps)
+        return replace(artifact, messages="".join(messages))
+
+    def _emit(self, units: Sequence[CodegenUnit], options: CompileOptions, output: Output,
+              module_name: str, dumps: DumpSink) -> Artifact:
+        if output is Output.LLVM_IR:
+            return Artifact(output, text=emit_llvm_ir(units, options, module_name))
+        if output is Output.ASSEMBLY:
+            return Artifact(output, text=_assembly(units, options, module_name))
+        if dumps.wants("llvm"):
+            dumps.emit("llvm", os.path.basename(module_name), "llvm-pipeline",
+                       emit_llvm_ir(units, options, module_name))
+        return Artifact(output, object_bytes=emit_object(units, options, module_name),
+                        link_flags=self.link_flags(units, options))
+
+    def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
+        return tuple(runtime_link_flags(units, options))
+
+
+TARGET = CpuTarget()

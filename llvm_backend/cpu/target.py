@@ -30,8 +30,9 @@ import re
 import sys
 import tempfile
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, Optional
 
 import llvmlite.binding as llvm
 
@@ -82,10 +83,27 @@ _HINT_WARNING = re.compile(r"warning: <unknown>:0:0: loop not (?:vectorized|unro
                            r"[^\n]*?(?:transformation ordering|\n|$)")
 
 
+# Where `_without_hint_warnings` puts what LLVM printed: a list while `llvm_messages` runs
+# (the compile core prints nothing), otherwise stderr.
+_MESSAGES: ContextVar[Optional[list[str]]] = ContextVar("pencilcc_llvm_messages", default=None)
+
+
+@contextmanager
+def llvm_messages() -> Iterator[list[str]]:
+    """Within the body, what LLVM prints on stderr (less `_HINT_WARNING`) is appended to the
+    yielded list instead of being written to stderr."""
+    collected: list[str] = []
+    token = _MESSAGES.set(collected)
+    try:
+        yield collected
+    finally:
+        _MESSAGES.reset(token)
+
+
 @contextmanager
 def _without_hint_warnings() -> Iterator[None]:
-    """Run the body with file descriptor 2 captured; give back to stderr everything but
-    LLVM's warnings about loop hints it could not follow (`_HINT_WARNING`)."""
+    """Run the body with file descriptor 2 captured; give back everything but LLVM's warnings
+    about loop hints it could not follow (`_HINT_WARNING`), to stderr or `llvm_messages`."""
     sys.stderr.flush()
     with tempfile.TemporaryFile() as captured:
         saved = os.dup(2)
@@ -98,7 +116,10 @@ def _without_hint_warnings() -> Iterator[None]:
             os.close(saved)
             captured.seek(0)
             rest = _HINT_WARNING.sub("", captured.read().decode(errors="replace"))
-            if rest.strip():
+            collected = _MESSAGES.get()
+            if rest.strip() and collected is not None:
+                collected.append(rest)
+            elif rest.strip():
                 sys.stderr.write(rest)
                 sys.stderr.flush()
 

@@ -327,13 +327,13 @@ def test_timings_with_v(project: Path, capfd, monkeypatch) -> None:
 
 
 # ----------------------------------------------------------------------------- -S, --keep
-def test_assembly_holds_both_parts(project: Path, capfd, monkeypatch) -> None:
-    monkeypatch.setattr(driver_compile, "llvm_ir_to_assembly",
-                        lambda text, options: "\t.text\n# regions assembly\n")
+def test_assembly_holds_both_parts(project: Path, capfd) -> None:
     status, err = pencilcc(capfd, *FLAGS, "-S", "k.c")
     assert status == 0, err
-    asm = (project / "k.s").read_text()
-    assert "main:" in asm and asm.rstrip().endswith("# regions assembly")
+    host, regions = (project / "k.s").read_text().split("# pencilcc: outlined regions\n")
+    assert "main:" in host and re.search(r"^__pencilcc_kernel_scop0_\w+:", regions, re.MULTILINE)
+    # The regions' symbols are local to the file (localize_in_assembly), as in an object.
+    assert ".globl\t__pencilcc_" not in regions
     status, err = pencilcc(capfd, *FLAGS, "-S", "-emit-llvm", "k.c", "-o", "k.ll")
     assert status == 0 and (project / "k.ll").read_text() == "; regions\n"
 
@@ -358,7 +358,7 @@ def test_back_end_failure_falls_back_to_the_host(project: Path, capfd, monkeypat
     def broken(units, options, name):
         raise RuntimeError("no code for you")
 
-    monkeypatch.setattr(driver_compile, "emit_object", broken)
+    stubs.install(monkeypatch, emit=broken)
     monkeypatch.setenv("PENCILCC_NO_CACHE", "1")
     status, err = pencilcc(capfd, *FLAGS, "k.c", "-o", "prog")
     assert status == 0
@@ -370,10 +370,10 @@ def test_back_end_failure_falls_back_to_the_host(project: Path, capfd, monkeypat
 
 
 def test_pass_failure_falls_back_to_the_host(project: Path, capfd, monkeypatch) -> None:
-    def broken(region, module, options, dumps):
+    def broken(region, module, options, dumps, pipeline):
         raise ValueError("bad schedule")
 
-    monkeypatch.setattr(driver_compile, "optimise_region", broken)
+    stubs.install(monkeypatch, optimise=broken)
     status, err = pencilcc(capfd, *FLAGS, "-c", "k.c")
     assert status == 0
     assert "internal error in the polyhedral path (ValueError: bad schedule)" in err

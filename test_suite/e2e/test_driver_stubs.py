@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: MIT
 """A reference middle and back end for driver tests, independent of the polyhedral path.
 
-`install(monkeypatch)` replaces `optimise_region` (every outlinable region is
-'optimized', its unit is the region itself) and the CPU back end (`emit_object`
-compiles the region's original text, wrapped in a function with the outlined
-ABI, with gcc). The driver cannot tell the difference, so its own logic
-(rewriting, -r linking, caching, records, dependency files, linking) is tested
-exactly, fast and whatever state the real passes are in. The tests at the end
-check the reference outliner itself.
+`install(monkeypatch)` replaces, in the compile core, `optimise_region` (every
+outlinable region is 'optimized', its unit is the region itself) and the driver's
+target with `ReferenceTarget` (its object and assembly are the region's original
+text, wrapped in a function with the outlined ABI, compiled by gcc). The driver
+cannot tell the difference, so its own logic (rewriting, -r linking, caching,
+records, dependency files, linking) is tested exactly, fast and whatever state the
+real passes are in. The tests at the end check the reference outliner itself.
 """
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ from pathlib import Path
 
 import pytest
 
+from clangpass import compiler
 from clangpass.driver import compile as driver_compile
 from clangpass.ir import types as T
 from clangpass.ir.printer import format_expr
+from clangpass.passes.manager import pipeline_for
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome
+from clangpass.targets import Artifact, Output
 
 STUB_LINK_FLAGS = ["-lm"]
 
@@ -74,32 +77,60 @@ def _function_source(region: OptRegion) -> str:
             + body + "\n}\n" + "\n".join(epilogue) + "\n")
 
 
-def reference_emit_object(units, options, module_name: str) -> bytes:
+def _reference_compile(units, options, module_name: str, mode: str) -> bytes:
+    """gcc `mode` ('-c' or '-S') of the regions' original text with the outlined ABI."""
     regions = list(units)
     source = _preprocessor_lines(Path(regions[0].extent.file).read_text())
     source += "\n" + "\n".join(_function_source(r) for r in regions)
     with tempfile.TemporaryDirectory() as tmp:
-        c_file, obj = os.path.join(tmp, "regions.c"), os.path.join(tmp, "regions.o")
+        c_file, out = os.path.join(tmp, "regions.c"), os.path.join(tmp, "regions.out")
         Path(c_file).write_text(source)
         flags = ["-fPIC"] if options.pic else ["-fno-pic"]
         original_dir = os.path.dirname(os.path.abspath(regions[0].extent.file))
-        subprocess.run(["gcc", "-std=gnu99", "-O1", "-w", *flags, "-iquote", original_dir, "-c", c_file,
-                        "-o", obj], check=True, capture_output=True)
-        return Path(obj).read_bytes()
+        subprocess.run(["gcc", "-std=gnu99", "-O1", "-w", *flags, "-iquote", original_dir, mode, c_file,
+                        "-o", out], check=True, capture_output=True)
+        return Path(out).read_bytes()
 
 
-def reference_optimise_region(region, module, options, dumps) -> RegionOutcome:
+def reference_emit_object(units, options, module_name: str) -> bytes:
+    return _reference_compile(units, options, module_name, "-c")
+
+
+class ReferenceTarget:
+    """The clangpass.targets.Target protocol on the reference outliner; `emit_object` may be
+    replaced (a failing back end)."""
+
+    name = "reference"
+
+    def __init__(self, emit_object=reference_emit_object) -> None:
+        self.emit_object = emit_object
+
+    def pipeline(self, opt_level: int):
+        return pipeline_for(opt_level)
+
+    def emit(self, units, options, output: Output, module_name: str, dumps) -> Artifact:
+        if output is Output.LLVM_IR:
+            return Artifact(output, text="; regions\n")
+        if output is Output.ASSEMBLY:
+            return Artifact(output, text=_reference_compile(units, options, module_name, "-S").decode())
+        return Artifact(output, object_bytes=self.emit_object(units, options, module_name),
+                        link_flags=self.link_flags(units, options))
+
+    def link_flags(self, units, options) -> tuple[str, ...]:
+        return tuple(STUB_LINK_FLAGS)
+
+
+def reference_optimise_region(region, module, options, dumps, pipeline=None) -> RegionOutcome:
     return RegionOutcome(region, "optimized", unit=region, statements=1,
                          pass_seconds={"reference-outliner": 0.001})
 
 
 def install(monkeypatch: pytest.MonkeyPatch, optimise=reference_optimise_region,
             emit=reference_emit_object) -> None:
-    """Route the driver's calls into the reference outliner."""
-    monkeypatch.setattr(driver_compile, "optimise_region", optimise)
-    monkeypatch.setattr(driver_compile, "emit_object", emit)
-    monkeypatch.setattr(driver_compile, "emit_llvm_ir", lambda units, options, name: "; regions\n")
-    monkeypatch.setattr(driver_compile, "runtime_link_flags", lambda units, options: list(STUB_LINK_FLAGS))
+    """Route the compile core's calls into the reference outliner."""
+    target = ReferenceTarget(emit)
+    monkeypatch.setattr(compiler, "optimise_region", optimise)
+    monkeypatch.setattr(driver_compile, "get_target", lambda name="cpu": target)
 
 
 # ----------------------------------------------------------------------------- self-checks

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: MIT
+"""Targets: what the compile core (clangpass.compiler) asks of a back end, and where to find one.
+
+A `Target` owns, for the regions pencilcc optimizes:
+- its pass pipeline per optimisation level (`pipeline`: pass names, run by
+  clangpass.passes.manager; the lists themselves live in manager.py, one file for all);
+- its emitter (`emit`): the `CodegenUnit`s of one translation unit as the `Artifact`
+  the caller asked for (`Output`), and its text dumps (`-fpencil-dump=llvm`) through
+  the caller's `DumpSink`;
+- its link needs (`link_flags`): what a program linking its objects must add.
+
+The registry maps a target's name to the module that exports it as `TARGET`; the
+module is imported on first use, so that `import clangpass.targets` stays cheap and
+nobody outside the registry imports a back end by name. `cpu` (llvm_backend.cpu) is
+the default and, for now, the only target.
+"""
+from __future__ import annotations
+
+import enum
+import importlib
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.poly.codegen_unit import CodegenUnit
+
+
+class Output(enum.Enum):
+    """What the caller wants from the target."""
+
+    OBJECT = "object"          # -c and links: an object file and its link flags
+    ASSEMBLY = "assembly"      # -S: the regions' assembly
+    LLVM_IR = "llvm-ir"        # -S -emit-llvm: the regions' module after the -O pipeline
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """The target's output for the optimized regions of one translation unit (plain values:
+    it crosses the driver's process boundary, clangpass.driver.isolate)."""
+
+    output: Output
+    object_bytes: bytes = b""          # Output.OBJECT
+    text: str = ""                     # Output.ASSEMBLY, Output.LLVM_IR
+    link_flags: tuple[str, ...] = ()   # Output.OBJECT: what linking the object needs
+    messages: str = ""                 # what the target's tools printed (LLVM's warnings), for the caller to show
+
+
+@runtime_checkable
+class Target(Protocol):
+    """A back end as the compile core sees it."""
+
+    name: str
+
+    def pipeline(self, opt_level: int) -> Sequence[str]:
+        """The pass names run on every region at `opt_level` (0..3)."""
+        ...
+
+    def emit(self, units: Sequence[CodegenUnit], options: CompileOptions, output: Output,
+             module_name: str, dumps: DumpSink) -> Artifact:
+        """The `output` for `units` (possibly none); raises on a failure of its own."""
+        ...
+
+    def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
+        """What a link of the objects of `units` needs (libraries, the runtime)."""
+        ...
+
+
+DEFAULT_TARGET = "cpu"
+
+# name -> the module that exports the target as `TARGET`.
+TARGET_MODULES: dict[str, str] = {
+    "cpu": "llvm_backend.cpu",
+}
+
+
+def get_target(name: str = DEFAULT_TARGET) -> Target:
+    """The target registered as `name`; KeyError for an unknown name."""
+    return importlib.import_module(TARGET_MODULES[name]).TARGET
