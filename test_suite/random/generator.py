@@ -15,9 +15,10 @@ Guarantees, by construction and checked:
   in affine integer locals (`int j1 = n - i1 - 1;` at the start of a loop body, never
   written again, which pencilcc substitutes).  Only the conditions of data guards
   (`if (A[i0] > 0.3) {...} else {...}`, modelled by pencilcc as one statement with
-  may-writes) read values; for bounds checking and instance counts both branches of a
-  data guard count as executed.  `#pragma pencil independent` is emitted only on loops
-  that `provably_independent` vouches for.
+  may-writes) and the min of the pivot nest (`G[i][j] < s ? G[i][j] : s`) read values;
+  for bounds checking and instance counts both branches of a data guard count as
+  executed.  `#pragma pencil independent` is emitted only on loops that
+  `provably_independent` vouches for.
 * **In bounds.**  Every iterator carries a hull `[lo, P + hi]` (constant lower
   bound, upper bound relative to one size parameter `P`); triangular bounds add
   hulls for iterator differences and guards like `i0 + i1 < n` add hulls for sums.
@@ -46,7 +47,7 @@ import numpy as np
 __all__ = [
     "Aff", "ArrayDecl", "ArrayRef", "Assign", "Binary", "Call", "Compare", "Const",
     "DataCompare", "DataGuard", "GenConfig", "GeneratedProgram", "Guard", "IterValue", "Local",
-    "Loop", "ModEq", "Program", "SMALL", "ScalarDecl", "ScalarRef", "check_in_bounds", "generate",
+    "Loop", "ModEq", "Program", "SMALL", "ScalarDecl", "ScalarRef", "Select", "check_in_bounds", "generate",
     "instance_counts", "provably_independent", "render", "walk_nodes", "walk_statements",
 ]
 
@@ -97,6 +98,7 @@ class GenConfig:
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
     p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
     p_reduction: float = 0.2          # an int sum `q0 += ...` under `#pragma pencil independent reduction(+: q0)`
+    p_pivot: float = 0.15             # a Floyd-Warshall min-plus pivot nest on a square 2-D array (index-set splitting)
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
 
     def __post_init__(self) -> None:
@@ -210,7 +212,7 @@ class IterValue:
 
 @dataclass(frozen=True)
 class Binary:
-    op: str  # + - * / %
+    op: str  # + - * / %, or < > (an int 0 or 1: only in the pivot nest's if-free min)
     left: "Expr"
     right: "Expr"
 
@@ -221,7 +223,18 @@ class Call:
     args: tuple["Expr", ...]
 
 
-Expr = Union[Const, ArrayRef, ScalarRef, IterValue, Binary, Call]
+@dataclass(frozen=True)
+class Select:
+    """`test ? then : otherwise`, a comparison of values choosing one of two values (the min
+    of the pivot nest). The statement writes its target whatever the test gives: an ordinary
+    statement (must-write), not a data guard."""
+
+    test: "DataCompare"
+    then: "Expr"
+    otherwise: "Expr"
+
+
+Expr = Union[Const, ArrayRef, ScalarRef, IterValue, Binary, Call, Select]
 
 
 @dataclass(frozen=True)
@@ -402,6 +415,9 @@ def expr_nodes(expr: Expr) -> Iterator[Expr]:
     elif isinstance(expr, Call):
         for arg in expr.args:
             yield from expr_nodes(arg)
+    elif isinstance(expr, Select):
+        for part in (expr.test.lhs, expr.test.rhs, expr.then, expr.otherwise):
+            yield from expr_nodes(part)
 
 
 def statement_accesses(stmt: Assign | DataGuard) -> Iterator[ArrayRef]:
@@ -528,7 +544,9 @@ def check_in_bounds(program: Program, sizes: Mapping[str, int] | None = None) ->
 # Rendering C
 # ----------------------------------------------------------------------------
 
-_PRECEDENCE = {"+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
+_PRECEDENCE = {"+": 12, "-": 12, "*": 13, "/": 13, "%": 13, "<": 10, ">": 10, "<=": 10, ">=": 10}
+#: Precedence of `c ? a : b` (below every binary operator used here).
+_SELECT_PRECEDENCE = 3
 
 
 def _render_const(const: Const) -> str:
@@ -556,6 +574,11 @@ def render_expr(expr: Expr, context: int = 0) -> str:
         return f"(double){inner}" if simple else f"(double)({inner})"
     if isinstance(expr, Call):
         return f"{expr.function}({', '.join(render_expr(a) for a in expr.args)})"
+    if isinstance(expr, Select):
+        prec = _SELECT_PRECEDENCE + 1
+        text = (f"{render_expr(expr.test.lhs, prec)} {expr.test.op} {render_expr(expr.test.rhs, prec)}"
+                f" ? {render_expr(expr.then, prec)} : {render_expr(expr.otherwise, prec)}")
+        return f"({text})" if context > _SELECT_PRECEDENCE else text
     prec = _PRECEDENCE[expr.op]
     text = f"{render_expr(expr.left, prec)} {expr.op} {render_expr(expr.right, prec + 1)}"
     return f"({text})" if context > prec else text
@@ -781,9 +804,16 @@ def _mag(expr: Expr, lookup: Callable[[Expr], Mag]) -> Mag | None:
         if expr.function == "fabs":
             return args[0]
         return Mag(max(a.lin for a in args), max(a.const for a in args))
+    if isinstance(expr, Select):
+        parts = [_mag(e, lookup) for e in (expr.test.lhs, expr.test.rhs, expr.then, expr.otherwise)]
+        if any(p is None for p in parts):
+            return None
+        return Mag(max(parts[2].lin, parts[3].lin), max(parts[2].const, parts[3].const))  # type: ignore[union-attr]
     left, right = _mag(expr.left, lookup), _mag(expr.right, lookup)
     if left is None or right is None:
         return None
+    if expr.op in ("<", ">", "<=", ">="):
+        return Mag(0.0, 1.0)
     if expr.op in "+-":
         return left + right
     if expr.op == "*":
@@ -808,9 +838,15 @@ def _int_overflow_free(expr: Expr, lookup: Callable[[Expr], float],
         elif isinstance(e, Call):
             args = [bound(a) for a in e.args]
             b = math.sqrt(args[0]) if e.function == "sqrt" else max(args)
+        elif isinstance(e, Select):
+            bound(e.test.lhs)
+            bound(e.test.rhs)
+            b = max(bound(e.then), bound(e.otherwise))
         else:
             left, right = bound(e.left), bound(e.right)
-            if e.op in "+-":
+            if e.op in ("<", ">", "<=", ">="):
+                b = 1.0
+            elif e.op in "+-":
                 b = left + right
             elif e.op == "*":
                 b = left * right
@@ -964,6 +1000,10 @@ class _Builder:
             return "double" if expr.as_double else "int"
         if isinstance(expr, Call):
             return "double"
+        if isinstance(expr, Select):
+            expr = Binary("+", expr.then, expr.otherwise)   # the usual arithmetic conversions
+        elif expr.op in ("<", ">", "<=", ">="):
+            return "int"
         if "double" in (self.ctype_of(expr.left), self.ctype_of(expr.right)):
             return "double"
         return "int"
@@ -1670,6 +1710,8 @@ class _Builder:
         product = self.matmul() if fits else []
         fits = len(nests) + len(temp) + len(product) < self.config.max_nests and self.config.max_depth == 3
         body = list(nests) + temp + product + (self.stencil() if fits else [])
+        if len(body) < self.config.max_nests and self.config.max_depth == 3:
+            body += self.pivot()
         if len(body) < self.config.max_nests:
             body += self.int_sum()
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
@@ -1858,6 +1900,79 @@ class _Builder:
         inner = Loop("i2", Aff(const=1), "<", Aff.var(cols, col_offset - 1), 1, (sweep,))
         middle = Loop("i1", Aff(const=1), "<", Aff.var(rows, row_offset - 1), 1, (inner,))
         return [Loop("i0", Aff(const=0), "<", Aff.var(rng.choice(sorted(self.sizes))), 1, (middle,))]
+
+    def pivot(self) -> list[Node]:
+        """Sometimes Floyd-Warshall's min-plus relaxation on a square 2-D array G, pivot loop
+        outermost, the shape index-set splitting cuts at i = k and j = k:
+        `for k < X: for i < X: for j < X: G[i][j] = G[i][j] < G[i][k] + G[k][j] ? G[i][j] :
+        G[i][k] + G[k][j];` (or the test reversed, `fmin` for doubles, an if-free
+        `G[i][j] - (G[i][j] - s) * (G[i][j] > s)`, or `if (s < G[i][j]) G[i][j] = s;`; i and j
+        sometimes swapped). G is a double or int array of the program whose two extents share
+        their size parameter (`A[n][n + 1]`; X is the smaller extent, sometimes one or two less:
+        a sub-square), or an array G of its own. A nest before it makes the X x X elements
+        non-negative (`fabs`, or `G < 0 ? 0 - G : G`): with non-negative values the new value
+        is never larger than the old one nor negative, so magnitudes cannot grow (with
+        negative values they could grow geometrically with X) and the sum stays below twice
+        the array's bound. A stream of its own, so that the seeds that get none keep their
+        program."""
+        rng = random.Random(f"pivot {self.seed}")
+        if rng.random() >= self.config.p_pivot:
+            return []
+        limit = {"double": 10.0 ** DOUBLE_LOG10_LIMIT / 2, "int": INT_LIMIT / 2}
+        squares = [a for a in self.arrays if len(a.extents) == 2 and a.extents[0][0] == a.extents[1][0]
+                   and self.bounds[a.name] < limit[a.ctype]]
+        if squares and rng.random() < 0.7:
+            grid = rng.choice(squares)
+        else:
+            fitting = [p for p in sorted(self.sizes) if self.sizes[p] ** 2 <= self.config.max_array_elements]
+            if not fitting:
+                return []
+            param = rng.choice(fitting)
+            ctype = "int" if rng.random() < 0.35 else "double"
+            init = (rng.randint(1, 13), rng.randint(1, 13), rng.randint(0, 10), rng.choice((17, 19, 23, 29)))
+            grid = ArrayDecl("G", ctype, ((param, 0), (param, 0)), init)
+            self.arrays.append(grid)
+            self.bounds[grid.name] = float(init[-1] // 2 + 1) if ctype == "int" else 1.0
+        self.features.add("pivot nest")
+        param = grid.extents[0][0]
+        offset = min(grid.extents[0][1], grid.extents[1][1]) - rng.choice((0, 0, 0, 1, 2))
+        extent = Aff.var(param, offset)
+        zero = Const(0.0 if grid.ctype == "double" else 0, grid.ctype)
+
+        def cell(row: Aff, col: Aff) -> ArrayRef:
+            return ArrayRef(grid.name, (row, col))
+
+        # the elements of the sub-square made non-negative
+        a, b = Aff.var("i0"), Aff.var("i1")
+        old = cell(a, b)
+        if grid.ctype == "double" and rng.random() < 0.5:
+            absolute: Expr = Call("fabs", (old,))
+        else:
+            absolute = Select(DataCompare(old, "<", zero), Binary("-", zero, old), old)
+        normalise = Loop("i0", Aff(), "<", extent, 1,
+                         (Loop("i1", Aff(), "<", extent, 1, (Assign(old, "=", absolute),)),))
+        # the relaxation: k = i0, i = i1, j = i2
+        k, i, j = Aff.var("i0"), Aff.var("i1"), Aff.var("i2")
+        here = cell(i, j)
+        path = Binary("+", cell(i, k), cell(k, j))
+        forms = ["ternary", "ternary reversed", "if-free", "data guard"] + ["fmin"] * (grid.ctype == "double")
+        form = rng.choices(forms, weights=(4, 1, 1, 1, 2)[:len(forms)])[0]
+        relax: Node
+        if form == "ternary":
+            relax = Assign(here, "=", Select(DataCompare(here, "<", path), here, path))
+        elif form == "ternary reversed":
+            relax = Assign(here, "=", Select(DataCompare(path, "<", here), path, here))
+        elif form == "fmin":
+            relax = Assign(here, "=", Call("fmin", (here, path)))
+        elif form == "if-free":
+            relax = Assign(here, "=", Binary("-", here, Binary("*", Binary("-", here, path),
+                                                                   Binary(">", here, path))))
+        else:
+            relax = DataGuard((DataCompare(path, "<", here),), "&&", (Assign(here, "=", path),))
+        inner, outer = ("i1", "i2") if rng.random() < 0.25 else ("i2", "i1")
+        nest = Loop("i0", Aff(), "<", extent, 1,
+                    (Loop(outer, Aff(), "<", extent, 1, (Loop(inner, Aff(), "<", extent, 1, (relax,)),)),))
+        return [normalise, nest]
 
     def overlaps(self) -> tuple[tuple[str, str], ...]:
         """Sometimes one double array is passed for another of the same shape. A stream of its

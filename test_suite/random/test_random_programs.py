@@ -111,6 +111,7 @@ FEATURES = {
     "time-iterated stencil": ("scop", r"\] = 0\.2 \* \([A-E]\[i1 - 1\]\[i2\]", 5),
     "temp array": ("scop", r"\n      [A-E]\[i0\]\[i1\] = T\[", 3),
     "matrix product": ("scop", r"\] \+= 0\.03125 \* P\[i0\]\[i2\] \* Q\[i2\]\[i1\];", 3),
+    "pivot nest": ("scop", r"([A-Z])\[i1\]\[i0\] \+ \1\[i0\]\[i2\]", 4),
     # affine guards never read values: an `if` reading an element or a scalar is a data guard
     "data guard": ("scop", r"\bif \([^\n]*(\[|\b[st]\d\b)", 30),
     "data guard with else": ("scop", r"\} else \{", 10),
@@ -520,6 +521,72 @@ DIFFERENTIAL_CASES = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reaso
 def test_pencilcc_matches_gcc(seed: int, pencilcc_outcomes: dict[int, Outcome]) -> None:
     outcome = pencilcc_outcomes[seed]
     assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
+
+
+# The pivot nest (GenConfig.p_pivot): Floyd-Warshall's min-plus relaxation, k outermost.
+PIVOT_SEEDS = tuple(range(80))
+PIVOT_FORMS = {  # every way the relaxation is written, `G[i][j]` being X[i1][i2], k = i0
+    "ternary": r"(\w)\[i1\]\[i2\] = \1\[i1\]\[i2\] < \1\[i1\]\[i0\] \+ \1\[i0\]\[i2\] \? ",
+    "ternary reversed": r"(\w)\[i1\]\[i2\] = \1\[i1\]\[i0\] \+ \1\[i0\]\[i2\] < \1\[i1\]\[i2\] \? ",
+    "fmin": r"(\w)\[i1\]\[i2\] = fmin\(\1\[i1\]\[i2\], \1\[i1\]\[i0\] \+ \1\[i0\]\[i2\]\);",
+    "if-free": r"\) \* \((\w)\[i1\]\[i2\] > \1\[i1\]\[i0\] \+ \1\[i0\]\[i2\]\);",
+    "data guard": r"if \((\w)\[i1\]\[i0\] \+ \1\[i0\]\[i2\] < \1\[i1\]\[i2\]\) \{",
+}
+
+
+def test_pivot_nests_are_varied_in_bounds_and_sanitizer_clean(tmp_path: Path) -> None:
+    """With the pivot nest forced: every form of the min, i and j swapped, a sub-square, int and
+    double arrays; in bounds for any sizes; free of undefined behaviour under the sanitizers."""
+    config = replace(SMALL, p_pivot=1.0)
+    rng = random.Random(7)
+    seen: set[str] = set()
+    pivots = []
+    for seed in range(40):
+        generated = generate(seed, config)
+        if "pivot nest" not in generated.description:
+            continue
+        pivots.append(generated)
+        scop = _scop(generated.source)
+        forms = [f for f, pattern in PIVOT_FORMS.items() if re.search(pattern, scop)]
+        assert len(forms) == 1, (seed, forms)
+        seen.add(forms[0])
+        pivot_loop = re.search(r"\n  for \(i0 = 0; i0 < ([^;]+); i0\+\+\)\n    for \((i[12]) = 0; i[12] < \1; "
+                               r"i[12]\+\+\)\n      for \((i[12]) = 0; i[12] < \1; ", scop)
+        assert pivot_loop, scop
+        if pivot_loop.group(2) == "i2":
+            seen.add("j outside i")
+        array = re.search(PIVOT_FORMS[forms[0]], scop).group(1)  # type: ignore[union-attr]
+        decl = generated.program.array(array)
+        seen.add(decl.ctype)
+        if Aff.var(*decl.extents[0]).render() != pivot_loop.group(1):
+            seen.add("sub-square")
+        for sizes in _size_valuations(generated.program, config, rng):
+            assert check_in_bounds(generated.program, sizes) == [], f"seed {seed}, sizes {sizes}"
+    assert len(pivots) >= 15
+    assert seen >= set(PIVOT_FORMS) | {"j outside i", "sub-square", "int", "double"}, seen
+    if shutil.which("gcc") is None:
+        return
+    for generated in pivots[:8]:
+        source = tmp_path / f"seed{generated.seed}.c"
+        source.write_text(generated.source)
+        exe = tmp_path / f"seed{generated.seed}.san"
+        harness.build(["gcc"], [source], exe, WARNING_FLAGS + SANITIZER_FLAGS)
+        out = harness.run(exe, timeout=120)
+        assert harness.nonfinite_values(out) == []
+        assert max(abs(v) for _, values in harness.parse_values(out) for v in values) < 1e30
+
+
+@needs_gcc
+def test_pivot_nest_programs_match_gcc(tmp_path: Path) -> None:
+    """Some SMALL seeds get the pivot nest (with its own random stream), and pencilcc, which
+    optimizes their regions, prints what gcc -O0 prints."""
+    seeds = [s for s in PIVOT_SEEDS if "pivot nest" in generate(s, SMALL).description]
+    assert len(seeds) >= 5, seeds
+    for seed in seeds:
+        assert re.search(FEATURES["pivot nest"][1], _scop(generate(seed, SMALL).source)), seed
+        outcome = check_seed(seed, tmp_path, PENCILCC, SMALL)
+        assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
+        assert not outcome.fell_back, (seed, outcome.candidate_warnings)
 
 
 # Seeds of the default (larger) configuration that once broke pencilcc, checked on every run.
