@@ -26,7 +26,7 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import keep_streams, reduction_jam, register_tile, source_order  # noqa: F401
+from clangpass.passes import index_set_split, keep_streams, reduction_jam, register_tile, source_order  # noqa: F401
 from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
@@ -67,16 +67,16 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
-    3: ["extract", "alias-check", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
+SCHEDULING_PASSES = frozenset({"index-set-split", "relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
                                "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule"})
 
 
@@ -121,6 +121,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
                          register_tiled_bands=register_tile.register_tiled_bands(unit.scop.schedule),
                          jammed_loops=unit.scop.jammed_loops, untiled_reason=unit.scop.untiled_reason,
+                         split_statements=unit.scop.split_statements,
                          privatized_arrays=unit.scop.private_arrays,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),

@@ -79,6 +79,13 @@ class SourceOrder(Pass):
         if not gained:
             reason = "the schedule has no tiled band, parallel loop or wavefront"
             return replace(unit, scop=_source_order(unit, ctx, original, reason))
+        if scop.split_statements and not gained & {PARALLEL_MARK, WAVEFRONT_MARK}:
+            # index-set-split's pieces in their split source order: isl's scheduler fuses and
+            # skews the pieces (floyd-warshall: tiles, no parallel loop, column walks).
+            reason = "the source order of the split statements has parallel loops, the schedule none"
+            pieces = _source_order(unit, ctx, original, reason)
+            if PARALLEL_MARK in gained_marks(pieces.schedule):
+                return replace(unit, scop=pieces)
         if ctx.options.source_order != "streams" or WAVEFRONT_MARK in gained:
             return unit
         try:

@@ -282,7 +282,7 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "statements", "tiled_bands", "tile_sizes", "parallel_loops",
                                "wavefronts", "parallel_regions", "thread_teams", "alias_checks",
                                "fusion", "fusion_reason", "streaming_bands", "source_order", "source_order_reason",
-                               "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "untiled_reason", "pragmas",
+                               "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "untiled_reason", "split_statements", "pragmas",
                                "local_variables",
                                "privatized_arrays", "kept_variables", "scheduling_seconds"}
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"

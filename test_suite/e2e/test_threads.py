@@ -33,7 +33,8 @@ THREADS = ("1", "2", "3")
 # (durbin's k loop was one until its function-scope scalars became region locals: its relaxed
 # schedule has no parallel loop left.)
 TEAM_KERNELS = ("adi", "gramschmidt", "jacobi-2d", "fdtd-2d", "deriche")
-KERNELS = (*TEAM_KERNELS, "durbin", "seidel-2d", "heat-3d", "lu", "cholesky", "trmm", "syrk", "trisolv")
+KERNELS = (*TEAM_KERNELS, "durbin", "seidel-2d", "heat-3d", "lu", "cholesky", "trmm", "syrk", "trisolv",
+           "floyd-warshall")
 TINY = (3, 2, 1, 2, 3)
 ODD = (37, 41, 29, 43, 31)
 

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+"""Pass `index-set-split`: which hyperplanes it finds, the pieces, their source order, and the
+schedule the region then gets; the pieces' code is checked against gcc -O0 in
+test_suite/e2e/test_threads.py (floyd-warshall) and by the random programs' pivot nests."""
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+from clangpass.poly.codegen import format_ast
+from clangpass.poly.dependences import dependences
+from test_suite.unit.poly.snippets import optimise, scop_of
+
+# Floyd-Warshall's min-plus relaxation: row k and column k pivot every other row and column.
+PIVOT = """\
+void f(int n, double G[static const restrict n][n]) {
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        G[i][j] = G[i][j] < G[i][k] + G[k][j] ? G[i][j] : G[i][k] + G[k][j];
+}
+"""
+
+# The same with the row loop running downwards: the pieces' loops must run in its order.
+DOWNWARDS = PIVOT.replace("for (int i = 0; i < n; i++)", "for (int i = n - 1; i >= 0; i--)")
+
+# Rows pivot on no row of the same k here (row k is read, never written, in the k loop):
+# nothing to split.
+NO_PIVOT = """\
+void f(int n, double G[static const restrict n][n], double H[static const restrict n][n]) {
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        G[i][j] = G[i][j] + H[i][k] * H[k][j];
+}
+"""
+
+
+def test_pivot_hyperplanes_come_from_the_dependences(tmp_path):
+    from clangpass.passes.index_set_split import pivots
+    scop = scop_of(tmp_path, PIVOT)
+    [statement] = scop.compute_statements
+    assert sorted(pivots(statement, dependences(scop).all)) == [(0, 1), (0, 2)]   # i = k, j = k
+    plain = scop_of(tmp_path, NO_PIVOT)
+    assert pivots(plain.compute_statements[0], dependences(plain).all) == []
+
+
+def test_pieces_run_rows_in_parallel_and_columns_as_vector_loops(tmp_path):
+    outcome = optimise(tmp_path, PIVOT, opt_level=3)
+    assert outcome.status == "optimized" and outcome.reason == "", outcome.reason
+    assert outcome.split_statements == 1 and outcome.statements == 9
+    assert outcome.source_order and "split statements" in outcome.source_order_reason
+    text = format_ast(outcome.unit)
+    lines = [line.strip() for line in text.splitlines()]
+    # One team around k; the rows before k and after k are parallel loops; row k between them.
+    assert lines[0] == "// thread-team" and outcome.parallel_loops == 2 and outcome.thread_teams == 1
+    parallel = [k for k, line in enumerate(lines) if line == "// parallel"]
+    assert re.match(r"for \(int c1 = 0; c1 < c0; c1 \+= 1\)", lines[parallel[0] + 1]), text
+    assert re.match(r"for \(int c1 = c0 \+ 1; c1 < n; c1 \+= 1\)", lines[parallel[1] + 1]), text
+    # Inside a row, the columns before and after k are vector loops.
+    assert sum(1 for k, line in enumerate(lines) if line == "// vector" and lines[k + 1].startswith("for")) == 6
+    off = optimise(tmp_path, PIVOT, opt_level=3, disabled_passes=frozenset({"index-set-split"}))
+    assert off.split_statements == 0 and off.statements == 1 and off.parallel_loops == 0
+
+
+def test_the_split_source_order_is_the_source_order(tmp_path):
+    # The loops cut at the planes run every instance when the unsplit loops ran it, for an
+    # upward and a downward row loop: the pieces' execution order, pulled back to the
+    # statement, is the original one, and the row loop is cut in three.
+    from clangpass.passes.index_set_split import pivots, split_statements
+    for source in (PIVOT, DOWNWARDS):
+        scop = scop_of(tmp_path, source)
+        [statement] = scop.compute_statements
+        split = split_statements(scop, {statement.name: pivots(statement, dependences(scop).all)})
+        assert len(split.compute_statements) == 9
+        before = scop.original_compute_schedule().get_map()          # { S[k, i, j] -> [dates] }
+        after = split.original_compute_schedule().get_map()          # { S_n[k, i, j] -> [dates] }
+        to_statement = isl.UnionMap.empty(after.get_space())
+        for piece in split.compute_statements:
+            to_statement = to_statement.union(isl.UnionMap.from_map(isl.Map.identity(
+                isl.Space.map_from_set(piece.domain.get_space())).intersect_domain(piece.domain)
+                .set_tuple_name(isl.dim_type.out, statement.name)))
+        domain = isl.UnionSet.from_set(statement.domain)
+        order_before = before.lex_lt_union_map(before).intersect_domain(domain).intersect_range(domain)
+        order_after = to_statement.reverse().apply_range(after.lex_lt_union_map(after)).apply_range(to_statement)
+        assert order_after.intersect_domain(domain).intersect_range(domain).is_equal(order_before), source
+        text = str(split.original_schedule)
+        assert text.count("sequence") >= 2, text
+
+
+def test_statements_without_pivots_are_not_split(tmp_path):
+    outcome = optimise(tmp_path, NO_PIVOT, opt_level=3)
+    assert outcome.status == "optimized" and outcome.split_statements == 0 and outcome.statements == 1
