@@ -4,11 +4,14 @@
 Input: the tokens of the main file. Output: `Pragma` values with the byte offset
 of their `#`, which the lowering attaches to the statement that follows. Syntax:
 
-    #pragma pencil independent [reduction(op: v, ...)]*   op in + - * min max
+    #pragma pencil independent [reduction(op: v, ...)]*   op in + - * min max & | ^ && ||
     #pragma pencil ivdep
     #pragma pencil region
     #pragma scop / #pragma endscop
 
+The thesis (section 4.3.4 i, appendix A) lists the operators `+ - * min max`
+and says the clause has OpenMP's syntax; pencilcc also takes OpenMP's other
+operators `& | ^ && ||` (`EXTENSION_OPERATORS`, integer and logical reductions).
 Malformed `pencil` pragmas keep their errors for the linter (rule pencil-pragma).
 """
 from __future__ import annotations
@@ -19,7 +22,11 @@ import clang.cindex as ci
 
 from clangpass.ir.nodes import Pragma, Reduction, SourceLoc
 
-REDUCTION_OPERATORS = ("+", "-", "*", "min", "max")
+# The definition's operators, then OpenMP's others, which pencilcc accepts as an extension.
+PENCIL_OPERATORS = ("+", "-", "*", "min", "max")
+EXTENSION_OPERATORS = ("&", "|", "^", "&&", "||")
+REDUCTION_OPERATORS = PENCIL_OPERATORS + EXTENSION_OPERATORS
+_EXPECTED = " ".join(REDUCTION_OPERATORS)
 
 
 @dataclass(frozen=True)
@@ -103,10 +110,10 @@ def _parse_reductions(words: list[ci.Token], loc: SourceLoc):
             break
         op = words[j].spelling
         if op in (":", ")"):  # no operator: one error, at the token where it is missing
-            errors.append((_loc(words[j]), f"expected a reduction operator (one of + - * min max) before '{op}'"))
+            errors.append((_loc(words[j]), f"expected a reduction operator (one of {_EXPECTED}) before '{op}'"))
             break
         if op not in REDUCTION_OPERATORS:
-            errors.append((_loc(words[j]), f"invalid reduction operator '{op}' (expected one of + - * min max)"))
+            errors.append((_loc(words[j]), f"invalid reduction operator '{op}' (expected one of {_EXPECTED})"))
         j += 1
         if j >= len(words) or words[j].spelling != ":":
             errors.append((_loc(words[min(j, len(words) - 1)]), "expected ':' after the reduction operator"))

@@ -170,7 +170,7 @@ class OpaqueExpr(Expr):
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Reduction:
-    op: str                      # one of + - * min max
+    op: str                      # one of + - * min max (& | ^ && ||: OpenMP's, an extension)
     variables: tuple[str, ...]
     loc: SourceLoc = field(default=NOLOC, compare=False)
 

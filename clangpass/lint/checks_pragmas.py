@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """PENCIL directives (thesis sections 4.2.3, 4.3.4, appendix A `<for directive>`).
 
-    #pragma pencil independent [reduction(op: v, ...)]*     op in + - * min max
+    #pragma pencil independent [reduction(op: v, ...)]*     op in + - * min max & | ^ && ||
     #pragma pencil ivdep
     #pragma pencil region
 
@@ -11,7 +11,8 @@ to the statement that follows it and records its syntax errors), walked by
 directives, `independent`/`ivdep` not on a for loop, `region` not on a compound
 statement) and pencil-reduction (reduction variables are scalars declared
 outside the loop, not the iterator, and are used in the loop only in reduction
-statements, as in OpenMP).
+statements, as in OpenMP; `& | ^`, OpenMP's operators that pencilcc accepts
+beyond the definition's `+ - * min max`, need an integer variable, as in OpenMP).
 
 A `#pragma pencil region` starts PENCIL code, so a misplaced one is reported
 even inside a C function; other directives are checked in PENCIL code only.
@@ -28,8 +29,13 @@ from clangpass.ir.walk import descendants, strip_casts, strip_implicit_casts
 from clangpass.lint.walker import INCREMENTS, PencilWalker
 # Compound assignments that implement each reduction operator; `-` partial results
 # are combined with + as in OpenMP, so both += and -= are accepted for + and -.
-_COMPOUND_FORMS = {"+": ("+=", "-="), "-": ("+=", "-="), "*": ("*=",)}
-_BINARY_FORMS = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",)}
+_COMPOUND_FORMS = {"+": ("+=", "-="), "-": ("+=", "-="), "*": ("*=",), "&": ("&=",), "|": ("|=",), "^": ("^=",)}
+_BINARY_FORMS = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "&": ("&",), "|": ("|",), "^": ("^",),
+                 "&&": ("&&",), "||": ("||",)}
+# Binary operators whose reduction variable may also be the right operand (`v = e op v`).
+_COMMUTATIVE = ("+", "*", "&", "|", "^", "&&", "||")
+# Operators only defined on integers (OpenMP: bitwise reductions need an integer variable).
+_INTEGER_ONLY = ("&", "|", "^")
 
 
 class PragmaCheck(PencilWalker):
@@ -55,7 +61,7 @@ def _occurrences(e: N.Expr, name: str) -> int:
 
 def is_reduction_statement(expr: N.Expr, name: str, op: str) -> bool:
     """`v op= e`, `v = v op e`, `v = e op v` (commutative op), `v = min(v, e)`, e free of v,
-    or `v++`/`v--` for + and -."""
+    or `v++`/`v--` for + and -; `&&` and `||` have no compound form."""
     e = strip_implicit_casts(expr)
     if isinstance(e, N.Unary) and e.op in INCREMENTS:
         operand = strip_casts(e.operand)
@@ -74,7 +80,7 @@ def is_reduction_statement(expr: N.Expr, name: str, op: str) -> bool:
         lhs, rhs = strip_casts(value.lhs), strip_casts(value.rhs)
         if isinstance(lhs, N.VarRef) and lhs.name == name:
             return True
-        return value.op in ("+", "*") and isinstance(rhs, N.VarRef) and rhs.name == name
+        return value.op in _COMMUTATIVE and isinstance(rhs, N.VarRef) and rhs.name == name
     if isinstance(value, N.Call) and op in ("min", "max") and op in value.callee:
         return any(isinstance(strip_casts(a), N.VarRef) and strip_casts(a).name == name for a in value.args)
     return False
@@ -104,7 +110,9 @@ class _ReductionUses(PencilWalker):
 
 
 def _example(op: str, name: str) -> str:
-    return f"= {op}({name}, e)" if op in ("min", "max") else f"{_COMPOUND_FORMS[op][0]} e"
+    if op in ("min", "max"):
+        return f"= {op}({name}, e)"
+    return f"= {name} {op} e" if op in ("&&", "||") else f"{_COMPOUND_FORMS[op][0]} e"
 
 
 class ReductionCheck(PencilWalker):
@@ -139,6 +147,12 @@ class ReductionCheck(PencilWalker):
             self.report("pencil-reduction", reduction.loc,
                         f"reduction variable '{name}' has type '{variable.type.spelling()}'; "
                         "only scalar variables can be reduction variables",
+                        [(variable.loc, f"'{name}' is declared here")])
+            return False
+        if reduction.op in _INTEGER_ONLY and not isinstance(variable.type, T.IntType):
+            self.report("pencil-reduction", reduction.loc,
+                        f"reduction operator '{reduction.op}' needs an integer variable; '{name}' has type "
+                        f"'{variable.type.spelling()}'",
                         [(variable.loc, f"'{name}' is declared here")])
             return False
         return True

@@ -136,17 +136,21 @@ _RULES = (
          "The PENCIL directives are `#pragma pencil independent [reduction(op: v, ...)]*`, "
          "`#pragma pencil ivdep` and `#pragma pencil region`. pencilcc reports malformed "
          "directives, unknown `#pragma pencil` directives, reduction operators other than "
-         "`+ - * min max`, `independent` and `ivdep` that do not annotate a for loop, and a "
-         "`region` directive not followed by a compound statement `{ ... }`.",
+         "`+ - * min max` (the definition's) and `& | ^ && ||` (OpenMP's others, whose reduction "
+         "syntax the definition adopts; accepted as an extension), `independent` and `ivdep` that "
+         "do not annotate a for loop, and a `region` directive not followed by a compound "
+         "statement `{ ... }`.",
          section="4.2.3, 4.3.4, appendix A"),
     Rule("pencil-reduction", "reduction variables are scalars used only in reduction statements",
          "Only scalar variables can be reduction variables, and, as in OpenMP, a reduction "
          "variable may not be used in the loop anywhere but in its reduction statements. pencilcc "
          "requires each variable of a `reduction(op: ...)` clause to be a scalar declared before "
          "(outside) the loop, not the loop iterator, and every use of it in the loop body to be "
-         "a statement `v op= e` or `v = v op e` (for `+ - *`; `+=`, `-=`, `++` and `--` for `+` and `-`), "
+         "a statement `v op= e` or `v = v op e` (for `+ - * & | ^`; `+=`, `-=`, `++` and `--` for `+` "
+         "and `-`), `v = v op e` for `&&` and `||`, `v = e op v` for the commutative operators, "
          "or `v = min(v, e)` / `v = max(v, e)` with any PENCIL min/max builtin, with `v` not "
-         "occurring in `e`.", section="4.3.4 i"),
+         "occurring in `e`. As in OpenMP, a `& | ^` reduction variable must have an integer type.",
+         section="4.3.4 i"),
     Rule("pencil-variadic", "no variadic functions",
          "The PENCIL grammar (appendix A) has no `...` in function arguments, and OpenCL has no "
          "variadic functions: PENCIL function definitions must have a fixed argument list.",

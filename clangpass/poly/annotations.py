@@ -34,8 +34,12 @@ constant subscripts (`s`, `s[0]`) of arithmetic type; every statement of the loo
 that touches v is an update of that one element with the clause's operator
 (`v += e`, `v -= e`, `v = v + e`, `v++` and `v--` for `+` and `-`; `v *= e`, `v = v * e` for
 `*`; `v = min(v, e)` / `fmin` / `fminf` and the other PENCIL min builtins for
-`min`, likewise `max`), computed in v's own type, e not reading v; and loops may
-run on threads at all (not -fno-pencil-parallel). Otherwise the dependences stay
+`min`, likewise `max`; `v &= e`, `v = v & e`, `v = e & v` for `&`, likewise `|` and `^`,
+on integer v; `v = v && e`, `v = e && v` for `&&`, likewise `||`, the 0/1 result
+converted to v's type, the only conversion allowed), computed in v's own type, e
+not reading v; and loops may run on threads at all (not -fno-pencil-parallel).
+`& | ^ && ||` are OpenMP's operators, which pencilcc accepts beyond the thesis'
+list `+ - * min max` (clangpass.frontend.pragmas). Otherwise the dependences stay
 and the remark says why. Which parallel loop performs the reduction is decided
 after scheduling (clangpass.passes.mark_parallel, `Scop.reductions`).
 """
@@ -55,12 +59,15 @@ from clangpass.poly.validity import PARALLEL_MARK
 _CACHE_KEY = "annotations"
 
 # The operator that combines partial results of each clause operator (OpenMP's: '-' sums).
-COMBINERS = {"+": "+", "-": "+", "*": "*", "min": "min", "max": "max"}
-_COMPOUND = {"+": ("+=", "-="), "*": ("*=",), "min": (), "max": ()}
-_BINARY = {"+": ("+", "-"), "*": ("*",), "min": (), "max": ()}
+COMBINERS = {"+": "+", "-": "+", "*": "*", "min": "min", "max": "max",
+             "&": "&", "|": "|", "^": "^", "&&": "&&", "||": "||"}
+_COMPOUND = {"+": ("+=", "-="), "*": ("*=",), "&": ("&=",), "|": ("|=",), "^": ("^=",)}
+_BINARY = {"+": ("+", "-"), "*": ("*",), "&": ("&",), "|": ("|",), "^": ("^",), "&&": ("&&",), "||": ("||",)}
 _CALLEES = {"min": frozenset({"min", "bmin", "smin", "lmin", "umin", "ubmin", "usmin", "ulmin", "fmin", "fminf"}),
-            "max": frozenset({"max", "bmax", "smax", "lmax", "umax", "ubmax", "usmax", "ulmax", "fmax", "fmaxf"}),
-            "+": frozenset(), "*": frozenset()}
+            "max": frozenset({"max", "bmax", "smax", "lmax", "umax", "ubmax", "usmax", "ulmax", "fmax", "fmaxf"})}
+# Combiners defined on integer variables only (bitwise); `&&` and `||` take any arithmetic type.
+_INTEGER_ONLY = frozenset({"&", "|", "^"})
+_LOGICAL = frozenset({"&&", "||"})
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,8 @@ def _thread_reductions(scop: Scop, annotation: LoopAnnotation) -> tuple[tuple[Lo
             why[v] = "it is a variable of the region, not of the caller (not reduced on threads yet)"
         elif not isinstance(info.element, (T.IntType, T.FloatType)):
             why[v] = f"its type '{info.element.spelling()}' is not arithmetic"
+        elif COMBINERS[op] in _INTEGER_ONLY and not isinstance(info.element, T.IntType):
+            why[v] = f"the operator '{op}' needs an integer variable, not '{info.element.spelling()}'"
         else:
             found = _updates(scop, annotation, v, COMBINERS[op], info.rank)
             if isinstance(found, str):
@@ -221,17 +230,19 @@ def _update_targets(body: N.Stmt, v: str, combiner: str) -> list[N.Expr] | None:
     if not isinstance(e, N.Assign) or e.target.type != e.type:
         return None
     target = e.target
-    if e.op in _COMPOUND[combiner]:
+    if e.op in _COMPOUND.get(combiner, ()):
         same_type = e.compute_type is None or e.compute_type == target.type
         return [target] if same_type and not _mentions(e.value, v) else None
     if e.op != "=":
         return None
     value = strip_implicit_casts(e.value)
-    if value.type != target.type:
+    # `v && e` is an int 0 or 1, which every arithmetic type holds: the one conversion allowed.
+    logical = combiner in _LOGICAL and isinstance(value, N.Binary) and value.op == combiner
+    if value.type != target.type and not logical:
         return None
-    if isinstance(value, N.Binary) and value.op in _BINARY[combiner]:
+    if isinstance(value, N.Binary) and value.op in _BINARY.get(combiner, ()):
         operands = [(value.lhs, value.rhs)] + ([(value.rhs, value.lhs)] if value.op != "-" else [])
-    elif isinstance(value, N.Call) and value.callee in _CALLEES[combiner] and len(value.args) == 2:
+    elif isinstance(value, N.Call) and value.callee in _CALLEES.get(combiner, ()) and len(value.args) == 2:
         operands = [(value.args[0], value.args[1]), (value.args[1], value.args[0])]
     else:
         return None

@@ -29,7 +29,8 @@ clangpass.passes.mark_parallel): a for node under a `parallel` mark whose body
 calls a statement of `LoopReduction.statements` performs that reduction when it
 runs on threads: each thread updates a private copy of `target` (the variable `v`,
 or one element of it with constant subscripts), initialised to the identity of
-`operator` ('+', '*', 'min', 'max'), in place of the shared one; after the loop
+`operator` ('+', '*', 'min', 'max', '&', '|', '^'; for '&&', '||' a mark no
+update writes), in place of the shared one; after the loop
 the partial results are combined in thread order (thread 0's first), and that
 into the shared element: the result is deterministic for a fixed thread count.
 Under such a loop `variable` is touched only by those statements, each an update

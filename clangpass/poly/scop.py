@@ -66,7 +66,7 @@ class LoopReduction:
     CodegenUnit contract in clangpass.poly.codegen_unit says what the back end does with it)."""
 
     variable: str                  # the reduced variable's C name
-    operator: str                  # '+' (also for '-' clauses), '*', 'min' or 'max'
+    operator: str                  # '+' (also for '-' clauses), '*', 'min', 'max', '&', '|', '^', '&&', '||'
     target: N.Expr                 # the element every update writes: `s` or `s[0]` (constant subscripts)
     statements: tuple[str, ...]    # the update statements of the loop, the only accesses to `variable` in it
     loc: N.SourceLoc = field(compare=False, default=N.NOLOC)   # the pragma

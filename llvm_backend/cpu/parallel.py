@@ -38,7 +38,9 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   loop parallel when no such value is live after it.
 - Reductions (`CodegenUnit.reductions`): a shared loop that holds a reduction's
   update statements runs them on a private partial result per thread (the
-  statements' target rewritten to it), initialised to the operator's identity. After
+  statements' target rewritten to it), initialised to the operator's identity (for `&&`
+  and `||` a mark no update writes, so that a variable no update reaches stays as it
+  is). After
   its iterations every thread that took part stores its partial result in its slot
   of an array the caller of GOMP_parallel allocates (one per reduction of the team,
   as many slots as threads may run; when malloc fails the team runs on one thread); after a barrier thread 0 combines the slots in
@@ -244,7 +246,7 @@ class Team:
                     b.store(_apply(self.state, b, r.operator, r.target.type, b.load(total, typ=ty), slot), total)
                 target = lowering.exprs.address(r.target)
                 value = _apply(self.state, b, r.operator, r.target.type, lowering.exprs.load(target),
-                               b.load(total, typ=ty))
+                               b.load(total, typ=ty), partials=False)
                 lowering.exprs.store(target, value)
 
     def _uneven(self, lowering: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value,
@@ -438,23 +440,44 @@ def _statement_names(node: isl.AstNode) -> set[str]:
 
 
 def _on_partials(unit: CodegenUnit, reductions: list[tuple[LoopReduction, Variable]]) -> CodegenUnit:
-    """`unit` with each reduction's update statements writing the partial result in place of the target."""
+    """`unit` with each reduction's update statements writing the partial result in place of the target.
+
+    An `||` update reads the partial as `(partial == 1)`: the partial starts at the untouched
+    mark (`_identity`), which must count as false there."""
     statements = dict(unit.statements)
     for r, partial in reductions:
         ref = N.VarRef(partial.name, "local", type=r.target.type)
+        one = (N.FloatLit(1.0, "1.0", type=ref.type) if isinstance(ref.type, T.FloatType)
+               else N.IntLit(1, type=ref.type))
+        read = N.Binary("==", ref, one, type=T.INT) if r.operator == "||" else ref
+
+        def assign(node: object, target: N.Expr = r.target, ref: N.VarRef = ref, read: N.Expr = read) -> object:
+            if isinstance(node, N.Assign) and node.target == target:
+                return replace(node, target=ref, value=transform(node.value, lambda e: read if e == target else e))
+            return node
 
         def redirect(node: object, target: N.Expr = r.target, ref: N.VarRef = ref) -> object:
             return ref if isinstance(node, N.Expr) and node == target else node
 
         for name in r.statements:
             if name in statements:
-                statements[name] = replace(statements[name], body=transform(statements[name].body, redirect))
+                body = transform(transform(statements[name].body, assign), redirect)
+                statements[name] = replace(statements[name], body=body)
     return replace(unit, statements=statements)
 
 
+# A logical partial result no update has written: 2, neither of the 0 and 1 that `&&` and `||`
+# produce. Telling it apart keeps a variable that no update reaches unchanged, as in the source
+# (`v = 5` stays 5 after zero iterations, where `5 && 1` would make it 1).
+UNTOUCHED = 2
+
+
 def _identity(operator: str, ctype: T.CType) -> ir.Constant:
-    """The value `x` for which `x op y == y`."""
+    """The value `x` for which `x op y == y`; for `&&` and `||` the untouched mark (`UNTOUCHED`:
+    true for `&&`'s updates, read as false by `||`'s, `_on_partials`)."""
     ty = llvm_type(ctype)
+    if operator in ("&&", "||"):
+        return ir.Constant(ty, float(UNTOUCHED) if isinstance(ctype, T.FloatType) else UNTOUCHED)
     if isinstance(ctype, T.FloatType):
         return ir.Constant(ty, {"+": 0.0, "*": 1.0, "min": float("inf"), "max": float("-inf")}[operator])
     bits = ty.width
@@ -463,12 +486,19 @@ def _identity(operator: str, ctype: T.CType) -> ir.Constant:
         return ir.Constant(ty, (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1)
     if operator == "max":
         return ir.Constant(ty, -(1 << (bits - 1)) if signed else 0)
-    return ir.Constant(ty, {"+": 0, "*": 1}[operator])
+    # `&`: all bits set (-1 is that pattern in every width, signed or not).
+    return ir.Constant(ty, {"+": 0, "*": 1, "&": -1, "|": 0, "^": 0}[operator])
 
 
 def _apply(state: FunctionState, b: ir.IRBuilder, operator: str, ctype: T.CType, lhs: ir.Value,
-           rhs: ir.Value) -> ir.Value:
-    """`lhs op rhs` in `ctype` (min and max of floating values as fmin and fmax do)."""
+           rhs: ir.Value, partials: bool = True) -> ir.Value:
+    """`lhs op rhs` in `ctype` (min and max of floating values as fmin and fmax do; `&&` and `||`
+    as C's, 0 or 1 converted to `ctype`, where an untouched partial result leaves the other
+    operand as it is: `rhs` always, `lhs` only if it is a partial result too)."""
+    if operator in ("&&", "||"):
+        return _logical(b, operator, ctype, lhs, rhs, partials)
+    if operator in ("&", "|", "^"):
+        return {"&": b.and_, "|": b.or_, "^": b.xor}[operator](lhs, rhs)
     if isinstance(ctype, T.FloatType):
         if operator in ("min", "max"):
             return b.call(state.ctx.intrinsic("llvm.minnum" if operator == "min" else "llvm.maxnum", lhs.type, 2),
@@ -478,6 +508,26 @@ def _apply(state: FunctionState, b: ir.IRBuilder, operator: str, ctype: T.CType,
         compare = (b.icmp_signed if is_signed(ctype) else b.icmp_unsigned)("<" if operator == "min" else ">", rhs, lhs)
         return b.select(compare, rhs, lhs)
     return b.add(lhs, rhs) if operator == "+" else b.mul(lhs, rhs)
+
+
+def _logical(b: ir.IRBuilder, operator: str, ctype: T.CType, lhs: ir.Value, rhs: ir.Value,
+             partials: bool) -> ir.Value:
+    """`lhs && rhs` or `lhs || rhs` as 0 or 1 in `ctype`, an `UNTOUCHED` operand (see `_apply`)
+    giving the other one."""
+    if isinstance(ctype, T.FloatType):
+        zero, mark = ir.Constant(lhs.type, 0.0), ir.Constant(lhs.type, float(UNTOUCHED))
+        # C's truth of a floating value is `!= 0`, NaN included (unordered).
+        truths = [b.fcmp_unordered("!=", x, zero) for x in (lhs, rhs)]
+        untouched = [b.fcmp_ordered("==", x, mark) for x in (lhs, rhs)]
+    else:
+        zero, mark = ir.Constant(lhs.type, 0), ir.Constant(lhs.type, UNTOUCHED)
+        truths = [b.icmp_unsigned("!=", x, zero) for x in (lhs, rhs)]
+        untouched = [b.icmp_unsigned("==", x, mark) for x in (lhs, rhs)]
+    both = (b.and_ if operator == "&&" else b.or_)(*truths)
+    value = b.uitofp(both, lhs.type) if isinstance(ctype, T.FloatType) else b.zext(both, lhs.type)
+    if partials:
+        value = b.select(untouched[0], rhs, value)
+    return b.select(untouched[1], lhs, value, name="pencil.logical")
 
 
 def _copy_in(state: FunctionState, b: ir.IRBuilder, private: Variable, shared: ir.Value) -> None:

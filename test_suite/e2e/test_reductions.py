@@ -7,7 +7,10 @@ definition; its values sum exactly (integers, or small integers held in doubles)
 so every thread count must print what gcc -O0 prints. The record shows the loop
 parallel and the reduction run on threads with the pragma, and the loop
 sequential without it; a reduction variable the loop also reads otherwise stays
-in order, and the remark says why.
+in order, and the remark says why. The bitwise and logical operators (`& | ^ && ||`,
+OpenMP's, accepted beyond the definition's list) run over sizes 0, 1, 2, an odd
+prime and the whole array, from starting values that are not 0 or 1 (a logical
+reduction no update reaches must leave them as they are).
 """
 from __future__ import annotations
 
@@ -279,3 +282,112 @@ static void fsum(int n, double d[static const restrict 4000], double s[static co
     assert _reduced(region) == {"s": ("+", True)}
     runs = {harness.run(exe, env={"PENCILCC_NUM_THREADS": threads}) for _ in range(4)}
     assert len(runs) == 1, runs
+
+
+# Every form of update the model recognises for the bitwise and logical operators: `v op= e`,
+# `v = v op e`, `v = e op v`, guarded, into int, unsigned, long and double storage.
+BITS = r"""
+static void bits(int n, int a[static const restrict 4000], int s[static const restrict 3],
+                 unsigned u[static const restrict 2], long l[static const restrict 2],
+                 double f[static const restrict 1])
+{
+#pragma pencil independent reduction(&: s) reduction(|: u)
+  for (int i = 0; i < n; i++) {
+    s[0] &= a[i] | 0x1000;
+    u[0] = u[0] | (unsigned)(a[i] + 300) << (i % 20);
+  }
+#pragma pencil independent reduction(^: s, l)
+  for (int i = 0; i < n; i++) {
+    s[1] = (a[i] * 40503) ^ s[1];
+    if (a[i] > 0)
+      l[0] ^= (long)a[i] << 33;
+  }
+#pragma pencil independent reduction(&: u) reduction(^: s)
+  for (int i = 0; i < n; i++) {
+    u[1] = (unsigned)(a[i] + 301) & u[1];
+    s[2] = s[2] ^ i;
+  }
+#pragma pencil independent reduction(&&: l) reduction(||: f)
+  for (int i = 0; i < n; i++) {
+    l[1] = l[1] && a[i] != 393;
+    if (a[i] > 0)
+      f[0] = a[i] == 619 || f[0];
+  }
+}
+"""
+BITS_CALL = r"""{ int sizes[5] = {0, 1, 2, 31, 4000};
+    printf("== r\n");
+    for (int k = 0; k < 5; k++) {
+      int s[3] = {-1, 5, 0x5a5a}; unsigned u[2] = {0x10000u, 0xffffffffu}; long l[2] = {7, -3};
+      double f[1] = {5.0};
+      bits(sizes[k], a, s, u, l, f);
+      printf("%d\n%d\n%d\n%d\n%u\n%u\n%ld\n%ld\n%.17g\n", sizes[k], s[0], s[1], s[2], u[0], u[1], l[0], l[1], f[0]);
+    } }"""
+
+# `&&` and `||` on int flags: all positive, any equal to the first, written both ways round.
+FLAGS = r"""
+static void flags(int n, int a[static const restrict 4000], int all[static const restrict 1],
+                  int all2[static const restrict 1], int any[static const restrict 1],
+                  int any2[static const restrict 1])
+{
+#pragma pencil independent reduction(&&: all, all2) reduction(||: any, any2)
+  for (int i = 0; i < n; i++) {
+    all[0] = all[0] && a[i] > -300;
+    all2[0] = a[i] < 690 && all2[0];
+    any[0] = any[0] || a[i] == 419;
+    any2[0] = a[i] * 3 == 2097 || any2[0];
+  }
+}
+"""
+FLAGS_CALL = r"""{ int sizes[5] = {0, 1, 2, 31, 4000};
+    printf("== r\n");
+    for (int k = 0; k < 5; k++) {
+      int all[1] = {9}, all2[1] = {-4}, any[1] = {0}, any2[1] = {6};
+      flags(sizes[k], a, all, all2, any, any2);
+      printf("%d\n%d\n%d\n%d\n%d\n", sizes[k], all[0], all2[0], any[0], any2[0]);
+      all[0] = 0; any[0] = 1; flags(sizes[k], a, all, all2, any, any2);
+      printf("%d\n%d\n", all[0], any[0]);
+    } }"""
+
+# A char reduction is computed in int (C's promotions): no private partial result of its type.
+NARROW = r"""
+static void narrow(int n, int a[static const restrict 4000], unsigned char c[static const restrict 1])
+{
+#pragma pencil independent reduction(|: c)
+  for (int i = 0; i < n; i++)
+    c[0] |= a[i] & 0x70;
+}
+"""
+NARROW_CALL = r"""{ unsigned char c[1] = {1}; narrow(4000, a, c); printf("== r\n%d\n", c[0]); }"""
+
+
+def test_bitwise_and_logical_reductions_run_on_threads(tmp_path):
+    source, exe, region, stderr = _build(tmp_path, "bits", BITS, BITS_CALL)
+    assert region["status"] == "optimized" and region["parallel_loops"] >= 4, region
+    assert [u["reductions"] for u in region["pragmas"]] == [
+        [{"variable": "s", "operator": "&", "threads": True}, {"variable": "u", "operator": "|", "threads": True}],
+        [{"variable": "s", "operator": "^", "threads": True}, {"variable": "l", "operator": "^", "threads": True}],
+        [{"variable": "u", "operator": "&", "threads": True}, {"variable": "s", "operator": "^", "threads": True}],
+        [{"variable": "l", "operator": "&&", "threads": True}, {"variable": "f", "operator": "||", "threads": True}]]
+    assert all(u["used"] and u["missed"] == "" for u in region["pragmas"])
+    _same_as_gcc(tmp_path, source, exe)
+
+
+def test_logical_reductions_keep_an_unreached_variable_and_give_zero_or_one(tmp_path):
+    source, exe, region, _ = _build(tmp_path, "flags", FLAGS, FLAGS_CALL)
+    assert region["parallel_loops"] >= 1
+    assert _reduced(region) == {"all": ("&&", True), "all2": ("&&", True), "any": ("||", True),
+                                "any2": ("||", True)}
+    _same_as_gcc(tmp_path, source, exe)
+    lines = harness.run(exe, env={"PENCILCC_NUM_THREADS": "2"}).split("\n")
+    assert lines[1:8] == ["0", "9", "-4", "0", "6", "0", "1"]   # no iteration: the values stay as they are
+    assert lines[8:13] == ["1", "0", "1", "0", "1"]             # one iteration: 0 or 1
+
+
+def test_a_narrow_bitwise_reduction_is_kept_in_order(tmp_path):
+    source, exe, region, _ = _build(tmp_path, "narrow", NARROW, NARROW_CALL)
+    assert region["parallel_loops"] == 0
+    assert _reduced(region) == {"c": ("|", False)}
+    [use] = region["pragmas"]
+    assert "uses it other than as a '|' update computed in its type" in use["missed"]
+    _same_as_gcc(tmp_path, source, exe)

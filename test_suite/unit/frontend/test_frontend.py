@@ -100,7 +100,7 @@ def test_missing_reduction_operator_is_one_error(tmp_path):
     """)
     p = m.function("f").body.body[0].pragma("independent")
     assert [(loc.col, message) for loc, message in p.errors] == [
-        (38, "expected a reduction operator (one of + - * min max) before ':'")]
+        (38, "expected a reduction operator (one of + - * min max & | ^ && ||) before ':'")]
     assert p.reductions == ()
 
 

@@ -104,13 +104,13 @@ PENCIL void f(int n, double A[pencil_array n], double out[pencil_array 1])
     status, out, err = lint(path)
     assert (status, out) == (1, "")
     assert err.splitlines() == [
-        f"{path}:5:38: error: invalid reduction operator '/' (expected one of + - * min max) [pencil-pragma]",
+        f"{path}:5:38: error: invalid reduction operator '/' (expected one of + - * min max & | ^ && ||) [pencil-pragma]",
         "#pragma pencil independent reduction(/: s)",
         "                                     ^",
         "1 error generated.",
     ]
     for clause, col, message in (
-            ("reduction(: s)", 38, "expected a reduction operator (one of + - * min max) before ':'"),
+            ("reduction(: s)", 38, "expected a reduction operator (one of + - * min max & | ^ && ||) before ':'"),
             ("reduction(+ s)", 40, "expected ':' after the reduction operator"),
             ("reduction(+:)", 28, "reduction clause names no variable")):
         odd = write(tmp_path, Path(path).read_text().replace("reduction(/: s)", clause), "odd.c")
