@@ -98,6 +98,8 @@ class GenConfig:
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
     p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
     p_reduction: float = 0.2          # an int sum `q0 += ...` under `#pragma pencil independent reduction(+: q0)`
+    #: of those, the share that combine with `|`, `^` or `&` instead (`q0 |= ...`, `q0 = q0 ^ ...`, ...)
+    p_bitwise_reduction: float = 0.4
     p_pivot: float = 0.15             # a Floyd-Warshall min-plus pivot nest on a square 2-D array (index-set splitting)
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
 
@@ -212,7 +214,7 @@ class IterValue:
 
 @dataclass(frozen=True)
 class Binary:
-    op: str  # + - * / %, or < > (an int 0 or 1: only in the pivot nest's if-free min)
+    op: str  # + - * / %, or < > (an int 0 or 1: only in the pivot nest's if-free min), & | ^ (reduction nest)
     left: "Expr"
     right: "Expr"
 
@@ -240,7 +242,7 @@ Expr = Union[Const, ArrayRef, ScalarRef, IterValue, Binary, Call, Select]
 @dataclass(frozen=True)
 class Assign:
     target: ArrayRef | ScalarRef
-    op: str  # = += -= *=
+    op: str  # = += -= *=, or &= |= ^= (reduction nest)
     value: Expr
     via_local: str = ""  # C type of a block-local temporary the value goes through ('' = none)
 
@@ -289,7 +291,8 @@ class Loop:
     step: int
     body: tuple["Node", ...]
     independent: bool = False  # `#pragma pencil independent` before it (only where it is true)
-    reduction: str = ""        # with `independent`: `reduction(+: <it>)`, the int scalar its sums update
+    reduction: str = ""        # with `independent`: `reduction(<op>: <it>)`, the int scalar its updates reduce
+    reduction_op: str = "+"    # the clause's operator: + | ^ &
 
 
 @dataclass(frozen=True)
@@ -544,7 +547,11 @@ def check_in_bounds(program: Program, sizes: Mapping[str, int] | None = None) ->
 # Rendering C
 # ----------------------------------------------------------------------------
 
-_PRECEDENCE = {"+": 12, "-": 12, "*": 13, "/": 13, "%": 13, "<": 10, ">": 10, "<=": 10, ">=": 10}
+_PRECEDENCE = {"+": 12, "-": 12, "*": 13, "/": 13, "%": 13, "<": 10, ">": 10, "<=": 10, ">=": 10,
+               "&": 8, "^": 7, "|": 6}   # bitwise: only in the reduction nest's updates
+_BITWISE = ("&", "^", "|")
+#: Above every binary operator: the context that puts any operation in parentheses.
+_TIGHTEST = 20
 #: Precedence of `c ? a : b` (below every binary operator used here).
 _SELECT_PRECEDENCE = 3
 
@@ -580,6 +587,9 @@ def render_expr(expr: Expr, context: int = 0) -> str:
                 f" ? {render_expr(expr.then, prec)} : {render_expr(expr.otherwise, prec)}")
         return f"({text})" if context > _SELECT_PRECEDENCE else text
     prec = _PRECEDENCE[expr.op]
+    if expr.op in _BITWISE:   # operands in parentheses, as gcc's -Wparentheses asks
+        text = f"{render_expr(expr.left, _TIGHTEST)} {expr.op} {render_expr(expr.right, _TIGHTEST)}"
+        return f"({text})" if context > prec else text
     text = f"{render_expr(expr.left, prec)} {expr.op} {render_expr(expr.right, prec + 1)}"
     return f"({text})" if context > prec else text
 
@@ -648,7 +658,7 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
                 head = "if (" + " && ".join(render_condition(c) for c in node.conditions) + ")"
             if isinstance(node, Loop) and node.independent:
                 out.append("#pragma pencil independent"
-                           + (f" reduction(+: {node.reduction})" if node.reduction else ""))
+                           + (f" reduction({node.reduction_op}: {node.reduction})" if node.reduction else ""))
             only = node.body[0] if len(node.body) == 1 else None
             if only is not None and not isinstance(only, DataGuard) \
                     and not (isinstance(only, Loop) and only.independent):
@@ -1749,8 +1759,12 @@ class _Builder:
         `for i0 < E0: [for i1 < E1: ...] q0 += c * X[i0][i1..] + i1;  Y[0..] = q0 % 1000;`.
         X is an int array whose extents the loops run over (or the sum is of iterator values
         alone); q0 is a kernel variable of its own. Integer sums are exact in any order, so
-        the program prints the same on any thread count. The bounds keep |q0| below 2^30. A
-        stream of its own, so that the seeds that get none keep their program."""
+        the program prints the same on any thread count. The bounds keep |q0| below 2^30.
+        Some of them (`p_bitwise_reduction`, drawn last, so that the sums are those of before)
+        combine with `|`, `^` or `&` instead: `q0 |= t`, `q0 = q0 ^ t` or `q0 = t & q0` under
+        `reduction(|: q0)` ... (q0 starting at -1, all bits set, for `&`); bitwise operations
+        never leave the range of their operands' bits. A stream of its own, so that the seeds
+        that get none keep their program."""
         rng = random.Random(f"reduction {self.seed}")
         if rng.random() >= self.config.p_reduction:
             return []
@@ -1774,12 +1788,21 @@ class _Builder:
         self.scalars.append(ScalarDecl("q0", "int", "temp", rng.randint(-5, 5)))
         node: Node = Assign(ScalarRef("q0"), rng.choice(("+=", "+=", "-=")), term)
         annotated = rng.randrange(len(extents))
+        stores = [a for a in self.arrays if a.ctype == "int"] or [a for a in self.arrays if a.ctype == "double"]
+        target = rng.choice(stores)
+        op = "+"
+        if rng.random() < self.config.p_bitwise_reduction:
+            op = rng.choice(("|", "^", "&"))
+            self.features.add("bitwise reduction pragma")
+            if op == "&":
+                self.scalars[-1] = replace(self.scalars[-1], value=-1)
+            q0 = ScalarRef("q0")
+            node = rng.choice((Assign(q0, op + "=", term), Assign(q0, "=", Binary(op, q0, term)),
+                               Assign(q0, "=", Binary(op, term, q0))))
         for d in reversed(range(len(extents))):
             param, offset = extents[d]
             node = Loop(iterators[d], Aff(), "<", Aff.var(param, offset), 1, (node,),
-                        independent=d == annotated, reduction="q0" if d == annotated else "")
-        stores = [a for a in self.arrays if a.ctype == "int"] or [a for a in self.arrays if a.ctype == "double"]
-        target = rng.choice(stores)
+                        independent=d == annotated, reduction="q0" if d == annotated else "", reduction_op=op)
         self.bounds[target.name] = max(self.bounds[target.name], float(INT_WRAP))
         cell = ArrayRef(target.name, tuple(Aff() for _ in target.extents))
         return [node, Assign(cell, "=", Binary("%", ScalarRef("q0"), Const(INT_WRAP, "int")))]

@@ -120,6 +120,7 @@ FEATURES = {
     "affine local in subscript": ("scop", r"\[[^]\n]*\bj\d\b", 35),
     "independent pragma": ("scop", r"\n#pragma pencil independent\n *for ", 20),
     "reduction pragma": ("scop", r"\n#pragma pencil independent reduction\(\+: q0\)\n *for ", 10),
+    "bitwise reduction pragma": ("scop", r"\n#pragma pencil independent reduction\([&|^]: q0\)\n *for ", 3),
 }
 
 
@@ -587,6 +588,33 @@ def test_pivot_nest_programs_match_gcc(tmp_path: Path) -> None:
         outcome = check_seed(seed, tmp_path, PENCILCC, SMALL)
         assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
         assert not outcome.fell_back, (seed, outcome.candidate_warnings)
+
+
+# The reduction nest combining with `|`, `^` or `&` (GenConfig.p_bitwise_reduction), in each form.
+BITWISE_FORMS = {"compound": r"\bq0 [&|^]= ", "q0 on the left": r"\bq0 = q0 [&|^] \(?",
+                 "q0 on the right": r"\bq0 = .* [&|^] q0;"}
+
+
+@needs_gcc
+def test_bitwise_reduction_programs_are_warning_free_and_match_gcc(tmp_path: Path) -> None:
+    """With the reduction nest forced to a bitwise operator: every operator and form shows up,
+    the programs are warning-free (operands in parentheses for -Wparentheses) and clean under
+    the sanitizers, and pencilcc prints what gcc -O0 prints."""
+    config = replace(SMALL, p_reduction=1.0, p_bitwise_reduction=1.0)
+    programs = [g for g in (generate(seed, config) for seed in range(40))
+                if "bitwise reduction pragma" in g.description]
+    assert len(programs) >= 8, len(programs)
+    seen = {m for g in programs for m in re.findall(r"reduction\(([&|^]): q0\)", g.source)}
+    seen |= {form for g in programs for form, pattern in BITWISE_FORMS.items() if re.search(pattern, _scop(g.source))}
+    assert seen == {"&", "|", "^"} | set(BITWISE_FORMS), seen
+    for generated in programs[:6]:
+        source = tmp_path / f"seed{generated.seed}.c"
+        source.write_text(generated.source)
+        exe = tmp_path / f"seed{generated.seed}.san"
+        harness.build(["gcc"], [source], exe, WARNING_FLAGS + SANITIZER_FLAGS)
+        harness.run(exe, timeout=120)
+        outcome = check_seed(generated.seed, tmp_path, PENCILCC, config)
+        assert outcome.passed, outcome.summary() + "\n" + generated.source
 
 
 # Seeds of the default (larger) configuration that once broke pencilcc, checked on every run.
