@@ -36,6 +36,8 @@ _BINARY_FORMS = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "&": ("&",), "|"
 _COMMUTATIVE = ("+", "*", "&", "|", "^", "&&", "||")
 # Operators only defined on integers (OpenMP: bitwise reductions need an integer variable).
 _INTEGER_ONLY = ("&", "|", "^")
+# OpenMP's operators beyond the definition's + - * min max (pencil-reduction-extension).
+_EXTENSIONS = ("&", "|", "^", "&&", "||")
 
 
 class PragmaCheck(PencilWalker):
@@ -116,7 +118,7 @@ def _example(op: str, name: str) -> str:
 
 
 class ReductionCheck(PencilWalker):
-    rules = ("pencil-reduction",)
+    rules = ("pencil-reduction", "pencil-reduction-extension")
 
     def visit_For(self, node: N.For) -> None:
         pragma = node.pragma("independent")
@@ -126,6 +128,10 @@ class ReductionCheck(PencilWalker):
         for reduction in pragma.reductions:
             if reduction.op not in REDUCTION_OPERATORS:
                 continue  # an invalid operator is a syntax error, reported by PragmaCheck
+            if reduction.op in _EXTENSIONS:
+                self.report("pencil-reduction-extension", reduction.loc,
+                            f"reduction operator '{reduction.op}' is an extension: the PENCIL definition "
+                            "has + - * min max")
             for name in reduction.variables:
                 if self._check_declaration(node, reduction, name, iterator):
                     _ReductionUses(self.unit, self.function, reduction, name).walk(node.body)

@@ -162,6 +162,12 @@ _RULES = (
          "operator, assignments and increments used inside another expression (`a = b = 0`, "
          "`A[i++]`), compound literals, generic selections and label addresses.",
          section="4.2.2 ii, appendix A"),
+    Rule("pencil-reduction-extension", "reduction operators are those of the definition",
+         "PENCIL's reduction clause takes the operators `+`, `-`, `*`, `min` and `max` (thesis "
+         "4.3.4 i, appendix A). pencilcc also accepts OpenMP's `&`, `|`, `^`, `&&` and `||`, whose "
+         "clause syntax the definition adopts, and runs them as parallel reductions; a program using "
+         "them is not PENCIL, and other PENCIL compilers may reject it, so the linter warns.",
+         severity="warning", section="4.3.4 i, appendix A"),
     Rule("pencil-linearized-subscript", "array subscripts are not linearised",
          "Array accesses should not be linearised (`A[i * n + j]` on a one-dimensional array) "
          "since this obfuscates the affine subscripts and reduces the quality of the dependence "

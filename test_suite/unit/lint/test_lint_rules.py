@@ -65,7 +65,7 @@ def test_rule_registry_is_complete_and_documented():
         assert rule.severity in ("error", "warning")
         assert len(rule.explanation) > 80 and rule.title and rule.section
     warnings = {r.id for r in RULES.values() if r.severity == "warning"}
-    assert warnings == {"pencil-linearized-subscript", "pencil-nonaffine-subscript"}
+    assert warnings == {"pencil-linearized-subscript", "pencil-nonaffine-subscript", "pencil-reduction-extension"}
 
 
 def test_find_rule_accepts_the_id_with_or_without_prefix():
