@@ -507,10 +507,17 @@ def _with_final_writes(schedule: isl.Schedule, finals: dict[str, tuple[isl.Set, 
                     here = here.union(isl.UnionSet.from_set(writer.preimage_multi_aff(to_writer).intersect(domain)))
             return isl.Schedule.from_domain(here)
         if kind == isl.schedule_node_type.band:
-            band = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule())  # { S[i..] -> [t] }
+            partial = node.band_get_partial_schedule()
+            band = isl.UnionMap.from_multi_union_pw_aff(partial)                          # { S[i..] -> [t] }
+            added = False
             for domain, to_writer in finals.values():
-                band = band.union(_pulled_back(band, to_writer.get_tuple_name(isl.dim_type.out), to_writer, domain))
-            inner = at(node.child(0)).insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(band))
+                own = _pulled_back(band, to_writer.get_tuple_name(isl.dim_type.out), to_writer, domain)
+                if not own.is_empty():
+                    band, added = band.union(own), True
+            # A band whose partial schedule has no piece (its statements run no instance: random
+            # program seed 4701812) has no range space to rebuild it from: it is kept as it is.
+            inner = at(node.child(0)).insert_partial_schedule(
+                isl.MultiUnionPwAff.from_union_map(band) if added else partial)
             rebuilt = inner.get_root().child(0).band_set_permutable(node.band_get_permutable())
             for m in range(node.band_n_member()):
                 rebuilt = rebuilt.band_member_set_coincident(m, node.band_member_get_coincident(m))

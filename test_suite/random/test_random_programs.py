@@ -645,12 +645,16 @@ def test_regression_seeds_match_gcc(seed: int, tmp_path: Path) -> None:
 #   values on 1 and 2 threads with any fusion. Pass `codegen` now reads the AST of a strided domain
 #   back into isl sets (clangpass.poly.ast_soundness.scan_mismatches), sees instances outside the
 #   domain, and regenerates it with isl's own loop types, which is exact here.
+# seed4701812.c (default configuration, at 0858429; built with --cache-sizes=1K,2K in the run, the
+#   failure does not depend on it): privatize-arrays rebuilt the source order of a band whose
+#   partial schedule had no piece from its (empty) union map, and isl could not extract a range
+#   space: an internal error, the region fell back. The band is now kept as it is.
 REGRESSION_PROGRAMS = Path(__file__).resolve().parent / "regressions"
 # seed20135.c, seed30239.c, seed900227.c: the programs of REGRESSION_SEEDS as the generator made them
 #   at commit 73a2a55.
 REGRESSION_CASES = [("seed4001050.c", ()), ("seed4002360.c", ()), ("seed4002360.c", ("-fpencil-fusion=min",)),
                     ("seed20135.c", ()), ("seed30239.c", ()), ("seed900227.c", ()), ("seed107small.c", ()),
-                    ("seed107small.c", ("-fpencil-fusion=min",))]
+                    ("seed107small.c", ("-fpencil-fusion=min",)), ("seed4701812.c", ())]
 
 
 @needs_gcc
