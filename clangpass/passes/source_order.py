@@ -82,9 +82,15 @@ class SourceOrder(Pass):
         if scop.split_statements and not gained & {PARALLEL_MARK, WAVEFRONT_MARK}:
             # index-set-split's pieces in their split source order: isl's scheduler fuses and
             # skews the pieces (floyd-warshall: tiles, no parallel loop, column walks).
+            # The pieces' independent loops decide, whether or not threads are on: without them
+            # (-fno-pencil-parallel) the rows of the split source order still run their columns
+            # as vector loops, where isl's skewed schedule walks columns (floyd-warshall LARGE
+            # took 86 s, gcc 12.5 s).
             reason = "the source order of the split statements has parallel loops, the schedule none"
-            pieces = _source_order(unit, ctx, original, reason)
+            pieces = _source_order(unit, ctx, original, reason, threads=True)
             if PARALLEL_MARK in gained_marks(pieces.schedule):
+                if not ctx.options.parallel:
+                    pieces = _source_order(unit, ctx, original, reason)
                 return replace(unit, scop=pieces)
         if ctx.options.source_order != "streams" or WAVEFRONT_MARK in gained:
             return unit
@@ -99,18 +105,21 @@ class SourceOrder(Pass):
         return replace(unit, scop=_source_order(unit, ctx, original, reason))
 
 
-def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reason: str) -> Scop:
+def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reason: str,
+                  threads: bool = False) -> Scop:
     """The Scop with the source order `original`, its outermost independent loops that hold a
     loop marked `parallel` (as `mark-parallel` marks isl's schedules, from coincidence flags
     computed against the dependences the scheduler had as coincidence constraints). An
     independent innermost loop is left to `mark-vector`: in the source order it sits in a
     sequential loop (jacobi-1d's, durbin's) and one vector loop's work pays for no barrier
-    (jacobi-1d LARGE ran 9% slower as a team that never forked, its loops not vectorised)."""
+    (jacobi-1d LARGE ran 9% slower as a team that never forked, its loops not vectorised).
+    With `threads`, the loops are marked even under -fno-pencil-parallel (to see whether there
+    are any)."""
     # The source order has no tiles, and no reduction of the schedule given up: the record
     # must not count them.
     scop = unit.scop.with_schedule(original, source_order=True, source_order_reason=reason,
                                    tiled_bands=0, tile_sizes=(), reductions=())
-    if not ctx.options.parallel or "mark-parallel" in ctx.options.disabled_passes:
+    if not (ctx.options.parallel or threads) or "mark-parallel" in ctx.options.disabled_passes:
         return scop
     deps = unit.relaxed.enforced if unit.relaxed is not None else None
     try:

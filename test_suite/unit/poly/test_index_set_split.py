@@ -60,6 +60,12 @@ def test_pieces_run_rows_in_parallel_and_columns_as_vector_loops(tmp_path):
     assert re.match(r"for \(int c1 = c0 \+ 1; c1 < n; c1 \+= 1\)", lines[parallel[1] + 1]), text
     # Inside a row, the columns before and after k are vector loops.
     assert sum(1 for k, line in enumerate(lines) if line == "// vector" and lines[k + 1].startswith("for")) == 6
+    # Without threads the split source order is kept too: its rows run their columns as vector
+    # loops, where isl's skewed schedule of the pieces walks columns.
+    serial = optimise(tmp_path, PIVOT, opt_level=3, parallel=False)
+    assert serial.source_order and serial.split_statements == 1 and serial.parallel_loops == 0
+    assert format_ast(serial.unit).replace("// parallel\n", "").replace("// thread-team\n", "") \
+        .count("// vector") == text.count("// vector")
     off = optimise(tmp_path, PIVOT, opt_level=3, disabled_passes=frozenset({"index-set-split"}))
     assert off.split_statements == 0 and off.statements == 1 and off.parallel_loops == 0
 
