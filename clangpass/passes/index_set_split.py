@@ -193,7 +193,7 @@ def _side_filters(band: isl.ScheduleNode, planes: dict[str, list[tuple[int, int]
             groups[side] = groups[side].union(isl.UnionSet.from_set(piece))
         kept = [g for g in groups if not g.is_empty()]
         if len(kept) < 2:
-            return None
+            continue                    # all on one side of this plane (a copy already cut by it)
         filters = isl.UnionSetList.alloc(band.get_ctx(), len(kept))
         for g in kept:
             filters = filters.add(g)
