@@ -102,6 +102,9 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
             outcomes = [_fall_back(o, why) if o.status == "optimized" else o for o in outcomes]
             if output is Output.LLVM_IR:
                 artifact = target.emit([], options, output, module.file, dumps)
+    mappings = dict(artifact.mappings)
+    outcomes = [replace(o, target=target.name, mapping=mappings.get(o.region.symbol, {}))
+                if o.status == "optimized" else o for o in outcomes]
     engine = DiagnosticEngine()
     report_outcomes(engine, outcomes, remarks=True, missed_remarks=True)
     return CompileResult(tuple(outcomes), tuple(engine.diagnostics), artifact)

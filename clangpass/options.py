@@ -22,6 +22,10 @@ class CompileOptions:
     """Data-cache sizes in bytes, L1 first, for the tile-size model (--cache-sizes=32K,1M,32M);
     empty: the host's, from sysfs."""
 
+    target: str = "cpu"
+    """The target of optimized regions (-fpencil-target=): 'cpu' (llvm_backend.cpu, LLVM for the host)
+    or 'opencl' (llvm_backend.opencl: parallel loops as OpenCL kernels, run through runtime/)."""
+
     parallel: bool = True
     """Run outermost coincident loops on threads (-fno-pencil-parallel disables)."""
 

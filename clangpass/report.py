@@ -46,6 +46,8 @@ class RegionOutcome:
     jammed_loops: int = 0                    # loops reduction-jam unrolled and jammed (independent add chains)
     privatized_arrays: tuple[str, ...] = ()  # caller arrays given private copies (privatize-arrays)
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
+    target: str = ""                          # the target that emitted an optimized region ('cpu', 'opencl')
+    mapping: dict = field(default_factory=dict)   # how that target mapped it (OpenCL: kernels, host loops)
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
 
@@ -111,6 +113,8 @@ class RegionOutcome:
             "privatized_arrays": list(self.privatized_arrays),
             "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
+            "target": self.target if self.status == "optimized" else "",
+            "mapping": self.mapping if self.status == "optimized" else {},
         }
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Where pencilcc's own files are: pencil.h and the CMake package.
+"""Where pencilcc's own files are: pencil.h, the CMake package and the OpenCL runtime.
 
 An installed pencilcc has them as data packages (`clangpass._include`, ...); a
 source checkout has them at the top level of the repository.
@@ -24,3 +24,8 @@ def include_dir() -> Path:
 
 def cmake_dir() -> Path:
     return _resource_dir("_cmake", "cmake")
+
+
+def runtime_dir() -> Path:
+    """runtime/: the C runtime of the OpenCL target (pencilcc_runtime.c and .h)."""
+    return _resource_dir("_runtime", "runtime")

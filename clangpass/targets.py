@@ -12,7 +12,7 @@ A `Target` owns, for the regions pencilcc optimizes:
 The registry maps a target's name to the module that exports it as `TARGET`; the
 module is imported on first use, so that `import clangpass.targets` stays cheap and
 nobody outside the registry imports a back end by name. `cpu` (llvm_backend.cpu) is
-the default and, for now, the only target.
+the default; `opencl` (llvm_backend.opencl) runs parallel loops as OpenCL kernels.
 """
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ class Artifact:
     text: str = ""                     # Output.ASSEMBLY, Output.LLVM_IR
     link_flags: tuple[str, ...] = ()   # Output.OBJECT: what linking the object needs
     messages: str = ""                 # what the target's tools printed (LLVM's warnings), for the caller to show
+    # symbol of an optimized region -> how the target mapped it (plain values, for the record)
+    mappings: tuple[tuple[str, dict], ...] = ()
 
 
 @runtime_checkable
@@ -71,6 +73,7 @@ DEFAULT_TARGET = "cpu"
 # name -> the module that exports the target as `TARGET`.
 TARGET_MODULES: dict[str, str] = {
     "cpu": "llvm_backend.cpu",
+    "opencl": "llvm_backend.opencl",
 }
 
 

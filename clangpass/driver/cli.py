@@ -30,6 +30,7 @@ from clangpass.dumps import STAGES
 from clangpass.options import CompileOptions
 from clangpass.poly.tile_sizes import parse_size
 from clangpass.resources import include_dir
+from clangpass.targets import TARGET_MODULES
 
 
 class CommandLineError(Exception):
@@ -273,7 +274,8 @@ class _State:
     time_limit: float = CompileOptions.time_limit
     memory_limit_mb: int = CompileOptions.memory_limit_mb
     fusion: str = "auto"
-    source_order: str = CompileOptions.source_order
+    target: str = CompileOptions.target
+    source_order: str = ""          # '': the target's default (CompileOptions.source_order; OpenCL: gain)
     disabled_passes: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
     dump_dir: str = ""
@@ -446,6 +448,11 @@ class _Parser:
             s.time_limit = _seconds_value("-fpencil-time-limit=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-memory-limit="):
             s.memory_limit_mb = _int_value("-fpencil-memory-limit=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-target="):
+            s.target = arg.split("=", 1)[1]
+            if s.target not in TARGET_MODULES:
+                raise CommandLineError(f"'-fpencil-target=' expects one of {', '.join(sorted(TARGET_MODULES))}, "
+                                       f"got '{s.target}'")
         elif arg.startswith("-fpencil-fusion="):
             s.fusion = arg.split("=", 1)[1]
             if s.fusion not in ("auto", "max", "min"):
@@ -653,7 +660,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
-        fusion=s.fusion, source_order=s.source_order,
+        fusion=s.fusion, target=s.target,
+        source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,

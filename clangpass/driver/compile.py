@@ -166,7 +166,7 @@ class Compilation:
         self.workdir = workdir
         self.cache = cache
         self.options: CompileOptions = config.options
-        self.target = get_target()
+        self.target = get_target(config.options.target)
         self.dumps = DumpSink(stages=config.options.dump, directory=config.options.dump_dir)
         self._pic_resolved = False
 

@@ -83,6 +83,11 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fpencil-thread-start-work=N", "Start threads for a team or lone parallel loop only when "
                                          "its whole estimated work reaches N (default 500000000; "
                                          "0: no such test)."),
+        ("-fpencil-target=cpu|opencl", "Where optimized regions run: the host CPU through LLVM "
+                                       "(cpu, default), or OpenCL: outermost parallel loops become "
+                                       "kernels run through pencilcc's runtime on the device "
+                                       "PENCILCC_DEVICE names (default: the first GPU, else any "
+                                       "device), with the CPU code kept for a machine without one."),
         ("-fpencil-fusion=auto|max|min", "Loop fusion: chosen per region by the fusion model (auto, "
                                          "default), or isl's maximal or minimal fusion."),
         ("-fpencil-source-order=streams|gain", "Give a region its source order back when its schedule "

@@ -75,6 +75,18 @@ PIPELINES: dict[int, list[str]] = {
         "thread-team", "codegen"],
 }
 
+# The OpenCL target's (llvm_backend.opencl): a kernel maps the iterations of the outermost
+# parallel loop to work-items, so no tiling (its tile loop would give one work-item per
+# tile), and none of the CPU's thread and register passes; -O0/-O1 as the CPU's.
+OPENCL_PIPELINES: dict[int, list[str]] = {
+    0: PIPELINES[0],
+    1: PIPELINES[1],
+    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule",
+        "mark-parallel", "source-order", "verify-schedule", "codegen"],
+    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule",
+        "mark-parallel", "source-order", "verify-schedule", "codegen"],
+}
+
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"index-set-split", "relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
                                "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule"})
@@ -87,6 +99,11 @@ class PipelineError(Exception):
 def pipeline_for(opt_level: int) -> list[str]:
     """The pipeline of `opt_level` (-Os/-Oz are 2; levels above 3 are 3)."""
     return PIPELINES[max(0, min(3, opt_level))]
+
+
+def opencl_pipeline_for(opt_level: int) -> list[str]:
+    """The OpenCL target's pipeline of `opt_level`."""
+    return OPENCL_PIPELINES[max(0, min(3, opt_level))]
 
 
 def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,

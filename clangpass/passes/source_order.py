@@ -110,7 +110,7 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
     """The Scop with the source order `original`, its outermost independent loops that hold a
     loop marked `parallel` (as `mark-parallel` marks isl's schedules, from coincidence flags
     computed against the dependences the scheduler had as coincidence constraints). An
-    independent innermost loop is left to `mark-vector`: in the source order it sits in a
+    independent innermost loop is left to `mark-vector` on the CPU: in the source order it sits in a
     sequential loop (jacobi-1d's, durbin's) and one vector loop's work pays for no barrier
     (jacobi-1d LARGE ran 9% slower as a team that never forked, its loops not vectorised).
     With `threads`, the loops are marked even under -fno-pencil-parallel (to see whether there
@@ -129,4 +129,6 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
             flagged = with_coincidence(original, deps)
     except BudgetExceeded as exc:
         return scop.with_note(f"{exc}: no parallel loop marked")
-    return mark_parallel_loops(scop, flagged, ctx.options.isl_max_operations, innermost=False)
+    # The OpenCL target runs an innermost parallel loop as a kernel (jacobi-1d's sweeps).
+    return mark_parallel_loops(scop, flagged, ctx.options.isl_max_operations,
+                               innermost=ctx.options.target == "opencl")

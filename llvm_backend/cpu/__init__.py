@@ -38,7 +38,7 @@ from clangpass.targets import Artifact, Output
 from llvm_backend.cpu import target
 from llvm_backend.cpu.context import ModuleContext
 from llvm_backend.cpu.lower_builtins import uses_libm
-from llvm_backend.cpu.lower_region import lower_unit
+from llvm_backend.cpu.lower_region import MakeLowering, cpu_lowering, lower_unit
 from llvm_backend.cpu.lower_types import BackendError
 from llvm_backend.cpu.parallel import uses_threads
 
@@ -47,41 +47,44 @@ __all__ = ["BackendError", "TARGET", "CpuTarget", "build_module", "emit_llvm_ir"
 
 
 def _lower(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
-           machine: llvm.TargetMachine) -> ir.Module:
+           machine: llvm.TargetMachine, make_lowering: MakeLowering = cpu_lowering) -> ir.Module:
     module = ir.Module(name=module_name)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
     ctx = ModuleContext(module, options, machine.target_data)
     for unit in units:
-        lower_unit(ctx, unit)
+        lower_unit(ctx, unit, make_lowering)
     return module
 
 
-def build_module(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> ir.Module:
+def build_module(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
+                 make_lowering: MakeLowering = cpu_lowering) -> ir.Module:
     """One LLVM function per unit, named `unit.region.symbol`; verified."""
-    module = _lower(units, options, module_name, target.target_machine(options))
+    module = _lower(units, options, module_name, target.target_machine(options), make_lowering)
     target.parse(str(module), module_name)
     return module
 
 
-def _optimised(units: Sequence[CodegenUnit], options: CompileOptions,
-               module_name: str) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+def _optimised(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
+               make_lowering: MakeLowering = cpu_lowering) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
     machine = target.target_machine(options)
-    module = target.parse(str(_lower(units, options, module_name, machine)), module_name)
+    module = target.parse(str(_lower(units, options, module_name, machine, make_lowering)), module_name)
     target.optimise(module, machine, options)
     module.verify()
     return module, machine
 
 
-def emit_llvm_ir(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> str:
+def emit_llvm_ir(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
+                 make_lowering: MakeLowering = cpu_lowering) -> str:
     """The module after the pipeline of `options.opt_level`, as LLVM assembly."""
-    module, _ = _optimised(units, options, module_name)
+    module, _ = _optimised(units, options, module_name, make_lowering)
     return str(module)
 
 
-def emit_object(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> bytes:
+def emit_object(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
+                make_lowering: MakeLowering = cpu_lowering) -> bytes:
     """An object file for the host holding the units' functions."""
-    module, machine = _optimised(units, options, module_name)
+    module, machine = _optimised(units, options, module_name, make_lowering)
     return machine.emit_object(module)
 
 
@@ -105,14 +108,15 @@ def _calls_libm(unit: CodegenUnit) -> bool:
     return False
 
 
-def _assembly(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str) -> str:
+def _assembly(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
+              make_lowering: MakeLowering = cpu_lowering) -> str:
     """The units' assembly for `-S`, without debug information: two debug line tables
     cannot share one assembly file, and the host part's has the user's lines.
 
     Emitted from the optimized module's text, parsed again, as the IR `-S -emit-llvm`
     prints: emitting the optimized module itself allocates registers differently (gemm
     at -O3)."""
-    text = emit_llvm_ir(units, replace(options, debug=False), module_name)
+    text = emit_llvm_ir(units, replace(options, debug=False), module_name, make_lowering)
     return target.target_machine(options).emit_assembly(target.parse(text, "regions"))
 
 
@@ -130,17 +134,27 @@ class CpuTarget:
             artifact = self._emit(units, options, output, module_name, dumps)
         return replace(artifact, messages="".join(messages))
 
+    def lowering(self, options: CompileOptions) -> MakeLowering:
+        """How each unit's AST becomes its function (a subclass target's own lowering)."""
+        return cpu_lowering
+
     def _emit(self, units: Sequence[CodegenUnit], options: CompileOptions, output: Output,
               module_name: str, dumps: DumpSink) -> Artifact:
+        lowering = self.lowering(options)
         if output is Output.LLVM_IR:
-            return Artifact(output, text=emit_llvm_ir(units, options, module_name))
+            return Artifact(output, text=emit_llvm_ir(units, options, module_name, lowering))
         if output is Output.ASSEMBLY:
-            return Artifact(output, text=_assembly(units, options, module_name))
+            return Artifact(output, text=_assembly(units, options, module_name, lowering))
         if dumps.wants("llvm"):
             dumps.emit("llvm", os.path.basename(module_name), "llvm-pipeline",
-                       emit_llvm_ir(units, options, module_name))
-        return Artifact(output, object_bytes=emit_object(units, options, module_name),
-                        link_flags=self.link_flags(units, options))
+                       emit_llvm_ir(units, options, module_name, lowering))
+        return Artifact(output, object_bytes=emit_object(units, options, module_name, lowering),
+                        link_flags=self.link_flags(units, options),
+                        mappings=tuple(self.mappings(units, options).items()))
+
+    def mappings(self, units: Sequence[CodegenUnit], options: CompileOptions) -> dict[str, dict]:
+        """symbol -> how the target mapped that region, for the record (the CPU: nothing to add)."""
+        return {}
 
     def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
         return tuple(runtime_link_flags(units, options))

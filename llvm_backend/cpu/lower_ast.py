@@ -82,6 +82,10 @@ class AstLowering:
     def builder(self) -> ir.IRBuilder:
         return self.state.builder
 
+    def lower_region(self, ast: isl.AstNode) -> None:
+        """The whole AST of the unit (a target's lowering may wrap it: llvm_backend.opencl.host)."""
+        self.lower(ast)
+
     def lower(self, node: isl.AstNode) -> None:
         team = self.team
         if team is not None and not has_parallel_loop(node):

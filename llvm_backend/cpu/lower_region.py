@@ -20,6 +20,8 @@ access: a region may only call builtins and `const` functions, which touch no me
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import llvmlite.ir as ir
 
 from clangpass.poly.codegen_unit import CodegenUnit
@@ -31,7 +33,17 @@ from llvm_backend.cpu.lower_types import VOID, BackendError, has_restrict, is_bo
 from llvm_backend.cpu.parallel import run_on_threads
 
 
-def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
+MakeLowering = Callable[[FunctionState, CodegenUnit], AstLowering]
+
+
+def cpu_lowering(state: FunctionState, unit: CodegenUnit) -> AstLowering:
+    """The CPU target's AST lowering: parallel loops on libgomp threads."""
+    return AstLowering(state, unit, run_on_threads)
+
+
+def lower_unit(ctx: ModuleContext, unit: CodegenUnit,
+               make_lowering: MakeLowering = cpu_lowering) -> ir.Function:
+    """The outlined function of `unit`; `make_lowering` gives the AST lowering (a target's own)."""
     region = unit.region
     if not region.symbol:
         raise BackendError(f"region '{region.label}' has no symbol", region.loc)
@@ -49,11 +61,11 @@ def lower_unit(ctx: ModuleContext, unit: CodegenUnit) -> ir.Function:
         if arg.passing == "value" and is_bool(arg.type):
             param.add_attribute("zeroext")
     state = FunctionState.start(ctx, fn, region.function.name, region.loc)
-    lowering = AstLowering(state, unit, run_on_threads)
+    lowering = make_lowering(state, unit)
     bind_region_args(lowering.exprs, region, list(fn.args))
     for decl in unit.locals:
         state.scope[decl.name] = allocate_local(lowering.exprs, decl)
-    lowering.lower(unit.ast)
+    lowering.lower_region(unit.ast)
     if returns_value(region):
         # The function's result: the local the region body's final assignment wrote.
         if is_bool(region.function.result):

@@ -177,7 +177,7 @@ class Team:
         ctx = self.state.ctx
         start = lowering.integer(loop.for_get_init())
         step = lowering.integer(loop.for_get_inc())
-        trips = _trip_count(lowering, loop, start, step)
+        trips = trip_count(lowering, loop, start, step)
         shared = self.several
         if ctx.options.thread_min_work > 0:
             big = b.icmp_signed(">=", granularity.work(lowering, loop), ir.Constant(I64, ctx.options.thread_min_work))
@@ -369,7 +369,7 @@ def _emit_team(ctx: ModuleContext, unit: CodegenUnit, fn: ir.Function, n_params:
     state.finish()
 
 
-def _trip_count(inner: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value) -> ir.Value:
+def trip_count(inner: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.Value) -> ir.Value:
     """How many iterations the isl loop runs: closed form for `c <= ub` / `c < ub`,
     else counted by running its condition (conjunctions of strided bounds)."""
     b = inner.builder

@@ -1,1 +1,79 @@
 # SPDX-License-Identifier: MIT
+"""The OpenCL target: parallel loops as OpenCL C kernels, the rest of each region on the host.
+
+Input: the `CodegenUnit`s of one translation unit. Output: the same host object as
+the CPU target (`llvm_backend.cpu`: llvmlite, LLVM's pipeline, the C ABI of
+`clangpass.regions`), in which every outermost parallel loop that `kernels` can
+express is a launch through the C runtime (`runtime/pencilcc_runtime.c`, linked by
+`link_flags`), with the loop's CPU code kept for a machine without a device
+(`host`). The kernels of a region form one OpenCL program, embedded as a string and
+built by the runtime on first use (and cached on disk).
+
+Pipeline: the CPU target's up to `mark-parallel`, without tiling, wavefronts, thread
+teams or register tiles: a kernel maps the iterations of the outermost parallel
+loop to work-items, so that loop must be the point loop (a tile loop would give one
+work-item per tile). `clangpass.passes.manager.OPENCL_PIPELINES`.
+
+The record (`mapping`): per region, its kernels (name, dimensions, private arrays)
+and each parallel loop left on the host with the reason.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import opencl_pipeline_for
+from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.resources import runtime_dir
+from llvm_backend.cpu import CpuTarget, runtime_link_flags
+from llvm_backend.cpu.context import FunctionState
+from llvm_backend.cpu.lower_ast import AstLowering
+from llvm_backend.cpu.lower_region import MakeLowering
+from llvm_backend.opencl.host import HostLowering, Plan
+
+__all__ = ["TARGET", "OpenclTarget", "mapping", "runtime_source"]
+
+
+def runtime_source() -> str:
+    """The runtime's C file, compiled by the host compiler into programs with OpenCL regions."""
+    return str(runtime_dir() / "pencilcc_runtime.c")
+
+
+def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
+    """How `unit` maps onto the device (plain values, for the optimisation record)."""
+    plan = Plan(unit, options.parallel)
+    return {
+        "kernels": [{"name": k.name, "dimensions": 1, "work_group": "runtime (device limits)",
+                     "local_memory": [], "private_arrays": list(k.private_arrays)} for k in plan.kernels],
+        "host_loops": [why for _, k, why in plan.loops if k is None],
+    }
+
+
+def _host_lowering(options: CompileOptions) -> MakeLowering:
+    def make(state: FunctionState, unit: CodegenUnit) -> AstLowering:
+        return HostLowering(state, unit, Plan(unit, options.parallel))
+    return make
+
+
+class OpenclTarget(CpuTarget):
+    """OpenCL devices through pencilcc's runtime: the compile core's `opencl` target."""
+
+    name = "opencl"
+
+    def pipeline(self, opt_level: int) -> Sequence[str]:
+        return opencl_pipeline_for(opt_level)
+
+    def lowering(self, options: CompileOptions) -> MakeLowering:
+        return _host_lowering(options)
+
+    def mappings(self, units: Sequence[CodegenUnit], options: CompileOptions) -> dict[str, dict]:
+        return {u.region.symbol: mapping(u, options) for u in units}
+
+    def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
+        flags = [f for f in runtime_link_flags(units, options) if f != "-fopenmp"]
+        if any(Plan(u, options.parallel).kernels for u in units):
+            flags += [runtime_source(), "-ldl", "-lpthread"]
+        return tuple(flags)
+
+
+TARGET = OpenclTarget()

@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: MIT
+"""The host side of an OpenCL region: the CPU back end's lowering, with parallel loops
+launched on the device through the runtime (runtime/pencilcc_runtime.h).
+
+Input: a `CodegenUnit`. Output: the outlined function `<symbol>(args...)` in the C ABI
+of `clangpass.regions`, as the CPU target emits it, except:
+- an outermost `parallel` loop that `kernels.KernelBuilder` can express becomes a
+  call `pencilcc_cl_run(program, kernel, n, args, 1, &trips)` (nothing when it has no
+  iteration); when the call fails (no device, a build or launch error, all said once
+  by the runtime) the loop runs here, sequentially, as the CPU target would run it;
+- a `parallel` loop it cannot express runs here, sequentially (the record says why);
+- `thread-team` marks are transparent (the device has its own threads);
+- the arrays' home is the host between region calls: the call starts with
+  `pencilcc_cl_region_begin` (every device copy stale: the program may have written
+  the arrays) and ends with `pencilcc_cl_region_end` (device results read back).
+  Inside the call, data stays on the device across kernels; host code between
+  kernels first asks for the arrays it touches (`pencilcc_cl_to_host`, a no-op when
+  the host copy is current) and says which it wrote (`pencilcc_cl_host_wrote`). These
+  calls sit at the outermost AST node that holds no kernel, not per statement.
+The kernels of a unit form one OpenCL program, a string constant of the module.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import islpy as isl
+import llvmlite.ir as ir
+
+from clangpass.ir import nodes as N
+from clangpass.ir.walk import descendants
+from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit
+from clangpass.poly.validity import PARALLEL_MARK
+from llvm_backend.cpu.context import FunctionState
+from llvm_backend.cpu.lower_ast import AstLowering, iterator_name
+from llvm_backend.cpu.lower_types import I8, I32, I64, PTR, VOID, llvm_type, scalar_element
+from llvm_backend.cpu.parallel import trip_count
+from llvm_backend.opencl.kernels import (WRITE, Kernel, KernelBuilder, Unmappable, program_source,
+                                         statement_names, written_names)
+
+#: struct pencilcc_cl_arg { const void *data; uint64_t size; int32_t kind; int32_t access; }
+ARG = ir.LiteralStructType([PTR, I64, I32, I32])
+VALUE, BUFFER = 0, 1
+
+
+class Plan:
+    """Which outermost parallel loops of a unit become kernels, in AST order."""
+
+    def __init__(self, unit: CodegenUnit, parallel: bool) -> None:
+        self.builder = KernelBuilder(unit, f"{unit.region.symbol}_k")
+        self.loops: list[tuple[str, Optional[Kernel], str]] = []    # (loop text, kernel, why not)
+        if parallel:
+            self._walk(unit.ast, [])
+        self.kernels = [k for _, k, _ in self.loops if k is not None]
+        self.mapped = {text for text, k, _ in self.loops if k is not None}
+
+    def _walk(self, node: isl.AstNode, iterators: list[str]) -> None:
+        kind = node.get_type()
+        if kind == isl.ast_node_type.mark:
+            child = node.mark_get_node()
+            if is_offloadable(node):
+                try:
+                    kernel, why = self.builder.build(child, iterators), ""
+                except Unmappable as exc:
+                    kernel, why = None, str(exc)
+                self.loops.append((child.to_C_str(), kernel, why))
+                return
+            self._walk(child, iterators)
+        elif kind == isl.ast_node_type.block:
+            children = node.block_get_children()
+            for i in range(children.n_ast_node()):
+                self._walk(children.get_at(i), iterators)
+        elif kind == isl.ast_node_type.if_:
+            self._walk(node.if_get_then_node(), iterators)
+            if node.if_has_else_node():
+                self._walk(node.if_get_else_node(), iterators)
+        elif kind == isl.ast_node_type.for_:
+            self._walk(node.for_get_body(), iterators + [iterator_name(node)])
+
+    def holds_kernel(self, node: isl.AstNode) -> bool:
+        found = []
+
+        def visit(n: isl.AstNode) -> bool:
+            if is_offloadable(n):
+                if n.mark_get_node().to_C_str() in self.mapped:
+                    found.append(True)
+                return False
+            return not found
+
+        node.foreach_descendant_top_down(visit)
+        return bool(found)
+
+
+def is_offloadable(node: isl.AstNode) -> bool:
+    """A `parallel` mark directly above a for node of more than one iteration."""
+    if node.get_type() != isl.ast_node_type.mark or node.mark_get_id().get_name() != PARALLEL_MARK:
+        return False
+    child = node.mark_get_node()
+    return child.get_type() == isl.ast_node_type.for_ and not child.for_is_degenerate()
+
+
+class HostLowering(AstLowering):
+    """`AstLowering` for the host function of an OpenCL region."""
+
+    def __init__(self, state: FunctionState, unit: CodegenUnit, plan: Plan) -> None:
+        super().__init__(state, unit, _offload)
+        self.plan = plan
+        self.next_loop = 0
+        self.on_host = 0           # > 0 inside a subtree that runs on the host
+        self._program: Optional[ir.Value] = None
+        self._names: dict[str, ir.Value] = {}
+
+    # ------------------------------------------------------------------ region and host code
+    def lower_region(self, ast: isl.AstNode) -> None:
+        if not self.plan.kernels:
+            self.lower(ast)
+            return
+        self._call("pencilcc_cl_region_begin", [])
+        self.lower(ast)
+        self._call("pencilcc_cl_region_end", [])
+
+    def lower(self, node: isl.AstNode) -> None:
+        if self.on_host or not self.plan.kernels or self.plan.holds_kernel(node):
+            super().lower(node)
+            return
+        self.run_here(node, lambda: super(HostLowering, self).lower(node))
+
+    def run_here(self, node: isl.AstNode, emit) -> None:
+        """Emit `node` as host code (by `emit`), between the calls that keep its arrays current."""
+        used, written = self._arrays(node) if self.plan.kernels else (set(), set())
+        for name in sorted(used):
+            self._call("pencilcc_cl_to_host", [self._array_address(name)])
+        self.on_host += 1
+        saved, self.run_on_threads = self.run_on_threads, None     # nested parallel loops: sequential
+        try:
+            emit()
+        finally:
+            self.on_host -= 1
+            self.run_on_threads = saved
+        for name in sorted(written):
+            self._call("pencilcc_cl_host_wrote", [self._array_address(name)])
+
+    # ------------------------------------------------------------------ kernels
+    def offload(self, node: isl.AstNode) -> None:
+        if node.get_type() == isl.ast_node_type.mark and node.mark_get_id().get_name() == TEAM_MARK:
+            self.lower(node.mark_get_node())
+            return
+        if not is_offloadable(node):       # a team mark's child (run_on_threads' other use)
+            self.lower(node)
+            return
+        loop = node.mark_get_node()
+        # The plan's loops in AST order; those under subtrees run on the host are passed over.
+        text = loop.to_C_str()
+        while self.next_loop < len(self.plan.loops) and self.plan.loops[self.next_loop][0] != text:
+            self.next_loop += 1
+        if self.next_loop == len(self.plan.loops):
+            raise RuntimeError("the OpenCL host lowering met a parallel loop its plan does not have")
+        _, kernel, _ = self.plan.loops[self.next_loop]
+        self.next_loop += 1
+        if kernel is None:
+            self.run_here(node, lambda: self.lower_For(loop, parallel=True))
+            return
+        b = self.builder
+        start = self.integer(loop.for_get_init())
+        step = self.integer(loop.for_get_inc())
+        trips = trip_count(self, loop, start, step)
+        with b.if_then(b.icmp_signed(">", trips, ir.Constant(I64, 0))):
+            failed = self._launch(kernel, start, trips)
+            with b.if_then(b.icmp_signed("!=", failed, ir.Constant(I32, 0))):
+                self.run_here(node, lambda: self.lower_For(loop, parallel=True))
+
+    def _launch(self, kernel: Kernel, start: ir.Value, trips: ir.Value) -> ir.Value:
+        b = self.builder
+        state = self.state
+        args = state.alloca(ir.ArrayType(ARG, len(kernel.params)), f"pencil.{kernel.name}.args")
+        for i, p in enumerate(kernel.params):
+            data, size, kind, access = self._argument(p, start, trips)
+            slot = b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True,
+                         source_etype=ir.ArrayType(ARG, len(kernel.params)))
+            for field, value in enumerate((data, size, ir.Constant(I32, kind), ir.Constant(I32, access))):
+                b.store(value, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
+                                     source_etype=ARG))
+        global_size = state.alloca(I64, f"pencil.{kernel.name}.global")
+        b.store(trips, global_size)
+        return self._call("pencilcc_cl_run", [self._program_text(), self._string(kernel.name),
+                                              ir.Constant(I32, len(kernel.params)), args,
+                                              ir.Constant(I32, 1), global_size], I32)
+
+    def _argument(self, p, start: ir.Value, trips: ir.Value) -> tuple[ir.Value, ir.Value, int, int]:
+        """(data, size, kind, access) of one `pencilcc_cl_arg`."""
+        state = self.state
+        ctx = state.ctx
+        if p.kind == "buffer":
+            return self._array_address(p.source), self._array_bytes(p.source), BUFFER, p.access
+        if p.kind == "local":
+            var = state.scope[p.source]
+            return var.value, ir.Constant(I64, ctx.size_of(llvm_type(p.ctype))), VALUE, 0
+        if p.kind == "value":
+            value = self.exprs.lower_VarRef(N.VarRef(p.source, "param", type=p.ctype))
+        elif p.kind == "extent":
+            value = state.scope[p.source].extents[p.dim - 1]
+        elif p.kind == "iterator":
+            value = state.isl_ids[p.source]
+        elif p.kind == "start":
+            value = start
+        else:
+            value = trips
+        slot = state.alloca(value.type, f"pencil.arg.{p.name}")
+        self.builder.store(value, slot)
+        return slot, ir.Constant(I64, ctx.size_of(value.type)), VALUE, 0
+
+    # ------------------------------------------------------------------ helpers
+    def _arrays(self, node: isl.AstNode) -> tuple[set[str], set[str]]:
+        """The region arrays and pointers the statements under `node` name, and those they write."""
+        buffers = {a.name for a in self.unit.region.args if a.passing in ("array", "pointer")}
+        used: set[str] = set()
+        written: set[str] = set()
+        for name in statement_names(node):
+            body = self.unit.statements[name].body
+            used.update(n.name for n in descendants(body) if isinstance(n, N.VarRef) and n.name in buffers)
+            written |= written_names(body) & buffers
+        return used, written
+
+    def _array_address(self, name: str) -> ir.Value:
+        return self.state.scope[name].value
+
+    def _array_bytes(self, name: str) -> ir.Value:
+        """The bytes of a region array or pointed-to scalar (extents evaluated at entry)."""
+        var = self.state.scope[name]
+        ctx = self.state.ctx
+        if var.kind != "array":      # a 'pointer' argument: the address of one scalar
+            return ir.Constant(I64, ctx.size_of(llvm_type(var.ctype)))
+        t = var.ctype
+        element = ir.Constant(I64, ctx.size_of(llvm_type(scalar_element(t))))
+        with self.state.at_entry():
+            if t.constant_extent is not None:
+                count = ir.Constant(I64, t.constant_extent)
+            else:
+                count = self.exprs.index_value(t.extent)
+            b = self.state.builder
+            for extent in var.extents:
+                count = b.mul(count, extent, flags=("nsw",))
+            return b.mul(count, element, flags=("nsw",), name=f"pencil.{name}.bytes")
+
+    def _program_text(self) -> ir.Value:
+        if self._program is None:
+            self._program = self._global_string(f"{self.unit.region.symbol}.cl",
+                                                program_source(self.plan.kernels))
+        return self._program
+
+    def _string(self, text: str) -> ir.Value:
+        if text not in self._names:
+            self._names[text] = self._global_string(f"{text}.name", text)
+        return self._names[text]
+
+    def _global_string(self, name: str, text: str) -> ir.Value:
+        data = bytearray(text.encode() + b"\0")
+        g = ir.GlobalVariable(self.state.ctx.module, ir.ArrayType(I8, len(data)), name=name)
+        g.linkage = "private"
+        g.global_constant = True
+        g.unnamed_addr = True
+        g.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
+        g.type = PTR
+        return g
+
+    def _call(self, name: str, args: list[ir.Value], result: ir.Type = VOID) -> ir.Value:
+        fn = self.state.ctx.declare(name, result, [a.type for a in args])
+        return self.builder.call(fn, args)
+
+
+def _offload(lowering: AstLowering, node: isl.AstNode) -> None:
+    """`AstLowering.run_on_threads` of the host lowering: parallel loops go to the device."""
+    assert isinstance(lowering, HostLowering)
+    lowering.offload(node)

@@ -1,0 +1,438 @@
+# SPDX-License-Identifier: MIT
+"""One parallel loop of a `CodegenUnit` as an OpenCL C kernel.
+
+Input: the for node under a `parallel` mark (its iterations are independent), the
+unit, and the isl iterators the host binds around it. Output: a `Kernel`: its
+OpenCL C text and the list of its parameters, each saying where the host finds the
+value (`KernelParam.source`), so that `llvm_backend.opencl.host` can pass them.
+
+Mapping (one dimension): work-item g runs iteration `start + g * step` of the loop,
+for g < trips; the host computes `start` and `trips` (the runtime may round the
+global size up to a multiple of the work-group size, so every kernel returns early
+past its trip count). The loop's body, inner loops included, is the work-item's
+code: the same isl AST and IR statement bodies the CPU target lowers, printed as C
+by `clangpass.ir.c_printer` in the OpenCL dialect below.
+
+Data:
+- region arguments passed by value: kernel arguments of their C type (`_Bool` as
+  `uchar`: OpenCL forbids bool arguments); every integer one is also an isl
+  parameter, so all are passed;
+- region arrays and pointers the statements use: `__global` buffers (the runtime's,
+  `pencilcc_cl_run`), flat: `A[i][j]` of `double A[n][m]` is `A[i * m + j]`, the
+  row extents passed as `long` arguments computed by the host;
+- region locals (`CodegenUnit.locals`): scalars are private, copied in from the host's
+  value at the launch (as the CPU target's threads copy them, firstprivate); arrays of
+  constant size are private arrays, when no statement outside the kernel names them
+  (nothing flows in or out);
+- host iterators: `long` arguments.
+Names: C variables are printed `v_<name>`, isl iterators `t_<name>`, our own
+`__pencilcc_*`: no user name can meet an OpenCL keyword or builtin.
+
+What the kernel cannot express (a struct, a call to a non-builtin function, a
+reduction, an array without a known size...) raises `Unmappable`: the host runs that
+loop itself, and the record says why.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import islpy as isl
+
+from clangpass import builtins as B
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
+from clangpass.ir.walk import descendants
+from clangpass.poly.codegen_unit import CodegenUnit
+from llvm_backend.cpu.lower_ast import OP, iterator_name
+
+#: Private arrays larger than this many elements stay on the host (private memory is small).
+MAX_PRIVATE_ELEMENTS = 1024
+
+
+class Unmappable(Exception):
+    """The loop cannot run as a kernel; the message says why."""
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One kernel argument. `kind`: 'value' (a region argument by value), 'buffer' (a region
+    array or pointer: `access` bits 1 read, 2 write), 'extent' (row extent `dim` of array
+    `source`), 'local' (a region local scalar, copied in), 'iterator' (a host isl iterator),
+    'start' / 'trips' (the loop's first iteration and trip count)."""
+
+    name: str
+    kind: str
+    source: str = ""
+    ctype: Optional[T.CType] = None
+    access: int = 0
+    dim: int = 0
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    loop: isl.AstNode
+    params: tuple[KernelParam, ...]
+    source: str
+    private_arrays: tuple[str, ...] = ()
+    statements: frozenset[str] = field(default=frozenset())
+
+
+READ, WRITE = 1, 2
+
+_OPENCL_INT = {(8, True): "char", (8, False): "uchar", (16, True): "short", (16, False): "ushort",
+               (32, True): "int", (32, False): "uint", (64, True): "long", (64, False): "ulong"}
+
+
+def opencl_type(t: T.CType) -> str:
+    """The OpenCL C spelling of a scalar C type."""
+    t = t.unqualified()
+    if isinstance(t, T.IntType):
+        if t.name == "_Bool":
+            return "bool"
+        spelled = _OPENCL_INT.get((t.bits, t.signed))
+        if spelled is None:
+            raise Unprintable(f"type '{t.spelling()}'")
+        return spelled
+    if isinstance(t, T.FloatType) and t.bits in (32, 64):
+        return "float" if t.bits == 32 else "double"
+    if isinstance(t, T.VoidType):
+        return "void"
+    raise Unprintable(f"type '{t.spelling()}'")
+
+
+def builtin_name(callee: str) -> Optional[str]:
+    """The OpenCL builtin a PENCIL builtin is (pencil.h's C99 spellings name OpenCL's
+    overloads by prefix and suffix: `lmax` is `max` on long, `fmaxf` is `fmax` on float)."""
+    if callee in B.PENCIL_SPECIAL:
+        return None
+    for prefix in sorted(B.INTEGER_PREFIXES, key=len, reverse=True):
+        rest = callee[len(prefix):]
+        if callee.startswith(prefix) and rest in B.INTEGER_FUNCTIONS:
+            return rest
+    if callee in B.FLOAT_FUNCTIONS:
+        return callee
+    if callee.endswith("f") and callee[:-1] in B.FLOAT_FUNCTIONS:
+        return callee[:-1]
+    stem = callee[:-1] if callee.endswith("f") and callee[:-1].startswith("f") else callee
+    if stem.startswith("f") and stem[1:] in B.SHARED_FUNCTIONS:
+        return {"fclamp": "clamp"}.get(stem, stem)
+    return None
+
+
+class OpenclDialect(CDialect):
+    """OpenCL C for kernel bodies: renamed variables, flat buffers, OpenCL builtins."""
+
+    def __init__(self, extents: dict[str, list[str]], indirect: frozenset[str] = frozenset()) -> None:
+        self.extents = extents      # array name -> spellings of its row extents
+        self.indirect = indirect    # scalars in a one-element buffer (region 'pointer' arguments)
+
+    def name(self, ref: N.VarRef) -> str:
+        return f"(*v_{ref.name})" if ref.name in self.indirect else f"v_{ref.name}"
+
+    def type_name(self, t: T.CType) -> str:
+        return opencl_type(t)
+
+    def subscript(self, root: N.VarRef, indices: Sequence[str]) -> str:
+        extents = self.extents.get(root.name)
+        if extents is None:
+            if len(indices) == 1 and isinstance(root.type, T.PointerType):
+                return f"{self.name(root)}[{indices[0]}]"
+            raise Unprintable(f"the subscript of '{root.name}'")
+        offset = indices[0]
+        for index, extent in zip(indices[1:], extents):
+            offset = f"({offset} * {extent} + {index})"
+        if len(indices) != len(extents) + 1:
+            raise Unprintable(f"a partial subscript of '{root.name}'")
+        return f"{self.name(root)}[{offset}]"
+
+    def call(self, call: N.Call, args: Sequence[str]) -> str:
+        name = builtin_name(call.callee) if call.builtin else None
+        if name is None:
+            raise Unprintable(f"a call to '{call.callee}'")
+        # The result in the C type clang gave the call (OpenCL's abs is unsigned, for one).
+        return f"(({opencl_type(call.type)}){name}({', '.join(args)}))"
+
+
+def _isl_expr(e: isl.AstExpr, bound: set[str]) -> str:
+    """An isl AST expression in OpenCL C, in `long` (iterators in `bound` are `t_*`
+    variables, other identifiers are integer parameters: region arguments)."""
+    kind = e.get_type()
+    if kind == isl.ast_expr_type.int:
+        return f"{e.int_get_val().to_python()}L"
+    if kind == isl.ast_expr_type.id:
+        name = e.id_get_id().get_name()
+        return f"t_{name}" if name in bound else f"((long)v_{name})"
+    op = e.op_get_type()
+    args = [_isl_expr(e.op_get_arg(i), bound) for i in range(e.op_get_n_arg())]
+    binary = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.div: "/", OP.pdiv_q: "/", OP.pdiv_r: "%",
+              OP.zdiv_r: "%", OP.and_: "&&", OP.and_then: "&&", OP.or_: "||", OP.or_else: "||",
+              OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
+    if op in binary:
+        return f"({args[0]} {binary[op]} {args[1]})"
+    if op == OP.minus:
+        return f"(-{args[0]})"
+    if op in (OP.min, OP.max):
+        result = args[0]
+        for a in args[1:]:
+            result = f"{'min' if op == OP.min else 'max'}({result}, {a})"
+        return result
+    if op == OP.fdiv_q:
+        return f"__pencilcc_floord({args[0]}, {args[1]})"
+    if op in (OP.cond, OP.select):
+        return f"({args[0]} ? {args[1]} : {args[2]})"
+    raise Unmappable(f"isl AST operation '{op}'")
+
+
+# FP_CONTRACT OFF: OpenCL C lets a compiler fuse a * b + c into an fma by default; C (as
+# gcc -O0 and the CPU target compile it) rounds the product first.
+_PRELUDE = """\
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+static inline long __pencilcc_floord(long a, long b)
+{
+  long q = a / b;
+  return (a % b != 0 && ((a % b < 0) != (b < 0))) ? q - 1 : q;
+}
+"""
+
+
+def program_source(kernels: Sequence[Kernel]) -> str:
+    """One OpenCL program holding `kernels`."""
+    return _PRELUDE + "".join("\n" + k.source for k in kernels)
+
+
+class KernelBuilder:
+    """Builds the kernels of one unit (names `<prefix><n>`)."""
+
+    def __init__(self, unit: CodegenUnit, prefix: str) -> None:
+        self.unit = unit
+        self.prefix = prefix
+        self.kernels: list[Kernel] = []
+        self.locals = {d.name: d for d in unit.locals}
+        self.args = {a.name: a for a in unit.region.args}
+
+    def build(self, loop: isl.AstNode, host_iterators: Sequence[str]) -> Kernel:
+        """The kernel of the for node `loop`; raises Unmappable."""
+        unit = self.unit
+        statements = statement_names(loop)
+        if any(set(r.statements) & statements for r in unit.reductions):
+            raise Unmappable("the loop performs a reduction")
+        bodies = [unit.statements[s] for s in sorted(statements)]
+        used: set[str] = set()
+        written: set[str] = set()
+        for body in bodies:
+            for node in descendants(body.body):
+                if isinstance(node, N.VarRef):
+                    used.add(node.name)
+            written |= written_names(body.body)
+        iterator_types = {}
+        for body in bodies:
+            for node in descendants(body.body):
+                if isinstance(node, N.VarRef) and node.name in body.iterators:
+                    iterator_types.setdefault(node.name, node.type)
+        name = f"{self.prefix}{len(self.kernels)}"
+        params: list[KernelParam] = []
+        extents: dict[str, list[str]] = {}
+        private: list[str] = []
+        prologue: list[str] = []
+        for arg in unit.region.args:
+            if arg.passing == "value":
+                if isinstance(arg.type, T.IntType) or arg.name in used:
+                    params.append(KernelParam(f"v_{arg.name}", "value", arg.name, arg.type))
+            elif arg.name in used:
+                access = (READ if arg.name in used else 0) | (WRITE if arg.name in written else 0)
+                params.append(KernelParam(f"v_{arg.name}", "buffer", arg.name, arg.type, access))
+                if arg.passing == "array":
+                    if not isinstance(arg.type, T.ArrayType) or \
+                            (arg.type.constant_extent is None and arg.type.extent is None):
+                        raise Unmappable(f"the size of the array '{arg.name}' is unknown")
+                    dims = _row_dims(arg.type)
+                    extents[arg.name] = [f"__pencilcc_{arg.name}_e{d + 1}" for d in range(len(dims))]
+                    params += [KernelParam(e, "extent", arg.name, dim=d + 1)
+                               for d, e in enumerate(extents[arg.name])]
+        outside = self._named_outside(set(self.locals) & used, statements)
+        for local in sorted(set(self.locals) & used):
+            decl = self.locals[local]
+            if isinstance(decl.type, T.ArrayType):
+                count, row = _constant_extents(decl.type)
+                if count is None or count > MAX_PRIVATE_ELEMENTS:
+                    raise Unmappable(f"the local array '{local}' has no small constant size")
+                if local in outside:
+                    raise Unmappable(f"the local array '{local}' is also used outside the loop")
+                extents[local] = [str(e) for e in row]
+                private.append(local)
+                prologue.append(f"  {opencl_type(decl.type.scalar_element())} v_{local}[{count}];")
+            elif isinstance(decl.type, (T.IntType, T.FloatType)):
+                params.append(KernelParam(f"__pencilcc_in_{local}", "local", local, decl.type))
+                prologue.append(f"  {opencl_type(decl.type)} v_{local} = __pencilcc_in_{local};")
+            else:
+                raise Unmappable(f"the local '{local}' of type '{decl.type.spelling()}'")
+        params += [KernelParam(f"t_{it}", "iterator", it) for it in host_iterators]
+        params += [KernelParam("__pencilcc_start", "start"), KernelParam("__pencilcc_trips", "trips")]
+
+        indirect = frozenset(a.name for a in unit.region.args if a.passing == "pointer")
+        printer = CPrinter(OpenclDialect(extents, indirect))
+        bound = set(host_iterators)
+        it = iterator_name(loop)
+        bound.add(it)
+        try:
+            step = _isl_expr(loop.for_get_inc(), bound)
+            body = _AstPrinter(printer, unit, iterator_types).node(loop.for_get_body(), "  ", bound)
+            signature = ", ".join(self._param_decl(p) for p in params)
+        except Unprintable as exc:
+            raise Unmappable(f"OpenCL C cannot express {exc}") from None
+        lines = [f"__kernel void {name}({signature})", "{",
+                 "  const long __pencilcc_gid = (long)get_global_id(0);",
+                 "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
+                 f"  const long t_{it} = __pencilcc_start + __pencilcc_gid * {step};",
+                 *prologue, *body, "}", ""]
+        kernel = Kernel(name, loop, tuple(params), "\n".join(lines), tuple(private), frozenset(statements))
+        self.kernels.append(kernel)
+        return kernel
+
+    def _param_decl(self, p: KernelParam) -> str:
+        if p.kind == "buffer":
+            arg = self.args[p.source]
+            # An array's elements, or the scalar a 'pointer' argument is the address of.
+            element = arg.type.scalar_element() if isinstance(arg.type, T.ArrayType) else arg.type
+            if not isinstance(element, (T.IntType, T.FloatType)):
+                raise Unprintable(f"the array '{p.source}' of '{arg.type.spelling()}'")
+            if isinstance(element, T.IntType) and element.name == "_Bool":
+                raise Unprintable(f"the _Bool array '{p.source}'")
+            const = "const " if not p.access & WRITE else ""
+            # The host runs the region only when no written array overlaps another
+            # (restrict parameters, or the region's alias check): as the CPU target's noalias.
+            restrict = "restrict " if self.unit.alias_check is not None or arg.type.restrict else ""
+            return f"__global {const}{opencl_type(element)} *{restrict}{p.name}"
+        if p.kind in ("value", "local"):
+            t = p.ctype
+            if isinstance(t, T.IntType) and t.name == "_Bool":
+                return f"uchar {p.name}"
+            return f"{opencl_type(t)} {p.name}"
+        return f"long {p.name}"
+
+    def _named_outside(self, names: set[str], inside: set[str]) -> set[str]:
+        """Which of `names` a statement other than those of `inside` names."""
+        found: set[str] = set()
+        for stmt_name, body in self.unit.statements.items():
+            if stmt_name not in inside:
+                found.update(node.name for node in descendants(body.body)
+                             if isinstance(node, N.VarRef) and node.name in names)
+        return found
+
+
+class _AstPrinter:
+    """An isl AST subtree as OpenCL C statements."""
+
+    def __init__(self, printer: CPrinter, unit: CodegenUnit, iterator_types: dict[str, T.CType]) -> None:
+        self.printer = printer
+        self.unit = unit
+        self.iterator_types = iterator_types
+
+    def node(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
+        kind = n.get_type()
+        if kind == isl.ast_node_type.block:
+            children = n.block_get_children()
+            out: list[str] = []
+            for i in range(children.n_ast_node()):
+                out += self.node(children.get_at(i), indent, bound)
+            return out
+        if kind == isl.ast_node_type.mark:
+            return self.node(n.mark_get_node(), indent, bound)
+        if kind == isl.ast_node_type.if_:
+            out = [f"{indent}if ({_isl_expr(n.if_get_cond(), bound)}) {{"]
+            out += self.node(n.if_get_then_node(), indent + "  ", bound)
+            if n.if_has_else_node():
+                out += [f"{indent}}} else {{"] + self.node(n.if_get_else_node(), indent + "  ", bound)
+            return out + [indent + "}"]
+        if kind == isl.ast_node_type.for_:
+            it = iterator_name(n)
+            inner = bound | {it}
+            init = _isl_expr(n.for_get_init(), bound)
+            if n.for_is_degenerate():
+                return [f"{indent}{{", f"{indent}  const long t_{it} = {init};",
+                        *self.node(n.for_get_body(), indent + "  ", inner), f"{indent}}}"]
+            cond = _isl_expr(n.for_get_cond(), inner)
+            step = _isl_expr(n.for_get_inc(), inner)
+            return [f"{indent}for (long t_{it} = {init}; {cond}; t_{it} += {step}) {{",
+                    *self.node(n.for_get_body(), indent + "  ", inner), f"{indent}}}"]
+        if kind == isl.ast_node_type.user:
+            return self.user(n, indent, bound)
+        raise Unmappable(f"isl AST node '{kind}'")
+
+    def user(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
+        call = n.user_get_expr()
+        stmt = self.unit.statements[call.op_get_arg(0).id_get_id().get_name()]
+        out = [indent + "{"]
+        for i, it in enumerate(stmt.iterators):
+            ctype = self.iterator_types.get(it, T.IntType("long", 64))
+            value = _isl_expr(call.op_get_arg(i + 1), bound)
+            out.append(f"{indent}  const {opencl_type(ctype)} v_{it} = ({opencl_type(ctype)}){value};")
+        out += self.printer.stmt(stmt.body, indent + "  ")
+        return out + [indent + "}"]
+
+
+def statement_names(node: isl.AstNode) -> set[str]:
+    """The statements the user nodes at or under `node` call."""
+    names: set[str] = set()
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.user:
+            names.add(n.user_get_expr().op_get_arg(0).id_get_id().get_name())
+        return True
+
+    node.foreach_descendant_top_down(visit)
+    return names
+
+
+def root_name(e: N.Expr) -> Optional[str]:
+    """The variable an lvalue designates an element of (`A` of `A[i][j]`, `p` of `*p`)."""
+    while True:
+        if isinstance(e, N.VarRef):
+            return e.name
+        if isinstance(e, N.Subscript):
+            e = e.base
+        elif isinstance(e, N.Unary) and e.op == "*":
+            e = e.operand
+        elif isinstance(e, N.Member):
+            e = e.base
+        elif isinstance(e, N.Cast):
+            e = e.operand
+        else:
+            return None
+
+
+def written_names(stmt: N.Stmt) -> set[str]:
+    """The variables a statement body assigns to (elements of, for arrays)."""
+    names: set[str] = set()
+    for node in descendants(stmt):
+        target = None
+        if isinstance(node, N.Assign):
+            target = node.target
+        elif isinstance(node, N.Unary) and node.op in ("++", "--", "post++", "post--"):
+            target = node.operand
+        if target is not None:
+            name = root_name(target)
+            if name is not None:
+                names.add(name)
+    return names
+
+
+def _row_dims(t: T.CType) -> list[T.ArrayType]:
+    return t.dims()[1:] if isinstance(t, T.ArrayType) else []
+
+
+def _constant_extents(t: T.ArrayType) -> tuple[Optional[int], list[int]]:
+    """(elements, row extents) of an array type of constant extents; (None, []) otherwise."""
+    extents = [d.constant_extent for d in t.dims()]
+    if any(e is None for e in extents):
+        return None, []
+    count = 1
+    for e in extents:
+        count *= e
+    return count, extents[1:]
