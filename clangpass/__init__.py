@@ -4,12 +4,18 @@
     import clangpass
     status = clangpass.compile_file("gemm.c", "gemm", ["-O3"])      # like `pencilcc -O3 gemm.c -o gemm`
     status = clangpass.lint(["kernel.c"])                           # like `pencilcc --lint kernel.c`
+    lib = clangpass.compile(source_or_path, flags=["-O3"])          # functions callable on numpy arrays
+    lib.gemm(ni, nj, nk, alpha, beta, C, A, B)                      # C updated in place
 
-Both return the exit status the command would have. `compile_file` runs the
-driver, which compiles each parsed file with the compile core
+`compile_file` and `lint` return the exit status the command would have.
+`compile` (clangpass.api) builds a shared object with the driver in this process and
+returns its functions, arguments checked against their C signatures; it raises
+`CompileError` with the compiler's diagnostics when the source does not compile.
+`compile_file` runs the driver, which compiles each parsed file with the compile core
 (`clangpass.compiler.compile_module`: outcomes, diagnostics and the target's code
 as values). The driver, the front end and the passes are imported on first use,
-so `import clangpass` stays cheap.
+so `import clangpass` stays cheap; `compile` and `CompileError` load clangpass.api
+(and numpy) on first access.
 """
 from __future__ import annotations
 
@@ -21,7 +27,19 @@ try:
 except metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "compile_file", "lint", "main"]
+__all__ = ["__version__", "CompileError", "compile", "compile_file", "lint", "main"]
+
+# Names served by clangpass.api, imported on first access (PEP 562) so that
+# `import clangpass` does not import numpy.
+_API_NAMES = ("compile", "CompileError", "CompileWarning", "CompiledModule")
+
+
+def __getattr__(name: str):
+    if name in _API_NAMES:
+        from clangpass import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'clangpass' has no attribute {name!r}")
 
 
 def main(argv: Sequence[str]) -> int:
