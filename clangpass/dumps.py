@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
-STAGES = ("ir", "scop", "deps", "schedule", "ast", "llvm")   # 'opencl' comes with the OpenCL target
+STAGES = ("ir", "scop", "deps", "schedule", "ast", "llvm", "opencl")   # opencl: -fpencil-target=opencl's kernels
 
 
 @dataclass

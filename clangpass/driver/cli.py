@@ -471,9 +471,8 @@ class _Parser:
             stages = _names(arg.split("=", 1)[1])
             unknown = [st for st in stages if st not in STAGES]
             if unknown or not stages:
-                why = "; the OpenCL target is not built yet" if "opencl" in unknown else ""
                 raise CommandLineError(f"unknown stage '{','.join(unknown)}' in '{arg}' "
-                                       f"(stages: {','.join(STAGES)}){why}")
+                                       f"(stages: {','.join(STAGES)})")
             s.dump += stages
         elif arg.startswith("-fpencil-dump-dir="):
             s.dump_dir = arg.split("=", 1)[1]

@@ -21,15 +21,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import opencl_pipeline_for
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.resources import runtime_dir
+from clangpass.targets import Artifact, Output
 from llvm_backend.cpu import CpuTarget, runtime_link_flags
 from llvm_backend.cpu.context import FunctionState
 from llvm_backend.cpu.lower_ast import AstLowering
 from llvm_backend.cpu.lower_region import MakeLowering
 from llvm_backend.opencl.host import HostLowering, Plan
+from llvm_backend.opencl.kernels import program_source
 
 __all__ = ["TARGET", "OpenclTarget", "mapping", "runtime_source"]
 
@@ -46,6 +49,7 @@ def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
         "kernels": [{"name": k.name, "dimensions": 1, "work_group": "runtime (device limits)",
                      "local_memory": [], "private_arrays": list(k.private_arrays)} for k in plan.kernels],
         "host_loops": [why for _, k, why in plan.loops if k is None],
+        "buffers": sorted({p.source for k in plan.kernels for p in k.params if p.kind == "buffer"}),
     }
 
 
@@ -65,6 +69,16 @@ class OpenclTarget(CpuTarget):
 
     def lowering(self, options: CompileOptions) -> MakeLowering:
         return _host_lowering(options)
+
+    def emit(self, units: Sequence[CodegenUnit], options: CompileOptions, output: Output,
+             module_name: str, dumps: DumpSink) -> Artifact:
+        if dumps.wants("opencl"):
+            for unit in units:
+                plan = Plan(unit, options.parallel)
+                if plan.loops:
+                    notes = "".join(f"// on the host: {why}\n" for _, k, why in plan.loops if k is None)
+                    dumps.emit("opencl", unit.region.label, "opencl-kernels", notes + program_source(plan.kernels))
+        return super().emit(units, options, output, module_name, dumps)
 
     def mappings(self, units: Sequence[CodegenUnit], options: CompileOptions) -> dict[str, dict]:
         return {u.region.symbol: mapping(u, options) for u in units}

@@ -235,18 +235,22 @@ def test_unknown_pass_error_lists_every_registered_pass() -> None:
     assert sorted(listed) == sorted(PASSES) and "tile" in listed
 
 
-def test_opencl_dump_is_refused_until_the_target_exists() -> None:
+def test_opencl_dump_and_target_are_options() -> None:
+    c = parse("-fpencil-dump=ir,opencl", "-fpencil-target=opencl", "-c", "a.c")
+    assert "opencl" in c.options.dump and c.options.target == "opencl"
+    assert c.options.source_order == "gain"          # the OpenCL target's default
+    assert parse("-c", "a.c").options.target == "cpu"
+    assert parse("-c", "a.c").options.source_order == "streams"
     with pytest.raises(CommandLineError) as info:
-        parse("-fpencil-dump=ir,opencl", "-c", "a.c")
-    assert str(info.value) == ("unknown stage 'opencl' in '-fpencil-dump=ir,opencl' "
-                               "(stages: ir,scop,deps,schedule,ast,llvm); the OpenCL target is not built yet")
+        parse("-fpencil-target=cuda", "-c", "a.c")
+    assert str(info.value) == "'-fpencil-target=' expects one of cpu, opencl, got 'cuda'"
 
 
-def test_help_lists_no_opencl_dump() -> None:
+def test_help_lists_the_opencl_target_and_dump() -> None:
     from clangpass.driver.help import help_text
     text = help_text()
-    assert "opencl" not in text.lower()
-    assert "Print a stage of every region: ir, scop, deps," in text
+    assert "-fpencil-target=cpu|opencl" in text
+    assert "Print a stage of every region: ir, scop, deps," in text and "opencl" in text
 
 
 def test_multiple_inputs_with_c_are_fine_without_o() -> None:

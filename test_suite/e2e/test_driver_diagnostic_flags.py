@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The driver's diagnostic flags end to end: -w and -Wno-pencil leave -Rpass remarks alone;
-unknown --disable-pass names and -fpencil-dump=opencl are usage errors (exit status 1).
+unknown --disable-pass names and dump stages are usage errors (exit status 1).
 
 The reference outliner of test_driver_stubs stands in for the passes, so these tests
 check the driver, fast, whatever state the optimizer is in.
@@ -72,8 +72,8 @@ def test_unknown_pass_name_is_a_usage_error(project: Path, capfd) -> None:
     assert status == 0
 
 
-def test_opencl_dump_is_a_usage_error(project: Path, capfd) -> None:
-    status, err = pencilcc(capfd, "-O2", "-fpencil-dump=opencl", "-c", "k.c")
+def test_unknown_dump_stage_is_a_usage_error(project: Path, capfd) -> None:
+    status, err = pencilcc(capfd, "-O2", "-fpencil-dump=cuda", "-c", "k.c")
     assert status == 1 and not (project / "k.o").exists()
-    assert err == ("pencilcc: error: unknown stage 'opencl' in '-fpencil-dump=opencl' "
-                   "(stages: ir,scop,deps,schedule,ast,llvm); the OpenCL target is not built yet\n")
+    assert err == ("pencilcc: error: unknown stage 'cuda' in '-fpencil-dump=cuda' "
+                   "(stages: ir,scop,deps,schedule,ast,llvm,opencl)\n")

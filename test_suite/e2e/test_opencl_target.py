@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+"""The kernel suite through the OpenCL target, on the embedded device (PoCL).
+
+Every PolyBench-style, PENCIL and image kernel is built by this checkout's pencilcc
+with `-O3 -fpencil-target=opencl`, run with `PENCILCC_PROFILE=1` on the first OpenCL
+device (CI installs PoCL: .ci/run), and compared with the same program built by
+`gcc -O0` (`harness.compare_outputs`, rtol 1e-9; the image kernels print text,
+compared exactly). Checked besides the output:
+- the record says `"target": "opencl"` for every optimized region and lists its
+  kernels; a kernel of the suite whose regions are all optimized has at least one
+  kernel, and the profile shows it ran on the device (launches > 0);
+- transfers are not repeated: every region of these programs runs once, so no
+  array is uploaded more often than once per region that uses it on the device
+  (jacobi-2d launches 2 x tsteps kernels on two arrays: 2 uploads, not 2 x tsteps);
+- the program is built once per process (no disk cache yet: PENCILCC_CACHE_DIR is
+  the test's own folder), and a second run loads it from the disk cache.
+The module is skipped where no OpenCL platform exists.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from test_suite.e2e import harness
+
+pyopencl = pytest.importorskip("pyopencl")
+try:
+    _PLATFORMS = pyopencl.get_platforms()
+except Exception:   # pyopencl raises its own LogicError when the ICD loader finds none
+    _PLATFORMS = []
+pytestmark = pytest.mark.skipif(not _PLATFORMS, reason="no OpenCL platform (install PoCL: .ci/run)")
+
+PENCILCC = [sys.executable, "-m", "clangpass"]
+IMAGE_DIR = harness.POLYBENCH_DIR.parent / "image"
+INCLUDE = harness.POLYBENCH_DIR.parents[2] / "include"
+KERNELS = [*harness.polybench_sources(), *harness.pencil_sources(), *sorted(IMAGE_DIR.glob("*.c"))]
+# Kernels whose schedule (without tiling) has no parallel loop: their parallelism is in
+# wavefronts (seidel-2d) or none isl finds (cholesky, nussinov); they run on the host.
+SEQUENTIAL = {"cholesky", "nussinov", "seidel-2d"}
+PROFILE = re.compile(r"^pencilcc profile: (?P<what>[^:]+?)(?: (?P<name>\S+))?: (?P<rest>.*)$", re.MULTILINE)
+
+
+def _id(source: Path) -> str:
+    return f"{source.parent.name}/{source.stem}"
+
+
+class Builds:
+    """The OpenCL builds of every kernel, started together."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+        self.futures: dict[str, Future] = {_id(s): self.pool.submit(self._build, s) for s in KERNELS}
+
+    def _build(self, source: Path) -> tuple[Path, dict]:
+        exe = self.workdir / _id(source).replace("/", "-")
+        harness.build(PENCILCC, [source], exe,
+                      [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                      env={"PENCILCC_NO_CACHE": "1"})
+        return exe, json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+
+    def result(self, source: Path) -> tuple[Path, dict]:
+        return self.futures[_id(source)].result()
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory):
+    started = Builds(tmp_path_factory.mktemp("opencl_kernels"))
+    yield started
+    started.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run(exe: Path, cache: Path) -> tuple[str, dict]:
+    """stdout and the profile: {'kernel': {name: launches}, 'host-to-device': n, ...}."""
+    env = {**os.environ, "PENCILCC_PROFILE": "1", "PENCILCC_CACHE_DIR": str(cache)}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    profile: dict = {"kernel": {}}
+    for m in PROFILE.finditer(proc.stderr):
+        numbers = [int(n) for n in re.findall(r"(\d+) (?:launch|transfer|built|loaded)", m["rest"])]
+        if m["what"] == "kernel":
+            profile["kernel"][m["name"].rstrip(":")] = numbers[0]
+        elif m["what"] in ("host-to-device", "device-to-host"):
+            profile[m["what"]] = numbers[0]
+        elif m["what"] == "programs":
+            profile["built"], profile["loaded"] = numbers
+    assert "no OpenCL device" not in proc.stderr and "run on the CPU" not in proc.stderr, proc.stderr
+    return proc.stdout, profile
+
+
+def _reference(source: Path, workdir: Path) -> str:
+    if source.parent == IMAGE_DIR:
+        exe = workdir / f"{source.stem}.gcc-O0"
+        harness.build(["gcc"], [source], exe, ["-O0", f"-I{INCLUDE}"])
+        return harness.run(exe)
+    return harness.gcc_reference(source, workdir)
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=_id(s)) for s in KERNELS])
+def test_kernel_on_the_device(source: Path, builds: Builds, tmp_path: Path) -> None:
+    reference = _reference(source, tmp_path)
+    exe, record = builds.result(source)
+    optimized = [r for r in record["regions"] if r["status"] == "optimized"]
+    assert all(r["target"] == "opencl" for r in optimized)
+    kernels = [k["name"] for r in optimized for k in r["mapping"]["kernels"]]
+    if source.stem in SEQUENTIAL:
+        assert sum(r["parallel_loops"] for r in optimized) == 0 and not kernels
+    elif source.parent != IMAGE_DIR:
+        # Every region of these kernels is optimized (test_polybench_pencilcc.py) and has a
+        # parallel loop the device can run.
+        assert len(optimized) == len(record["regions"]) and kernels, record["regions"]
+    output, profile = _run(exe, tmp_path / "cache")
+    if source.parent == IMAGE_DIR:
+        assert output == reference
+    else:
+        problems = harness.compare_outputs(reference, output, rtol=1e-9)
+        assert problems == [], "; ".join(problems)
+    if not kernels:
+        return
+    assert set(profile["kernel"]) <= set(kernels) and sum(profile["kernel"].values()) > 0, profile
+    # One upload per array a region's kernels read (each region runs once in these programs).
+    arrays = sum(1 for r in optimized if r["mapping"]["kernels"] for _ in r["mapping"]["buffers"])
+    assert profile.get("host-to-device", 0) <= arrays, (profile, arrays)
+    assert profile["built"] + profile["loaded"] <= len([r for r in optimized if r["mapping"]["kernels"]])
+    _, again = _run(exe, tmp_path / "cache")
+    assert again["built"] == 0 and again["loaded"] == profile["built"] + profile["loaded"], again
