@@ -43,15 +43,25 @@ VALUE, BUFFER = 0, 1
 
 
 class Plan:
-    """Which outermost parallel loops of a unit become kernels, in AST order."""
+    """Which parts of a unit run on the device, decided before any code is emitted.
+
+    `loops`: the outermost parallel loops in AST order, each a kernel (one work-item per
+    iteration) or the reason it stays on the host. `singles`: code between kernels inside a
+    host loop that launches kernels (durbin's scalar updates, floyd-warshall's pivot rows),
+    each a kernel of one work-item when it can be one: otherwise every iteration of that
+    loop would read its arrays back to the host and upload them again.
+    """
 
     def __init__(self, unit: CodegenUnit, parallel: bool) -> None:
         self.builder = KernelBuilder(unit, f"{unit.region.symbol}_k")
         self.loops: list[tuple[str, Optional[Kernel], str]] = []    # (loop text, kernel, why not)
+        self.singles: dict[str, tuple[Optional[Kernel], str]] = {}  # subtree text -> (kernel, why not)
         if parallel:
             self._walk(unit.ast, [])
-        self.kernels = [k for _, k, _ in self.loops if k is not None]
         self.mapped = {text for text, k, _ in self.loops if k is not None}
+        if self.mapped:
+            self._between(unit.ast, [], False)
+        self.kernels = list(self.builder.kernels)
 
     def _walk(self, node: isl.AstNode, iterators: list[str]) -> None:
         kind = node.get_type()
@@ -76,7 +86,39 @@ class Plan:
         elif kind == isl.ast_node_type.for_:
             self._walk(node.for_get_body(), iterators + [iterator_name(node)])
 
+    def _between(self, node: isl.AstNode, iterators: list[str], in_launching_loop: bool) -> None:
+        """Find the `singles` under `node`: maximal subtrees without kernels inside a loop
+        that launches kernels."""
+        if not self.holds_kernel(node):
+            if in_launching_loop:
+                text = node.to_C_str()
+                if text not in self.singles:
+                    try:
+                        self.singles[text] = (self.builder.build(node, iterators, single=True), "")
+                    except Unmappable as exc:
+                        self.singles[text] = (None, str(exc))
+            return
+        kind = node.get_type()
+        if kind == isl.ast_node_type.mark:
+            if not is_offloadable(node):
+                self._between(node.mark_get_node(), iterators, in_launching_loop)
+        elif kind == isl.ast_node_type.block:
+            # Code between two kernels of a block runs on the device too: on the host it would
+            # read back what the first kernel wrote and upload it again for the second.
+            children = [node.block_get_children().get_at(i) for i in range(node.block_get_children().n_ast_node())]
+            launching = [i for i, child in enumerate(children) if self.holds_kernel(child)]
+            for i, child in enumerate(children):
+                self._between(child, iterators, in_launching_loop or launching[0] < i < launching[-1])
+        elif kind == isl.ast_node_type.if_:
+            self._between(node.if_get_then_node(), iterators, in_launching_loop)
+            if node.if_has_else_node():
+                self._between(node.if_get_else_node(), iterators, in_launching_loop)
+        elif kind == isl.ast_node_type.for_:
+            self._between(node.for_get_body(), iterators + [iterator_name(node)],
+                          in_launching_loop or not node.for_is_degenerate())
+
     def holds_kernel(self, node: isl.AstNode) -> bool:
+        """Whether a parallel loop that is a kernel is at or under `node`."""
         found = []
 
         def visit(n: isl.AstNode) -> bool:
@@ -121,6 +163,13 @@ class HostLowering(AstLowering):
     def lower(self, node: isl.AstNode) -> None:
         if self.on_host or not self.plan.kernels or self.plan.holds_kernel(node):
             super().lower(node)
+            return
+        single, _ = self.plan.singles.get(node.to_C_str(), (None, ""))
+        if single is not None:
+            # Sequential code between kernels, on one work-item (the host's copy if that fails).
+            failed = self._launch(single, ir.Constant(I64, 0), ir.Constant(I64, 1))
+            with self.builder.if_then(self.builder.icmp_signed("!=", failed, ir.Constant(I32, 0))):
+                self.run_here(node, lambda: super(HostLowering, self).lower(node))
             return
         self.run_here(node, lambda: super(HostLowering, self).lower(node))
 
@@ -191,9 +240,6 @@ class HostLowering(AstLowering):
         ctx = state.ctx
         if p.kind == "buffer":
             return self._array_address(p.source), self._array_bytes(p.source), BUFFER, p.access
-        if p.kind == "local":
-            var = state.scope[p.source]
-            return var.value, ir.Constant(I64, ctx.size_of(llvm_type(p.ctype))), VALUE, 0
         if p.kind == "value":
             value = self.exprs.lower_VarRef(N.VarRef(p.source, "param", type=p.ctype))
         elif p.kind == "extent":
@@ -211,7 +257,9 @@ class HostLowering(AstLowering):
     # ------------------------------------------------------------------ helpers
     def _arrays(self, node: isl.AstNode) -> tuple[set[str], set[str]]:
         """The region arrays and pointers the statements under `node` name, and those they write."""
+        # Locals too: a kernel of one work-item keeps them in buffers (Plan.singles).
         buffers = {a.name for a in self.unit.region.args if a.passing in ("array", "pointer")}
+        buffers |= {d.name for d in self.unit.locals}
         used: set[str] = set()
         written: set[str] = set()
         for name in statement_names(node):
@@ -231,6 +279,9 @@ class HostLowering(AstLowering):
             return ir.Constant(I64, ctx.size_of(llvm_type(var.ctype)))
         t = var.ctype
         element = ir.Constant(I64, ctx.size_of(llvm_type(scalar_element(t))))
+        if var.elements is not None:          # a region local (allocate_local counted it)
+            with self.state.at_entry():
+                return self.state.builder.mul(var.elements, element, flags=("nsw",), name=f"pencil.{name}.bytes")
         with self.state.at_entry():
             if t.constant_extent is not None:
                 count = ir.Constant(I64, t.constant_extent)

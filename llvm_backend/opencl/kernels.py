@@ -58,8 +58,8 @@ class Unmappable(Exception):
 @dataclass(frozen=True)
 class KernelParam:
     """One kernel argument. `kind`: 'value' (a region argument by value), 'buffer' (a region
-    array or pointer: `access` bits 1 read, 2 write), 'extent' (row extent `dim` of array
-    `source`), 'local' (a region local scalar, copied in), 'iterator' (a host isl iterator),
+    array, a 'pointer' argument's scalar or a region local: `access` bits 1 read, 2 write), 'extent' (row extent `dim` of array
+    `source`; of region arrays and of region locals), 'iterator' (a host isl iterator),
     'start' / 'trips' (the loop's first iteration and trip count)."""
 
     name: str
@@ -78,6 +78,7 @@ class Kernel:
     source: str
     private_arrays: tuple[str, ...] = ()
     statements: frozenset[str] = field(default=frozenset())
+    single: bool = False          # one work-item runs the whole subtree (sequential code between kernels)
 
 
 READ, WRITE = 1, 2
@@ -216,49 +217,63 @@ class KernelBuilder:
         self.locals = {d.name: d for d in unit.locals}
         self.args = {a.name: a for a in unit.region.args}
 
-    def build(self, loop: isl.AstNode, host_iterators: Sequence[str]) -> Kernel:
-        """The kernel of the for node `loop`; raises Unmappable."""
+    def build(self, node: isl.AstNode, host_iterators: Sequence[str], single: bool = False) -> Kernel:
+        """The kernel of the for node `node` (one work-item per iteration), or with `single`,
+        of the whole subtree `node` on one work-item; raises Unmappable."""
         unit = self.unit
-        statements = statement_names(loop)
-        if any(set(r.statements) & statements for r in unit.reductions):
+        statements = statement_names(node)
+        if not single and any(set(r.statements) & statements for r in unit.reductions):
             raise Unmappable("the loop performs a reduction")
         bodies = [unit.statements[s] for s in sorted(statements)]
         used: set[str] = set()
         written: set[str] = set()
+        iterator_types: dict[str, T.CType] = {}
         for body in bodies:
-            for node in descendants(body.body):
-                if isinstance(node, N.VarRef):
-                    used.add(node.name)
+            for n in descendants(body.body):
+                if isinstance(n, N.VarRef):
+                    used.add(n.name)
+                    if n.name in body.iterators:
+                        iterator_types.setdefault(n.name, n.type)
             written |= written_names(body.body)
-        iterator_types = {}
-        for body in bodies:
-            for node in descendants(body.body):
-                if isinstance(node, N.VarRef) and node.name in body.iterators:
-                    iterator_types.setdefault(node.name, node.type)
         name = f"{self.prefix}{len(self.kernels)}"
         params: list[KernelParam] = []
         extents: dict[str, list[str]] = {}
         private: list[str] = []
         prologue: list[str] = []
+        indirect = {a.name for a in unit.region.args if a.passing == "pointer"}
+
+        def buffer(source: str, ctype: T.CType, rows: int) -> None:
+            access = READ | (WRITE if source in written else 0)
+            params.append(KernelParam(f"v_{source}", "buffer", source, ctype, access))
+            extents[source] = [f"__pencilcc_{source}_e{d + 1}" for d in range(rows)]
+            params.extend(KernelParam(e, "extent", source, dim=d + 1) for d, e in enumerate(extents[source]))
+
         for arg in unit.region.args:
             if arg.passing == "value":
                 if isinstance(arg.type, T.IntType) or arg.name in used:
                     params.append(KernelParam(f"v_{arg.name}", "value", arg.name, arg.type))
             elif arg.name in used:
-                access = (READ if arg.name in used else 0) | (WRITE if arg.name in written else 0)
-                params.append(KernelParam(f"v_{arg.name}", "buffer", arg.name, arg.type, access))
-                if arg.passing == "array":
-                    if not isinstance(arg.type, T.ArrayType) or \
-                            (arg.type.constant_extent is None and arg.type.extent is None):
-                        raise Unmappable(f"the size of the array '{arg.name}' is unknown")
-                    dims = _row_dims(arg.type)
-                    extents[arg.name] = [f"__pencilcc_{arg.name}_e{d + 1}" for d in range(len(dims))]
-                    params += [KernelParam(e, "extent", arg.name, dim=d + 1)
-                               for d, e in enumerate(extents[arg.name])]
+                if arg.passing == "array" and (not isinstance(arg.type, T.ArrayType) or
+                                               (arg.type.constant_extent is None and arg.type.extent is None)):
+                    raise Unmappable(f"the size of the array '{arg.name}' is unknown")
+                buffer(arg.name, arg.type, len(_row_dims(arg.type)))
         outside = self._named_outside(set(self.locals) & used, statements)
         for local in sorted(set(self.locals) & used):
             decl = self.locals[local]
-            if isinstance(decl.type, T.ArrayType):
+            scalar = isinstance(decl.type, (T.IntType, T.FloatType))
+            if not scalar and not isinstance(decl.type, T.ArrayType):
+                raise Unmappable(f"the local '{local}' of type '{decl.type.spelling()}'")
+            if single:
+                # One work-item: the local is the host's, in a buffer (its value flows between
+                # kernels and host code of the region).
+                buffer(local, decl.type, len(_row_dims(decl.type)))
+                if scalar:
+                    indirect.add(local)
+            elif scalar:
+                # Private to each work-item, copied in from the region's current value.
+                params.append(KernelParam(f"__pencilcc_in_{local}", "buffer", local, decl.type, READ))
+                prologue.append(f"  {opencl_type(decl.type)} v_{local} = *__pencilcc_in_{local};")
+            else:
                 count, row = _constant_extents(decl.type)
                 if count is None or count > MAX_PRIVATE_ELEMENTS:
                     raise Unmappable(f"the local array '{local}' has no small constant size")
@@ -267,49 +282,48 @@ class KernelBuilder:
                 extents[local] = [str(e) for e in row]
                 private.append(local)
                 prologue.append(f"  {opencl_type(decl.type.scalar_element())} v_{local}[{count}];")
-            elif isinstance(decl.type, (T.IntType, T.FloatType)):
-                params.append(KernelParam(f"__pencilcc_in_{local}", "local", local, decl.type))
-                prologue.append(f"  {opencl_type(decl.type)} v_{local} = __pencilcc_in_{local};")
-            else:
-                raise Unmappable(f"the local '{local}' of type '{decl.type.spelling()}'")
         params += [KernelParam(f"t_{it}", "iterator", it) for it in host_iterators]
         params += [KernelParam("__pencilcc_start", "start"), KernelParam("__pencilcc_trips", "trips")]
 
-        indirect = frozenset(a.name for a in unit.region.args if a.passing == "pointer")
-        printer = CPrinter(OpenclDialect(extents, indirect))
+        printer = _AstPrinter(CPrinter(OpenclDialect(extents, frozenset(indirect))), unit, iterator_types)
         bound = set(host_iterators)
-        it = iterator_name(loop)
-        bound.add(it)
         try:
-            step = _isl_expr(loop.for_get_inc(), bound)
-            body = _AstPrinter(printer, unit, iterator_types).node(loop.for_get_body(), "  ", bound)
+            if single:
+                first = []
+                body = printer.node(node, "  ", bound)
+            else:
+                it = iterator_name(node)
+                bound.add(it)
+                step = _isl_expr(node.for_get_inc(), bound)
+                first = [f"  const long t_{it} = __pencilcc_start + __pencilcc_gid * {step};"]
+                body = printer.node(node.for_get_body(), "  ", bound)
             signature = ", ".join(self._param_decl(p) for p in params)
         except Unprintable as exc:
             raise Unmappable(f"OpenCL C cannot express {exc}") from None
         lines = [f"__kernel void {name}({signature})", "{",
                  "  const long __pencilcc_gid = (long)get_global_id(0);",
                  "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
-                 f"  const long t_{it} = __pencilcc_start + __pencilcc_gid * {step};",
-                 *prologue, *body, "}", ""]
-        kernel = Kernel(name, loop, tuple(params), "\n".join(lines), tuple(private), frozenset(statements))
+                 *first, *prologue, *body, "}", ""]
+        kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single)
         self.kernels.append(kernel)
         return kernel
 
     def _param_decl(self, p: KernelParam) -> str:
         if p.kind == "buffer":
-            arg = self.args[p.source]
-            # An array's elements, or the scalar a 'pointer' argument is the address of.
-            element = arg.type.scalar_element() if isinstance(arg.type, T.ArrayType) else arg.type
+            ctype = p.ctype
+            # An array's elements, or the scalar a 'pointer' argument (or a local) is.
+            element = ctype.scalar_element() if isinstance(ctype, T.ArrayType) else ctype
             if not isinstance(element, (T.IntType, T.FloatType)):
-                raise Unprintable(f"the array '{p.source}' of '{arg.type.spelling()}'")
+                raise Unprintable(f"the array '{p.source}' of '{ctype.spelling()}'")
             if isinstance(element, T.IntType) and element.name == "_Bool":
                 raise Unprintable(f"the _Bool array '{p.source}'")
             const = "const " if not p.access & WRITE else ""
             # The host runs the region only when no written array overlaps another
             # (restrict parameters, or the region's alias check): as the CPU target's noalias.
-            restrict = "restrict " if self.unit.alias_check is not None or arg.type.restrict else ""
+            restrict = "restrict " if self.unit.alias_check is not None or ctype.restrict \
+                or p.source in self.locals else ""
             return f"__global {const}{opencl_type(element)} *{restrict}{p.name}"
-        if p.kind in ("value", "local"):
+        if p.kind == "value":
             t = p.ctype
             if isinstance(t, T.IntType) and t.name == "_Bool":
                 return f"uchar {p.name}"
