@@ -12,6 +12,11 @@ doitgen) also get GFLOP/s and the percentage of the peak of the cores used,
 whose formula and inputs are printed.  A further table gives compile times.  ``--callgrind`` counts the
 kernels' instructions instead (one thread, repeatable, small sizes).
 
+``--compilers ...,pencilcc-opencl`` adds the OpenCL target (opt-in): its
+column, its ratio to gcc (not a CPU figure: on PoCL it measures the runtime's
+overheads) and a table of its cold first runs and of the runtime's profile
+(launches, transfers, programs built or loaded).
+
 Exit status: 0, or 1 when a MISMATCH was found (a miscompile), 2 on bad usage.
 See ``test_suite/bench/README.md`` and ``docs/benchmarks.md``.
 """
@@ -30,7 +35,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from test_suite.bench import compilers as compilers_mod
-from test_suite.bench import datasets, flops, machine, report
+from test_suite.bench import datasets, flops, machine, opencl, report
 from test_suite.bench.measure import KernelResult, measure_kernel
 
 #: ``-march`` under callgrind: valgrind does not decode AVX-512, which
@@ -51,8 +56,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="runs per build, median taken (default: 3; 1 with --callgrind)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="OMP_NUM_THREADS and PENCILCC_NUM_THREADS of the runs (default: the CPU count)")
-    parser.add_argument("--compilers", default=",".join(compilers_mod.COMPILER_NAMES),
-                        help=f"comma list among {', '.join(compilers_mod.COMPILER_NAMES)} (default: all)")
+    parser.add_argument("--compilers", default=",".join(compilers_mod.DEFAULT_COMPILERS),
+                        help=f"comma list among {', '.join(compilers_mod.COMPILER_NAMES)} "
+                             f"(default: all but {opencl.NAME}, which measures the OpenCL target)")
     parser.add_argument("--march", help=f"-march of every build (default: native; {CALLGRIND_MARCH} "
                                         "with --callgrind)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per run (default 300)")
@@ -81,6 +87,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         parser.error("--repeat and --threads must be at least 1")
     if args.callgrind and shutil.which("valgrind") is None:
         parser.error("--callgrind needs valgrind on PATH")
+    if args.callgrind and opencl.NAME in args.compiler_names:
+        parser.error(f"--callgrind cannot count {opencl.NAME}: its OpenCL runtime and PoCL call "
+                     "clock_gettime themselves, which splits the count of the kernel call")
     return args
 
 
@@ -112,6 +121,9 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     print(report.format_header(host, load_start, settings, compilers), flush=True)
     print(peak.describe() if peak is not None else "peak: unknown (no /proc/cpuinfo flags or clock)",
           flush=True)
+    for compiler in compilers:
+        if compiler.opencl and not compiler.available:
+            print(f"note: {compiler.name} skipped: {compiler.unavailable}", flush=True)
     if load_start[0] > 0.5:
         print(f"note: 1-minute load average {load_start[0]:.2f} at start: other work may disturb the timings",
               flush=True)
@@ -141,6 +153,10 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     flop_table = report.format_flops(results, compilers, peak)
     if flop_table:
         print(flop_table)
+        print()
+    opencl_table = report.format_opencl(results, compilers)
+    if opencl_table:
+        print(opencl_table)
         print()
     print(report.format_compile_times(results, compilers))
     problems = report.format_problems(results)

@@ -21,7 +21,12 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   rescheduling without threads, which separates what they bring;
 - ``pencilcc-1t``: ``pencilcc``'s own build, run with ``PENCILCC_NUM_THREADS=1``
   (and ``OMP_NUM_THREADS=1``): the one-thread figure of issue 11, where the
-  threaded code runs on one thread (no second build, no compile time of its own).
+  threaded code runs on one thread (no second build, no compile time of its own);
+- ``pencilcc-opencl`` (opt-in: not in :data:`DEFAULT_COMPILERS`): ``pencilcc
+  -O3 -march=M -fpencil-target=opencl``, whose outermost parallel loops run as
+  OpenCL kernels through pencilcc's runtime on the first OpenCL device
+  (:mod:`test_suite.bench.opencl`); n/a when pyopencl lists no OpenCL platform.
+  On PoCL it measures the runtime's overheads, not a GPU's speed.
 """
 
 from __future__ import annotations
@@ -33,7 +38,13 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t")
+from test_suite.bench import opencl
+
+COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
+                                   opencl.NAME)
+#: The compilers of a run without ``--compilers``: every CPU configuration.
+#: The OpenCL one is asked for by name.
+DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES if n != opencl.NAME)
 #: The compiler whose checksums every other one must match, and the numerator
 #: of the speed-up ratios.
 REFERENCE = "gcc"
@@ -74,6 +85,12 @@ class Compiler:
     runs_build_of: str = ""
     #: Threads of its runs, whatever the run's ``--threads`` (0: those).
     run_threads: int = 0
+    #: Whether its programs launch OpenCL kernels through pencilcc's runtime:
+    #: each build then gets a disk cache folder of its own, its first run (which
+    #: builds the OpenCL program) is kept apart from the median, one more run
+    #: records the runtime's profile, a runtime message (the regions ran on the
+    #: CPU) fails the run, and its ratios are not CPU figures.
+    opencl: bool = False
 
     @property
     def available(self) -> bool:
@@ -102,6 +119,10 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
                                run_threads=1)
+        elif name == opencl.NAME:
+            compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target, opencl.TARGET_FLAG)), opencl=True)
+            if compiler.available:
+                compiler = replace(compiler, unavailable=opencl.platform_problem())
         else:
             raise ValueError(f"unknown compiler {name!r} (compilers: {', '.join(COMPILER_NAMES)})")
         compilers.append(compiler)

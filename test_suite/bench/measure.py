@@ -16,6 +16,14 @@ Instruction counts (``--callgrind``) come from ``valgrind --tool=callgrind
 before and just after the kernel, so the second profile dump holds exactly the
 kernel's instructions (plus one ``clock_gettime``), whatever the compiler
 inlined.
+
+A build of the OpenCL target (``Compiler.opencl``) runs once more than the
+others before the timed runs, with an empty disk cache of its own: that cold
+run builds the OpenCL program (its seconds are kept as ``cold_seconds``); the
+timed runs then load it from the cache; a last run with ``PENCILCC_PROFILE=1``
+records the runtime's launches and transfers (:mod:`test_suite.bench.opencl`).
+Every run's checksums, the cold and profiled ones included, are compared with
+the reference.
 """
 
 from __future__ import annotations
@@ -23,13 +31,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional
 
-from test_suite.bench import checksums
+from test_suite.bench import checksums, opencl
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
 from test_suite.bench.datasets import Kernel
@@ -65,6 +74,8 @@ class Run:
     value: Optional[float]
     checksums: tuple[ArrayChecksum, ...] = ()
     error: str = ""
+    #: The OpenCL runtime's profile, for a run with ``PENCILCC_PROFILE=1``.
+    profile: Optional[opencl.Profile] = None
 
 
 def build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: Path) -> Build:
@@ -108,15 +119,33 @@ def thread_env(threads: int) -> dict[str, str]:
     return {**os.environ, "OMP_NUM_THREADS": str(threads), "PENCILCC_NUM_THREADS": str(threads)}
 
 
-def run(executable: Path, threads: int, timeout: float) -> Run:
-    """Run a benchmark build once; its value is the kernel's seconds as the program measured them."""
-    proc, error = _execute([str(executable)], threads, timeout)
+def run(executable: Path, threads: int, timeout: float, *,
+        opencl_env: Optional[dict[str, str]] = None) -> Run:
+    """Run a benchmark build once; its value is the kernel's seconds as the program measured them.
+
+    ``opencl_env`` (a build of the OpenCL target) is added to the environment
+    (:func:`test_suite.bench.opencl.run_env`); the run then fails when the
+    runtime reports a problem, and its profile is parsed when it asks for one.
+    """
+    env = {**thread_env(threads), **(opencl_env or {})}
+    proc, error = _execute([str(executable)], env, timeout)
     if error:
         return Run(None, (), error)
     match = _TIMER_RE.search(proc.stderr)
     if match is None:
         return Run(None, (), "no 'pencilcc-bench-seconds' line on stderr")
-    return _with_checksums(float(match.group(1)), proc.stdout)
+    profile = None
+    if opencl_env is not None:
+        problems = opencl.runtime_problems(proc.stderr)
+        if problems:
+            return Run(None, (), "the OpenCL runtime ran regions on the CPU: " + " | ".join(problems))
+        if opencl_env.get("PENCILCC_PROFILE") == "1":
+            try:
+                profile = opencl.parse_profile(proc.stderr)
+            except ValueError as exc:
+                return Run(None, (), f"bad profile: {exc}")
+    result = _with_checksums(float(match.group(1)), proc.stdout)
+    return replace(result, profile=profile) if not result.error else result
 
 
 def run_callgrind(executable: Path, profile_dir: Path, timeout: float) -> Run:
@@ -127,7 +156,7 @@ def run_callgrind(executable: Path, profile_dir: Path, timeout: float) -> Run:
         old.unlink()
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={profile}",
                "--dump-before=*clock_gettime*", str(executable)]
-    proc, error = _execute(command, 1, timeout)
+    proc, error = _execute(command, thread_env(1), timeout)
     if error:
         return Run(None, (), error)
     # Dump 1: start-up and initialisation; dump 2: the kernel call; the final
@@ -142,11 +171,11 @@ def run_callgrind(executable: Path, profile_dir: Path, timeout: float) -> Run:
     return _with_checksums(float(totals.group(1)), proc.stdout)
 
 
-def _execute(command: list[str], threads: int, timeout: float) -> tuple[subprocess.CompletedProcess, str]:
-    """Run ``command``; the error is empty when it exited with status 0."""
+def _execute(command: list[str], env: dict[str, str],
+             timeout: float) -> tuple[subprocess.CompletedProcess, str]:
+    """Run ``command`` in ``env``; the error is empty when it exited with status 0."""
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, env=thread_env(threads),
-                              timeout=timeout)
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(command, -1, "", ""), f"run timed out after {timeout:g} s"
     except OSError as exc:
@@ -180,6 +209,11 @@ class Outcome:
     #: Differences from the reference compiler's checksums (a miscompile, or a bug of the reference).
     mismatches: tuple[str, ...] = ()
     regions_not_optimized: tuple[str, ...] = ()
+    #: OpenCL target: seconds of the first run, which built the OpenCL program
+    #: (not in ``values``: those runs loaded it from the disk cache).
+    cold_seconds: Optional[float] = None
+    #: OpenCL target: the runtime's profile of one more run (launches, transfers, programs).
+    profile: Optional[opencl.Profile] = None
 
     @property
     def median(self) -> Optional[float]:
@@ -219,12 +253,19 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
     """Build ``kernel`` with every available compiler, run each build ``repeat`` times, compare checksums.
 
     The runs are interleaved (each repetition runs every compiler once) so that
-    a change of machine load affects all compilers alike.  ``progress``, if
-    given, is told each step ("build gcc", "run pencilcc 2/3") before it starts.
+    a change of machine load affects all compilers alike.  A build of the
+    OpenCL target also runs once before them (cold: it builds the OpenCL
+    program) and once after them (profiled).  ``progress``, if given, is told
+    each step ("build gcc", "run pencilcc 2/3", "run pencilcc-opencl cold")
+    before it starts.  The OpenCL target cannot be counted under ``callgrind``
+    (its runtime and PoCL call ``clock_gettime`` themselves): :class:`ValueError`.
     """
     def step(text: str) -> None:
         if progress is not None:
             progress(text)
+
+    if callgrind and any(c.opencl and c.available for c in compilers):
+        raise ValueError("the OpenCL target cannot be measured under callgrind")
 
     builds = {}
     for compiler in compilers:
@@ -239,15 +280,35 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
                                      Build(None, None, f"no build of {compiler.runs_build_of} to run"))
     run_threads = {c.name: c.run_threads or threads for c in compilers}
     runs: dict[str, list[Run]] = {name: [] for name, b in builds.items() if not b.error}
+    # The OpenCL builds' disk cache folders, next to their executables.
+    caches = {c.name: _opencl_cache(builds[c.name]) for c in compilers if c.opencl and c.name in runs}
+
+    def execute(name: str, profile: bool = False) -> Run:
+        executable = builds[name].executable
+        assert executable is not None
+        if callgrind:
+            return run_callgrind(executable, workdir / "callgrind", timeout)
+        env = opencl.run_env(caches[name], run_threads[name], profile) if name in caches else None
+        return run(executable, run_threads[name], timeout, opencl_env=env)
+
+    cold: dict[str, Run] = {}
+    for name, cache in caches.items():
+        shutil.rmtree(cache, ignore_errors=True)
+        step(f"run {name} cold")
+        cold[name] = execute(name)
+        if cold[name].error:
+            runs[name].append(cold[name])  # no timed run after a failed one
     for repetition in range(1, repeat + 1):
         for name, done in runs.items():
             if done and done[-1].error:
                 continue
-            executable = builds[name].executable
-            assert executable is not None
             step(f"run {name} {repetition}/{repeat}")
-            done.append(run_callgrind(executable, workdir / "callgrind", timeout) if callgrind
-                        else run(executable, run_threads[name], timeout))
+            done.append(execute(name))
+    profiled: dict[str, Run] = {}
+    for name in caches:
+        if not any(r.error for r in runs[name]):
+            step(f"run {name} profiled")
+            profiled[name] = execute(name, profile=True)
     ran = [name for name, done in runs.items() if done and not any(r.error for r in done)]
     reference_name = reference if reference in ran else (ran[0] if ran else "")
     reference_sums = runs[reference_name][0].checksums if reference_name else ()
@@ -262,13 +323,25 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
                                     regions_not_optimized=b.regions_not_optimized))
             continue
         done = runs[compiler.name]
-        failed = next((r.error for r in done if r.error), "")
-        outputs = [r.checksums for r in done if not r.error]
+        first, last = cold.get(compiler.name), profiled.get(compiler.name)
+        every = [r for r in (first, *done, last) if r is not None]
+        failed = next((r.error for r in every if r.error), "")
+        if last is not None and last.error:
+            failed = f"profiled run: {last.error}"
+        outputs = [r.checksums for r in every if not r.error]
         mismatches = _mismatches(reference_sums, outputs) if reference_name else []
         outcomes.append(Outcome(compiler.name, b.seconds,
                                 tuple(r.value for r in done if r.value is not None),
-                                done[0].checksums, failed, tuple(mismatches), b.regions_not_optimized))
+                                done[0].checksums, failed, tuple(mismatches), b.regions_not_optimized,
+                                cold_seconds=first.value if first is not None else None,
+                                profile=last.profile if last is not None else None))
     return KernelResult(kernel.label, macros, tuple(outcomes), reference_name)
+
+
+def _opencl_cache(built: Build) -> Path:
+    """The disk cache folder of an OpenCL build's runs (``PENCILCC_CACHE_DIR``), beside its executable."""
+    assert built.executable is not None
+    return built.executable.with_name(built.executable.name + ".cache")
 
 
 def _mismatches(reference: tuple[ArrayChecksum, ...], outputs: list[tuple[ArrayChecksum, ...]]) -> list[str]:

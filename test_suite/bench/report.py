@@ -11,6 +11,12 @@ gcc.  A ratio, and the geometric means at the bottom, use only kernels where
 both compilers ran and matched the reference checksums.  pencilcc is compared
 with every peer (gcc, clang, Polly).  The BLAS-like kernels also get GFLOP/s
 and the percentage of the machine's peak (:mod:`test_suite.bench.flops`).
+
+The OpenCL target's ratio (``gcc/pencilcc-opencl``) is shown beside the
+others, geomean included, but it is not a figure of the CPU compiler: on PoCL
+it measures the OpenCL runtime's overheads.  The JSON keeps its geometric mean
+apart (``geomean_opencl``), so that ``geomean`` holds the CPU figures only; a
+table of its own gives the cold first run and the runtime's profile.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import math
 from dataclasses import asdict
 from typing import Any, Optional, Sequence
 
+from test_suite.bench import opencl
 from test_suite.bench.compilers import Compiler
 from test_suite.bench.flops import Peak
 from test_suite.bench.machine import Machine
@@ -28,7 +35,7 @@ from test_suite.bench.measure import KernelResult, Outcome
 #: pencilcc's speed-up over every peer, and the threadless build's and the one-thread run's over gcc.
 RATIO_PAIRS: tuple[tuple[str, str], ...] = (
     ("gcc", "pencilcc"), ("clang", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
-    ("gcc", "pencilcc-1t"),
+    ("gcc", "pencilcc-1t"), ("gcc", opencl.NAME),
 )
 MISMATCH = "MISMATCH"
 
@@ -37,6 +44,12 @@ def ratio_pairs(compilers: Sequence[Compiler]) -> list[tuple[str, str]]:
     """The ratio columns of a run with ``compilers``."""
     available = {c.name for c in compilers if c.available}
     return [(a, b) for a, b in RATIO_PAIRS if a in available and b in available]
+
+
+def cpu_pair(compilers: Sequence[Compiler], pair: tuple[str, str]) -> bool:
+    """Whether a ratio column compares CPU code (not the OpenCL target, whose ratio only informs)."""
+    opencl_names = {c.name for c in compilers if c.opencl}
+    return not opencl_names.intersection(pair)
 
 
 def ratio(result: KernelResult, numerator: str, denominator: str) -> Optional[float]:
@@ -126,6 +139,11 @@ def format_results(results: Sequence[KernelResult], compilers: Sequence[Compiler
              _table(header, rows, 2)]
     if pairs:
         lines.append("geomean over " + ", ".join(f"{a}/{b} {n} kernels" for (a, b), n in zip(pairs, counts)))
+    informative = [f"{a}/{b}" for a, b in pairs if not cpu_pair(compilers, (a, b))]
+    if informative:
+        lines.append(f"{', '.join(informative)}: the OpenCL target, timed with transfers and launches "
+                     "(the first run, which builds the OpenCL program, left out); on PoCL (OpenCL on the "
+                     "CPU) it measures the runtime's overheads, not a GPU, and is no CPU figure")
     lines.append("! = MISMATCH (checksums differ from the reference: a bug), "
                  "* = a region fell back to the host compiler, FAIL = build or run failed")
     return "\n".join(lines)
@@ -192,6 +210,42 @@ def format_compile_times(results: Sequence[KernelResult], compilers: Sequence[Co
     return "\n".join(lines)
 
 
+def format_opencl(results: Sequence[KernelResult], compilers: Sequence[Compiler]) -> str:
+    """The OpenCL target per kernel: cold and warm seconds, launches, transfers, programs; "" if not run."""
+    names = [c.name for c in compilers if c.opencl and c.available]
+    if not names:
+        return ""
+    header = ["kernel", "compiler", "cold s", "warm s", "kernels", "launches", "kernel ms",
+              "to device", "MB", "ms", "to host", "MB", "ms", "programs built/loaded", "buffers new/reused"]
+    rows = []
+    devices: list[str] = []
+    for result in results:
+        for name in names:
+            outcome = result.outcome(name)
+            if outcome is None:
+                continue
+            cold = "-" if outcome.cold_seconds is None else f"{outcome.cold_seconds:.3g}"
+            row = [result.kernel, name, cold, _cell(outcome, callgrind=False)]
+            p = outcome.profile
+            if p is None:
+                row += ["-"] * (len(header) - len(row))
+            else:
+                row += [str(len(p.kernels)), str(p.launches), f"{sum(k.milliseconds for k in p.kernels):.3g}"]
+                for way in (p.host_to_device, p.device_to_host):
+                    row += [str(way.count), f"{way.bytes / 1e6:.3g}", f"{way.milliseconds:.3g}"]
+                row += [f"{p.programs_built}/{p.programs_loaded}", f"{p.buffers_allocated}/{p.buffers_reused}"]
+                if p.device not in devices:
+                    devices.append(p.device)
+            rows.append(row)
+    lines = ["OpenCL target: cold = first run (builds the OpenCL program into an empty disk cache), "
+             "warm = the median of the timed runs (program loaded from the disk cache; the kernel call "
+             "includes the runtime's start: device, context, program); kernels, launches, their device "
+             "time and the transfers (count, MB, ms) from one more run with PENCILCC_PROFILE=1",
+             _table(header, rows, 2),
+             "device: " + ("; ".join(devices) if devices else "unknown (no profiled run)")]
+    return "\n".join(lines)
+
+
 def format_problems(results: Sequence[KernelResult]) -> str:
     """One line per mismatch, failure and fallback, with the kernel and size; "" if none."""
     lines = []
@@ -212,11 +266,12 @@ def format_header(machine: Machine, load_start: Sequence[float], settings: dict[
     lines = [f"machine: {machine.describe()}; load average {load_start[0]:.2f} {load_start[1]:.2f} "
              f"{load_start[2]:.2f} at start",
              "settings: " + ", ".join(f"{k} {v}" for k, v in settings.items())]
+    width = max([13, *(len(c.name) for c in compilers)])
     for c in compilers:
         if c.available:
-            lines.append(f"  {c.name:13s} {' '.join(c.command)}  [{c.version}]")
+            lines.append(f"  {c.name:{width}s} {' '.join(c.command)}  [{c.version}]")
         else:
-            lines.append(f"  {c.name:13s} n/a ({c.unavailable})")
+            lines.append(f"  {c.name:{width}s} n/a ({c.unavailable})")
     return "\n".join(lines)
 
 
@@ -225,13 +280,20 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
             peak: Optional[Peak] = None) -> dict[str, Any]:
     """The whole run as a JSON-ready dict (``--json``)."""
     pairs = ratio_pairs(compilers)
+    opencl_names = {c.name for c in compilers if c.opencl}
+
+    def means(cpu: bool) -> dict[str, Optional[float]]:
+        return {f"{a}/{b}": geometric_mean([x for x in (ratio(r, a, b) for r in results) if x is not None])
+                for a, b in pairs if cpu_pair(compilers, (a, b)) == cpu}
+
     return {
         "machine": asdict(machine),
         "peak": None if peak is None else {**asdict(peak), "flops_per_second": peak.flops_per_second},
         "load_average": {k: list(v) for k, v in load.items()},
         "settings": settings,
         "compilers": [{"name": c.name, "command": list(c.command), "link_flags": list(c.link_flags),
-                       "version": c.version, "available": c.available, "unavailable": c.unavailable}
+                       "version": c.version, "available": c.available, "unavailable": c.unavailable,
+                       "opencl": c.opencl}
                       for c in compilers],
         "results": [
             {"kernel": r.kernel, "size": list(r.macros), "reference": r.reference, "status": status(r),
@@ -239,12 +301,15 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
                            "values": list(o.values), "median": o.median, "error": o.error,
                            "mismatches": list(o.mismatches),
                            "regions_not_optimized": list(o.regions_not_optimized),
-                           "checksums": [asdict(c) for c in o.checksums]}
+                           "checksums": [asdict(c) for c in o.checksums],
+                           **({"cold_seconds": o.cold_seconds,
+                               "profile": None if o.profile is None else asdict(o.profile)}
+                              if o.compiler in opencl_names else {})}
                           for o in r.outcomes],
              "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs},
              "flops": r.flops,
              "gflops": {c.name: gflops(r, c.name) for c in compilers if c.available}}
             for r in results],
-        "geomean": {f"{a}/{b}": geometric_mean([x for x in (ratio(r, a, b) for r in results) if x is not None])
-                    for a, b in pairs},
+        "geomean": means(cpu=True),
+        "geomean_opencl": means(cpu=False),
     }

@@ -5,19 +5,25 @@ Checks that every dataset only sets macros the kernel programs declare (a
 typo would leave a kernel at its default size), that ``--kernels`` parses,
 that checksums parse and compare as documented (including a mismatch that
 must be caught), the median and ratio arithmetic, the flop counts and the
-peak formula.  Nothing here is timed.
+peak formula, and the OpenCL column: opt-in, its profile parsed, its ratio
+kept out of the CPU geomeans, n/a without a platform, and (where PoCL or a
+device is there) its cold, timed and profiled runs.  Nothing here is timed.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from test_suite.bench import checksums, datasets, flops, measure, report
+from test_suite.bench import __main__ as bench_main
+from test_suite.bench import checksums, datasets, flops, measure, opencl, report
+from test_suite.bench import compilers as compilers_mod
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
+from test_suite.bench.machine import Machine
 from test_suite.bench.measure import KernelResult, Outcome, measure_kernel
 
 
@@ -187,8 +193,8 @@ def test_a_configuration_can_run_another_build(tmp_path: Path, monkeypatch: pyte
     one_thread = Compiler("gcc-1t", ("gcc", "-O1"), runs_build_of="gcc", run_threads=1)
     seen: list[int] = []
     real_run = measure.run
-    monkeypatch.setattr(measure, "run", lambda exe, threads, timeout: (seen.append(threads),
-                                                                        real_run(exe, threads, timeout))[1])
+    monkeypatch.setattr(measure, "run", lambda exe, threads, timeout, **kw: (seen.append(threads),
+                                                                              real_run(exe, threads, timeout))[1])
     steps: list[str] = []
     result = measure_kernel(datasets.select_kernels("gemm")[0], (), [gcc, one_thread], tmp_path, repeat=1,
                             threads=2, timeout=60, callgrind=False, reference="gcc", progress=steps.append)
@@ -196,3 +202,143 @@ def test_a_configuration_can_run_another_build(tmp_path: Path, monkeypatch: pyte
     assert seen == [2, 1]
     assert result.outcome("gcc-1t").compile_seconds is None and result.outcome("gcc-1t").usable
     assert report.ratio_pairs([_compiler("gcc"), _compiler("pencilcc-1t")]) == [("gcc", "pencilcc-1t")]
+
+
+PROFILE = """\
+pencilcc-bench-seconds: 0.05
+pencilcc profile: device Portable Computing Language / pthread-cpu
+pencilcc profile: kernel k0: 100 launches, 43.010 ms
+pencilcc profile: kernel k1: 100 launches, 43.244 ms
+pencilcc profile: host-to-device: 2 transfers, 6760000 bytes, 5.156 ms
+pencilcc profile: device-to-host: 2 transfers, 6760000 bytes, 0.557 ms
+pencilcc profile: programs: 0 built, 1 loaded from disk cache
+pencilcc profile: buffers: 2 allocated, 398 reused
+"""
+
+
+def test_parse_opencl_profile() -> None:
+    profile = opencl.parse_profile(PROFILE)
+    assert profile.device == "Portable Computing Language / pthread-cpu"
+    assert profile.kernels == (opencl.KernelProfile("k0", 100, 43.01), opencl.KernelProfile("k1", 100, 43.244))
+    assert profile.launches == 200
+    assert profile.host_to_device == opencl.Transfers(2, 6760000, 5.156)
+    assert profile.device_to_host == opencl.Transfers(2, 6760000, 0.557)
+    assert (profile.programs_built, profile.programs_loaded) == (0, 1)
+    assert (profile.buffers_allocated, profile.buffers_reused) == (2, 398)
+    # A profile without its programs line, or with a line of an unknown kind, is refused.
+    with pytest.raises(ValueError, match="programs"):
+        opencl.parse_profile("\n".join(line for line in PROFILE.splitlines() if "programs:" not in line))
+    with pytest.raises(ValueError, match="unknown profile line"):
+        opencl.parse_profile(PROFILE + "pencilcc profile: something new\n")
+    with pytest.raises(ValueError, match="device"):
+        opencl.parse_profile("pencilcc-bench-seconds: 0.05\n")
+
+
+def test_runtime_messages_are_problems() -> None:
+    assert opencl.runtime_problems(PROFILE) == []
+    line = "pencilcc: no OpenCL platform (clGetPlatformIDs: error -1001); OpenCL regions run on the CPU"
+    assert opencl.runtime_problems(f"pencilcc-bench-seconds: 1\n{line}\n") == [line]
+    env = opencl.run_env(Path("/c"), 2, profile=False)
+    assert env["PENCILCC_CACHE_DIR"] == "/c" and env["POCL_CACHE_DIR"] == "/c/pocl"
+    assert env["PENCILCC_PROFILE"] == "0" and opencl.run_env(Path("/c"), 2, profile=True)["PENCILCC_PROFILE"] == "1"
+
+
+def test_opencl_is_opt_in_and_not_under_callgrind(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert opencl.NAME in compilers_mod.COMPILER_NAMES
+    assert opencl.NAME not in compilers_mod.DEFAULT_COMPILERS
+    assert bench_main.parse_args([]).compiler_names == list(compilers_mod.DEFAULT_COMPILERS)
+    assert bench_main.parse_args(["--compilers", f"gcc,{opencl.NAME}"]).compiler_names == ["gcc", opencl.NAME]
+    monkeypatch.setattr(bench_main.shutil, "which", lambda name: f"/usr/bin/{name}")
+    with pytest.raises(SystemExit):
+        bench_main.parse_args(["--callgrind", "--compilers", f"gcc,{opencl.NAME}"])
+    assert "--callgrind cannot count pencilcc-opencl" in capsys.readouterr().err
+
+
+class _NoPlatform:
+    """A stand-in for pyopencl on a machine whose ICD loader finds no platform."""
+
+    @staticmethod
+    def get_platforms() -> list[object]:
+        raise RuntimeError("clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR")
+
+
+def test_no_opencl_platform_makes_the_column_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyopencl", _NoPlatform)
+    assert opencl.platform_problem().startswith("no OpenCL platform (pyopencl.get_platforms(): ")
+    monkeypatch.setattr(compilers_mod, "_pencilcc_command", lambda: ("pencilcc",))
+    monkeypatch.setattr(compilers_mod, "_first_line", lambda command: "pencilcc 0.1.0")
+    [compiler] = compilers_mod.detect([opencl.NAME], "native", tmp_path)
+    assert compiler.opencl and opencl.TARGET_FLAG in compiler.command
+    assert compiler.unavailable.startswith("no OpenCL platform")
+    # Its outcome is n/a, and the OpenCL table is left out.
+    result = measure_kernel(datasets.select_kernels("gemm")[0], (), [compiler], tmp_path, repeat=1, threads=1,
+                            timeout=60, callgrind=False, reference="gcc")
+    assert result.outcome(opencl.NAME).error.startswith("n/a: no OpenCL platform")
+    assert report.format_opencl([result], [compiler]) == ""
+
+
+def test_opencl_ratio_is_shown_but_kept_apart() -> None:
+    compilers = [_compiler("gcc"), _compiler("pencilcc"), Compiler(opencl.NAME, (opencl.NAME,), opencl=True)]
+    pairs = report.ratio_pairs(compilers)
+    assert pairs == [("gcc", "pencilcc"), ("gcc", opencl.NAME)]
+    assert [report.cpu_pair(compilers, p) for p in pairs] == [True, False]
+    profile = opencl.parse_profile(PROFILE)
+    outcomes = (Outcome("gcc", 0.1, (2.0,)), Outcome("pencilcc", 1.0, (1.0,)),
+                Outcome(opencl.NAME, 1.0, (4.0,), cold_seconds=5.0, profile=profile))
+    result = KernelResult("jacobi-2d", (), outcomes, "gcc")
+    text = report.format_results([result], compilers, callgrind=False)
+    assert f"gcc/{opencl.NAME}" in text and "0.50" in text and "no CPU figure" in text
+    machine = Machine("cpu", 2, 1.0, "Linux")
+    document = report.to_json([result], compilers, machine, {"start": (0, 0, 0), "end": (0, 0, 0)}, {})
+    assert document["geomean"] == {"gcc/pencilcc": 2.0}
+    assert document["geomean_opencl"] == {f"gcc/{opencl.NAME}": 0.5}
+    [opencl_outcome] = [o for o in document["results"][0]["outcomes"] if o["compiler"] == opencl.NAME]
+    assert opencl_outcome["cold_seconds"] == 5.0
+    assert opencl_outcome["profile"]["kernels"][0] == {"name": "k0", "launches": 100, "milliseconds": 43.01}
+    assert "profile" not in document["results"][0]["outcomes"][0]
+    table = report.format_opencl([result], compilers)
+    row = next(line for line in table.splitlines() if line.startswith("jacobi-2d"))
+    assert row.split() == ["jacobi-2d", opencl.NAME, "5", "4", "2", "200", "86.3", "2", "6.76", "5.16",
+                           "2", "6.76", "0.557", "0/1", "2/398"]
+    assert "device: Portable Computing Language / pthread-cpu" in table
+
+
+def _opencl_compiler(tmp_path: Path) -> Compiler:
+    """The real ``pencilcc-opencl`` configuration, or a skip when pencilcc or an OpenCL platform is missing."""
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    [compiler] = compilers_mod.detect([opencl.NAME], "native", tmp_path / "probe")
+    if not compiler.available:
+        pytest.skip(f"{opencl.NAME}: {compiler.unavailable}")
+    try:
+        import pyopencl  # noqa: F401
+    except ImportError:
+        pytest.skip("needs pyopencl to know that an OpenCL platform exists")
+    return compiler
+
+
+def test_opencl_column_cold_warm_and_profiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    compiler = _opencl_compiler(tmp_path)
+    steps: list[str] = []
+    gcc = Compiler("gcc", ("gcc", "-O1"))
+    result = measure_kernel(datasets.select_kernels("gemm")[0], (), [gcc, compiler], tmp_path / "build",
+                            repeat=2, threads=1, timeout=120, callgrind=False, reference="gcc",
+                            progress=steps.append)
+    assert steps == ["build gcc", f"build {opencl.NAME}", f"run {opencl.NAME} cold", "run gcc 1/2",
+                     f"run {opencl.NAME} 1/2", "run gcc 2/2", f"run {opencl.NAME} 2/2", f"run {opencl.NAME} profiled"]
+    outcome = result.outcome(opencl.NAME)
+    assert outcome.usable, outcome.error or outcome.mismatches
+    assert len(outcome.values) == 2 and outcome.cold_seconds is not None
+    # The cold run built the program into the build's own cache; the profiled run loaded it from there.
+    profile = outcome.profile
+    assert profile is not None and profile.launches >= 1
+    assert (profile.programs_built, profile.programs_loaded) == (0, 1)
+    executable = tmp_path / "build" / f"gemm.{opencl.NAME}"
+    assert list((executable.with_name(executable.name + ".cache") / "opencl").glob("*"))
+    # Without a platform the runtime runs the regions on the CPU, and says so: a failed run for this column.
+    vendors = tmp_path / "no-vendors"
+    vendors.mkdir()
+    monkeypatch.setenv("OCL_ICD_VENDORS", str(vendors))
+    hidden = measure.run(executable, 1, 120, opencl_env=opencl.run_env(tmp_path / "cache", 1, profile=False))
+    assert hidden.value is None and "ran regions on the CPU" in hidden.error
