@@ -88,6 +88,7 @@ typedef struct ocl_event_s *ocl_event;
 #define OCL_PROGRAM_BUILD_LOG 0x1183u
 #define OCL_KERNEL_WORK_GROUP_SIZE 0x11B0u
 #define OCL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE 0x11B3u
+#define OCL_KERNEL_COMPILE_WORK_GROUP_SIZE 0x11B1u
 #define OCL_PROFILING_COMMAND_START 0x1282u
 #define OCL_PROFILING_COMMAND_END 0x1283u
 
@@ -177,6 +178,7 @@ struct kernel {
   ocl_kernel kernel;    /* NULL: creation failed (reported once) */
   size_t wg_size;       /* CL_KERNEL_WORK_GROUP_SIZE */
   size_t wg_multiple;   /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+  size_t wg_required[3]; /* CL_KERNEL_COMPILE_WORK_GROUP_SIZE: reqd_work_group_size, or 0s */
   size_t stat;          /* index in rt.kstats */
   int launch_reported;  /* a launch error was printed */
   struct kernel *next;
@@ -1120,6 +1122,11 @@ static struct kernel *get_kernel(struct program *prog, const char *name)
                                    OCL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                    sizeof k->wg_multiple, &k->wg_multiple, NULL) != OCL_SUCCESS)
       k->wg_multiple = 0;
+    /* A kernel that declares reqd_work_group_size (a reduction's tree in local memory is
+       sized by it) must be launched with exactly that size. */
+    if (ocl.GetKernelWorkGroupInfo(k->kernel, rt.device, OCL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                   sizeof k->wg_required, k->wg_required, NULL) != OCL_SUCCESS)
+      k->wg_required[0] = k->wg_required[1] = k->wg_required[2] = 0;
   }
   k->next = prog->kernels;
   prog->kernels = k;
@@ -1136,6 +1143,11 @@ static void choose_local(const struct kernel *k, uint32_t dims, const size_t *gl
      registers per work-item; more rarely helps generated code. */
   size_t budget = 256, multiple, want;
   uint32_t d;
+  if (k->wg_required[0]) {
+    for (d = 0; d < dims; d++)
+      local[d] = k->wg_required[d] ? k->wg_required[d] : 1;
+    return;
+  }
   if (rt.max_wg < budget)
     budget = rt.max_wg;
   if (k->wg_size && k->wg_size < budget)
@@ -1386,7 +1398,7 @@ static int run_locked(const char *source, const char *kernel_name, uint32_t n_ar
   for (i = 0; i < dims; i++)
     g[i] = (g[i] + l[i] - 1) / l[i] * l[i];
   err = ocl.EnqueueNDRangeKernel(rt.queue, k->kernel, dims, NULL, g, l, 0, NULL, event_slot());
-  if (err == OCL_INVALID_WORK_GROUP_SIZE) {
+  if (err == OCL_INVALID_WORK_GROUP_SIZE && !k->wg_required[0]) {
     /* A limit not visible through the queries: let the implementation pick. */
     for (i = 0; i < dims; i++)
       g[i] = (size_t)global[i];

@@ -16,11 +16,14 @@ from typing import Mapping, Sequence
 
 from clangpass.driver.cli import DriverConfig
 from clangpass.driver.host import HostCompiler
+from clangpass.resources import opencl_runtime_link_flags
 
 # Outlined functions are named __pencilcc_<function>_<kind><n>_<hash> (clangpass.regions).
 _REGION_SYMBOL = b"__pencilcc_"
 # Parallel loops call libgomp (llvm_backend.cpu.parallel).
 _OPENMP_SYMBOL = b"GOMP_parallel"
+# OpenCL regions launch kernels through the runtime (llvm_backend.opencl.host, runtime/).
+_OPENCL_SYMBOL = b"pencilcc_cl_run"
 _OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".a")
 
 
@@ -72,15 +75,19 @@ def prebuilt_runtime_flags(config: DriverConfig) -> list[str]:
     `pencilcc k.c -o prog` does, but k.o's link flags were known only when it was
     compiled. Its outlined functions' names tell that it holds regions, and a call
     to libgomp that they run loops on threads: -lm for the former (math builtins),
-    -fopenmp for the latter, as `llvm_backend.cpu.runtime_link_flags` would say.
+    -fopenmp for the latter, as `llvm_backend.cpu.runtime_link_flags` would say; and a
+    call to the OpenCL runtime that they launch kernels (`-fpencil-target=opencl`): the
+    runtime, as `llvm_backend.opencl` adds it.
     """
-    regions = openmp = False
+    regions = openmp = opencl = False
     for source in config.inputs:
         if source.language == "linker" and source.path.endswith(_OBJECT_SUFFIXES):
-            has_regions, has_openmp = _contains(source.path, (_REGION_SYMBOL, _OPENMP_SYMBOL))
-            regions |= has_regions
-            openmp |= has_regions and has_openmp
-    return (["-fopenmp"] if openmp else []) + (["-lm"] if regions else [])
+            found = _contains(source.path, (_REGION_SYMBOL, _OPENMP_SYMBOL, _OPENCL_SYMBOL))
+            regions |= found[0]
+            openmp |= found[0] and found[1]
+            opencl |= found[0] and found[2]
+    return ((["-fopenmp"] if openmp else []) + (["-lm"] if regions else [])
+            + (opencl_runtime_link_flags() if opencl else []))
 
 
 def localize_symbols(host: HostCompiler, obj: str, symbols: Sequence[str]) -> str:

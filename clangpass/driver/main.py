@@ -39,7 +39,7 @@ from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, 
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, may_hold_pencil,
                                       mentions_pencil, read_source, unreadable_by_libclang)
 from clangpass.ir.nodes import SourceLoc
-from clangpass.resources import cmake_dir, include_dir
+from clangpass.resources import cmake_dir, include_dir, opencl_runtime_link_flags
 from clangpass.toolchain import HostCommandError
 
 EXIT_INTERNAL_ERROR = 70
@@ -131,7 +131,7 @@ def run(argv: list[str]) -> int:
         print(cmake_dir())
         return 0
     if action == "show-cc-args":
-        print(config.listsep.join(show_cc_args(config.show_cc_args)))
+        print(config.listsep.join(show_cc_args(config.show_cc_args, config.options.target)))
         return 0
     if action == "lint":
         from clangpass.lint.cli import run_lint
@@ -148,16 +148,16 @@ def run(argv: list[str]) -> int:
     return Driver(config, host).run()
 
 
-def show_cc_args(what: str) -> list[str]:
+def show_cc_args(what: str, target: str = "cpu") -> list[str]:
     """What a plain C compiler needs for PENCIL code (INCLUDE_DIRS, DEFFLAGS: none, pencil.h
     works with any C99 compiler) and to link programs whose regions pencilcc compiled
-    (LIBS, LIBRARY_DIRS)."""
+    (LIBS, LIBRARY_DIRS) for `target` (-fpencil-target=opencl adds its runtime)."""
     if what == "INCLUDE_DIRS":
         return [str(include_dir())]
     if what == "LIBS":
         # Everything llvm_backend.cpu.runtime_link_flags may ask for: libgomp for parallel
         # loops, libm for math builtins.
-        return ["-fopenmp", "-lm"]
+        return ["-fopenmp", "-lm", *(opencl_runtime_link_flags() if target == "opencl" else [])]
     return []
 
 

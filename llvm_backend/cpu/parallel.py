@@ -218,7 +218,7 @@ class Team:
         name = f"__pencil_partial_{reduction.variable}_{k}"
         slot = self.state.alloca(llvm_type(ctype), f"pencil.{reduction.variable}.partial")
         partial = Variable(name, ctype, "memory", slot)
-        b.store(_identity(reduction.operator, ctype), partial.value)
+        b.store(reduction_identity(reduction.operator, ctype), partial.value)
         return partial
 
     def _combine(self, lowering: AstLowering, shared: ir.Value, reductions: list[tuple[LoopReduction, ir.Value]],
@@ -243,9 +243,9 @@ class Team:
                 with for_range(b, ir.Constant(I64, 1), lambda t: b.icmp_signed("<", t, count), ir.Constant(I64, 1),
                                f"pencil.{r.variable}.combine", loop_id(self.state.ctx.module, None)) as t:
                     slot = b.load(b.gep(slots, [t], inbounds=True, source_etype=ty), typ=ty)
-                    b.store(_apply(self.state, b, r.operator, r.target.type, b.load(total, typ=ty), slot), total)
+                    b.store(combine(self.state, b, r.operator, r.target.type, b.load(total, typ=ty), slot), total)
                 target = lowering.exprs.address(r.target)
-                value = _apply(self.state, b, r.operator, r.target.type, lowering.exprs.load(target),
+                value = combine(self.state, b, r.operator, r.target.type, lowering.exprs.load(target),
                                b.load(total, typ=ty), partials=False)
                 lowering.exprs.store(target, value)
 
@@ -443,7 +443,7 @@ def _on_partials(unit: CodegenUnit, reductions: list[tuple[LoopReduction, Variab
     """`unit` with each reduction's update statements writing the partial result in place of the target.
 
     An `||` update reads the partial as `(partial == 1)`: the partial starts at the untouched
-    mark (`_identity`), which must count as false there."""
+    mark (`reduction_identity`), which must count as false there."""
     statements = dict(unit.statements)
     for r, partial in reductions:
         ref = N.VarRef(partial.name, "local", type=r.target.type)
@@ -472,7 +472,7 @@ def _on_partials(unit: CodegenUnit, reductions: list[tuple[LoopReduction, Variab
 UNTOUCHED = 2
 
 
-def _identity(operator: str, ctype: T.CType) -> ir.Constant:
+def reduction_identity(operator: str, ctype: T.CType) -> ir.Constant:
     """The value `x` for which `x op y == y`; for `&&` and `||` the untouched mark (`UNTOUCHED`:
     true for `&&`'s updates, read as false by `||`'s, `_on_partials`)."""
     ty = llvm_type(ctype)
@@ -490,7 +490,7 @@ def _identity(operator: str, ctype: T.CType) -> ir.Constant:
     return ir.Constant(ty, {"+": 0, "*": 1, "&": -1, "|": 0, "^": 0}[operator])
 
 
-def _apply(state: FunctionState, b: ir.IRBuilder, operator: str, ctype: T.CType, lhs: ir.Value,
+def combine(state: FunctionState, b: ir.IRBuilder, operator: str, ctype: T.CType, lhs: ir.Value,
            rhs: ir.Value, partials: bool = True) -> ir.Value:
     """`lhs op rhs` in `ctype` (min and max of floating values as fmin and fmax do; `&&` and `||`
     as C's, 0 or 1 converted to `ctype`, where an untouched partial result leaves the other
@@ -512,7 +512,7 @@ def _apply(state: FunctionState, b: ir.IRBuilder, operator: str, ctype: T.CType,
 
 def _logical(b: ir.IRBuilder, operator: str, ctype: T.CType, lhs: ir.Value, rhs: ir.Value,
              partials: bool) -> ir.Value:
-    """`lhs && rhs` or `lhs || rhs` as 0 or 1 in `ctype`, an `UNTOUCHED` operand (see `_apply`)
+    """`lhs && rhs` or `lhs || rhs` as 0 or 1 in `ctype`, an `UNTOUCHED` operand (see `combine`)
     giving the other one."""
     if isinstance(ctype, T.FloatType):
         zero, mark = ir.Constant(lhs.type, 0.0), ir.Constant(lhs.type, float(UNTOUCHED))

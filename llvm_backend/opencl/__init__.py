@@ -25,32 +25,39 @@ from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import opencl_pipeline_for
 from clangpass.poly.codegen_unit import CodegenUnit
-from clangpass.resources import runtime_dir
+from clangpass.resources import opencl_runtime_link_flags
 from clangpass.targets import Artifact, Output
 from llvm_backend.cpu import CpuTarget, runtime_link_flags
 from llvm_backend.cpu.context import FunctionState
 from llvm_backend.cpu.lower_ast import AstLowering
 from llvm_backend.cpu.lower_region import MakeLowering
 from llvm_backend.opencl.host import HostLowering, Plan
-from llvm_backend.opencl.kernels import program_source
+from llvm_backend.opencl.kernels import GROUP_SIZE, GROUPS, Kernel, program_source
 
-__all__ = ["TARGET", "OpenclTarget", "mapping", "runtime_source"]
-
-
-def runtime_source() -> str:
-    """The runtime's C file, compiled by the host compiler into programs with OpenCL regions."""
-    return str(runtime_dir() / "pencilcc_runtime.c")
+__all__ = ["TARGET", "OpenclTarget", "mapping"]
 
 
 def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
     """How `unit` maps onto the device (plain values, for the optimisation record)."""
     plan = Plan(unit, options.parallel)
     return {
-        "kernels": [{"name": k.name, "dimensions": 1, "work_group": "runtime (device limits)",
-                     "local_memory": [], "private_arrays": list(k.private_arrays)} for k in plan.kernels],
+        "kernels": [_kernel_record(k) for k in plan.kernels],
         "host_loops": [why for _, k, why in plan.loops if k is None],
         "buffers": sorted({p.source for k in plan.kernels for p in k.params if p.kind == "buffer"}),
     }
+
+
+def _kernel_record(k: Kernel) -> dict:
+    if k.single:
+        work = "one work-item (sequential code between kernels)"
+    elif k.reductions:
+        work = f"{GROUP_SIZE} work-items per group, at most {GROUPS} groups striding over the iterations"
+    else:
+        work = "one work-item per iteration; group size from the device's limits (runtime)"
+    return {"name": k.name, "dimensions": 1, "work_items": work,
+            "local_memory": [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))],
+            "private_arrays": list(k.private_arrays),
+            "reductions": [{"variable": r.variable, "operator": r.operator} for r in k.reductions]}
 
 
 def _host_lowering(options: CompileOptions) -> MakeLowering:
@@ -86,7 +93,7 @@ class OpenclTarget(CpuTarget):
     def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
         flags = [f for f in runtime_link_flags(units, options) if f != "-fopenmp"]
         if any(Plan(u, options.parallel).kernels for u in units):
-            flags += [runtime_source(), "-ldl", "-lpthread"]
+            flags += opencl_runtime_link_flags()
         return tuple(flags)
 
 

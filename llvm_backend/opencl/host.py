@@ -21,7 +21,7 @@ The kernels of a unit form one OpenCL program, a string constant of the module.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import islpy as isl
 import llvmlite.ir as ir
@@ -33,9 +33,10 @@ from clangpass.poly.validity import PARALLEL_MARK
 from llvm_backend.cpu.context import FunctionState
 from llvm_backend.cpu.lower_ast import AstLowering, iterator_name
 from llvm_backend.cpu.lower_types import I8, I32, I64, PTR, VOID, llvm_type, scalar_element
-from llvm_backend.cpu.parallel import trip_count
-from llvm_backend.opencl.kernels import (WRITE, Kernel, KernelBuilder, Unmappable, program_source,
-                                         statement_names, written_names)
+from llvm_backend.cpu.control import for_range
+from llvm_backend.cpu.parallel import combine, trip_count
+from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuilder, Unmappable, program_source,
+                                         root_name, statement_names, written_names)
 
 #: struct pencilcc_cl_arg { const void *data; uint64_t size; int32_t kind; int32_t access; }
 ARG = ir.LiteralStructType([PTR, I64, I32, I32])
@@ -213,23 +214,67 @@ class HostLowering(AstLowering):
         step = self.integer(loop.for_get_inc())
         trips = trip_count(self, loop, start, step)
         with b.if_then(b.icmp_signed(">", trips, ir.Constant(I64, 0))):
-            failed = self._launch(kernel, start, trips)
-            with b.if_then(b.icmp_signed("!=", failed, ir.Constant(I32, 0))):
-                self.run_here(node, lambda: self.lower_For(loop, parallel=True))
+            if not kernel.reductions:
+                failed = self._launch(kernel, start, trips)
+                with b.if_then(b.icmp_signed("!=", failed, ir.Constant(I32, 0))):
+                    self.run_here(node, lambda: self.lower_For(loop, parallel=True))
+                return
+            # A reduction: GROUP_SIZE work-items per group striding over the iterations, at most
+            # GROUPS groups, whose results the host combines in group order into the target.
+            size = b.mul(b.sdiv(b.add(trips, ir.Constant(I64, GROUP_SIZE - 1)), ir.Constant(I64, GROUP_SIZE)),
+                         ir.Constant(I64, GROUP_SIZE))
+            size = b.select(b.icmp_signed("<", size, ir.Constant(I64, GROUP_SIZE * GROUPS)), size,
+                            ir.Constant(I64, GROUP_SIZE * GROUPS), name="pencil.global")
+            partials = [self.state.alloca(ir.ArrayType(llvm_type(r.target.type), GROUPS), f"pencil.{r.variable}.groups")
+                        for r in kernel.reductions]
+            failed = self._launch(kernel, start, trips, size, partials)
+            with b.if_else(b.icmp_signed("!=", failed, ir.Constant(I32, 0))) as (on_host, launched):
+                with on_host:
+                    self.run_here(node, lambda: self.lower_For(loop, parallel=True))
+                with launched:
+                    groups = b.sdiv(size, ir.Constant(I64, GROUP_SIZE), name="pencil.groups")
+                    for r, partial in zip(kernel.reductions, partials):
+                        self._combine(r, partial, groups)
 
-    def _launch(self, kernel: Kernel, start: ir.Value, trips: ir.Value) -> ir.Value:
+    def _combine(self, r, partial: ir.Value, groups: ir.Value) -> None:
+        """target = target op (partial[0] op partial[1] ... op partial[groups - 1]), on the host."""
+        b = self.builder
+        ty = llvm_type(r.target.type)
+        self._call("pencilcc_cl_to_host", [partial])
+        total = self.state.alloca(ty, f"pencil.{r.variable}.total")
+        b.store(b.load(partial, typ=ty), total)
+        with for_range(b, ir.Constant(I64, 1), lambda g: b.icmp_signed("<", g, groups), ir.Constant(I64, 1),
+                       f"pencil.{r.variable}.combine") as g:
+            slot = b.gep(partial, [ir.Constant(I64, 0), g], inbounds=True, source_etype=ir.ArrayType(ty, GROUPS))
+            b.store(combine(self.state, b, r.operator, r.target.type, b.load(total, typ=ty), b.load(slot, typ=ty)),
+                    total)
+        root = root_name(r.target)
+        self._call("pencilcc_cl_to_host", [self._array_address(root)])
+        target = self.exprs.address(r.target)
+        self.exprs.store(target, combine(self.state, b, r.operator, r.target.type, self.exprs.load(target),
+                                         b.load(total, typ=ty)))
+        self._call("pencilcc_cl_host_wrote", [self._array_address(root)])
+
+    def _launch(self, kernel: Kernel, start: ir.Value, trips: ir.Value, size: Optional[ir.Value] = None,
+                partials: Sequence[ir.Value] = ()) -> ir.Value:
+        """Call `pencilcc_cl_run` for `kernel` over `size` work-items (default: `trips`); returns
+        its status (0: it ran)."""
         b = self.builder
         state = self.state
         args = state.alloca(ir.ArrayType(ARG, len(kernel.params)), f"pencil.{kernel.name}.args")
         for i, p in enumerate(kernel.params):
-            data, size, kind, access = self._argument(p, start, trips)
+            if p.kind == "partial":
+                element = self.state.ctx.size_of(llvm_type(p.ctype))
+                data, bytes_, kind, access = partials[p.dim], ir.Constant(I64, GROUPS * element), BUFFER, p.access
+            else:
+                data, bytes_, kind, access = self._argument(p, start, trips)
             slot = b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True,
                          source_etype=ir.ArrayType(ARG, len(kernel.params)))
-            for field, value in enumerate((data, size, ir.Constant(I32, kind), ir.Constant(I32, access))):
+            for field, value in enumerate((data, bytes_, ir.Constant(I32, kind), ir.Constant(I32, access))):
                 b.store(value, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
                                      source_etype=ARG))
         global_size = state.alloca(I64, f"pencil.{kernel.name}.global")
-        b.store(trips, global_size)
+        b.store(trips if size is None else size, global_size)
         return self._call("pencilcc_cl_run", [self._program_text(), self._string(kernel.name),
                                               ir.Constant(I32, len(kernel.params)), args,
                                               ir.Constant(I32, 1), global_size], I32)

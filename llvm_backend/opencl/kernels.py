@@ -35,7 +35,8 @@ loop itself, and the record says why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from dataclasses import replace
+from typing import Mapping, Optional, Sequence
 
 import islpy as isl
 
@@ -43,8 +44,9 @@ from clangpass import builtins as B
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
-from clangpass.ir.walk import descendants
-from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.ir.walk import descendants, transform
+from clangpass.poly.codegen_unit import CodegenUnit, StatementBody
+from clangpass.poly.scop import LoopReduction
 from llvm_backend.cpu.lower_ast import OP, iterator_name
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
@@ -60,7 +62,8 @@ class KernelParam:
     """One kernel argument. `kind`: 'value' (a region argument by value), 'buffer' (a region
     array, a 'pointer' argument's scalar or a region local: `access` bits 1 read, 2 write), 'extent' (row extent `dim` of array
     `source`; of region arrays and of region locals), 'iterator' (a host isl iterator),
-    'start' / 'trips' (the loop's first iteration and trip count)."""
+    'start' / 'trips' (the loop's first iteration and trip count), 'partial' (the work-group
+    results of reduction `dim` of the kernel: a buffer of `GROUPS` elements of `ctype`)."""
 
     name: str
     kind: str
@@ -79,6 +82,7 @@ class Kernel:
     private_arrays: tuple[str, ...] = ()
     statements: frozenset[str] = field(default=frozenset())
     single: bool = False          # one work-item runs the whole subtree (sequential code between kernels)
+    reductions: tuple[LoopReduction, ...] = ()   # performed as tree reductions (`_reduction_kernel`)
 
 
 READ, WRITE = 1, 2
@@ -222,9 +226,15 @@ class KernelBuilder:
         of the whole subtree `node` on one work-item; raises Unmappable."""
         unit = self.unit
         statements = statement_names(node)
-        if not single and any(set(r.statements) & statements for r in unit.reductions):
-            raise Unmappable("the loop performs a reduction")
-        bodies = [unit.statements[s] for s in sorted(statements)]
+        reductions = [] if single else [r for r in unit.reductions if set(r.statements) & statements]
+        for r in reductions:
+            if r.operator not in _TREE_OPERATORS or not isinstance(r.target.type, (T.IntType, T.FloatType)):
+                raise Unmappable(f"the loop performs a '{r.operator}' reduction of '{r.variable}' "
+                                 "(on the device: + * min max & | ^ of numbers)")
+        # The updates of each reduction accumulate in the work-item's `acc<k>` (as the CPU
+        # target's threads do in their partial results).
+        bodies_by_name = _on_accumulators(unit, reductions)
+        bodies = [bodies_by_name[s] for s in sorted(statements)]
         used: set[str] = set()
         written: set[str] = set()
         iterator_types: dict[str, T.CType] = {}
@@ -285,7 +295,9 @@ class KernelBuilder:
         params += [KernelParam(f"t_{it}", "iterator", it) for it in host_iterators]
         params += [KernelParam("__pencilcc_start", "start"), KernelParam("__pencilcc_trips", "trips")]
 
-        printer = _AstPrinter(CPrinter(OpenclDialect(extents, frozenset(indirect))), unit, iterator_types)
+        for k, r in enumerate(reductions):
+            params.append(KernelParam(f"__pencilcc_partial{k}", "partial", r.variable, r.target.type, WRITE, dim=k))
+        printer = _AstPrinter(CPrinter(OpenclDialect(extents, frozenset(indirect))), bodies_by_name, iterator_types)
         bound = set(host_iterators)
         try:
             if single:
@@ -300,11 +312,15 @@ class KernelBuilder:
             signature = ", ".join(self._param_decl(p) for p in params)
         except Unprintable as exc:
             raise Unmappable(f"OpenCL C cannot express {exc}") from None
-        lines = [f"__kernel void {name}({signature})", "{",
-                 "  const long __pencilcc_gid = (long)get_global_id(0);",
-                 "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
-                 *first, *prologue, *body, "}", ""]
-        kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single)
+        if reductions:
+            lines = _reduction_kernel(name, signature, reductions, first + prologue + body)
+        else:
+            lines = [f"__kernel void {name}({signature})", "{",
+                     "  const long __pencilcc_gid = (long)get_global_id(0);",
+                     "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
+                     *first, *prologue, *body, "}", ""]
+        kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
+                        tuple(reductions))
         self.kernels.append(kernel)
         return kernel
 
@@ -323,6 +339,8 @@ class KernelBuilder:
             restrict = "restrict " if self.unit.alias_check is not None or ctype.restrict \
                 or p.source in self.locals else ""
             return f"__global {const}{opencl_type(element)} *{restrict}{p.name}"
+        if p.kind == "partial":
+            return f"__global {opencl_type(p.ctype)} *restrict {p.name}"
         if p.kind == "value":
             t = p.ctype
             if isinstance(t, T.IntType) and t.name == "_Bool":
@@ -343,9 +361,10 @@ class KernelBuilder:
 class _AstPrinter:
     """An isl AST subtree as OpenCL C statements."""
 
-    def __init__(self, printer: CPrinter, unit: CodegenUnit, iterator_types: dict[str, T.CType]) -> None:
+    def __init__(self, printer: CPrinter, statements: Mapping[str, StatementBody],
+                 iterator_types: dict[str, T.CType]) -> None:
         self.printer = printer
-        self.unit = unit
+        self.statements = statements
         self.iterator_types = iterator_types
 
     def node(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
@@ -381,7 +400,7 @@ class _AstPrinter:
 
     def user(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
         call = n.user_get_expr()
-        stmt = self.unit.statements[call.op_get_arg(0).id_get_id().get_name()]
+        stmt = self.statements[call.op_get_arg(0).id_get_id().get_name()]
         out = [indent + "{"]
         for i, it in enumerate(stmt.iterators):
             ctype = self.iterator_types.get(it, T.IntType("long", 64))
@@ -450,3 +469,78 @@ def _constant_extents(t: T.ArrayType) -> tuple[Optional[int], list[int]]:
     for e in extents:
         count *= e
     return count, extents[1:]
+
+
+# ---------------------------------------------------------------------------- reductions
+#: Work-items per work-group of a reduction kernel (its tree in local memory has as many
+#: slots; the kernel says so with reqd_work_group_size and the runtime launches it so), and
+#: the most work-groups it is launched with: each work-item strides over the iterations, so
+#: the host combines at most GROUPS partial results.
+GROUP_SIZE = 64
+GROUPS = 256
+_TREE_OPERATORS = ("+", "*", "min", "max", "&", "|", "^")
+
+
+def _on_accumulators(unit: CodegenUnit, reductions: Sequence[LoopReduction]) -> dict[str, StatementBody]:
+    """The unit's statements with each reduction's updates writing `acc<k>` for its target."""
+    statements = dict(unit.statements)
+    for k, r in enumerate(reductions):
+        acc = N.VarRef(f"__pencilcc_acc{k}", "local", type=r.target.type)
+
+        def redirect(node: object, target: N.Expr = r.target, acc: N.VarRef = acc) -> object:
+            return acc if isinstance(node, N.Expr) and node == target else node
+
+        for name in r.statements:
+            if name in statements:
+                statements[name] = replace(statements[name], body=transform(statements[name].body, redirect))
+    return statements
+
+
+def _identity(r: LoopReduction) -> str:
+    t = r.target.type
+    spelled = opencl_type(t)
+    if isinstance(t, T.FloatType):
+        return {"+": "0.0", "*": "1.0", "min": "INFINITY", "max": "(-INFINITY)"}[r.operator]
+    if r.operator == "min":
+        return f"(({spelled})({(1 << (t.bits - 1)) - 1 if t.signed else -1}))"
+    if r.operator == "max":
+        return f"(({spelled})({-(1 << (t.bits - 1)) if t.signed else 0}))"
+    return {"+": "0", "*": "1", "&": f"(({spelled})-1)", "|": "0", "^": "0"}[r.operator]
+
+
+def _operation(r: LoopReduction, lhs: str, rhs: str) -> str:
+    """`lhs op rhs` (min and max of floating values as fmin and fmax: what the CPU target's
+    llvm.minnum and llvm.maxnum compute)."""
+    if r.operator in ("min", "max"):
+        prefix = "f" if isinstance(r.target.type, T.FloatType) else ""
+        return f"{prefix}{r.operator}({lhs}, {rhs})"
+    return f"({lhs} {r.operator} {rhs})"
+
+
+def _reduction_kernel(name: str, signature: str, reductions: Sequence[LoopReduction],
+                      iteration: list[str]) -> list[str]:
+    """A kernel whose work-items stride over the iterations with private accumulators, then
+    combine them in a tree in local memory (fixed pairing: the result depends only on the
+    launch size, which the host fixes from the trip count) and store one result per work-group
+    in `partial<k>`; the host combines those in group order (llvm_backend.opencl.host)."""
+    lines = [f"__kernel __attribute__((reqd_work_group_size({GROUP_SIZE}, 1, 1)))",
+             f"void {name}({signature})", "{"]
+    for k, r in enumerate(reductions):
+        t = opencl_type(r.target.type)
+        lines += [f"  __local {t} __pencilcc_tree{k}[{GROUP_SIZE}];", f"  {t} v___pencilcc_acc{k} = {_identity(r)};"]
+    lines += ["  for (long __pencilcc_gid = (long)get_global_id(0); __pencilcc_gid < __pencilcc_trips;",
+              "       __pencilcc_gid += (long)get_global_size(0)) {",
+              *("  " + line for line in iteration), "  }",
+              "  const int __pencilcc_lid = (int)get_local_id(0);"]
+    for k in range(len(reductions)):
+        lines.append(f"  __pencilcc_tree{k}[__pencilcc_lid] = v___pencilcc_acc{k};")
+    lines += ["  barrier(CLK_LOCAL_MEM_FENCE);",
+              f"  for (int __pencilcc_s = {GROUP_SIZE // 2}; __pencilcc_s > 0; __pencilcc_s >>= 1) {{",
+              "    if (__pencilcc_lid < __pencilcc_s) {"]
+    for k, r in enumerate(reductions):
+        here, there = f"__pencilcc_tree{k}[__pencilcc_lid]", f"__pencilcc_tree{k}[__pencilcc_lid + __pencilcc_s]"
+        lines.append(f"      {here} = {_operation(r, here, there)};")
+    lines += ["    }", "    barrier(CLK_LOCAL_MEM_FENCE);", "  }", "  if (__pencilcc_lid == 0) {"]
+    for k in range(len(reductions)):
+        lines.append(f"    __pencilcc_partial{k}[get_group_id(0)] = __pencilcc_tree{k}[0];")
+    return lines + ["  }", "}", ""]

@@ -139,3 +139,105 @@ def test_kernel_on_the_device(source: Path, builds: Builds, tmp_path: Path) -> N
     assert profile["built"] + profile["loaded"] <= len([r for r in optimized if r["mapping"]["kernels"]])
     _, again = _run(exe, tmp_path / "cache")
     assert again["built"] == 0 and again["loaded"] == profile["built"] + profile["loaded"], again
+
+
+REDUCTIONS = r"""
+#include <stdio.h>
+#include <pencil.h>
+static void sums(int n, const int a[static const restrict n], const double d[static const restrict n],
+                 int s[static const restrict 1], double t[static const restrict 1],
+                 int lo[static const restrict 1], double hi[static const restrict 1])
+{
+#pragma pencil independent reduction(+: s, t) reduction(min: lo) reduction(max: hi)
+  for (int i = 0; i < n; i++) {
+    s[0] += a[i];
+    t[0] = t[0] + d[i];
+    lo[0] = min(lo[0], a[i]);
+    hi[0] = fmax(hi[0], d[i] * a[i]);
+  }
+}
+static void steps(int T, int n, int a[static const restrict 40000], long s[static const restrict 1],
+                  unsigned bits[static const restrict 1])
+{
+  for (int t = 0; t < T; t++) {
+#pragma pencil independent reduction(+: s) reduction(^: bits)
+    for (int i = 0; i < n; i++) {
+      s[0] += a[i] * (t + 1);
+      bits[0] ^= (unsigned)a[i] * 2654435761u;
+    }
+    for (int i = 0; i < n; i++)
+      a[i] = a[i] % 1000 + t;
+  }
+}
+int main(void)
+{
+  static int a[40000];
+  static double d[40000];
+  for (int i = 0; i < 40000; i++) { a[i] = (i * 37) % 101 - 50; d[i] = (i % 7) * 0.25 - 0.5; }
+  { int s[1] = {7}, lo[1] = {100}; double t[1] = {0.5}, hi[1] = {-1e300};
+    sums(40000, a, d, s, t, lo, hi); sums(0, a, d, s, t, lo, hi); sums(100, a, d, s, t, lo, hi);
+    printf("== sums\n%d\n%.17g\n%d\n%.17g\n", s[0], t[0], lo[0], hi[0]); }
+  { long s[1] = {3}; unsigned bits[1] = {5u}; steps(6, 40000, a, s, bits);
+    printf("== steps\n%ld\n%u\n", s[0], bits[0]);
+    printf("== a\n"); for (int i = 0; i < 40000; i += 997) printf("%d\n", a[i]); }
+  return 0;
+}
+"""
+
+
+def test_reductions_run_as_tree_reductions_on_the_device(tmp_path: Path) -> None:
+    """`independent reduction(op: v)` loops: work-group trees in local memory, the groups'
+    results combined on the host; same results as gcc -O0 (sums of doubles within rtol: the
+    order differs, as on CPU threads), for empty and short loops too, and inside a time loop
+    whose other kernel writes what the next step's reduction reads."""
+    source = tmp_path / "reductions.c"
+    source.write_text(REDUCTIONS)
+    exe = tmp_path / "reductions"
+    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    reference = tmp_path / "reference"
+    harness.build(["gcc"], [source], reference, ["-O0", f"-I{INCLUDE}"])
+    output, profile = _run(exe, tmp_path / "cache")
+    assert harness.compare_outputs(harness.run(reference), output, rtol=1e-12) == []
+    record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+    reduced = {(r["variable"], r["operator"]) for region in record["regions"]
+               for k in region["mapping"]["kernels"] for r in k["reductions"]}
+    assert reduced == {("s", "+"), ("t", "+"), ("lo", "min"), ("hi", "max"), ("bits", "^")}
+    assert all(k["local_memory"] for region in record["regions"] for k in region["mapping"]["kernels"]
+               if k["reductions"])
+    assert not any(region["mapping"]["host_loops"] for region in record["regions"])
+    assert sum(profile["kernel"].values()) >= 6 + 6      # steps: a reduction and an update per step
+
+
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "durbin"])
+def test_without_a_device_the_cpu_path_runs(kernel: str, builds: Builds, tmp_path: Path) -> None:
+    """No device (a PENCILCC_DEVICE that matches none): one line says so, and the loops run on
+    the CPU, with the same results."""
+    source = harness.POLYBENCH_DIR / f"{kernel}.c"
+    exe, _ = builds.result(source)
+    env = {**os.environ, "PENCILCC_DEVICE": "no-such-device", "PENCILCC_PROFILE": "1"}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0
+    assert proc.stderr.count("pencilcc: no OpenCL device matches PENCILCC_DEVICE=no-such-device; "
+                             "OpenCL regions run on the CPU\n") == 1
+    assert "launches" not in proc.stderr
+    assert harness.compare_outputs(harness.gcc_reference(source, tmp_path), proc.stdout, rtol=1e-9) == []
+
+
+def test_objects_compiled_apart_link_with_the_runtime(tmp_path: Path) -> None:
+    """`pencilcc -fpencil-target=opencl -c k.c` then `pencilcc k.o -o prog` (what make does), and
+    a plain `cc k.o $(pencilcc -fpencil-target=opencl --show-cc-args=LIBS)`: both link the runtime."""
+    source = harness.POLYBENCH_DIR / "jacobi-2d.c"
+    obj = tmp_path / "k.o"
+    harness.build(PENCILCC, [source], obj, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl", "-c"],
+                  libs=(), env={"PENCILCC_NO_CACHE": "1"})
+    libs = subprocess.run([*PENCILCC, "-fpencil-target=opencl", "--show-cc-args=LIBS"], capture_output=True,
+                          text=True, check=True).stdout.split()
+    assert "-ldl" in libs and any(word.endswith("pencilcc_runtime.c") for word in libs)
+    reference = harness.gcc_reference(source, tmp_path)
+    for linker, flags in ((PENCILCC, []), (["gcc"], libs)):
+        exe = tmp_path / f"prog-{linker[-1]}"
+        harness.build(linker, [obj], exe, [], libs=flags)
+        output, profile = _run(exe, tmp_path / "cache")
+        assert harness.compare_outputs(reference, output, rtol=1e-9) == []
+        assert sum(profile["kernel"].values()) > 0
