@@ -769,7 +769,10 @@ static int make_dirs(char *path)
   }
   if (mkdir(path, 0700) != 0 && errno != EEXIST)
     return 0;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && access(path, W_OK | X_OK) == 0;
+  /* Cached binaries are native code the program loads: only a folder of this user's that
+     nobody else may write holds them. */
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 && access(path, W_OK | X_OK) == 0;
 }
 
 /* rt.cache_dir, decided and created on first use; NULL when unusable. */
@@ -780,6 +783,8 @@ static const char *cache_dir(void)
   if (rt.cache_dir_known)
     return rt.cache_dir;
   rt.cache_dir_known = 1;
+  if ((base = getenv("PENCILCC_NO_CACHE")) && *base && strcmp(base, "0") != 0)
+    return NULL; /* as the compile cache: PENCILCC_NO_CACHE=1 turns caching off */
   if ((base = getenv("PENCILCC_CACHE_DIR")) && *base)
     suffix = "/opencl";
   else if ((base = getenv("XDG_CACHE_HOME")) && *base)

@@ -316,6 +316,25 @@ def test_unusable_cache_dir_means_no_disk_cache(driver: Path, tmp_path: Path) ->
 
 
 @needs_device
+def test_cache_dir_others_may_write_or_no_cache_env_means_no_disk_cache(driver: Path, tmp_path: Path) -> None:
+    """Cached binaries are native code: a folder others may write is not used, nor any with
+    PENCILCC_NO_CACHE=1."""
+    shared = tmp_path / "shared"
+    (shared / "opencl").mkdir(parents=True)
+    (shared / "opencl").chmod(0o777)
+    for _ in range(2):
+        r = run(driver, "axpy", 1000, 1, cache=shared)
+        expect_ok(r, "result")
+        assert (r.profile.built, r.profile.loaded) == (1, 0)
+    assert list((shared / "opencl").iterdir()) == []
+    private = tmp_path / "private"
+    for _ in range(2):
+        r = run(driver, "axpy", 1000, 1, cache=private, PENCILCC_NO_CACHE="1")
+        assert (r.profile.built, r.profile.loaded) == (1, 0)
+    assert not (private / "opencl").exists() or list((private / "opencl").iterdir()) == []
+
+
+@needs_device
 def test_cache_dir_falls_back_to_xdg_then_home(driver: Path, tmp_path: Path) -> None:
     xdg, home = tmp_path / "xdg", tmp_path / "home"
     home.mkdir()
