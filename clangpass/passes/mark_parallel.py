@@ -37,7 +37,7 @@ from clangpass.poly.annotations import carried_pairs, thread_reductions
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import local_live_ranges, values_leaving
 from clangpass.poly.scop import LoopReduction, Scop, accesses_through, instances_of, statement_names
-from clangpass.poly.validity import PARALLEL_MARK, carries_dependence
+from clangpass.poly.validity import COINCIDENT_MARK, PARALLEL_MARK, carries_dependence
 
 
 @register
@@ -53,15 +53,18 @@ class MarkParallel(Pass):
             return unit
         scop = unit.scop
         return replace(unit, scop=mark_parallel_loops(scop, scop.schedule, ctx.options.isl_max_operations,
-                                                      scop.reductions))
+                                                      scop.reductions, second=ctx.options.target == "opencl"))
 
 
 def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, max_operations: int,
-                        reductions: tuple[LoopReduction, ...] = (), innermost: bool = True) -> Scop:
+                        reductions: tuple[LoopReduction, ...] = (), innermost: bool = True,
+                        second: bool = False) -> Scop:
     """`scop` with `schedule`, its outermost coincident loops marked `parallel`, and
     `reductions` (the reductions of an earlier schedule are the caller's to keep or drop)
     plus the parallel reductions the marked loops perform. With `innermost` false, a loop
-    with no loop inside it is not marked (it is left to `mark-vector`)."""
+    with no loop inside it is not marked (it is left to `mark-vector`). With `second`, the
+    next member of a marked one's band, when coincident too (and no reduction is performed),
+    is marked `coincident` (the OpenCL target's two-dimensional kernels)."""
     try:
         live = local_live_ranges(scop, max_operations)           # [P] -> { W -> R }
     except BudgetExceeded as exc:
@@ -81,6 +84,11 @@ def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, max_operations: int,
                 performed = _loop_reductions(scop, node, member, max_operations) if candidates else []
                 if performed is not None:
                     found.extend(performed)
+                    inner = member + 1
+                    if second and not performed and inner < node.band_n_member() \
+                            and node.band_member_get_coincident(inner) and not _is_degenerate(node, inner) \
+                            and values_leaving(node, live, inner + 1).is_empty():
+                        return _mark_pair(node, member)
                     return _mark(node, member)
         for k in range(node.n_children()):
             node = visit(node.child(k)).parent()
@@ -169,6 +177,20 @@ def _is_degenerate(band: isl.ScheduleNode, member: int) -> bool:
     date = isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(member))   # [P] -> { S[i..] -> [t] }
     values = outer.intersect_domain(instances).reverse().apply_range(date)   # [P] -> { [outer] -> [t] }
     return values.is_single_valued()
+
+
+def _mark_pair(band: isl.ScheduleNode, member: int) -> isl.ScheduleNode:
+    """Split `band` around members `member` and `member + 1`, mark the first `parallel` and the
+    second `coincident`; returns the node at `band`'s position."""
+    node = band
+    if member > 0:
+        node = node.band_split(member).child(0)
+    if node.band_n_member() > 2:
+        node = node.band_split(2)
+    node = node.band_split(1)                      # [member] above [member + 1]
+    node = node.child(0).insert_mark(isl.Id(COINCIDENT_MARK, context=node.get_ctx())).parent()
+    node = node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
+    return node.parent() if member > 0 else node
 
 
 def _mark(band: isl.ScheduleNode, member: int) -> isl.ScheduleNode:

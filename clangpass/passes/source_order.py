@@ -130,5 +130,5 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
     except BudgetExceeded as exc:
         return scop.with_note(f"{exc}: no parallel loop marked")
     # The OpenCL target runs an innermost parallel loop as a kernel (jacobi-1d's sweeps).
-    return mark_parallel_loops(scop, flagged, ctx.options.isl_max_operations,
-                               innermost=ctx.options.target == "opencl")
+    opencl = ctx.options.target == "opencl"
+    return mark_parallel_loops(scop, flagged, ctx.options.isl_max_operations, innermost=opencl, second=opencl)

@@ -20,6 +20,9 @@ PARALLEL_MARK = "parallel"
 # An innermost loop whose iterations are independent, handed to the vectoriser
 # (clangpass.passes.mark_vector); held to the same condition as a parallel loop.
 VECTOR_MARK = "vector"
+# Under a `parallel` mark, above the next member of the same band when it is coincident too
+# (OpenCL target only: the two loops become one two-dimensional kernel); transparent elsewhere.
+COINCIDENT_MARK = "coincident"
 
 
 def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:

@@ -54,7 +54,10 @@ def _kernel_record(k: Kernel) -> dict:
         work = f"{GROUP_SIZE} work-items per group, at most {GROUPS} groups striding over the iterations"
     else:
         work = "one work-item per iteration; group size from the device's limits (runtime)"
-    return {"name": k.name, "dimensions": 1, "work_items": work,
+    if k.inner is not None:
+        work = ("one work-item per iteration of the two loops (dimension 0 the inner one); "
+                "group shape from the device's limits (runtime)")
+    return {"name": k.name, "dimensions": k.dimensions, "work_items": work,
             "local_memory": [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))],
             "private_arrays": list(k.private_arrays),
             "reductions": [{"variable": r.variable, "operator": r.operator} for r in k.reductions]}

@@ -35,8 +35,9 @@ from llvm_backend.cpu.lower_ast import AstLowering, iterator_name
 from llvm_backend.cpu.lower_types import I8, I32, I64, PTR, VOID, llvm_type, scalar_element
 from llvm_backend.cpu.control import for_range
 from llvm_backend.cpu.parallel import combine, trip_count
-from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuilder, Unmappable, program_source,
-                                         root_name, statement_names, written_names)
+from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuilder, Unmappable,
+                                         inner_coincident_loop, program_source, root_name, statement_names,
+                                         written_names)
 
 #: struct pencilcc_cl_arg { const void *data; uint64_t size; int32_t kind; int32_t access; }
 ARG = ir.LiteralStructType([PTR, I64, I32, I32])
@@ -70,7 +71,7 @@ class Plan:
             child = node.mark_get_node()
             if is_offloadable(node):
                 try:
-                    kernel, why = self.builder.build(child, iterators), ""
+                    kernel, why = self.builder.build(child, iterators, inner=inner_coincident_loop(child)), ""
                 except Unmappable as exc:
                     kernel, why = None, str(exc)
                 self.loops.append((child.to_C_str(), kernel, why))
@@ -214,6 +215,16 @@ class HostLowering(AstLowering):
         step = self.integer(loop.for_get_inc())
         trips = trip_count(self, loop, start, step)
         with b.if_then(b.icmp_signed(">", trips, ir.Constant(I64, 0))):
+            if kernel.inner is not None:
+                inner = kernel.inner
+                start0 = self.integer(inner.for_get_init())
+                step0 = self.integer(inner.for_get_inc())
+                trips0 = trip_count(self, inner, start0, step0)
+                with b.if_then(b.icmp_signed(">", trips0, ir.Constant(I64, 0))):
+                    failed = self._launch(kernel, start, trips, inner=(start0, trips0))
+                    with b.if_then(b.icmp_signed("!=", failed, ir.Constant(I32, 0))):
+                        self.run_here(node, lambda: self.lower_For(loop, parallel=True))
+                return
             if not kernel.reductions:
                 failed = self._launch(kernel, start, trips)
                 with b.if_then(b.icmp_signed("!=", failed, ir.Constant(I32, 0))):
@@ -256,9 +267,9 @@ class HostLowering(AstLowering):
         self._call("pencilcc_cl_host_wrote", [self._array_address(root)])
 
     def _launch(self, kernel: Kernel, start: ir.Value, trips: ir.Value, size: Optional[ir.Value] = None,
-                partials: Sequence[ir.Value] = ()) -> ir.Value:
-        """Call `pencilcc_cl_run` for `kernel` over `size` work-items (default: `trips`); returns
-        its status (0: it ran)."""
+                partials: Sequence[ir.Value] = (), inner: Optional[tuple[ir.Value, ir.Value]] = None) -> ir.Value:
+        """Call `pencilcc_cl_run` for `kernel` over `size` work-items (default: `trips`; with
+        `inner`, its start and trips: trips(inner) x trips); returns its status (0: it ran)."""
         b = self.builder
         state = self.state
         args = state.alloca(ir.ArrayType(ARG, len(kernel.params)), f"pencil.{kernel.name}.args")
@@ -266,6 +277,8 @@ class HostLowering(AstLowering):
             if p.kind == "partial":
                 element = self.state.ctx.size_of(llvm_type(p.ctype))
                 data, bytes_, kind, access = partials[p.dim], ir.Constant(I64, GROUPS * element), BUFFER, p.access
+            elif p.kind in ("inner-start", "inner-trips"):
+                data, bytes_, kind, access = self._argument(p, *inner)
             else:
                 data, bytes_, kind, access = self._argument(p, start, trips)
             slot = b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, i)], inbounds=True,
@@ -273,11 +286,14 @@ class HostLowering(AstLowering):
             for field, value in enumerate((data, bytes_, ir.Constant(I32, kind), ir.Constant(I32, access))):
                 b.store(value, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
                                      source_etype=ARG))
-        global_size = state.alloca(I64, f"pencil.{kernel.name}.global")
-        b.store(trips if size is None else size, global_size)
+        extents = [trips if size is None else size] if inner is None else [inner[1], trips]
+        global_size = state.alloca(ir.ArrayType(I64, len(extents)), f"pencil.{kernel.name}.global")
+        for d, extent in enumerate(extents):
+            b.store(extent, b.gep(global_size, [ir.Constant(I32, 0), ir.Constant(I32, d)], inbounds=True,
+                                  source_etype=ir.ArrayType(I64, len(extents))))
         return self._call("pencilcc_cl_run", [self._program_text(), self._string(kernel.name),
                                               ir.Constant(I32, len(kernel.params)), args,
-                                              ir.Constant(I32, 1), global_size], I32)
+                                              ir.Constant(I32, len(extents)), global_size], I32)
 
     def _argument(self, p, start: ir.Value, trips: ir.Value) -> tuple[ir.Value, ir.Value, int, int]:
         """(data, size, kind, access) of one `pencilcc_cl_arg`."""
@@ -291,7 +307,7 @@ class HostLowering(AstLowering):
             value = state.scope[p.source].extents[p.dim - 1]
         elif p.kind == "iterator":
             value = state.isl_ids[p.source]
-        elif p.kind == "start":
+        elif p.kind in ("start", "inner-start"):
             value = start
         else:
             value = trips

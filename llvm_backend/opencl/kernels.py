@@ -47,6 +47,7 @@ from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
 from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import CodegenUnit, StatementBody
 from clangpass.poly.scop import LoopReduction
+from clangpass.poly.validity import COINCIDENT_MARK
 from llvm_backend.cpu.lower_ast import OP, iterator_name
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
@@ -83,6 +84,11 @@ class Kernel:
     statements: frozenset[str] = field(default=frozenset())
     single: bool = False          # one work-item runs the whole subtree (sequential code between kernels)
     reductions: tuple[LoopReduction, ...] = ()   # performed as tree reductions (`_reduction_kernel`)
+    inner: Optional[isl.AstNode] = None           # the loop of dimension 0 of a two-dimensional kernel
+
+    @property
+    def dimensions(self) -> int:
+        return 2 if self.inner is not None else 1
 
 
 READ, WRITE = 1, 2
@@ -221,9 +227,11 @@ class KernelBuilder:
         self.locals = {d.name: d for d in unit.locals}
         self.args = {a.name: a for a in unit.region.args}
 
-    def build(self, node: isl.AstNode, host_iterators: Sequence[str], single: bool = False) -> Kernel:
-        """The kernel of the for node `node` (one work-item per iteration), or with `single`,
-        of the whole subtree `node` on one work-item; raises Unmappable."""
+    def build(self, node: isl.AstNode, host_iterators: Sequence[str], single: bool = False,
+              inner: Optional[isl.AstNode] = None) -> Kernel:
+        """The kernel of the for node `node` (one work-item per iteration; with `inner`, the for
+        node directly inside it, one per iteration of both: dimension 0 is `inner`'s), or with
+        `single`, of the whole subtree `node` on one work-item; raises Unmappable."""
         unit = self.unit
         statements = statement_names(node)
         reductions = [] if single else [r for r in unit.reductions if set(r.statements) & statements]
@@ -294,6 +302,8 @@ class KernelBuilder:
                 prologue.append(f"  {opencl_type(decl.type.scalar_element())} v_{local}[{count}];")
         params += [KernelParam(f"t_{it}", "iterator", it) for it in host_iterators]
         params += [KernelParam("__pencilcc_start", "start"), KernelParam("__pencilcc_trips", "trips")]
+        if inner is not None:
+            params += [KernelParam("__pencilcc_start0", "inner-start"), KernelParam("__pencilcc_trips0", "inner-trips")]
 
         for k, r in enumerate(reductions):
             params.append(KernelParam(f"__pencilcc_partial{k}", "partial", r.variable, r.target.type, WRITE, dim=k))
@@ -303,6 +313,14 @@ class KernelBuilder:
             if single:
                 first = []
                 body = printer.node(node, "  ", bound)
+            elif inner is not None:
+                outer_it, inner_it = iterator_name(node), iterator_name(inner)
+                bound |= {outer_it, inner_it}
+                first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid * "
+                         f"{_isl_expr(node.for_get_inc(), bound)};",
+                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0 * "
+                         f"{_isl_expr(inner.for_get_inc(), bound)};"]
+                body = printer.node(inner.for_get_body(), "  ", bound)
             else:
                 it = iterator_name(node)
                 bound.add(it)
@@ -314,13 +332,19 @@ class KernelBuilder:
             raise Unmappable(f"OpenCL C cannot express {exc}") from None
         if reductions:
             lines = _reduction_kernel(name, signature, reductions, first + prologue + body)
+        elif inner is not None:
+            lines = [f"__kernel void {name}({signature})", "{",
+                     "  const long __pencilcc_gid0 = (long)get_global_id(0);",
+                     "  const long __pencilcc_gid = (long)get_global_id(1);",
+                     "  if (__pencilcc_gid >= __pencilcc_trips || __pencilcc_gid0 >= __pencilcc_trips0)",
+                     "    return;", *first, *prologue, *body, "}", ""]
         else:
             lines = [f"__kernel void {name}({signature})", "{",
                      "  const long __pencilcc_gid = (long)get_global_id(0);",
                      "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
                      *first, *prologue, *body, "}", ""]
         kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
-                        tuple(reductions))
+                        tuple(reductions), inner)
         self.kernels.append(kernel)
         return kernel
 
@@ -544,3 +568,26 @@ def _reduction_kernel(name: str, signature: str, reductions: Sequence[LoopReduct
     for k in range(len(reductions)):
         lines.append(f"    __pencilcc_partial{k}[get_group_id(0)] = __pencilcc_tree{k}[0];")
     return lines + ["  }", "}", ""]
+
+
+def inner_coincident_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
+    """The for node directly under `loop`'s body mark `coincident` (mark-parallel's second
+    member), when its bounds and step do not name `loop`'s iterator (a rectangle of work-items)."""
+    body = loop.for_get_body()
+    if body.get_type() != isl.ast_node_type.mark or body.mark_get_id().get_name() != COINCIDENT_MARK:
+        return None
+    inner = body.mark_get_node()
+    if inner.get_type() != isl.ast_node_type.for_ or inner.for_is_degenerate():
+        return None
+    outer = iterator_name(loop)
+    if any(outer in _identifiers(e) for e in (inner.for_get_init(), inner.for_get_cond(), inner.for_get_inc())):
+        return None
+    return inner
+
+
+def _identifiers(e: isl.AstExpr) -> set[str]:
+    if e.get_type() == isl.ast_expr_type.id:
+        return {e.id_get_id().get_name()}
+    if e.get_type() == isl.ast_expr_type.op:
+        return set().union(*(_identifiers(e.op_get_arg(i)) for i in range(e.op_get_n_arg())))
+    return set()
