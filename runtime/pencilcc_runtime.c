@@ -173,6 +173,12 @@ struct buffer {
   unsigned long long upload_epoch;
 };
 
+struct scratch {
+  const void *name;
+  uint64_t size;
+  ocl_mem mem;
+};
+
 struct kernel {
   char *name;
   ocl_kernel kernel;    /* NULL: creation failed (reported once) */
@@ -239,6 +245,8 @@ static struct {
 
   struct buffer **buffers;
   size_t n_buffers, cap_buffers;
+  struct scratch *scratch; /* SCRATCH arguments' device memory, by name */
+  size_t n_scratch, cap_scratch;
   struct program *programs;
   struct kernel_stat *kstats;
   size_t n_kstats;
@@ -1264,6 +1272,40 @@ static ocl_mem create_mem(uint64_t size, uint32_t n_args, const pencilcc_cl_arg 
   return mem && err == OCL_SUCCESS ? mem : NULL;
 }
 
+/* The device memory of a SCRATCH argument (at least its size; grown when a launch needs
+   more), or NULL. */
+static ocl_mem bind_scratch(const pencilcc_cl_arg *arg, uint32_t n_args, const pencilcc_cl_arg *args)
+{
+  size_t i;
+  for (i = 0; i < rt.n_scratch; i++)
+    if (rt.scratch[i].name == arg->data)
+      break;
+  if (i < rt.n_scratch && rt.scratch[i].mem && rt.scratch[i].size >= arg->size)
+    return rt.scratch[i].mem;
+  if (i == rt.n_scratch) {
+    if (rt.n_scratch == rt.cap_scratch) {
+      size_t cap = rt.cap_scratch ? 2 * rt.cap_scratch : 8;
+      struct scratch *grown = (struct scratch *)realloc(rt.scratch, cap * sizeof *grown);
+      if (!grown)
+        return NULL;
+      rt.scratch = grown;
+      rt.cap_scratch = cap;
+    }
+    rt.scratch[rt.n_scratch].name = arg->data;
+    rt.scratch[rt.n_scratch].size = 0;
+    rt.scratch[rt.n_scratch].mem = NULL;
+    rt.n_scratch++;
+  } else if (rt.scratch[i].mem) {
+    ocl.ReleaseMemObject(rt.scratch[i].mem); /* deferred until the commands using it complete */
+    rt.scratch[i].mem = NULL;
+    rt.scratch[i].size = 0;
+  }
+  rt.scratch[i].mem = create_mem(arg->size, n_args, args);
+  if (rt.scratch[i].mem)
+    rt.scratch[i].size = arg->size;
+  return rt.scratch[i].mem;
+}
+
 /* The device buffer of a BUFFER argument, current for the launch, or NULL. */
 static struct buffer *bind_buffer(const pencilcc_cl_arg *arg, uint32_t n_args,
                                   const pencilcc_cl_arg *args)
@@ -1372,7 +1414,8 @@ static int run_locked(const char *source, const char *kernel_name, uint32_t n_ar
   }
   for (i = 0; i < n_args; i++)
     if (!fits_size_t(args[i].size) || (!args[i].data && args[i].size > 0) ||
-        (args[i].kind != PENCILCC_CL_VALUE && args[i].kind != PENCILCC_CL_BUFFER))
+        (args[i].kind != PENCILCC_CL_VALUE && args[i].kind != PENCILCC_CL_BUFFER &&
+         args[i].kind != PENCILCC_CL_SCRATCH))
       return -1;
 
   if (!(prog = get_program(source)) || !prog->program)
@@ -1384,6 +1427,11 @@ static int run_locked(const char *source, const char *kernel_name, uint32_t n_ar
     const pencilcc_cl_arg *a = &args[i];
     if (a->kind == PENCILCC_CL_VALUE) {
       err = ocl.SetKernelArg(k->kernel, i, (size_t)a->size, a->data);
+    } else if (a->kind == PENCILCC_CL_SCRATCH) {
+      ocl_mem mem = bind_scratch(a, n_args, args);
+      if (!mem)
+        return -1;
+      err = ocl.SetKernelArg(k->kernel, i, sizeof mem, &mem);
     } else {
       struct buffer *b = bind_buffer(a, n_args, args);
       if (!b)
@@ -1563,6 +1611,12 @@ static void rt_at_exit(void)
       print_profile();
     while (rt.n_buffers > 0)
       remove_buffer(rt.n_buffers - 1);
+    for (i = 0; i < rt.n_scratch; i++)
+      if (rt.scratch[i].mem)
+        ocl.ReleaseMemObject(rt.scratch[i].mem);
+    free(rt.scratch);
+    rt.scratch = NULL;
+    rt.n_scratch = rt.cap_scratch = 0;
     while ((prog = rt.programs) != NULL) {
       struct kernel *k;
       while ((k = prog->kernels) != NULL) {

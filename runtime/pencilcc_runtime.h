@@ -30,14 +30,17 @@ extern "C" {
 #endif
 
 /* pencilcc_cl_arg.kind */
-enum { PENCILCC_CL_VALUE = 0, PENCILCC_CL_BUFFER = 1 };
+enum { PENCILCC_CL_VALUE = 0, PENCILCC_CL_BUFFER = 1, PENCILCC_CL_SCRATCH = 2 };
 /* pencilcc_cl_arg.access: bits, what the kernel does with a BUFFER */
 enum { PENCILCC_CL_READ = 1, PENCILCC_CL_WRITE = 2 };
 
 typedef struct pencilcc_cl_arg {
-  const void *data; /* VALUE: address of the value; BUFFER: host address of the array's first element */
+  const void *data; /* VALUE: address of the value; BUFFER: host address of the array's first element;
+                       SCRATCH: an address that names the scratch buffer (no data is read there) */
   uint64_t size;    /* bytes of the value, or of the whole array */
-  int32_t kind;     /* PENCILCC_CL_VALUE or PENCILCC_CL_BUFFER */
+  int32_t kind;     /* PENCILCC_CL_VALUE, PENCILCC_CL_BUFFER or PENCILCC_CL_SCRATCH (device memory of
+                       at least `size` bytes that only kernels use: work-items' private arrays;
+                       kept, under its name, for later launches; never copied) */
   int32_t access;   /* BUFFER: PENCILCC_CL_READ | PENCILCC_CL_WRITE bits (what the kernel does) */
 } pencilcc_cl_arg;
 

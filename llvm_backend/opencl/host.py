@@ -41,7 +41,7 @@ from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuild
 
 #: struct pencilcc_cl_arg { const void *data; uint64_t size; int32_t kind; int32_t access; }
 ARG = ir.LiteralStructType([PTR, I64, I32, I32])
-VALUE, BUFFER = 0, 1
+VALUE, BUFFER, SCRATCH = 0, 1, 2
 
 
 class Plan:
@@ -277,6 +277,13 @@ class HostLowering(AstLowering):
             if p.kind == "partial":
                 element = self.state.ctx.size_of(llvm_type(p.ctype))
                 data, bytes_, kind, access = partials[p.dim], ir.Constant(I64, GROUPS * element), BUFFER, p.access
+            elif p.kind == "scratch":
+                # Every iteration's copy of a private array: trips (x inner trips) x elements.
+                element = self.state.ctx.size_of(llvm_type(scalar_element(p.ctype)))
+                count = trips if inner is None else b.mul(trips, inner[1])
+                count = b.mul(count, self.state.scope[p.source].elements)
+                data, bytes_, kind, access = (self._string(f"{kernel.name}.{p.name}"),
+                                              b.mul(count, ir.Constant(I64, element)), SCRATCH, 0)
             elif p.kind in ("inner-start", "inner-trips"):
                 data, bytes_, kind, access = self._argument(p, *inner)
             else:
@@ -305,6 +312,8 @@ class HostLowering(AstLowering):
             value = self.exprs.lower_VarRef(N.VarRef(p.source, "param", type=p.ctype))
         elif p.kind == "extent":
             value = state.scope[p.source].extents[p.dim - 1]
+        elif p.kind == "elements":
+            value = state.scope[p.source].elements
         elif p.kind == "iterator":
             value = state.isl_ids[p.source]
         elif p.kind in ("start", "inner-start"):

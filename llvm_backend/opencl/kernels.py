@@ -20,10 +20,12 @@ Data:
 - region arrays and pointers the statements use: `__global` buffers (the runtime's,
   `pencilcc_cl_run`), flat: `A[i][j]` of `double A[n][m]` is `A[i * m + j]`, the
   row extents passed as `long` arguments computed by the host;
-- region locals (`CodegenUnit.locals`): scalars are private, copied in from the host's
-  value at the launch (as the CPU target's threads copy them, firstprivate); arrays of
-  constant size are private arrays, when no statement outside the kernel names them
-  (nothing flows in or out);
+- region locals (`CodegenUnit.locals`): scalars are private, copied in from the region's
+  value at the launch (as the CPU target's threads copy them, firstprivate); arrays, when no
+  statement outside the kernel names them (nothing flows in or out), are private arrays when
+  small and of constant size, else each iteration's copy is a slice of a device-only buffer;
+  a kernel of one work-item (`single`, sequential code between kernels) uses the region's
+  own locals, in buffers;
 - host iterators: `long` arguments.
 Names: C variables are printed `v_<name>`, isl iterators `t_<name>`, our own
 `__pencilcc_*`: no user name can meet an OpenCL keyword or builtin.
@@ -63,7 +65,9 @@ class KernelParam:
     """One kernel argument. `kind`: 'value' (a region argument by value), 'buffer' (a region
     array, a 'pointer' argument's scalar or a region local: `access` bits 1 read, 2 write), 'extent' (row extent `dim` of array
     `source`; of region arrays and of region locals), 'iterator' (a host isl iterator),
-    'start' / 'trips' (the loop's first iteration and trip count), 'partial' (the work-group
+    'start' / 'trips' (the loop's first iteration and trip count; 'inner-start' / 'inner-trips'
+    of a two-dimensional kernel's inner loop), 'elements' and 'scratch' (a private array's
+    elements and the device-only buffer of every iteration's copies), 'partial' (the work-group
     results of reduction `dim` of the kernel: a buffer of `GROUPS` elements of `ctype`)."""
 
     name: str
@@ -292,14 +296,26 @@ class KernelBuilder:
                 params.append(KernelParam(f"__pencilcc_in_{local}", "buffer", local, decl.type, READ))
                 prologue.append(f"  {opencl_type(decl.type)} v_{local} = *__pencilcc_in_{local};")
             else:
-                count, row = _constant_extents(decl.type)
-                if count is None or count > MAX_PRIVATE_ELEMENTS:
-                    raise Unmappable(f"the local array '{local}' has no small constant size")
                 if local in outside:
                     raise Unmappable(f"the local array '{local}' is also used outside the loop")
-                extents[local] = [str(e) for e in row]
+                count, row = _constant_extents(decl.type)
+                element = opencl_type(decl.type.scalar_element())
                 private.append(local)
-                prologue.append(f"  {opencl_type(decl.type.scalar_element())} v_{local}[{count}];")
+                if count is not None and count <= MAX_PRIVATE_ELEMENTS:
+                    extents[local] = [str(e) for e in row]
+                    prologue.append(f"  {element} v_{local}[{count}];")
+                    continue
+                # Too big for private memory, or of parameter size: each iteration's copy is a
+                # slice of a device-only buffer (the runtime's SCRATCH), trips x elements long.
+                rows = len(_row_dims(decl.type))
+                extents[local] = [f"__pencilcc_{local}_e{d + 1}" for d in range(rows)]
+                params.extend(KernelParam(e, "extent", local, dim=d + 1) for d, e in enumerate(extents[local]))
+                params.append(KernelParam(f"__pencilcc_{local}_n", "elements", local))
+                params.append(KernelParam(f"__pencilcc_scratch_{local}", "scratch", local, decl.type))
+                slot = "(__pencilcc_gid * __pencilcc_trips0 + __pencilcc_gid0)" if inner is not None \
+                    else "__pencilcc_gid"
+                prologue.append(f"  __global {element} *restrict v_{local} = __pencilcc_scratch_{local} "
+                                f"+ {slot} * __pencilcc_{local}_n;")
         params += [KernelParam(f"t_{it}", "iterator", it) for it in host_iterators]
         params += [KernelParam("__pencilcc_start", "start"), KernelParam("__pencilcc_trips", "trips")]
         if inner is not None:
@@ -363,6 +379,8 @@ class KernelBuilder:
             restrict = "restrict " if self.unit.alias_check is not None or ctype.restrict \
                 or p.source in self.locals else ""
             return f"__global {const}{opencl_type(element)} *{restrict}{p.name}"
+        if p.kind == "scratch":
+            return f"__global {opencl_type(p.ctype.scalar_element())} *restrict {p.name}"
         if p.kind == "partial":
             return f"__global {opencl_type(p.ctype)} *restrict {p.name}"
         if p.kind == "value":
