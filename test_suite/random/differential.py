@@ -81,7 +81,9 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
                                               for line in proc.stderr.splitlines()
                                               if ": warning: " in line and "[-Wpencil]" in line]
             outcome.stage = f"{role} run"
-            outputs.append(harness.run(exe, timeout=timeout))
+            # OpenCL builds cache their device programs in the seed's folder, not the user's.
+            run_env = {"PENCILCC_CACHE_DIR": str(workdir)} if "-fpencil-target=opencl" in flags else None
+            outputs.append(harness.run(exe, env=run_env, timeout=timeout))
         except (harness.HarnessError, OSError) as exc:
             outcome.problems.append(str(exc))
             return outcome

@@ -102,6 +102,7 @@ class GenConfig:
     p_bitwise_reduction: float = 0.4
     p_pivot: float = 0.15             # a Floyd-Warshall min-plus pivot nest on a square 2-D array (index-set splitting)
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
+    p_opencl: float = 0.2             # pencilcc builds it for the OpenCL target (GeneratedProgram.flags)
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -126,7 +127,9 @@ class GeneratedProgram:
     program: "Program" = field(repr=False, compare=False)
     #: Options the candidate pencilcc gets for this program: `--cache-sizes=1K,2K` makes the
     #: tile-size model pick its smallest tiles (more partial tiles) and leaves every
-    #: time-iterated band untiled (`tile`: a wavefront out of cache), so that path runs too.
+    #: time-iterated band untiled (`tile`: a wavefront out of cache), so that path runs too;
+    #: `-fpencil-target=opencl` runs its parallel loops as OpenCL kernels (on the first device,
+    #: the CPU path where there is none).
     flags: tuple[str, ...] = ()
 
 
@@ -2102,6 +2105,8 @@ def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:
         raise AssertionError(f"seed {seed}: generated program is out of bounds: {problems[0]}")
     # A stream of its own: the flags never change the program a seed gives.
     flags = ("--cache-sizes=1K,2K",) if random.Random(f"flags {seed}").random() < config.p_small_cache else ()
+    if random.Random(f"target {seed}").random() < config.p_opencl:
+        flags += ("-fpencil-target=opencl",)
     if flags:
         description += f"; pencilcc {' '.join(flags)}"
     return GeneratedProgram(seed, render(program, description), description, program, flags)

@@ -167,6 +167,13 @@ def test_config_knobs_shape_programs() -> None:
                for s in range(5))
     with pytest.raises(ValueError):
         GenConfig(max_depth=4)
+    # The OpenCL target: a share of the programs, on a stream of its own (a seed's program
+    # and its other flags do not depend on it).
+    opencl = [s for s in range(100) if "-fpencil-target=opencl" in generate(s, SMALL).flags]
+    assert 8 <= len(opencl) <= 35
+    assert not any("-fpencil-target=opencl" in generate(s, replace(SMALL, p_opencl=0.0)).flags
+                   for s in opencl)
+    assert all(generate(s, replace(SMALL, p_opencl=0.0)).program == generate(s, SMALL).program for s in opencl[:3])
 
 
 # ----------------------------------------------------------------------------
