@@ -247,6 +247,10 @@ static struct {
   size_t n_buffers, cap_buffers;
   struct scratch *scratch; /* SCRATCH arguments' device memory, by name */
   size_t n_scratch, cap_scratch;
+  /* Host addresses pencilcc_cl_discard named before any buffer existed for them, in this
+     region call: their first buffer is not uploaded. */
+  const void **discarded;
+  size_t n_discarded, cap_discarded;
   struct program *programs;
   struct kernel_stat *kstats;
   size_t n_kstats;
@@ -1272,6 +1276,18 @@ static ocl_mem create_mem(uint64_t size, uint32_t n_args, const pencilcc_cl_arg 
   return mem && err == OCL_SUCCESS ? mem : NULL;
 }
 
+/* Whether `host` was discarded before it had a buffer (and forget it). */
+static int forget_discarded(const void *host)
+{
+  size_t i;
+  for (i = 0; i < rt.n_discarded; i++)
+    if (rt.discarded[i] == host) {
+      rt.discarded[i] = rt.discarded[--rt.n_discarded];
+      return 1;
+    }
+  return 0;
+}
+
 /* The device memory of a SCRATCH argument (at least its size; grown when a launch needs
    more), or NULL. */
 static ocl_mem bind_scratch(const pencilcc_cl_arg *arg, uint32_t n_args, const pencilcc_cl_arg *args)
@@ -1345,7 +1361,7 @@ static struct buffer *bind_buffer(const pencilcc_cl_arg *arg, uint32_t n_args,
     }
     b->host = arg->data;
     b->size = arg->size;
-    b->copy = COPY_HOST_NEWER;
+    b->copy = forget_discarded(arg->data) ? COPY_SYNC : COPY_HOST_NEWER;
     rt.buffers[rt.n_buffers++] = b;
     rt.buffers_allocated++;
   }
@@ -1515,10 +1531,33 @@ void pencilcc_cl_to_host(const void *host)
   pthread_mutex_unlock(&rt_lock);
 }
 
+void pencilcc_cl_discard(const void *host)
+{
+  struct buffer *b;
+  pthread_mutex_lock(&rt_lock);
+  if (rt.state == RT_READY && (b = find_buffer(host)) != NULL) {
+    b->copy = COPY_SYNC; /* neither copy matters: no upload, no read back */
+  } else {
+    forget_discarded(host); /* listed once */
+    if (rt.n_discarded == rt.cap_discarded) {
+      size_t cap = rt.cap_discarded ? 2 * rt.cap_discarded : 8;
+      const void **grown = (const void **)realloc((void *)rt.discarded, cap * sizeof *grown);
+      if (grown) {
+        rt.discarded = grown;
+        rt.cap_discarded = cap;
+      }
+    }
+    if (rt.n_discarded < rt.cap_discarded)
+      rt.discarded[rt.n_discarded++] = host; /* a full list only costs an upload */
+  }
+  pthread_mutex_unlock(&rt_lock);
+}
+
 void pencilcc_cl_host_wrote(const void *host)
 {
   struct buffer *b;
   pthread_mutex_lock(&rt_lock);
+  forget_discarded(host);
   if (rt.state == RT_READY && (b = find_buffer(host)) != NULL)
     b->copy = COPY_HOST_NEWER;
   pthread_mutex_unlock(&rt_lock);
@@ -1528,6 +1567,7 @@ void pencilcc_cl_region_begin(void)
 {
   size_t i;
   pthread_mutex_lock(&rt_lock);
+  rt.n_discarded = 0;
   /* Buffers newer on the device belong to a region still running in another
      thread (a finished region read them back): they stay as they are. */
   if (rt.state == RT_READY)
@@ -1541,6 +1581,7 @@ void pencilcc_cl_region_end(void)
 {
   size_t i;
   pthread_mutex_lock(&rt_lock);
+  rt.n_discarded = 0;
   if (rt.state == RT_READY) {
     /* Reads are enqueued without blocking and waited for together. */
     for (i = 0; i < rt.n_buffers; i++) {
@@ -1616,6 +1657,9 @@ static void rt_at_exit(void)
         ocl.ReleaseMemObject(rt.scratch[i].mem);
     free(rt.scratch);
     rt.scratch = NULL;
+    free((void *)rt.discarded);
+    rt.discarded = NULL;
+    rt.n_discarded = rt.cap_discarded = 0;
     rt.n_scratch = rt.cap_scratch = 0;
     while ((prog = rt.programs) != NULL) {
       struct kernel *k;

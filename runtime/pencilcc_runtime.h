@@ -74,6 +74,10 @@ void pencilcc_cl_to_host(const void *host);
 /* The host wrote the array at `host`: the device copy is stale. */
 void pencilcc_cl_host_wrote(const void *host);
 
+/* The contents of the array at `host` are dead for now (the region overwrites or kills all of
+   it before reading it, or leaves it dead): no upload before the next launch, no read back,
+   until pencilcc_cl_host_wrote or the next region call. */
+void pencilcc_cl_discard(const void *host);
 /* A region call starts: every known buffer's device copy is stale (the program
    may have written the arrays since); the allocations are kept for reuse. */
 void pencilcc_cl_region_begin(void);

@@ -85,6 +85,10 @@ class CodegenUnit:
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
     reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)
     unordered_updates: frozenset[str] = frozenset()   # statements updating reduced variables (module doc)
+    # Caller arrays whose values are dead at the region's entry / exit (clangpass.poly.live_ranges:
+    # entry_dead_arrays, exit_dead_arrays): a target that copies data need not copy them in / back.
+    entry_dead: frozenset[str] = frozenset()
+    exit_dead: frozenset[str] = frozenset()
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

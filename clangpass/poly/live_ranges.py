@@ -29,6 +29,11 @@ is dead at the exit when a kill follows each of its writes in the source order
 reads again), so an array whose every written element is killed after its last
 write is not live-out; privatize-arrays then needs no last-value copy-out for it
 (clangpass.poly.privatization finds the last write or kill of each element).
+
+Dead data at the region's boundary (`entry_dead_arrays`, `exit_dead_arrays`, read by the
+OpenCL target to leave out transfers, thesis section 4.3.5.ii): an array the region never
+reads the caller's values of, whose every element it kills or must-write, needs no copy to
+a device; one it leaves dead (written, not live-out) needs no copy back.
 """
 from __future__ import annotations
 
@@ -39,7 +44,7 @@ import islpy as isl
 from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
-from clangpass.poly.scop import Scop, accesses_through, sorted_pieces
+from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces
 from clangpass.poly.validity import PARALLEL_MARK, dependence_violations
 
 
@@ -256,3 +261,53 @@ def format_relaxed(relaxed: RelaxedDependences) -> str:
         if not pieces:
             lines.append("    (none)")
     return "\n".join(lines)
+
+
+def entry_dead_arrays(scop: Scop) -> frozenset[str]:
+    """The caller arrays whose values at the region's entry are dead: no read can see one
+    (every read has a must-write or a kill before it, in the source order), and every
+    element of the declared extents is must-written or killed in the region. A device copy
+    of such an array needs nothing from the host (what the region leaves in elements it only
+    killed is undefined). isl failures or unknown extents: not dead."""
+    dead: set[str] = set()
+    for array in scop.arrays:
+        if array.local or array.read_only or not array.killed or any(e is None for e in array.extents):
+            continue
+        try:
+            dead.update(_entry_dead(scop, array))
+        except isl.Error:
+            pass
+    return frozenset(dead)
+
+
+def _entry_dead(scop: Scop, array: ArrayInfo) -> set[str]:
+    names = frozenset({array.name})
+    reads = accesses_through(scop.reads, names)
+    covering = accesses_through(scop.must_writes.union(scop.kills), names)    # [P] -> { S[i..] -> A[a..] }
+    if not reads.is_empty():
+        exposed = (isl.UnionAccessInfo.from_sink(reads)
+                   .set_must_source(covering)
+                   .set_may_source(accesses_through(scop.may_writes, names))
+                   .set_schedule(scop.original_schedule)
+                   .compute_flow().get_may_no_source())
+        if not exposed.intersect_params(scop.context).is_empty():
+            return set()
+    space = isl.Space.set_alloc(scop.context.get_ctx(), 0, array.rank).set_tuple_name(isl.dim_type.set, array.name)
+    space = space.align_params(scop.context.get_space())
+    declared = isl.Set.universe(space)
+    to_params = isl.MultiAff.zero(space.map_from_domain_and_range(array.extents[0].get_domain_space()
+                                                                  .align_params(space)))
+    for k, extent in enumerate(array.extents):
+        index = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, k)
+        bound = extent.align_params(space).pullback_multi_aff(to_params)
+        declared = declared.intersect(index.ge_set(index.zero_on_domain(isl.LocalSpace.from_space(space)))
+                                      .intersect(index.lt_set(bound)))
+    covered = covering.range().intersect_params(scop.context)
+    missing = isl.UnionSet.from_set(declared.intersect_params(scop.context)).subtract(covered)
+    return set() if not missing.is_empty() else {array.name}
+
+
+def exit_dead_arrays(scop: Scop) -> frozenset[str]:
+    """The caller arrays the region writes and leaves dead (every written element killed
+    after its last write): nothing needs them back from a device."""
+    return frozenset(a.name for a in scop.arrays if not a.local and not a.read_only and not a.live_out)

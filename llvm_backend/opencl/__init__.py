@@ -40,10 +40,18 @@ __all__ = ["TARGET", "OpenclTarget", "mapping"]
 def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
     """How `unit` maps onto the device (plain values, for the optimisation record)."""
     plan = Plan(unit, options.parallel)
+    used = {p.source for k in plan.kernels for p in k.params if p.kind == "buffer"}
+    local_buffers = used & {d.name for d in unit.locals}
+    buffers = used - local_buffers
     return {
         "kernels": [_kernel_record(k) for k in plan.kernels],
         "host_loops": [why for _, k, why in plan.loops if k is None],
-        "buffers": sorted({p.source for k in plan.kernels for p in k.params if p.kind == "buffer"}),
+        "buffers": sorted(buffers),
+        "local_buffers": sorted(local_buffers),   # region locals kernels read or write in device memory
+        # Dead data the region does not copy (clangpass.poly.live_ranges: killed or overwritten
+        # before it is read / left dead).
+        "not_copied_in": sorted(buffers & unit.entry_dead),
+        "not_copied_back": sorted(buffers & unit.exit_dead),
     }
 
 

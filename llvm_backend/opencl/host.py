@@ -158,8 +158,17 @@ class HostLowering(AstLowering):
         if not self.plan.kernels:
             self.lower(ast)
             return
+        on_device = {p.source for k in self.plan.kernels for p in k.params if p.kind == "buffer"}
         self._call("pencilcc_cl_region_begin", [])
+        # Dead data is not copied (thesis 4.3.5.ii): arrays the region overwrites or kills
+        # before reading them are not uploaded, arrays it leaves dead and its own locals are
+        # not read back.
+        locals_ = {d.name for d in self.unit.locals}
+        for name in sorted(on_device & (self.unit.entry_dead | locals_)):
+            self._call("pencilcc_cl_discard", [self._array_address(name)])
         self.lower(ast)
+        for name in sorted(on_device & (self.unit.exit_dead | locals_)):
+            self._call("pencilcc_cl_discard", [self._array_address(name)])
         self._call("pencilcc_cl_region_end", [])
 
     def lower(self, node: isl.AstNode) -> None:

@@ -284,7 +284,9 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "fusion", "fusion_reason", "streaming_bands", "source_order", "source_order_reason",
                                "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "untiled_reason", "split_statements", "pragmas",
                                "local_variables",
-                               "privatized_arrays", "kept_variables", "scheduling_seconds"}
+                               "privatized_arrays", "kept_variables", "scheduling_seconds", "target", "mapping"}
+    assert (regions[0]["target"], regions[0]["mapping"]) == ("cpu", {})
+    assert (regions[2]["target"], regions[2]["mapping"]) == ("", {})      # a fallback: the host compiler's
     assert regions[0]["line"] == 8 and regions[0]["file"] == "k.c"
     assert regions[0]["symbol"].startswith("__pencilcc_kernel_scop0_")
     assert regions[2]["symbol"] == "" and "goto" in regions[2]["reason"]

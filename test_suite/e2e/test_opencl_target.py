@@ -133,7 +133,8 @@ def test_kernel_on_the_device(source: Path, builds: Builds, tmp_path: Path) -> N
     if source.parent != IMAGE_DIR:
         # One upload per array a region's kernels use: each region runs once in these programs
         # (the image kernels call theirs several times, and each call uploads its arrays again).
-        arrays = sum(1 for r in optimized if r["mapping"]["kernels"] for _ in r["mapping"]["buffers"])
+        arrays = sum(len(r["mapping"]["buffers"]) + len(r["mapping"]["local_buffers"]) for r in optimized
+                     if r["mapping"]["kernels"])
         assert profile.get("host-to-device", 0) <= arrays, (profile, arrays)
     assert profile["built"] + profile["loaded"] <= len([r for r in optimized if r["mapping"]["kernels"]])
     _, again = _run(exe, tmp_path / "cache")
@@ -240,3 +241,68 @@ def test_objects_compiled_apart_link_with_the_runtime(tmp_path: Path) -> None:
         output, profile = _run(exe, tmp_path / "cache")
         assert harness.compare_outputs(reference, output, rtol=1e-9) == []
         assert sum(profile["kernel"].values()) > 0
+
+
+KILLS = r"""
+#include <stdio.h>
+#include <pencil.h>
+static void copy_positive(int n, int A[pencil_array n], int B[pencil_array n])
+{
+  __pencil_kill(A);
+  for (int i = 0; i < n; i++)
+    if (B[i] > 0)
+      A[i] = B[i];
+}
+static void through(int n, int A[pencil_array n], int B[pencil_array n])
+{
+  __pencil_kill(A);
+  for (int i = 0; i < n; i++)
+    A[i] = 2 * B[i];
+  for (int i = 1; i < n; i++)
+    B[i] = A[i - 1] + 1;
+  __pencil_kill(A);
+}
+static void reads_first(int n, int A[pencil_array n], int B[pencil_array n])
+{
+  for (int i = 0; i < n; i++)
+    B[i] = A[i] + B[i];
+  __pencil_kill(A);
+  for (int i = 0; i < n; i++)
+    A[i] = B[i];
+}
+int main(void)
+{
+  static int A[1000], B[1000];
+  long s = 0;
+  for (int i = 0; i < 1000; i++) { A[i] = 7; B[i] = i % 3 - 1; }
+  copy_positive(1000, A, B);
+  for (int i = 0; i < 1000; i++) if (B[i] > 0) s += A[i];
+  through(1000, A, B);
+  for (int i = 0; i < 1000; i++) A[i] = i % 7;   /* through() left A dead */
+  reads_first(1000, A, B);
+  for (int i = 0; i < 1000; i++) s += B[i] * (i % 5) + A[i];
+  printf("== s\n%ld\n", s);
+  return 0;
+}
+"""
+
+
+def test_dead_data_is_not_copied(tmp_path: Path) -> None:
+    """`__pencil_kill` (thesis 4.3.5.ii): an array killed before it is read is not uploaded, one
+    killed after its last write is not read back; one read before its kill is both."""
+    source = tmp_path / "kills.c"
+    source.write_text(KILLS)
+    exe = tmp_path / "kills"
+    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    reference = tmp_path / "reference"
+    harness.build(["gcc"], [source], reference, ["-O0", f"-I{INCLUDE}"])
+    output, profile = _run(exe, tmp_path / "cache")
+    assert harness.compare_outputs(harness.run(reference), output, rtol=0) == []
+    record = {r["function"]: r["mapping"] for r in json.loads(exe.with_name(exe.name + ".opt.json").read_text())["regions"]}
+    assert (record["copy_positive"]["not_copied_in"], record["copy_positive"]["not_copied_back"]) == (["A"], [])
+    assert (record["through"]["not_copied_in"], record["through"]["not_copied_back"]) == (["A"], ["A"])
+    assert (record["reads_first"]["not_copied_in"], record["reads_first"]["not_copied_back"]) == ([], [])
+    # Uploads: B, B, then A and B; read back: A, B, then A and B (A dead after through(), and
+    # copy_positive() leaves the elements it did not write undefined: the program reads neither).
+    assert (profile["host-to-device"], profile["device-to-host"]) == (4, 4), profile
