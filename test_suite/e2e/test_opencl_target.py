@@ -306,3 +306,15 @@ def test_dead_data_is_not_copied(tmp_path: Path) -> None:
     # Uploads: B, B, then A and B; read back: A, B, then A and B (A dead after through(), and
     # copy_positive() leaves the elements it did not write undefined: the program reads neither).
     assert (profile["host-to-device"], profile["device-to-host"]) == (4, 4), profile
+
+
+def test_opencl_dump_prints_each_regions_program(tmp_path: Path) -> None:
+    """-fpencil-dump=opencl: the program of each region, as the runtime builds it (C rounding:
+    FP_CONTRACT OFF), with the loops left on the host and why."""
+    proc = subprocess.run([*PENCILCC, "-O3", "-fpencil-target=opencl", "-fpencil-dump=opencl", "-c",
+                           str(harness.POLYBENCH_DIR / "gemm.c"), "-o", str(tmp_path / "gemm.o")],
+                          capture_output=True, text=True, env={**os.environ, "PENCILCC_NO_CACHE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith(";; pencilcc opencl 'kernel_gemm#0' after opencl-kernels\n")
+    assert "#pragma OPENCL FP_CONTRACT OFF" in proc.stderr
+    assert proc.stderr.count("__kernel void ") == 1 and "get_global_id(1)" in proc.stderr   # two-dimensional
