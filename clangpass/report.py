@@ -40,6 +40,7 @@ class RegionOutcome:
     source_order_reason: str = ""            # why (source-order: no gain, or matrices the schedule restreams)
     untiled_reason: str = ""                 # why tile left a permutable band untiled (a wavefront out of cache)
     split_statements: int = 0                # statements index-set-split cut at pivot hyperplanes
+    approximated_accesses: tuple[str, ...] = ()   # accesses modelled as touching any element (non-affine subscripts)
     reordered_bands: int = 0
     vector_loops: int = 0
     register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
@@ -105,6 +106,7 @@ class RegionOutcome:
             "jammed_loops": self.jammed_loops,
             "untiled_reason": self.untiled_reason,
             "split_statements": self.split_statements,
+            "approximated_accesses": list(self.approximated_accesses) if self.status == "optimized" else [],
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,

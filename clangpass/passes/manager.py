@@ -139,6 +139,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          register_tiled_bands=register_tile.register_tiled_bands(unit.scop.schedule),
                          jammed_loops=unit.scop.jammed_loops, untiled_reason=unit.scop.untiled_reason,
                          split_statements=unit.scop.split_statements,
+                         approximated_accesses=unit.scop.approximated_accesses,
                          privatized_arrays=unit.scop.private_arrays,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),

@@ -91,6 +91,7 @@ class _Accesses:
     reads: list[isl.Map] = field(default_factory=list)          # { S[i..] -> A[a..] }
     must_writes: list[isl.Map] = field(default_factory=list)
     may_writes: list[isl.Map] = field(default_factory=list)
+    approximated: list[str] = field(default_factory=list)       # accesses with a non-affine subscript
 
 
 def extract_scop(region: OptRegion, module: N.Module, ctx: isl.Context) -> Scop:
@@ -155,7 +156,8 @@ class _Extractor:
         return Scop(region=self.region, params=self.params, context=self.context,
                     statements=statements, arrays=arrays, reads=reads, must_writes=must, may_writes=may,
                     kills=kills, original_schedule=schedule, schedule=schedule.intersect_domain(compute),
-                    locals=tuple(self.locals.values()), annotations=tuple(self.annotations))
+                    locals=tuple(self.locals.values()), annotations=tuple(self.annotations),
+                    approximated_accesses=tuple(self.accesses.approximated))
 
     def _array_infos(self, reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
                      schedule: isl.Schedule) -> tuple[ArrayInfo, ...]:
@@ -445,6 +447,7 @@ class _Extractor:
         self.accesses.reads.extend(collector.accesses.reads)
         self.accesses.must_writes.extend(collector.accesses.must_writes)
         self.accesses.may_writes.extend(collector.accesses.may_writes)
+        self.accesses.approximated.extend(collector.accesses.approximated)
         self.statements.append(ScopStatement(name, "compute", body, frame.scope.iterators, domain, body.loc))
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
@@ -462,6 +465,7 @@ class _Extractor:
                     collector.collect(e, must=False)
         self.accesses.reads.extend(collector.accesses.reads)
         self.accesses.may_writes.extend(collector.accesses.may_writes)
+        self.accesses.approximated.extend(collector.accesses.approximated)
         self.statements.append(ScopStatement(name, "compute", s, frame.scope.iterators, domain, s.loc))
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
@@ -639,12 +643,20 @@ class _AccessCollector:
         array_dims = var.rank - (1 if var.fields is not None else 0)
         if len(indices) > array_dims or (len(indices) < array_dims and not allow_prefix):
             raise NotModelled(f"access {describe(e)} does not select one element of '{name}'")
-        values = []
+        values: list[Optional[isl.PwAff]] = []
         for index in indices:
             try:
                 values.append(self.scope.pw_aff(index))    # [P] -> { [i..] -> [(a)] }
             except NotAffine:
-                raise NotModelled(f"non-affine subscript {describe(e)}") from None
+                # A computed or indirect subscript (`hist[img[i][j]]`, `src[r0][c0]`): the access
+                # may touch any element along that dimension (pet's over-approximation); what
+                # the subscript reads is read by the statement.
+                self.collect(index, True)
+                values.append(None)
+        if any(v is None for v in values):
+            note = f"{describe(e)}: any element along a non-affine subscript"
+            if note not in self.accesses.approximated:
+                self.accesses.approximated.append(note)
         if leaf is not None:
             values.append(self.scope.constant(leaf))       # the field's position
         # Without a field, a struct element's access leaves the last dimension free: every field.
@@ -662,19 +674,29 @@ class _AccessCollector:
         if var.read_only:
             raise NotModelled(f"write to '{var.name}' at {where(e.loc)}, which the region reads as a value")
         access = _access_map(self.x, self.scope, self.statement, self.domain, var, index)
+        # Through a non-affine subscript, the element written is unknown: a may-write.
+        must = must and all(v is not None for v in index or [])
         (self.accesses.must_writes if must else self.accesses.may_writes).append(access)
 
 
 def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.Set, var: _ArrayVar,
-                index: Optional[list[isl.PwAff]]) -> isl.Map:
-    """[P] -> { S[i..] -> A[a..] } for the given (possibly leading-only) subscripts."""
+                index: Optional[list[Optional[isl.PwAff]]]) -> isl.Map:
+    """[P] -> { S[i..] -> A[a..] } for the given (possibly leading-only) subscripts; a None
+    subscript (not affine) leaves its dimension free."""
     index = index or []
     array_space = isl.Space.create_from_names(x.ctx, set=[], params=list(x.params))
     array_space = array_space.add_dims(isl.dim_type.set, var.rank).set_tuple_name(isl.dim_type.set, var.name)
+
+    def dimension(value: Optional[isl.PwAff]) -> isl.Map:
+        if value is not None:
+            return isl.Map.from_pw_aff(value)
+        free = isl.Map.from_pw_aff(scope.constant(0))
+        return free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
+
     if index:
-        access = isl.Map.from_pw_aff(index[0])
+        access = dimension(index[0])
         for value in index[1:]:
-            access = access.flat_range_product(isl.Map.from_pw_aff(value))
+            access = access.flat_range_product(dimension(value))
         access = access.add_dims(isl.dim_type.out, var.rank - len(index))
     else:
         access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))

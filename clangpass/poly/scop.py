@@ -107,6 +107,7 @@ class Scop:
     tile_sizes: tuple[int, ...] = ()       # sizes of every tiled band member, outermost first
     tiled_bands: int = 0
     split_statements: int = 0              # statements index-set-split cut into pieces
+    approximated_accesses: tuple[str, ...] = ()   # accesses modelled as any element (non-affine subscripts)
     untiled_reason: str = ""               # why `tile` left a permutable band untiled ('' if none)
     fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
     fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)

@@ -210,8 +210,8 @@ def test_pragma_in_a_region_that_falls_back_is_reported_unused(tmp_path):
 static void odd(int n, double a[static const restrict 3000])
 {
 #pragma pencil independent
-  for (int i = 0; i < n; i++)
-    a[(i * i) %% 3000] = a[i] + 1.0;
+  for (int i = 0; i < (n * n) %% 3000; i++)
+    a[i] = a[i] + 1.0;
 }
 """
     source = _program(tmp_path, "odd", kernel, "odd(50, a);", "")

@@ -107,15 +107,29 @@ def test_assume_inside_a_loop_constrains_the_parameters_for_every_iteration(tmp_
     assert scop.context.is_equal(_set(scop, "[n, m] -> { : n <= 0 or m >= n }"))
 
 
-def test_non_affine_subscript_falls_back_with_the_reason(tmp_path):
-    outcome = optimise(tmp_path, """\
+def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
+    """pet's over-approximation: `A[B[i]] = 0` may write any element of A (not a must-write),
+    the subscript's read of B[i] is the statement's, and the record lists the access."""
+    source = """\
         void f(int n, int B[static const restrict n], double A[static const restrict n]) {
           for (int i = 0; i < n; i++)
             A[B[i]] = 0.0;
+          for (int i = 0; i < n; i++)
+            A[i * i % n] += 1.0;
         }
-    """, opt_level=3)
-    assert outcome.status == "fallback"
-    assert outcome.reason == "non-affine subscript 'A[B[i]]' at t.c:3:5"
+    """
+    scop = scop_of(tmp_path, source)
+    assert scop.must_writes.is_empty()
+    ctx = scop.context.get_ctx()
+    assert scop.may_writes.is_equal(isl.UnionMap.read_from_str(
+        ctx, "[n] -> { S_0[i] -> A[o] : 0 <= i < n; S_1[i] -> A[o] : 0 <= i < n }"))
+    assert scop.reads.is_equal(isl.UnionMap.read_from_str(
+        ctx, "[n] -> { S_0[i] -> B[i] : 0 <= i < n; S_1[i] -> A[o] : 0 <= i < n }"))
+    outcome = optimise(tmp_path, source, opt_level=3)
+    assert outcome.status == "optimized" and outcome.parallel_loops == 0
+    assert outcome.approximated_accesses == (
+        "'A[B[i]]' at t.c:3:5: any element along a non-affine subscript",
+        "'A[((i * i) % n)]' at t.c:5:5: any element along a non-affine subscript")
 
 
 @pytest.mark.parametrize("body, reason", [
@@ -130,7 +144,6 @@ def test_non_affine_subscript_falls_back_with_the_reason(tmp_path):
     ("for (int i = 0; i < n; i++) A[i] = g(A[i]);",
      "call to 'g' at t.c:3:38 may have side effects (only PENCIL builtins and __attribute__((const)) "
      "functions are allowed)"),
-    ("for (int i = 0; i < n; i++) A[i * i] = 0;", "non-affine subscript 'A[(i * i)]' at t.c:3:31"),
     ("for (int i = 0; i < n; i += n) A[i] = 0;", "loop step 'i += n' at t.c:3:26 of 'i' is not a non-zero "
                                                  "constant increment"),
 ])
