@@ -54,6 +54,9 @@ def link_arguments(config: DriverConfig, objects: Mapping[int, str],
         if tuple(flags) not in seen:
             seen.append(tuple(flags))
             extra += flags
+    # A source the runtime adds (the OpenCL runtime's .c) is compiled into the program once,
+    # however many inputs asked for it (an object built earlier and a C input, say).
+    extra = [f for k, f in enumerate(extra) if not (f.endswith(".c") and f in extra[:k])]
     return [*args, *extra, "-o", output]
 
 

@@ -687,16 +687,27 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
     array_space = isl.Space.create_from_names(x.ctx, set=[], params=list(x.params))
     array_space = array_space.add_dims(isl.dim_type.set, var.rank).set_tuple_name(isl.dim_type.set, var.name)
 
-    def dimension(value: Optional[isl.PwAff]) -> isl.Map:
+    def dimension(k: int, value: Optional[isl.PwAff]) -> isl.Map:
         if value is not None:
             return isl.Map.from_pw_aff(value)
         free = isl.Map.from_pw_aff(scope.constant(0))
-        return free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
+        free = free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
+        extent = var.extents[k]
+        if k == 0 or extent is None:
+            return free
+        # A row of a declared array: C's subscript stays within its extent (the first
+        # dimension of a parameter has no such bound: a pointer's array may be longer).
+        row = free.range().get_space()
+        to_params = isl.MultiAff.zero(row.map_from_domain_and_range(extent.get_domain_space().align_params(row)))
+        bound = extent.align_params(row).pullback_multi_aff(to_params)
+        o = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(row), isl.dim_type.set, 0)
+        inside = o.ge_set(o.zero_on_domain(isl.LocalSpace.from_space(row))).intersect(o.lt_set(bound))
+        return free.intersect_range(inside)
 
     if index:
-        access = dimension(index[0])
-        for value in index[1:]:
-            access = access.flat_range_product(dimension(value))
+        access = dimension(0, index[0])
+        for k, value in enumerate(index[1:], start=1):
+            access = access.flat_range_product(dimension(k, value))
         access = access.add_dims(isl.dim_type.out, var.rank - len(index))
     else:
         access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))

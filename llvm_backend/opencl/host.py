@@ -247,6 +247,8 @@ class HostLowering(AstLowering):
                             ir.Constant(I64, GROUP_SIZE * GROUPS), name="pencil.global")
             partials = [self.state.alloca(ir.ArrayType(llvm_type(r.target.type), GROUPS), f"pencil.{r.variable}.groups")
                         for r in kernel.reductions]
+            for partial in partials:       # written before it is read: nothing to upload
+                self._call("pencilcc_cl_discard", [partial])
             failed = self._launch(kernel, start, trips, size, partials)
             with b.if_else(b.icmp_signed("!=", failed, ir.Constant(I32, 0))) as (on_host, launched):
                 with on_host:

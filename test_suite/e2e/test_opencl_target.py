@@ -318,3 +318,23 @@ def test_opencl_dump_prints_each_regions_program(tmp_path: Path) -> None:
     assert proc.stderr.startswith(";; pencilcc opencl 'kernel_gemm#0' after opencl-kernels\n")
     assert "#pragma OPENCL FP_CONTRACT OFF" in proc.stderr
     assert proc.stderr.count("__kernel void ") == 1 and "get_global_id(1)" in proc.stderr   # two-dimensional
+
+
+def test_an_object_and_a_source_with_kernels_link_the_runtime_once(tmp_path: Path) -> None:
+    """`pencilcc -fpencil-target=opencl k.o main.c`: both inputs need the runtime; it is
+    compiled into the program once (twice would define its functions twice)."""
+    (tmp_path / "k.c").write_text("void scale(int n, double a[static const restrict n])\n"
+                                  "{ for (int i = 0; i < n; i++) a[i] = a[i] + 1.0; }\n")
+    (tmp_path / "main.c").write_text(
+        "#include <stdio.h>\nvoid scale(int n, double a[static const restrict n]);\n"
+        "static void twice(int n, double b[static const restrict n])\n"
+        "{ for (int i = 0; i < n; i++) b[i] = 2 * b[i]; }\n"
+        "int main(void) { static double a[1000]; for (int i = 0; i < 1000; i++) a[i] = i;\n"
+        "  scale(1000, a); twice(1000, a); printf(\"%g\\n\", a[999]); return 0; }\n")
+    flags = ["-O3", "-fpencil-target=opencl"]
+    harness.build(PENCILCC, [tmp_path / "k.c"], tmp_path / "k.o", [*flags, "-c"], libs=(),
+                  env={"PENCILCC_NO_CACHE": "1"})
+    harness.build(PENCILCC, [tmp_path / "k.o", tmp_path / "main.c"], tmp_path / "prog", flags,
+                  env={"PENCILCC_NO_CACHE": "1"})
+    output, profile = _run(tmp_path / "prog", tmp_path / "cache")
+    assert output == "2000\n" and len(profile["kernel"]) == 2

@@ -101,6 +101,7 @@ class GenConfig:
     #: of those, the share that combine with `|`, `^` or `&` instead (`q0 |= ...`, `q0 = q0 ^ ...`, ...)
     p_bitwise_reduction: float = 0.4
     p_pivot: float = 0.15             # a Floyd-Warshall min-plus pivot nest on a square 2-D array (index-set splitting)
+    p_indirect: float = 0.15          # a nest gathering or scattering through `(i1 * i1 + c) % w` subscripts
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
     p_opencl: float = 0.2             # pencilcc builds it for the OpenCL target (GeneratedProgram.flags)
 
@@ -187,6 +188,27 @@ class Aff:
             else:
                 parts.append(f"+ {self.const}" if self.const > 0 else f"- {-self.const}")
         return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class IndirectIndex(Aff):
+    """A subscript that is no affine expression: `(base * base + const) % modulus`, in
+    [0, modulus) for base >= 0 (pencilcc models the access as one to any element along its
+    dimension). Never equal to an `Aff`, so no independence proof relies on it."""
+
+    base: Aff = Aff()
+    modulus: Aff = Aff(const=1)
+
+    def variables(self) -> tuple[str, ...]:
+        return self.base.variables() + self.modulus.variables()
+
+    def evaluate(self, env: Mapping[str, Value], size: int | None = None) -> Value:
+        b = self.base.evaluate(env, size)
+        return (b * b + self.const) % self.modulus.evaluate(env, size)
+
+    def render(self) -> str:
+        b = self.base.render()
+        return f"(({b}) * ({b}) + {self.const}) % ({self.modulus.render()})"
 
 
 @dataclass(frozen=True)
@@ -1727,6 +1749,8 @@ class _Builder:
             body += self.pivot()
         if len(body) < self.config.max_nests:
             body += self.int_sum()
+        if len(body) < self.config.max_nests:
+            body += self.indirect()
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -1901,6 +1925,35 @@ class _Builder:
         read = ArrayRef(temp.name, (rng.choice((i1, mirrored)),))
         body.append(Loop("i1", Aff(), "<", extent, 1, (Assign(ArrayRef(rows.name, (i0, i1)), "=", read),)))
         return [Loop("i0", Aff(), "<", Aff.var(height, height_offset), 1, tuple(body))]
+
+    def indirect(self) -> list[Node]:
+        """Sometimes a nest whose subscripts are no affine expressions (image warps, histograms,
+        gathers), in the rows of a 2-D array G[h][w] (C bounds a row's subscript by its extent,
+        so the model's any-element access stays within the row and the alias check can be
+        built): the gather `G[i0][i1] = 0.5 * G[i0][i1] + 0.25 * G[i0][(i1 * i1 + c) % w]` (a read
+        of any element of the row, in the model) or the scatter `G[i0][(i1 * i1 + c) % w] =
+        0.5 * G[i0][...] + 0.25` (a may-write of any element). A stream of its own, so that the
+        seeds that get none keep their program. Values average old ones: magnitudes cannot grow."""
+        rng = random.Random(f"indirect {self.seed}")
+        if rng.random() >= self.config.p_indirect or self.config.max_depth < 2:
+            return []
+        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2]
+        if not grids:
+            return []
+        grid = rng.choice(grids)
+        self.features.add("indirect subscripts")
+        i0, i1 = Aff.var("i0"), Aff.var("i1")
+        height, width = grid.extent_affs()
+        index = IndirectIndex(const=rng.randint(0, 5), base=i1, modulus=width)
+        half, quarter = Const(0.5, "double"), Const(0.25, "double")
+        if rng.random() < 0.5:
+            cell = ArrayRef(grid.name, (i0, i1))
+            value = Binary("+", Binary("*", half, cell), Binary("*", quarter, ArrayRef(grid.name, (i0, index))))
+        else:
+            cell = ArrayRef(grid.name, (i0, index))
+            value = Binary("+", Binary("*", half, cell), quarter)
+        inner = Loop("i1", Aff(), "<", width, 1, (Assign(cell, "=", value),))
+        return [Loop("i0", Aff(), "<", height, 1, (inner,))]
 
     def stencil(self) -> list[Node]:
         """Sometimes a Gauss-Seidel-style sweep repeated over time, the shape that is skewed,
