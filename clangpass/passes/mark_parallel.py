@@ -89,6 +89,15 @@ def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, max_operations: int,
                             and node.band_member_get_coincident(inner) and not _is_degenerate(node, inner) \
                             and values_leaving(node, live, inner + 1).is_empty():
                         return _mark_pair(node, member)
+                    if second and not performed and inner == node.band_n_member() and node.n_children() == 1:
+                        # The next loop is a band of its own (the source order's nests).
+                        child = node.child(0)
+                        if child.get_type() == isl.schedule_node_type.band \
+                                and child.band_member_get_coincident(0) and not _is_degenerate(child, 0) \
+                                and values_leaving(child, live, 1).is_empty():
+                            if child.band_n_member() > 1:
+                                child = child.band_split(1)
+                            node = child.insert_mark(isl.Id(COINCIDENT_MARK, context=child.get_ctx())).parent()
                     return _mark(node, member)
         for k in range(node.n_children()):
             node = visit(node.child(k)).parent()
