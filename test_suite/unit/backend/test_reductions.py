@@ -16,7 +16,7 @@ import pytest
 from clangpass.ir import types as T
 from clangpass.options import CompileOptions
 from llvm_backend.cpu import emit_llvm_ir
-from llvm_backend.cpu.parallel import UNTOUCHED, _apply, _identity
+from llvm_backend.cpu.parallel import UNTOUCHED, combine, reduction_identity
 
 from test_suite.unit.poly.snippets import optimise
 
@@ -36,14 +36,14 @@ def test_identities():
     int32 = T.IntType("int", 32, True)
     uint8 = T.IntType("unsigned char", 8, False)
     double = T.FloatType("double", 64)
-    assert [_identity(op, int32).constant for op in ("+", "*", "min", "max")] == [0, 1, 2**31 - 1, -2**31]
-    assert [_identity(op, uint8).constant for op in ("min", "max")] == [255, 0]
-    assert _identity("min", double).constant == math.inf and _identity("max", double).constant == -math.inf
-    assert _identity("*", double).type == ir.DoubleType()
-    assert [_identity(op, int32).constant for op in ("&", "|", "^")] == [-1, 0, 0]
-    assert str(_identity("&", T.IntType("unsigned int", 32, False))) == "i32 -1"   # all ones
-    assert [_identity(op, int32).constant for op in ("&&", "||")] == [UNTOUCHED, UNTOUCHED]
-    assert _identity("||", double).constant == float(UNTOUCHED)
+    assert [reduction_identity(op, int32).constant for op in ("+", "*", "min", "max")] == [0, 1, 2**31 - 1, -2**31]
+    assert [reduction_identity(op, uint8).constant for op in ("min", "max")] == [255, 0]
+    assert reduction_identity("min", double).constant == math.inf and reduction_identity("max", double).constant == -math.inf
+    assert reduction_identity("*", double).type == ir.DoubleType()
+    assert [reduction_identity(op, int32).constant for op in ("&", "|", "^")] == [-1, 0, 0]
+    assert str(reduction_identity("&", T.IntType("unsigned int", 32, False))) == "i32 -1"   # all ones
+    assert [reduction_identity(op, int32).constant for op in ("&&", "||")] == [UNTOUCHED, UNTOUCHED]
+    assert reduction_identity("||", double).constant == float(UNTOUCHED)
 
 
 INT32 = T.IntType("int", 32, True)
@@ -51,12 +51,12 @@ DOUBLE = T.FloatType("double", 64)
 
 
 def _combiner(operator: str, ctype: T.CType, partials: bool):
-    """`_apply(operator)` compiled to machine code, as a Python callable of two values."""
+    """`combine(operator)` compiled to machine code, as a Python callable of two values."""
     module = ir.Module("combine")
     ty = ir.DoubleType() if isinstance(ctype, T.FloatType) else ir.IntType(ctype.bits)
     fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), "combine")
     b = ir.IRBuilder(fn.append_basic_block())
-    b.ret(_apply(None, b, operator, ctype, fn.args[0], fn.args[1], partials=partials))
+    b.ret(combine(None, b, operator, ctype, fn.args[0], fn.args[1], partials=partials))
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple().create_target_machine()
@@ -71,7 +71,7 @@ def _combiner(operator: str, ctype: T.CType, partials: bool):
 @pytest.mark.parametrize("operator, expected", [("&", 0b1000), ("|", 0b1110), ("^", 0b0110)])
 def test_bitwise_combiners(operator, expected):
     assert _combiner(operator, INT32, True)(0b1100, 0b1010) == expected
-    assert _combiner(operator, INT32, True)(_identity(operator, INT32).constant, -7) == -7
+    assert _combiner(operator, INT32, True)(reduction_identity(operator, INT32).constant, -7) == -7
 
 
 def test_logical_combiners_give_zero_or_one_and_skip_untouched_partials():
