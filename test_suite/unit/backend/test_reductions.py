@@ -63,9 +63,9 @@ def _combiner(operator: str, ctype: T.CType, partials: bool):
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), target)
     engine.finalize_object()
     cty = ctypes.c_double if isinstance(ctype, T.FloatType) else ctypes.c_int32
-    combine = ctypes.CFUNCTYPE(cty, cty, cty)(engine.get_function_address("combine"))
-    combine.engine = engine   # keep the code alive
-    return combine
+    compiled = ctypes.CFUNCTYPE(cty, cty, cty)(engine.get_function_address("combine"))
+    compiled.engine = engine   # keep the code alive
+    return compiled
 
 
 @pytest.mark.parametrize("operator, expected", [("&", 0b1000), ("|", 0b1110), ("^", 0b0110)])
