@@ -713,18 +713,6 @@ def _read_regular(path: Path) -> bytes:
         os.close(fd)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _dependencies_current(dependencies: Sequence) -> bool:
     return all(_file_digest(path) == digest for path, digest in dependencies)
 
@@ -766,6 +754,8 @@ def _store_entry(directory: Path, key: str, secret: bytes, built: Path, entry: _
     loaded under a name, so a rebuilt library (an included header changed) must have a
     new one. The entry is written last, so a reader sees either no entry or a whole one.
     """
+    from clangpass.driver.cache import atomic_write
+
     data = built.read_bytes()
     library = directory / f"{key}.{hashlib.sha256(data).hexdigest()[:16]}.so"
     meta_path = directory / f"{key}.json"
@@ -778,7 +768,7 @@ def _store_entry(directory: Path, key: str, secret: bytes, built: Path, entry: _
             "functions": [s.as_json() for s in entry.specs], "diagnostics": entry.diagnostics,
             "dependencies": entry.dependencies}
     meta["mac"] = _mac(secret, key, meta, data)
-    _atomic_write(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode())
+    atomic_write(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode())
     if isinstance(previous, str) and previous != library.name and os.sep not in previous:
         try:
             os.unlink(directory / previous)     # a process that loaded it keeps its mapping

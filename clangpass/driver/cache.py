@@ -215,7 +215,8 @@ def cache_key(host_identity: str, cwd: str, source: str, flags: Sequence[str],
     return digest.hexdigest()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and a rename: readers see the old file or the new one."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -289,7 +290,7 @@ class CompileCache:
                 "mac": self._mac(key, entry.records, entry.link_flags, entry.stderr, entry.object_bytes)}
         try:
             obj_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _atomic_write(obj_path, entry.object_bytes)
-            _atomic_write(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode())
+            atomic_write(obj_path, entry.object_bytes)
+            atomic_write(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode())
         except OSError:
             pass

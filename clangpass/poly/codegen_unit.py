@@ -106,6 +106,19 @@ def has_parallel_loop(node: isl.AstNode) -> bool:
     return bool(found)
 
 
+def statement_names(node: isl.AstNode) -> set[str]:
+    """The statements the user nodes at or under `node` call."""
+    names: set[str] = set()
+
+    def visit(n: isl.AstNode) -> bool:
+        if n.get_type() == isl.ast_node_type.user:
+            names.add(n.user_get_expr().op_get_arg(0).id_get_id().get_name())
+        return True
+
+    node.foreach_descendant_top_down(visit)
+    return names
+
+
 def parallel_regions(ast: isl.AstNode) -> int:
     """How many places of `ast` start threads: `thread-team` marks over parallel loops,
     and outermost parallel loops outside them."""

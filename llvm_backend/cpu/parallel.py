@@ -62,7 +62,7 @@ import llvmlite.ir as ir
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.walk import descendants, transform
-from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions
+from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, statement_names
 from clangpass.poly.scop import LoopReduction
 from llvm_backend.cpu import granularity
 from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, null_pointer
@@ -85,7 +85,7 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
     iterators = list(parent.isl_ids.items())
     local_vars = [(decl, parent.scope[decl.name]) for decl in unit.locals if decl.name in parent.scope]
     environment = [*parent.function.args, *(v for _, v in iterators), *(var.value for _, var in local_vars)]
-    inside = _statement_names(body)
+    inside = statement_names(body)
     reductions = [r for r in unit.reductions if inside & set(r.statements)]
     index = ctx.thread_functions
     ctx.thread_functions += 1
@@ -198,7 +198,7 @@ class Team:
         first = b.select(shared, b.mul(self.thread, chunk, flags=("nsw",)), alone, name="pencil.first")
         end = b.add(first, chunk, flags=("nsw",))
         end = b.select(b.icmp_signed("<", end, trips), end, trips, name="pencil.end")
-        reductions = self.reductions_of(_statement_names(loop))
+        reductions = self.reductions_of(statement_names(loop))
         partials = [self._partial(b, r, k) for k, (r, _) in enumerate(reductions)]
         if not _has_loop(loop.for_get_body()):
             self._chunk(lowering, loop, start, step, first, end, one, partials)
@@ -281,7 +281,7 @@ class Team:
             for partial in partials:
                 self.state.scope[partial.name] = partial
             if partials:
-                inside = _statement_names(loop)
+                inside = statement_names(loop)
                 lowering.unit = _on_partials(unit, [(r, p) for (r, _), p in zip(self.reductions_of(inside), partials)])
             try:
                 with for_range(b, first, lambda k: b.icmp_signed("<", k, end), stride,
@@ -420,19 +420,6 @@ def _named_variables(unit: CodegenUnit, node: isl.AstNode) -> set[str]:
             stmt = unit.statements.get(n.user_get_expr().op_get_arg(0).id_get_id().get_name())
             if stmt is not None:
                 names.update(v.name for v in descendants(stmt.body) if isinstance(v, N.VarRef))
-        return True
-
-    node.foreach_descendant_top_down(visit)
-    return names
-
-
-def _statement_names(node: isl.AstNode) -> set[str]:
-    """The statements the user nodes at or under `node` call."""
-    names: set[str] = set()
-
-    def visit(n: isl.AstNode) -> bool:
-        if n.get_type() == isl.ast_node_type.user:
-            names.add(n.user_get_expr().op_get_arg(0).id_get_id().get_name())
         return True
 
     node.foreach_descendant_top_down(visit)

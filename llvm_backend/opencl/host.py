@@ -28,7 +28,7 @@ import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
 from clangpass.ir.walk import descendants
-from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit
+from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit, statement_names
 from clangpass.poly.validity import PARALLEL_MARK
 from llvm_backend.cpu.context import FunctionState
 from llvm_backend.cpu.lower_ast import AstLowering, iterator_name
@@ -36,8 +36,7 @@ from llvm_backend.cpu.lower_types import I8, I32, I64, PTR, VOID, llvm_type, sca
 from llvm_backend.cpu.control import for_range
 from llvm_backend.cpu.parallel import combine, trip_count
 from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuilder, Unmappable,
-                                         inner_coincident_loop, program_source, root_name, statement_names,
-                                         written_names)
+                                         inner_coincident_loop, program_source, root_name, written_names)
 
 #: struct pencilcc_cl_arg { const void *data; uint64_t size; int32_t kind; int32_t access; }
 ARG = ir.LiteralStructType([PTR, I64, I32, I32])

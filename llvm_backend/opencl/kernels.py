@@ -46,9 +46,10 @@ from clangpass import builtins as B
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
-from clangpass.ir.walk import descendants, transform
-from clangpass.poly.codegen_unit import CodegenUnit, StatementBody
+from clangpass.ir.walk import base_variable, descendants, transform, written_variables
+from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_names
 from clangpass.poly.scop import LoopReduction
+from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
 from llvm_backend.cpu.lower_ast import OP, iterator_name
 
@@ -452,50 +453,15 @@ class _AstPrinter:
         return out + [indent + "}"]
 
 
-def statement_names(node: isl.AstNode) -> set[str]:
-    """The statements the user nodes at or under `node` call."""
-    names: set[str] = set()
-
-    def visit(n: isl.AstNode) -> bool:
-        if n.get_type() == isl.ast_node_type.user:
-            names.add(n.user_get_expr().op_get_arg(0).id_get_id().get_name())
-        return True
-
-    node.foreach_descendant_top_down(visit)
-    return names
-
-
 def root_name(e: N.Expr) -> Optional[str]:
-    """The variable an lvalue designates an element of (`A` of `A[i][j]`, `p` of `*p`)."""
-    while True:
-        if isinstance(e, N.VarRef):
-            return e.name
-        if isinstance(e, N.Subscript):
-            e = e.base
-        elif isinstance(e, N.Unary) and e.op == "*":
-            e = e.operand
-        elif isinstance(e, N.Member):
-            e = e.base
-        elif isinstance(e, N.Cast):
-            e = e.operand
-        else:
-            return None
+    """The variable an lvalue designates an element of (`A` of `A[i][j]`, `s` of `*s`)."""
+    var = base_variable(e)
+    return var.name if var is not None else None
 
 
 def written_names(stmt: N.Stmt) -> set[str]:
     """The variables a statement body assigns to (elements of, for arrays)."""
-    names: set[str] = set()
-    for node in descendants(stmt):
-        target = None
-        if isinstance(node, N.Assign):
-            target = node.target
-        elif isinstance(node, N.Unary) and node.op in ("++", "--", "post++", "post--"):
-            target = node.operand
-        if target is not None:
-            name = root_name(target)
-            if name is not None:
-                names.add(name)
-    return names
+    return {v.name for s in iter_stmts(stmt) for e in stmt_exprs(s) for v in written_variables(e)}
 
 
 def _row_dims(t: T.CType) -> list[T.ArrayType]:

@@ -141,6 +141,19 @@ def test_kernel_on_the_device(source: Path, builds: Builds, tmp_path: Path) -> N
     assert again["built"] == 0 and again["loaded"] == profile["built"] + profile["loaded"], again
 
 
+def _program(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
+    """`text` as tmp_path/name.c built by pencilcc for the OpenCL target (with its record) and
+    by gcc -O0; the two executables."""
+    source = tmp_path / f"{name}.c"
+    source.write_text(text)
+    exe = tmp_path / name
+    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    reference = tmp_path / "reference"
+    harness.build(["gcc"], [source], reference, ["-O0", f"-I{INCLUDE}"])
+    return exe, reference
+
+
 REDUCTIONS = r"""
 #include <stdio.h>
 #include <pencil.h>
@@ -190,13 +203,7 @@ def test_reductions_run_as_tree_reductions_on_the_device(tmp_path: Path) -> None
     results combined on the host; same results as gcc -O0 (sums of doubles within rtol: the
     order differs, as on CPU threads), for empty and short loops too, and inside a time loop
     whose other kernel writes what the next step's reduction reads."""
-    source = tmp_path / "reductions.c"
-    source.write_text(REDUCTIONS)
-    exe = tmp_path / "reductions"
-    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
-                  env={"PENCILCC_NO_CACHE": "1"})
-    reference = tmp_path / "reference"
-    harness.build(["gcc"], [source], reference, ["-O0", f"-I{INCLUDE}"])
+    exe, reference = _program(tmp_path, "reductions", REDUCTIONS)
     output, profile = _run(exe, tmp_path / "cache")
     assert harness.compare_outputs(harness.run(reference), output, rtol=1e-12) == []
     record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
@@ -290,13 +297,7 @@ int main(void)
 def test_dead_data_is_not_copied(tmp_path: Path) -> None:
     """`__pencil_kill` (thesis 4.3.5.ii): an array killed before it is read is not uploaded, one
     killed after its last write is not read back; one read before its kill is both."""
-    source = tmp_path / "kills.c"
-    source.write_text(KILLS)
-    exe = tmp_path / "kills"
-    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
-                  env={"PENCILCC_NO_CACHE": "1"})
-    reference = tmp_path / "reference"
-    harness.build(["gcc"], [source], reference, ["-O0", f"-I{INCLUDE}"])
+    exe, reference = _program(tmp_path, "kills", KILLS)
     output, profile = _run(exe, tmp_path / "cache")
     assert harness.compare_outputs(harness.run(reference), output, rtol=0) == []
     record = {r["function"]: r["mapping"] for r in json.loads(exe.with_name(exe.name + ".opt.json").read_text())["regions"]}
