@@ -702,17 +702,6 @@ def _mac(secret: bytes, key: str, meta: dict, library: bytes) -> str:
     return mac.hexdigest()
 
 
-def _read_regular(path: Path) -> bytes:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    finally:
-        os.close(fd)
-
-
 def _dependencies_current(dependencies: Sequence) -> bool:
     return all(_file_digest(path) == digest for path, digest in dependencies)
 
@@ -729,14 +718,16 @@ class _Entry:
 
 def _load_entry(directory: Path, key: str, secret: bytes) -> Optional[_Entry]:
     """The cached entry of `key`, or None: missing, malformed, forged, or an included file changed."""
+    from clangpass.driver.cache import read_regular
+
     try:
-        meta = json.loads(_read_regular(directory / f"{key}.json"))
+        meta = json.loads(read_regular(directory / f"{key}.json"))
         if not (isinstance(meta, dict) and meta.get("format") == _ENTRY_FORMAT
                 and isinstance(meta.get("library"), str) and os.sep not in meta["library"]
                 and isinstance(meta.get("mac"), str)):
             return None
         library = directory / meta["library"]
-        data = _read_regular(library)
+        data = read_regular(library)
         if not hmac.compare_digest(meta["mac"], _mac(secret, key, meta, data)):
             return None
         if not _dependencies_current(meta["dependencies"]):
@@ -760,7 +751,7 @@ def _store_entry(directory: Path, key: str, secret: bytes, built: Path, entry: _
     library = directory / f"{key}.{hashlib.sha256(data).hexdigest()[:16]}.so"
     meta_path = directory / f"{key}.json"
     try:
-        previous = json.loads(_read_regular(meta_path)).get("library")
+        previous = json.loads(read_regular(meta_path)).get("library")
     except (OSError, ValueError, AttributeError):
         previous = None
     os.replace(built, library)

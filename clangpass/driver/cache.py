@@ -228,7 +228,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def _read_regular(path: Path) -> bytes:
+def read_regular(path: Path) -> bytes:
     """A file's bytes, if it is a regular file (not a link to /dev/zero or a FIFO)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
@@ -271,10 +271,10 @@ class CompileCache:
         malformed entry is."""
         obj_path, meta_path = self._paths(key)
         try:
-            meta = json.loads(_read_regular(meta_path))
+            meta = json.loads(read_regular(meta_path))
             if not _is_entry_shape(meta):
                 return None
-            data = _read_regular(obj_path)
+            data = read_regular(obj_path)
         except (OSError, ValueError, RecursionError):
             return None
         expected = self._mac(key, meta["records"], meta["link_flags"], meta["stderr"], data)
