@@ -745,7 +745,7 @@ def _store_entry(directory: Path, key: str, secret: bytes, built: Path, entry: _
     loaded under a name, so a rebuilt library (an included header changed) must have a
     new one. The entry is written last, so a reader sees either no entry or a whole one.
     """
-    from clangpass.driver.cache import atomic_write
+    from clangpass.driver.cache import atomic_write, read_regular
 
     data = built.read_bytes()
     library = directory / f"{key}.{hashlib.sha256(data).hexdigest()[:16]}.so"
