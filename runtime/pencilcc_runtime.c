@@ -1246,6 +1246,29 @@ static int read_back(struct buffer *b, uint64_t bytes)
   return 1;
 }
 
+/* Do the host ranges [a, a + an) and [b, b + bn) share a byte? */
+static int overlaps(const void *a, uint64_t an, const void *b, uint64_t bn)
+{
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return an > 0 && bn > 0 && x < y + bn && y < x + an;
+}
+
+/* Whether two BUFFER arguments of a launch overlap in host memory while one is written
+   (the same array twice, as one buffer, is fine): two device copies of the same bytes
+   would disagree. */
+static int overlapping_writes(uint32_t n_args, const pencilcc_cl_arg *args)
+{
+  uint32_t i, j;
+  for (i = 0; i < n_args; i++)
+    for (j = i + 1; j < n_args; j++)
+      if (args[i].kind == PENCILCC_CL_BUFFER && args[j].kind == PENCILCC_CL_BUFFER &&
+          (args[i].data != args[j].data || args[i].size != args[j].size) &&
+          ((args[i].access | args[j].access) & PENCILCC_CL_WRITE) &&
+          overlaps(args[i].data, args[i].size, args[j].data, args[j].size))
+        return 1;
+  return 0;
+}
+
 /* Does a BUFFER argument of the current launch use `host`? */
 static int used_by(const void *host, uint32_t n_args, const pencilcc_cl_arg *args)
 {
@@ -1343,6 +1366,19 @@ static struct buffer *bind_buffer(const pencilcc_cl_arg *arg, uint32_t n_args,
   if (b) {
     rt.buffers_reused++;
   } else {
+    /* One device copy per host byte: a buffer over part of the same host memory (an array
+       passed again at another address, `y` and `y + k`) gives what it has newer back to the
+       host and goes, unless this launch uses it too (then both are only read: see
+       overlapping_writes). */
+    size_t j;
+    for (j = rt.n_buffers; j-- > 0;) {
+      struct buffer *o = rt.buffers[j];
+      if (overlaps(o->host, o->size, arg->data, arg->size) && !used_by(o->host, n_args, args)) {
+        if (o->copy == COPY_DEVICE_NEWER)
+          read_back(o, o->size);
+        remove_buffer(j);
+      }
+    }
     if (rt.n_buffers == rt.cap_buffers) {
       size_t cap = rt.cap_buffers ? 2 * rt.cap_buffers : 16;
       struct buffer **grown = (struct buffer **)realloc(rt.buffers, cap * sizeof *grown);
@@ -1438,6 +1474,13 @@ static int run_locked(const char *source, const char *kernel_name, uint32_t n_ar
     return -1;
   if (!(k = get_kernel(prog, kernel_name)) || !k->kernel)
     return -1;
+  if (overlapping_writes(n_args, args)) {
+    if (!k->launch_reported)
+      fprintf(stderr, "pencilcc: OpenCL kernel %s was given overlapping arrays, one of them "
+                      "written; it runs on the CPU\n", kernel_name);
+    k->launch_reported = 1;
+    return -1;
+  }
 
   for (i = 0; i < n_args; i++) {
     const pencilcc_cl_arg *a = &args[i];

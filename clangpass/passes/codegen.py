@@ -11,6 +11,7 @@ from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
+from clangpass.poly.live_ranges import device_footprints, entry_dead_arrays, exit_dead_arrays
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.scop import Scop
 
@@ -65,6 +66,20 @@ class GenerateAst(Pass):
             unsound = _ast_problems(codegen.ast, scop, ctx)
         if unsound:
             raise NotModelled(f"unsound isl AST of the source order ({unsound[0]})")
+        if ctx.options.target == "opencl":
+            # What a device copy of the data holds and need not move (clangpass.poly.live_ranges).
+            # Over the budget: no array is known to stay within its extents, everything moves.
+            try:
+                with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "data at the region's boundary"):
+                    rows, beyond = device_footprints(scop)
+                    build = isl.AstBuild.from_context(scop.context)
+                    # An array copied by its footprint is not skipped on entry: the declared
+                    # elements the entry analysis covers are not all of it.
+                    codegen = replace(codegen, device_rows={a: build.expr_from_pw_aff(r) for a, r in rows.items()},
+                                      beyond_extents=beyond, entry_dead=entry_dead_arrays(scop) - set(rows),
+                                      exit_dead=exit_dead_arrays(scop))
+            except BudgetExceeded:
+                codegen = replace(codegen, beyond_extents=frozenset(a.name for a in scop.arrays))
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)
 
 

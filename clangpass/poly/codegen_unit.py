@@ -89,6 +89,11 @@ class CodegenUnit:
     # entry_dead_arrays, exit_dead_arrays): a target that copies data need not copy them in / back.
     entry_dead: frozenset[str] = frozenset()
     exit_dead: frozenset[str] = frozenset()
+    # For a target that copies arrays (live_ranges.device_footprints): the rows of an array the
+    # region may touch where that can exceed its declared first extent (an isl AST expression
+    # of the parameters), and the arrays no copy of whole rows serves.
+    device_rows: Mapping[str, isl.AstExpr] = field(default_factory=dict)
+    beyond_extents: frozenset[str] = frozenset()
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

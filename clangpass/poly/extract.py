@@ -72,6 +72,7 @@ class _ArrayVar:
     read_only: bool = False
     problem: str = ""                          # why it cannot be accessed in the model, if it cannot
     fields: Optional[T.StructType] = None      # elements are this struct: the last dimension is its fields
+    bounded: bool = False                      # `[static n]` first dimension (PENCIL arrays): accessed within n
 
     @property
     def rank(self) -> int:
@@ -193,6 +194,7 @@ class _Extractor:
 
     def _array_var(self, name: str, ctype: T.CType, local: bool) -> _ArrayVar:
         extents: list[Optional[isl.PwAff]] = []
+        bounded = isinstance(ctype, T.ArrayType) and ctype.static
         t = ctype
         if isinstance(t, T.PointerType):
             extents.append(None)
@@ -208,11 +210,12 @@ class _Extractor:
                 scope = AffineScope(self.param_space, (), self.params, isl.Set.universe(self.param_space),
                                     self.context)
                 extents.append(scope.constant(len(leaves)).project_domain_on_params())
-                return _ArrayVar(name, leaves[0].unqualified(), tuple(extents), local=local, fields=t)
+                return _ArrayVar(name, leaves[0].unqualified(), tuple(extents), local=local, fields=t,
+                                 bounded=bounded)
         if not isinstance(t, (T.IntType, T.FloatType)):
             return _ArrayVar(name, t, tuple(extents), local=local,
                              problem=f"'{name}' has elements of type '{t.spelling()}', not numbers")
-        return _ArrayVar(name, t.unqualified(), tuple(extents), local=local)
+        return _ArrayVar(name, t.unqualified(), tuple(extents), local=local, bounded=bounded)
 
     def _extent(self, dim: T.ArrayType) -> Optional[isl.PwAff]:
         scope = AffineScope(self.param_space, (), self.params, isl.Set.universe(self.param_space), self.context)
@@ -693,10 +696,11 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
         free = isl.Map.from_pw_aff(scope.constant(0))
         free = free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
         extent = var.extents[k]
-        if k == 0 or extent is None:
+        if (k == 0 and not var.bounded) or extent is None:
             return free
         # A row of a declared array: C's subscript stays within its extent (the first
-        # dimension of a parameter has no such bound: a pointer's array may be longer).
+        # dimension of a parameter has no such bound, a pointer's array may be longer, but
+        # for a PENCIL array, `[static n]`: PENCIL code accesses arrays within their sizes).
         row = free.range().get_space()
         to_params = isl.MultiAff.zero(row.map_from_domain_and_range(extent.get_domain_space().align_params(row)))
         bound = extent.align_params(row).pullback_multi_aff(to_params)

@@ -271,7 +271,7 @@ def entry_dead_arrays(scop: Scop) -> frozenset[str]:
     killed is undefined). isl failures or unknown extents: not dead."""
     dead: set[str] = set()
     for array in scop.arrays:
-        if array.local or array.read_only or not array.killed or any(e is None for e in array.extents):
+        if array.local or array.read_only or any(e is None for e in array.extents):
             continue
         try:
             dead.update(_entry_dead(scop, array))
@@ -292,16 +292,7 @@ def _entry_dead(scop: Scop, array: ArrayInfo) -> set[str]:
                    .compute_flow().get_may_no_source())
         if not exposed.intersect_params(scop.context).is_empty():
             return set()
-    space = isl.Space.set_alloc(scop.context.get_ctx(), 0, array.rank).set_tuple_name(isl.dim_type.set, array.name)
-    space = space.align_params(scop.context.get_space())
-    declared = isl.Set.universe(space)
-    to_params = isl.MultiAff.zero(space.map_from_domain_and_range(array.extents[0].get_domain_space()
-                                                                  .align_params(space)))
-    for k, extent in enumerate(array.extents):
-        index = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, k)
-        bound = extent.align_params(space).pullback_multi_aff(to_params)
-        declared = declared.intersect(index.ge_set(index.zero_on_domain(isl.LocalSpace.from_space(space)))
-                                      .intersect(index.lt_set(bound)))
+    declared = declared_elements(scop, array)
     covered = covering.range().intersect_params(scop.context)
     missing = isl.UnionSet.from_set(declared.intersect_params(scop.context)).subtract(covered)
     return set() if not missing.is_empty() else {array.name}
@@ -311,3 +302,63 @@ def exit_dead_arrays(scop: Scop) -> frozenset[str]:
     """The caller arrays the region writes and leaves dead (every written element killed
     after its last write): nothing needs them back from a device."""
     return frozenset(a.name for a in scop.arrays if not a.local and not a.read_only and not a.live_out)
+
+
+def declared_elements(scop: Scop, array: ArrayInfo) -> isl.Set:
+    """[P] -> { A[a..] : 0 <= a_k < extent_k } (those extents known)."""
+    space = isl.Space.set_alloc(scop.context.get_ctx(), 0, array.rank).set_tuple_name(isl.dim_type.set, array.name)
+    space = space.align_params(scop.context.get_space())
+    declared = isl.Set.universe(space)
+    for k, extent in enumerate(array.extents):
+        if extent is None:
+            continue
+        to_params = isl.MultiAff.zero(space.map_from_domain_and_range(extent.get_domain_space().align_params(space)))
+        index = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, k)
+        bound = extent.align_params(space).pullback_multi_aff(to_params)
+        declared = declared.intersect(index.ge_set(index.zero_on_domain(isl.LocalSpace.from_space(space)))
+                                      .intersect(index.lt_set(bound)))
+    return declared
+
+
+def device_footprints(scop: Scop) -> tuple[dict[str, isl.PwAff], frozenset[str]]:
+    """What a device copy of each caller array must hold: (rows, beyond).
+
+    C lets a pointer parameter's array be longer than its declaration says, so the region
+    may touch rows past the declared first extent (`double E[NI][NJ]` accessed for i < ni):
+    `rows[A]` is then the number of rows it may touch, [P] -> { [(max first index + 1)] }.
+    `beyond` holds the arrays no copy of whole rows can serve: a negative first subscript,
+    no bound on the first subscript (a non-affine one), unknown row extents; isl failures
+    count as beyond."""
+    rows: dict[str, isl.PwAff] = {}
+    beyond: set[str] = set()
+    accesses = scop.reads.union(scop.must_writes).union(scop.may_writes)
+    for array in scop.arrays:
+        if array.local or array.rank == 0:
+            continue
+        try:
+            touched = accesses_through(accesses, frozenset({array.name})).range().intersect_params(scop.context)
+            if touched.is_empty():
+                continue
+            # C keeps the inner subscripts within their rows (`E[i][j]` is `(*(E + i))[j]`, an
+            # access of an array of NJ): only the rows' extents must be known.
+            if any(e is None for e in array.extents[1:]):
+                beyond.add(array.name)
+                continue
+            if array.extents[0] is not None and \
+                    touched.is_subset(isl.UnionSet.from_set(declared_elements(scop, array))):
+                continue
+            first = isl.Set.from_union_set(touched).project_out(isl.dim_type.set, 1, array.rank - 1)
+            if not first.upper_bound_val(isl.dim_type.set, 0, isl.Val.int_from_si(first.get_ctx(), -1)).is_empty():
+                beyond.add(array.name)
+                continue
+            last = first.dim_max(0)
+            if last.involves_nan():
+                beyond.add(array.name)
+                continue
+            zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(last.get_domain_space())))
+            one = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(last.get_domain_space()))
+                                     .set_constant_val(isl.Val.int_from_si(last.get_ctx(), 1)))
+            rows[array.name] = last.add(one).union_max(zero)      # 0 where nothing is touched
+        except isl.Error:
+            beyond.add(array.name)
+    return rows, frozenset(beyond)

@@ -363,7 +363,10 @@ class HostLowering(AstLowering):
             with self.state.at_entry():
                 return self.state.builder.mul(var.elements, element, flags=("nsw",), name=f"pencil.{name}.bytes")
         with self.state.at_entry():
-            if t.constant_extent is not None:
+            rows = self.unit.device_rows.get(name)
+            if rows is not None:               # the rows the region touches (CodegenUnit.device_rows)
+                count = self.integer(rows)
+            elif t.constant_extent is not None:
                 count = ir.Constant(I64, t.constant_extent)
             else:
                 count = self.exprs.index_value(t.extent)

@@ -276,8 +276,13 @@ class KernelBuilder:
                 if isinstance(arg.type, T.IntType) or arg.name in used:
                     params.append(KernelParam(f"v_{arg.name}", "value", arg.name, arg.type))
             elif arg.name in used:
-                if arg.passing == "array" and (not isinstance(arg.type, T.ArrayType) or
-                                               (arg.type.constant_extent is None and arg.type.extent is None)):
+                if arg.passing == "array" and arg.name in unit.beyond_extents:
+                    raise Unmappable(f"the elements of '{arg.name}' the region touches are not bounded "
+                                     "by its parameters (a device copy must hold them)")
+                sized = arg.name in unit.device_rows or (isinstance(arg.type, T.ArrayType) and
+                                                         (arg.type.constant_extent is not None or
+                                                          arg.type.extent is not None))
+                if arg.passing == "array" and not sized:
                     raise Unmappable(f"the size of the array '{arg.name}' is unknown")
                 buffer(arg.name, arg.type, len(_row_dims(arg.type)))
         outside = self._named_outside(set(self.locals) & used, statements)
@@ -369,7 +374,8 @@ class KernelBuilder:
         if p.kind == "buffer":
             ctype = p.ctype
             # An array's elements, or the scalar a 'pointer' argument (or a local) is.
-            element = ctype.scalar_element() if isinstance(ctype, T.ArrayType) else ctype
+            element = ctype.scalar_element() if isinstance(ctype, T.ArrayType) else \
+                ctype.pointee if isinstance(ctype, T.PointerType) else ctype
             if not isinstance(element, (T.IntType, T.FloatType)):
                 raise Unprintable(f"the array '{p.source}' of '{ctype.spelling()}'")
             if isinstance(element, T.IntType) and element.name == "_Bool":

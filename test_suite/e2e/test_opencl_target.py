@@ -339,3 +339,55 @@ def test_an_object_and_a_source_with_kernels_link_the_runtime_once(tmp_path: Pat
                   env={"PENCILCC_NO_CACHE": "1"})
     output, profile = _run(tmp_path / "prog", tmp_path / "cache")
     assert output == "2000\n" and len(profile["kernel"]) == 2
+
+
+FOOTPRINTS = r"""
+#include <stdio.h>
+static void longer(int n, double A[n], double B[n])
+{
+#pragma scop
+  for (int i = 0; i < 2 * n; i++)
+    A[i] = 2.0 * i;
+  for (int i = 0; i < n; i++)
+    B[i] = A[i + n];
+#pragma endscop
+}
+static void shift(int n, double *a, double *b)
+{
+#pragma scop
+  for (int i = n; i < 2 * n; i++)
+    a[i] = 2.0 * b[i - n];
+#pragma endscop
+}
+int main(void)
+{
+  static double A[200], B[100], a[200];
+  for (int i = 0; i < 200; i++) a[i] = i;
+  longer(100, A, B);
+  shift(100, a, a);
+  shift(50, a + 100, a);
+  printf("== r\n%.17g\n%.17g\n%.17g\n%.17g\n%.17g\n", A[199], B[99], a[150], a[199], a[175]);
+  return 0;
+}
+"""
+
+
+def test_device_copies_hold_what_the_region_touches(tmp_path: Path) -> None:
+    """C lets a parameter's array be longer than declared (`A[n]` written up to 2n) and pointer
+    parameters have no declared size: the device copy holds the rows the region touches (a
+    function of the parameters). Two arguments over overlapping host memory, one written,
+    run that launch on the CPU (one line says so)."""
+    exe, reference = _program(tmp_path, "footprints", FOOTPRINTS)
+    env = {**os.environ, "PENCILCC_PROFILE": "1", "PENCILCC_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0
+    assert harness.compare_outputs(harness.run(reference), proc.stdout, rtol=0) == []
+    assert proc.stderr.count("was given overlapping arrays, one of them written; it runs on the CPU") == 1
+    record = {r["function"]: r["mapping"] for r in json.loads(exe.with_name(exe.name + ".opt.json").read_text())["regions"]}
+    assert record["longer"]["kernels"] and len(record["shift"]["kernels"]) == 1
+    assert record["longer"]["host_loops"] == record["shift"]["host_loops"] == []
+    launches = {m["name"].rstrip(":").split("_scop")[0]: m["rest"] for m in PROFILE.finditer(proc.stderr)
+                if m["what"] == "kernel"}
+    # longer's kernels ran on the device; shift's first call ran on the CPU, its second on the device.
+    assert launches["__pencilcc_longer"].startswith("1 launches")
+    assert launches["__pencilcc_shift"].startswith("1 launches")
