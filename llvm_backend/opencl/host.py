@@ -4,19 +4,28 @@ launched on the device through the runtime (runtime/pencilcc_runtime.h).
 
 Input: a `CodegenUnit`. Output: the outlined function `<symbol>(args...)` in the C ABI
 of `clangpass.regions`, as the CPU target emits it, except:
-- an outermost `parallel` loop that `kernels.KernelBuilder` can express becomes a
-  call `pencilcc_cl_run(program, kernel, n, args, 1, &trips)` (nothing when it has no
-  iteration); when the call fails (no device, a build or launch error, all said once
-  by the runtime) the loop runs here, sequentially, as the CPU target would run it;
+- an outermost `parallel` loop that `kernels.KernelBuilder` can express (`Plan.loops`)
+  becomes a call `pencilcc_cl_run(program, kernel, n, args, dims, global)` (nothing when
+  it has no iteration): one work-item per iteration, of both loops for a two-dimensional
+  kernel; a reduction's kernel is launched over at most GROUPS groups of GROUP_SIZE and
+  the groups' results are combined here, in group order, into the target. When the call
+  fails (no device, a build or launch error, overlapping arrays: said once by the
+  runtime) the loop runs here, sequentially, as the CPU target would run it;
 - a `parallel` loop it cannot express runs here, sequentially (the record says why);
+- code between kernels inside a loop that launches kernels, or between two kernels of a
+  block (`Plan.singles`), is a kernel of one work-item (here again if that fails);
 - `thread-team` marks are transparent (the device has its own threads);
 - the arrays' home is the host between region calls: the call starts with
-  `pencilcc_cl_region_begin` (every device copy stale: the program may have written
-  the arrays) and ends with `pencilcc_cl_region_end` (device results read back).
-  Inside the call, data stays on the device across kernels; host code between
-  kernels first asks for the arrays it touches (`pencilcc_cl_to_host`, a no-op when
-  the host copy is current) and says which it wrote (`pencilcc_cl_host_wrote`). These
-  calls sit at the outermost AST node that holds no kernel, not per statement.
+  `pencilcc_cl_region_begin` (every device copy stale: the program may have written the
+  arrays), then `pencilcc_cl_discard` for what need not be uploaded (arrays dead at the
+  entry, region locals), and ends with `pencilcc_cl_discard` for what need not come back
+  (arrays dead at the exit, locals) and `pencilcc_cl_region_end` (device results read
+  back). Inside the call, data stays on the device across kernels; host code first asks
+  for the arrays it touches (`pencilcc_cl_to_host`, a no-op when the host copy is
+  current) and says which it wrote (`pencilcc_cl_host_wrote`), at the outermost AST node
+  that holds no kernel, not per statement. A device copy holds the array's declared
+  elements, or the rows the region touches where those reach further
+  (`CodegenUnit.device_rows`).
 The kernels of a unit form one OpenCL program, a string constant of the module.
 """
 from __future__ import annotations
