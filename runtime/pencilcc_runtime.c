@@ -1253,17 +1253,16 @@ static int overlaps(const void *a, uint64_t an, const void *b, uint64_t bn)
   return an > 0 && bn > 0 && x < y + bn && y < x + an;
 }
 
-/* Whether two BUFFER arguments of a launch overlap in host memory while one is written
-   (the same array twice, as one buffer, is fine): two device copies of the same bytes
-   would disagree. */
-static int overlapping_writes(uint32_t n_args, const pencilcc_cl_arg *args)
+/* Whether two BUFFER arguments of a launch cover overlapping host memory differently (the
+   same array twice, as one buffer, is fine): one device copy per host byte could not serve
+   both, and two would disagree. */
+static int overlapping_arguments(uint32_t n_args, const pencilcc_cl_arg *args)
 {
   uint32_t i, j;
   for (i = 0; i < n_args; i++)
     for (j = i + 1; j < n_args; j++)
       if (args[i].kind == PENCILCC_CL_BUFFER && args[j].kind == PENCILCC_CL_BUFFER &&
           (args[i].data != args[j].data || args[i].size != args[j].size) &&
-          ((args[i].access | args[j].access) & PENCILCC_CL_WRITE) &&
           overlaps(args[i].data, args[i].size, args[j].data, args[j].size))
         return 1;
   return 0;
@@ -1368,8 +1367,7 @@ static struct buffer *bind_buffer(const pencilcc_cl_arg *arg, uint32_t n_args,
   } else {
     /* One device copy per host byte: a buffer over part of the same host memory (an array
        passed again at another address, `y` and `y + k`) gives what it has newer back to the
-       host and goes, unless this launch uses it too (then both are only read: see
-       overlapping_writes). */
+       host and goes (this launch does not use it: overlapping_arguments). */
     size_t j;
     for (j = rt.n_buffers; j-- > 0;) {
       struct buffer *o = rt.buffers[j];
@@ -1474,10 +1472,10 @@ static int run_locked(const char *source, const char *kernel_name, uint32_t n_ar
     return -1;
   if (!(k = get_kernel(prog, kernel_name)) || !k->kernel)
     return -1;
-  if (overlapping_writes(n_args, args)) {
+  if (overlapping_arguments(n_args, args)) {
     if (!k->launch_reported)
-      fprintf(stderr, "pencilcc: OpenCL kernel %s was given overlapping arrays, one of them "
-                      "written; it runs on the CPU\n", kernel_name);
+      fprintf(stderr, "pencilcc: OpenCL kernel %s was given overlapping arrays; it runs on the "
+                      "CPU\n", kernel_name);
     k->launch_reported = 1;
     return -1;
   }

@@ -656,12 +656,19 @@ def test_regression_seeds_match_gcc(seed: int, tmp_path: Path) -> None:
 #   failure does not depend on it): privatize-arrays rebuilt the source order of a band whose
 #   partial schedule had no piece from its (empty) union map, and isl could not extract a range
 #   space: an internal error, the region fell back. The band is now kept as it is.
+# seed11bitwise.c (SMALL with p_reduction = p_bitwise_reduction = 1, built with
+#   -fpencil-target=opencl): `kernel(..., A, ..., A)` passes A as both A (4 rows read, the rows the
+#   region touches) and E (its declared 5 rows, written): the OpenCL runtime bound the second
+#   argument by replacing the first's buffer of the same address while the launch still used it
+#   (PoCL aborted, now and then). A launch given arguments that cover overlapping host memory
+#   differently now runs on the CPU.
 REGRESSION_PROGRAMS = Path(__file__).resolve().parent / "regressions"
 # seed20135.c, seed30239.c, seed900227.c: the programs of REGRESSION_SEEDS as the generator made them
 #   at commit 73a2a55.
 REGRESSION_CASES = [("seed4001050.c", ()), ("seed4002360.c", ()), ("seed4002360.c", ("-fpencil-fusion=min",)),
                     ("seed20135.c", ()), ("seed30239.c", ()), ("seed900227.c", ()), ("seed107small.c", ()),
-                    ("seed107small.c", ("-fpencil-fusion=min",)), ("seed4701812.c", ())]
+                    ("seed107small.c", ("-fpencil-fusion=min",)), ("seed4701812.c", ()),
+                    ("seed11bitwise.c", ("-fpencil-target=opencl",))]
 
 
 @needs_gcc
@@ -676,6 +683,10 @@ def test_regression_programs_are_optimized_and_match_gcc(name: str, flags: tuple
                                                   f"-foptimization-record-file={record}"])
     assert [r["status"] for r in json.loads(record.read_text())["regions"]] == ["optimized"]
     expected = harness.run(reference)
+    # An OpenCL build runs more often: its failure (seed11bitwise.c) came and went between runs.
+    runs = 4 if "-fpencil-target=opencl" in flags else 1
     for threads in (1, 2):
-        out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(threads)})
-        assert harness.compare_outputs(expected, out, rtol=RTOL) == [], threads
+        for _ in range(runs):
+            out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(threads),
+                                              "PENCILCC_CACHE_DIR": str(tmp_path / "cache")})
+            assert harness.compare_outputs(expected, out, rtol=RTOL) == [], threads

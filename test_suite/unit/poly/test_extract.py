@@ -108,8 +108,9 @@ def test_assume_inside_a_loop_constrains_the_parameters_for_every_iteration(tmp_
 
 
 def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
-    """pet's over-approximation: `A[B[i]] = 0` may write any element of A (not a must-write),
-    the subscript's read of B[i] is the statement's, and the record lists the access."""
+    """pet's over-approximation: `A[B[i]] = 0` may write any element of A (not a must-write;
+    of a PENCIL array `[static const restrict n]`, one of its n), the subscript's read of B[i]
+    is the statement's, and the record lists the access."""
     source = """\
         void f(int n, int B[static const restrict n], double A[static const restrict n]) {
           for (int i = 0; i < n; i++)
@@ -122,9 +123,9 @@ def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
     assert scop.must_writes.is_empty()
     ctx = scop.context.get_ctx()
     assert scop.may_writes.is_equal(isl.UnionMap.read_from_str(
-        ctx, "[n] -> { S_0[i] -> A[o] : 0 <= i < n; S_1[i] -> A[o] : 0 <= i < n }"))
+        ctx, "[n] -> { S_0[i] -> A[o] : 0 <= i, o < n; S_1[i] -> A[o] : 0 <= i, o < n }"))
     assert scop.reads.is_equal(isl.UnionMap.read_from_str(
-        ctx, "[n] -> { S_0[i] -> B[i] : 0 <= i < n; S_1[i] -> A[o] : 0 <= i < n }"))
+        ctx, "[n] -> { S_0[i] -> B[i] : 0 <= i < n; S_1[i] -> A[o] : 0 <= i, o < n }"))
     outcome = optimise(tmp_path, source, opt_level=3)
     assert outcome.status == "optimized" and outcome.parallel_loops == 0
     assert outcome.approximated_accesses == (
