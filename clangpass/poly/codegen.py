@@ -27,7 +27,6 @@ import islpy as isl
 
 from clangpass.poly.annotations import performed_reductions, reduction_updates
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
-from clangpass.poly.live_ranges import entry_dead_arrays, exit_dead_arrays
 from clangpass.poly.scop import Scop
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 
@@ -57,8 +56,7 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
                        tiled_bands=scop.tiled_bands,
                        tile_sizes=scop.tile_sizes, reordered_bands=scop.reordered_bands,
                        vector_loops=_count_marks(ast, VECTOR_MARK),
-                       reductions=performed_reductions(scop, schedule), unordered_updates=reduction_updates(scop),
-                       entry_dead=entry_dead_arrays(scop), exit_dead=exit_dead_arrays(scop))
+                       reductions=performed_reductions(scop, schedule), unordered_updates=reduction_updates(scop))
 
 
 def format_ast(unit: CodegenUnit) -> str:
