@@ -77,7 +77,6 @@ import threading
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence, Union
 
@@ -587,11 +586,11 @@ def _pencilcc_identity() -> str:
     sources, and the versions of the libraries that generate code; once per process."""
     import clangpass
     from clangpass import resources
+    from clangpass.driver.cache import library_versions
 
     package = Path(clangpass.__file__).resolve().parent
     # runtime/ holds the OpenCL target's C runtime, which the driver compiles into programs.
-    runtime = resources.runtime_dir() if hasattr(resources, "runtime_dir") else package.parent / "runtime"
-    roots = [package, resources.include_dir(), runtime]
+    roots = [package, resources.include_dir(), resources.runtime_dir()]
     spec = importlib.util.find_spec("llvm_backend")
     if spec is not None and spec.submodule_search_locations:
         roots += [Path(p) for p in spec.submodule_search_locations]
@@ -603,13 +602,7 @@ def _pencilcc_identity() -> str:
             if path.suffix in (".py", ".h", ".c", ".cl") and path.is_file():
                 digest.update(f"{path.relative_to(root)}\0".encode())
                 digest.update(path.read_bytes())
-    versions = []
-    for distribution in ("libclang", "islpy", "llvmlite"):
-        try:
-            versions.append(f"{distribution}={metadata.version(distribution)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{distribution}=?")
-    return f"{clangpass.__version__}\0{' '.join(versions)}\0{digest.hexdigest()}"
+    return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
 
 
 def _host_identity(flags: Sequence[str]) -> str:

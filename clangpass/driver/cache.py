@@ -181,13 +181,18 @@ def pencilcc_identity() -> str:
             if path.suffix in (".py", ".h", ".c") and path.is_file():
                 stat_ = path.stat()
                 digest.update(f"{path.relative_to(root)}\0{stat_.st_size}\0{stat_.st_mtime_ns}\n".encode())
+    return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
+
+
+def library_versions() -> str:
+    """The versions of the libraries whose behaviour a compile depends on (libclang, islpy, llvmlite)."""
     versions = []
     for distribution in ("libclang", "islpy", "llvmlite"):
         try:
             versions.append(f"{distribution}={metadata.version(distribution)}")
         except metadata.PackageNotFoundError:
             versions.append(f"{distribution}=?")
-    return f"{clangpass.__version__}\0{' '.join(versions)}\0{digest.hexdigest()}"
+    return " ".join(versions)
 
 
 def uncacheable_flag(flags: Sequence[str]) -> str:
