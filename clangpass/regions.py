@@ -99,9 +99,7 @@ def find_regions(module: N.Module) -> list[OptRegion]:
         if not fn.in_main_file or fn.body is None or fn.name in summaries:
             continue    # a summary function describes another one's accesses: it is never run
         if fn.is_pencil:
-            body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
-            body = inline_calls(module, body)[0]
-            out.append(_analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc)))
+            out.append(function_region(module, fn))
             continue
         index = 0
         for s, in_loop in _regions_of(fn.body):
@@ -110,6 +108,15 @@ def find_regions(module: N.Module) -> list[OptRegion]:
             out.append(_privatize(fn, s, in_loop, region))
             index += 1
     return out
+
+
+def function_region(module: N.Module, fn: N.Function) -> OptRegion:
+    """The region of a function's whole body (a PENCIL function, or a function whose body
+    describes another's accesses: clangpass.poly.calls)."""
+    assert fn.body is not None
+    body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
+    body = inline_calls(module, body)[0]
+    return _analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc))
 
 
 def _regions_of(s: N.Stmt, in_loop: bool = False) -> Iterator[tuple[N.Region, bool]]:

@@ -17,6 +17,10 @@ handed to LLVM's vectoriser instead of thread-level code.
 A loop under `#pragma pencil ivdep` ignores the dependences it carries here
 (clangpass.poly.annotations): the pragma says they do not prevent vector lanes.
 
+A band over statements that call a function (one with a summary or a PENCIL function
+that returns a value: clangpass.poly.calls) is not marked: LLVM cannot vectorise an
+opaque call, and a `vectorize.enable` it cannot follow only earns a remark.
+
 A band directly under a `parallel` mark runs on threads and is left alone; the
 mark is checked again by `verify-schedule` like a parallel loop's.
 
@@ -39,6 +43,9 @@ from dataclasses import replace
 
 import islpy as isl
 
+from clangpass.ir import nodes as N
+from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs
+
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.annotations import vector_independent
@@ -59,6 +66,7 @@ class MarkVector(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         marked = [0]
+        calling = calling_statements(scop)
         try:
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "mark-vector"):
                 # The dependences verify-schedule holds parallel loops to: after relax-false-deps
@@ -79,6 +87,8 @@ class MarkVector(Pass):
                             PARALLEL_MARK, VECTOR_MARK) and is_innermost_band(node.child(0)):
                         return node              # the threads' loop, or already marked
                     if node.get_type() == isl.schedule_node_type.band and is_innermost_band(node):
+                        if statement_names(node.get_domain()) & calling:
+                            return node          # LLVM cannot vectorise a call of ours (and says so)
                         last = node.band_n_member() - 1
                         if not carries_dependence(node, deps, last):
                             marked[0] += 1
@@ -100,6 +110,16 @@ class MarkVector(Pass):
         if not marked[0]:
             return unit
         return replace(unit, scop=scop.with_schedule(schedule))
+
+
+def calling_statements(scop) -> set[str]:
+    """The statements that call a function other than a builtin (clangpass.poly.calls)."""
+    out = set()
+    for stmt in scop.statements:
+        if stmt.body is not None and any(isinstance(sub, N.Call) and not sub.builtin
+                                         for sub_stmt in iter_stmts(stmt.body) for e in stmt_exprs(sub_stmt) for sub in iter_exprs(e)):
+            out.add(stmt.name)
+    return out
 
 
 def is_innermost_band(node: isl.ScheduleNode) -> bool:

@@ -35,16 +35,17 @@ from typing import Callable, Optional
 
 import islpy as isl
 
-from clangpass.builtins import PENCIL_SPECIAL
+from clangpass.builtins import PENCIL_SPECIAL, SUMMARY_ONLY
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.poly.affine_locals import propagate_constant_locals
+from clangpass.poly.calls import Footprint, UnknownAccesses, footprint, instantiate
 from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_constant, is_affine_integer_type,
                                    where)
 from clangpass.poly.live_ranges import live_out_arrays
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
-from clangpass.regions import RESULT, OptRegion, returns_value
+from clangpass.regions import RESULT, OptRegion, function_region, returns_value
 
 
 # Statements outside static control flow, as reasons name them.
@@ -107,10 +108,15 @@ def extract_scop(region: OptRegion, module: N.Module, ctx: isl.Context) -> Scop:
 
 
 class _Extractor:
-    def __init__(self, region: OptRegion, module: N.Module, ctx: isl.Context):
+    def __init__(self, region: OptRegion, module: N.Module, ctx: isl.Context, summary: bool = False,
+                 footprints: Optional[dict[str, object]] = None, callers: tuple[str, ...] = ()):
         self.region = region
         self.module = module
         self.ctx = ctx
+        self.summary = summary          # a summary function's body: __pencil_use/def are accesses
+        # callee -> its Footprint or why its accesses are unknown (shared with the callees' extractors)
+        self.footprints: dict[str, object] = {} if footprints is None else footprints
+        self.callers = callers + (region.function.name,)
         self.params = tuple(a.name for a in region.args
                             if a.passing == "value" and is_affine_integer_type(a.type))
         self.param_space = isl.Space.create_from_names(ctx, set=[], params=list(self.params))  # [P] -> { [] }
@@ -179,6 +185,31 @@ class _Extractor:
                                  live_out=a.name in live_out,
                                  read_only=a.name not in written))
         return tuple(out)
+
+    # ------------------------------------------------------------------ calls
+    def footprint(self, call: N.Call) -> Footprint:
+        """What a call of `call.callee` may touch (clangpass.poly.calls); NotModelled if unknown."""
+        name = call.callee
+        if name not in self.footprints:
+            if name in self.callers:
+                self.footprints[name] = "it is recursive"
+            else:
+                try:
+                    self.footprints[name] = footprint(self.module, name, self.ctx, self._callee_model)
+                except UnknownAccesses as exc:
+                    self.footprints[name] = exc.reason
+                except NotModelled as exc:
+                    self.footprints[name] = f"its accesses cannot be modelled: {exc.reason}"
+        found = self.footprints[name]
+        if isinstance(found, str):
+            raise NotModelled(f"call to '{name}' at {where(call.loc)} may have side effects ({found})")
+        return found
+
+    def _callee_model(self, fn: N.Function, summary: bool) -> "_Extractor":
+        x = _Extractor(function_region(self.module, fn), self.module, self.ctx, summary=summary,
+                       footprints=self.footprints, callers=self.callers)
+        x.run()
+        return x
 
     # ------------------------------------------------------------------ variables
     def _declare_argument(self, name: str, ctype: T.CType, passing: str) -> None:
@@ -273,7 +304,7 @@ class _Extractor:
 
     def visit_ExprStmt(self, s: N.ExprStmt, frame: _Frame) -> Optional[isl.Schedule]:
         e = s.expr
-        if isinstance(e, N.Call) and e.callee in PENCIL_SPECIAL:
+        if isinstance(e, N.Call) and e.callee in PENCIL_SPECIAL and not (self.summary and e.callee in SUMMARY_ONLY):
             return self._special_call(e, frame)
         return self._compute_statement(s, frame)
 
@@ -281,7 +312,7 @@ class _Extractor:
         try:
             cond = frame.scope.condition(s.cond)   # [P] -> { [i..] : cond }
         except NotAffine as exc:
-            problem = _guard_problem(s)
+            problem = _guard_problem(s, self.summary)
             if not problem:
                 return self._guarded_statement(s, frame)
             raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason}), "
@@ -584,16 +615,37 @@ class _AccessCollector:
         self._write(e.target, must)
 
     def collect_Call(self, e: N.Call, must: bool) -> None:
+        if self.x.summary and e.callee in SUMMARY_ONLY:
+            self._summary_access(e, must)
+            return
         pure = e.builtin and e.callee not in PENCIL_SPECIAL
         if not pure:
             fn = self.x.module.function(e.callee)
             pure = fn is not None and fn.attribute("const") is not None \
                 and all(isinstance(a.type, (T.IntType, T.FloatType)) for a in e.args)
         if not pure:
-            raise NotModelled(f"call to '{e.callee}' at {where(e.loc)} may have side effects "
-                              f"(only PENCIL builtins and __attribute__((const)) functions are allowed)")
+            if e.callee in PENCIL_SPECIAL:
+                raise NotModelled(f"'{e.callee}' at {where(e.loc)} is not supported in an optimised region")
+            instantiate(self.x, self, e, self.x.footprint(e))
+            return
         for a in e.args:
             self.collect(a, must)
+
+    def _summary_access(self, e: N.Call, must: bool) -> None:
+        """`__pencil_use(x)` reads and `__pencil_def(x)` writes x: an element, a row or a whole
+        array (within its declared extents); `__pencil_maybe()` is an unknown value."""
+        if e.callee == "__pencil_maybe":
+            return
+        for arg in e.args:
+            var, index = self.location(strip_casts(arg), allow_prefix=True)
+            if var is None:
+                raise NotModelled(f"'{e.callee}' of {describe(arg)}, which is not an array of the function")
+            index = list(index or []) + [None] * (var.rank - len(index or []))
+            access = _access_map(self.x, self.scope, self.statement, self.domain, var, index)
+            if e.callee == "__pencil_use":
+                self.accesses.reads.append(access)
+            else:
+                (self.accesses.must_writes if must else self.accesses.may_writes).append(access)
 
     # memory
     def location(self, e: N.Expr, allow_prefix: bool = False) -> tuple[Optional[_ArrayVar], Optional[list[isl.PwAff]]]:
@@ -693,8 +745,7 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
     def dimension(k: int, value: Optional[isl.PwAff]) -> isl.Map:
         if value is not None:
             return isl.Map.from_pw_aff(value)
-        free = isl.Map.from_pw_aff(scope.constant(0))
-        free = free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
+        free = _free_dimension(scope)
         extent = var.extents[k]
         if (k == 0 and not var.bounded) or extent is None:
             return free
@@ -717,6 +768,12 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
         access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))
     access = access.set_tuple_name(isl.dim_type.in_, statement).set_tuple_name(isl.dim_type.out, var.name)
     return access.intersect_domain(domain)
+
+
+def _free_dimension(scope: AffineScope) -> isl.Map:
+    """[P] -> { [i..] -> [o] }: any value."""
+    free = isl.Map.from_pw_aff(scope.constant(0))
+    return free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
 
 
 def struct_leaves(t: T.StructType) -> list[T.CType]:
@@ -752,14 +809,16 @@ def field_offset(t: T.StructType, name: str) -> Optional[int]:
     return None
 
 
-def _guard_problem(s: N.If) -> str:
+def _guard_problem(s: N.If, summary: bool = False) -> str:
     """Why a data-dependent `if` cannot be one guarded statement ('' if it can): its branches may
-    hold only expression statements, blocks and `if`s (no loop, declaration or jump)."""
+    hold only expression statements, blocks and `if`s (no loop, declaration or jump; in a
+    summary function, `__pencil_use` and `__pencil_def` are accesses like others)."""
     for sub in iter_stmts(s):
         if not isinstance(sub, (N.If, N.ExprStmt, N.Compound, N.NullStmt)):
             what = {N.For: "'for' loop", N.DeclStmt: "declaration"}.get(type(sub)) or _UNSUPPORTED.get(type(sub))
             return f"{what or type(sub).__name__.lower()} at {where(sub.loc)}"
-        if isinstance(sub, N.ExprStmt) and isinstance(sub.expr, N.Call) and sub.expr.callee in PENCIL_SPECIAL:
+        if isinstance(sub, N.ExprStmt) and isinstance(sub.expr, N.Call) and sub.expr.callee in PENCIL_SPECIAL \
+                and not (summary and sub.expr.callee in SUMMARY_ONLY):
             return f"'{sub.expr.callee}' at {where(sub.loc)}"
     return ""
 

@@ -143,8 +143,8 @@ def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
      "non-affine condition 'A[i] > 0' at t.c:3:35 (non-affine expression 'A[i]' at t.c:3:35), "
      "around 'for' loop at t.c:3:45"),
     ("for (int i = 0; i < n; i++) A[i] = g(A[i]);",
-     "call to 'g' at t.c:3:38 may have side effects (only PENCIL builtins and __attribute__((const)) "
-     "functions are allowed)"),
+     "call to 'g' at t.c:3:38 may have side effects (it has no body, no summary (pencil_access), "
+     "and is not a PENCIL function)"),
     ("for (int i = 0; i < n; i += n) A[i] = 0;", "loop step 'i += n' at t.c:3:26 of 'i' is not a non-zero "
                                                  "constant increment"),
 ])
