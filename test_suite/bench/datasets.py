@@ -45,7 +45,10 @@ DEFAULT_KERNELS: tuple[str, ...] = (
 )
 
 #: Kernel groups accepted by ``--kernels`` besides kernel names.
-GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil")
+GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil", "3ac", "pre")
+#: Folders of the generated three-address and PRE variants (test_suite/kernels/variants.py), by group.
+VARIANT_DIRS: dict[str, Path] = {
+    form: harness.REPO_ROOT / "test_suite" / "kernels" / "three_address" / f"polybench_{form}" for form in ("3ac", "pre")}
 
 #: ``-D`` macros per dataset and PolyBench kernel (``mini`` has none).
 SIZES: dict[str, dict[str, str]] = {
@@ -187,6 +190,8 @@ def all_kernels() -> list[Kernel]:
     """Every benchmark program: the 30 PolyBench kernels, then the PENCIL variants."""
     kernels = [Kernel(p.stem, p, p.stem) for p in harness.polybench_sources()]
     kernels += [Kernel(f"pencil/{p.stem}", p, p.stem) for p in harness.pencil_sources()]
+    kernels += [Kernel(f"{form}/{p.stem}", p, p.stem) for form, folder in VARIANT_DIRS.items()
+                for p in sorted(folder.glob("*.c"))]
     return kernels
 
 
@@ -203,11 +208,11 @@ def select_kernels(spec: str) -> list[Kernel]:
         if item == "default":
             labels = list(DEFAULT_KERNELS)
         elif item == "all":
-            labels = list(known)
+            labels = [label for label in known if label.split("/")[0] not in VARIANT_DIRS]
         elif item == "polybench":
             labels = [label for label in known if "/" not in label]
-        elif item == "pencil":
-            labels = [label for label in known if label.startswith("pencil/")]
+        elif item in ("pencil", *VARIANT_DIRS):
+            labels = [label for label in known if label.startswith(f"{item}/")]
         elif item in known:
             labels = [item]
         else:
