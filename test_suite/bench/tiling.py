@@ -70,9 +70,12 @@ def compile_record(path: Path, flags: Sequence[str], workdir: Path) -> Outcome:
     """Compile `path` with pencilcc -O3 `flags` and read its optimisation record."""
     tag = f"{path.parent.name}-{path.stem}-{len(flags)}"
     record = workdir / f"{tag}.json"
-    subprocess.run([sys.executable, "-m", "clangpass", "-O3", *harness.KERNEL_CFLAGS, *flags, "-c", str(path),
-                    "-o", str(workdir / f"{tag}.o"), f"-foptimization-record-file={record}"],
-                   check=True, capture_output=True, env={**os.environ, "PENCILCC_NO_CACHE": "1"})
+    proc = subprocess.run([sys.executable, "-m", "clangpass", "-O3", *harness.KERNEL_CFLAGS, *flags, "-c",
+                           str(path), "-o", str(workdir / f"{tag}.o"), f"-foptimization-record-file={record}"],
+                          capture_output=True, text=True, env={**os.environ, "PENCILCC_NO_CACHE": "1"})
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        return Outcome(0, 0, f"error: {last[:120]}", (), ())
     regions = json.loads(record.read_text())["regions"]
     statuses = [r["status"] for r in regions if r["status"] != "optimized"]
     return Outcome(sum(r["tiled_bands"] for r in regions), sum(r["parallel_loops"] for r in regions),
