@@ -168,6 +168,22 @@ class CPrinter:
             out += [f"{indent}}} else {{"] + self.stmt(s.otherwise, indent + "  ")
         return out + [indent + "}"]
 
+    def stmt_For(self, s: N.For, indent: str) -> list[str]:
+        init = self.stmt(s.init, indent + "  ") if s.init is not None else []
+        cond = self.expr(s.cond) if s.cond is not None else ""
+        step = self.expr(s.step) if s.step is not None else ""
+        return ([indent + "{"] + init + [f"{indent}  for (; {cond}; {step}) {{"]
+                + self.stmt(s.body, indent + "    ") + [indent + "  }", indent + "}"])
+
+    def stmt_While(self, s: N.While, indent: str) -> list[str]:
+        return [f"{indent}while ({self.expr(s.cond)}) {{"] + self.stmt(s.body, indent + "  ") + [indent + "}"]
+
+    def stmt_Break(self, s: N.Break, indent: str) -> list[str]:
+        return [indent + "break;"]
+
+    def stmt_Continue(self, s: N.Continue, indent: str) -> list[str]:
+        return [indent + "continue;"]
+
     def stmt_DeclStmt(self, s: N.DeclStmt, indent: str) -> list[str]:
         out = []
         for d in s.decls:

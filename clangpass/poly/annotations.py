@@ -340,6 +340,10 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap]) -> tuple[PragmaUse
         reductions = tuple((v, operators.get(v, ""), v in on_threads) for v in dict.fromkeys(a.reductions))
         uses.append(PragmaUse(a.kind, a.loc.file, a.loc.line, a.loc.col, not gone.is_empty(), "; ".join(details),
                               "; ".join(missed), reductions))
+    for stmt in scop.statements:
+        if stmt.opaque and stmt.body is not None:
+            uses.extend(unused_pragmas(stmt.body, f"the loop is part of a {stmt.opaque}, which runs whole as "
+                                                  "one statement"))
     return tuple(uses)
 
 

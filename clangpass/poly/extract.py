@@ -127,6 +127,7 @@ class _Extractor:
         self.kills: list[isl.Map] = []                                                       # { K[i..] -> A[a..] }
         self.locals: dict[str, N.VarDecl] = {}
         self.annotations: list[LoopAnnotation] = []
+        self.inner_names: dict[str, T.CType] = {}     # variables declared inside opaque statements
         self.n_compute = 0
         self.n_kill = 0
         self.iterator_names = frozenset(region.iterators) | _header_only_locals(region.body)
@@ -285,6 +286,16 @@ class _Extractor:
     def visit_NullStmt(self, s: N.NullStmt, frame: _Frame) -> Optional[isl.Schedule]:
         return None
 
+    def visit_Region(self, s: N.Region, frame: _Frame) -> Optional[isl.Schedule]:
+        # A `#pragma pencil region` (or scop) inside a PENCIL function, whose body is a region already.
+        return self.visit(s.body, frame)
+
+    def visit_While(self, s: N.While, frame: _Frame) -> Optional[isl.Schedule]:
+        blocker = _opaque_problem(s, self.summary)
+        if blocker:
+            raise NotModelled(f"'while' loop at {where(s.loc)} around {blocker}")
+        return self._opaque_statement(s, frame, f"'while' loop at {where(s.loc)}")
+
     def visit_DeclStmt(self, s: N.DeclStmt, frame: _Frame) -> Optional[isl.Schedule]:
         out = []
         for d in s.decls:
@@ -315,8 +326,11 @@ class _Extractor:
             problem = _guard_problem(s, self.summary)
             if not problem:
                 return self._guarded_statement(s, frame)
-            raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason}), "
-                              f"around {problem}") from None
+            blocker = _opaque_problem(s, self.summary)
+            if blocker:
+                raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason}), "
+                                  f"around {blocker}") from None
+            return self._opaque_statement(s, frame, f"'if' with the non-affine condition {describe(s.cond)}")
         cond = cond.coalesce()
         then = self.visit(s.then, _Frame(frame.scope.restricted(cond), frame.locals))
         otherwise = None
@@ -347,7 +361,11 @@ class _Extractor:
             lower = inner.pw_aff(init)                  # [P] -> { [i..] -> [(lb)] }
             cond = inner.condition(s.cond)              # [P] -> { [i..] : cond }
         except NotAffine as exc:
-            raise NotModelled(f"non-affine loop bound at {where(s.loc)}: {exc.reason}") from None
+            blocker = _opaque_problem(s, self.summary)
+            if blocker or not isinstance(s.init, N.DeclStmt):
+                raise NotModelled(f"non-affine loop bound at {where(s.loc)}: {exc.reason}"
+                                  + (f", around {blocker}" if blocker else "")) from None
+            return self._opaque_statement(s, frame, f"loop with a non-affine bound at {where(s.loc)}")
         iv = inner.variable(name)                       # [P] -> { [i..] -> [(i)] }
         started = iv.ge_set(lower) if step > 0 else iv.le_set(lower)
         if abs(step) != 1:
@@ -503,6 +521,36 @@ class _Extractor:
         self.statements.append(ScopStatement(name, "compute", s, frame.scope.iterators, domain, s.loc))
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
+    def _opaque_statement(self, s: N.Stmt, frame: _Frame, what: str) -> isl.Schedule:
+        """Statement `s`, control flow the model cannot follow (a loop with a non-affine bound,
+        a `while`, a data-dependent `if` around loops), as one statement run whole, as written
+        (pet's treatment of dynamic control): it reads whatever its expressions read and
+        may-writes whatever they write; the variables it declares are its own, and so are
+        their values, so any subscript computed from them is non-affine (any element)."""
+        inner = _declared_names(s)
+        for name in sorted(inner):
+            previous = self.inner_names.get(name)
+            if name in self.params or name in frame.scope.iterators or name in self.iterator_names \
+                    or name in self.arrays or (previous is not None and previous != inner[name]):
+                raise NotModelled(f"variable '{name}' declared in the {what} shadows a variable of the region")
+            self.inner_names[name] = inner[name]
+        name = f"S_{self.n_compute}"
+        self.n_compute += 1
+        domain = frame.scope.domain.set_tuple_name(name)   # [P] -> { S_n[i..] : ... }
+        collector = _AccessCollector(self, frame.scope, name, domain, inner=frozenset(inner))
+        for sub in iter_stmts(s):
+            for e in stmt_exprs(sub):
+                collector.collect(e, must=False)
+        self.accesses.reads.extend(collector.accesses.reads)
+        self.accesses.may_writes.extend(collector.accesses.may_writes)
+        self.accesses.approximated.extend(collector.accesses.approximated)
+        note = f"{what}: one statement, its writes may-writes"
+        if note not in self.accesses.approximated:
+            self.accesses.approximated.append(note)
+        self.statements.append(ScopStatement(name, "compute", s, frame.scope.iterators, domain, s.loc,
+                                             opaque=what))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
     def _kill_statement(self, frame: _Frame, targets: list[tuple[_ArrayVar, Optional[list[isl.PwAff]]]],
                         loc: N.SourceLoc) -> isl.Schedule:
         name = f"K_{self.n_kill}"
@@ -552,11 +600,13 @@ class _Extractor:
 class _AccessCollector:
     """The accesses of one statement's expression (reads, must- and may-writes)."""
 
-    def __init__(self, extractor: _Extractor, scope: AffineScope, statement: str, domain: isl.Set):
+    def __init__(self, extractor: _Extractor, scope: AffineScope, statement: str, domain: isl.Set,
+                 inner: frozenset[str] = frozenset()):
         self.x = extractor
         self.scope = scope
         self.statement = statement
         self.domain = domain          # [P] -> { S[i..] : ... }
+        self.inner = inner            # an opaque statement's own variables: no access, no affine value
         self.accesses = _Accesses()
 
     def collect(self, e: N.Expr, must: bool) -> None:
@@ -682,7 +732,7 @@ class _AccessCollector:
         if not isinstance(base, N.VarRef):
             raise NotModelled(f"memory access {describe(e)} is not through an array of the region")
         name = base.name
-        if name in self.scope.iterators or name in self.x.params:
+        if name in self.scope.iterators or name in self.x.params or name in self.inner:
             if indices:
                 raise NotModelled(f"subscripted scalar {describe(e)}")
             return None, None
@@ -724,6 +774,8 @@ class _AccessCollector:
 
     def _write(self, e: N.Expr, must: bool) -> None:
         var, index = self.location(e)
+        if var is None and self.inner and _root(e) in self.inner:
+            return                     # an opaque statement's own variable
         if var is None:
             raise NotModelled(f"write to loop iterator or parameter {describe(e)}")
         if var.read_only:
@@ -821,6 +873,48 @@ def _guard_problem(s: N.If, summary: bool = False) -> str:
                 and not (summary and sub.expr.callee in SUMMARY_ONLY):
             return f"'{sub.expr.callee}' at {where(sub.loc)}"
     return ""
+
+
+def _opaque_problem(s: N.Stmt, summary: bool = False) -> str:
+    """Why `s` cannot be one opaque statement ('' if it can): it may hold expression
+    statements, blocks, `if`s, `for` and `while` loops, declarations of scalars, `break`
+    and `continue`; not `return`, `goto`, labels, `switch`, `do`, static or array
+    declarations, PENCIL kills and assumptions."""
+    for sub in iter_stmts(s):
+        if isinstance(sub, (N.If, N.ExprStmt, N.Compound, N.NullStmt, N.For, N.While, N.Break, N.Continue)):
+            if isinstance(sub, N.ExprStmt) and isinstance(sub.expr, N.Call) and sub.expr.callee in PENCIL_SPECIAL \
+                    and not (summary and sub.expr.callee in SUMMARY_ONLY):
+                return f"'{sub.expr.callee}' at {where(sub.loc)}"
+            if isinstance(sub, N.For) and sub.init is not None and not isinstance(sub.init, N.DeclStmt):
+                return f"'for' loop at {where(sub.loc)} whose iterator is not declared in its header"
+            continue
+        if isinstance(sub, N.DeclStmt):
+            bad = [d for d in sub.decls if d.storage or not isinstance(d.type, (T.IntType, T.FloatType))]
+            if bad:
+                return f"declaration of '{bad[0].name}' at {where(sub.loc)}"
+            continue
+        what = _UNSUPPORTED.get(type(sub)) or f"{type(sub).__name__.lower()}"
+        return f"{what} at {where(sub.loc)}"
+    return ""
+
+
+def _declared_names(s: N.Stmt) -> dict[str, T.CType]:
+    """The variables declared under `s` (for-headers included), with their types."""
+    out: dict[str, T.CType] = {}
+    for sub in iter_stmts(s):
+        if isinstance(sub, N.DeclStmt):
+            for d in sub.decls:
+                out[d.name] = d.type
+        if isinstance(sub, N.For) and isinstance(sub.init, N.DeclStmt):
+            for d in sub.init.decls:
+                out[d.name] = d.type
+    return out
+
+
+def _root(e: N.Expr) -> str:
+    while isinstance(e, (N.Cast, N.Subscript, N.Member)):
+        e = e.operand if isinstance(e, N.Cast) else e.base
+    return e.name if isinstance(e, N.VarRef) else ""
 
 
 def _header_only_locals(body: N.Compound) -> frozenset[str]:

@@ -40,10 +40,13 @@ from clangpass.regions import OptRegion
 class ScopStatement:
     name: str                      # S_<n> or K_<n>
     kind: str                      # 'compute' | 'kill'
-    body: Optional[N.Stmt]         # the C statement: an ExprStmt, or a data-dependent `if` (None for kills)
+    body: Optional[N.Stmt]         # the C statement: an ExprStmt, a data-dependent `if`, an opaque
+                                   # loop or `if` (see `opaque`), None for kills
     iterators: tuple[str, ...]     # enclosing loop iterators, outermost first
     domain: isl.Set                # [P] -> { S_n[i..] : ... }
     loc: N.SourceLoc = field(compare=False, default=N.NOLOC)
+    # Why the statement is control flow run whole (clangpass.poly.extract, opaque statements): '' if not.
+    opaque: str = ""
 
 
 @dataclass(frozen=True)

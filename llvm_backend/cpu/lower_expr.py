@@ -91,6 +91,7 @@ class ExprLowering:
         self.state = state
         self.ctx = state.ctx
         self.builtins = BuiltinLowering(self)
+        self.jump_targets: list[tuple[ir.Block, ir.Block]] = []   # (continue, break) of enclosing C loops
 
     @property
     def builder(self) -> ir.IRBuilder:
@@ -130,6 +131,53 @@ class ExprLowering:
                 self.statement(s.then)
             with otherwise:
                 self.statement(s.otherwise)
+
+    # Loops and jumps: only inside opaque statements (clangpass.poly.extract), run as written.
+    def stmt_For(self, s: N.For) -> None:
+        if s.init is not None:
+            self.statement(s.init)
+        self._loop(s.cond, s.body, s.step)
+
+    def stmt_While(self, s: N.While) -> None:
+        self._loop(s.cond, s.body, None)
+
+    def _loop(self, cond: Optional[N.Expr], body: N.Stmt, step: Optional[N.Expr]) -> None:
+        b = self.builder
+        test = b.append_basic_block("loop.cond")
+        inside = b.append_basic_block("loop.body")
+        latch = b.append_basic_block("loop.step")
+        done = b.append_basic_block("loop.end")
+        b.branch(test)
+        b.position_at_end(test)
+        if cond is not None:
+            b.cbranch(self.condition(cond), inside, done)
+        else:
+            b.branch(inside)
+        b.position_at_end(inside)
+        self.jump_targets.append((latch, done))
+        try:
+            self.statement(body)
+        finally:
+            self.jump_targets.pop()
+        b.branch(latch)
+        b.position_at_end(latch)
+        if step is not None:
+            self.rvalue(step)
+        b.branch(test)
+        b.position_at_end(done)
+
+    def stmt_Break(self, s: N.Break) -> None:
+        self._jump(s, 1)
+
+    def stmt_Continue(self, s: N.Continue) -> None:
+        self._jump(s, 0)
+
+    def _jump(self, s: N.Stmt, which: int) -> None:
+        if not self.jump_targets:
+            raise BackendError(f"'{type(s).__name__.lower()}' outside a loop of its statement", s.loc)
+        self.builder.branch(self.jump_targets[-1][which])
+        # What follows in the same block is unreachable; it gets a block of its own.
+        self.builder.position_at_end(self.builder.append_basic_block("after.jump"))
 
     def stmt_DeclStmt(self, s: N.DeclStmt) -> None:
         for decl in s.decls:

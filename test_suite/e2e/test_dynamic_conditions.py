@@ -118,15 +118,31 @@ def test_data_dependent_ifs_are_optimized_and_correct(tmp_path):
     harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
 
 
-def test_data_dependent_if_around_a_loop_falls_back(tmp_path):
+def test_data_dependent_if_around_a_loop_is_one_opaque_statement(tmp_path):
+    # The `if` and its loop run whole, as written; its writes are may-writes of row i only.
     source = tmp_path / "loop.c"
     source.write_text("void k(int n, double a[static const restrict n][n])\n{\n"
                       "  for (int i = 0; i < n; i++)\n    if (a[i][i] > 0.0)\n"
                       "      for (int j = 0; j < n; j++)\n        a[i][j] = 0.0;\n}\n")
     record = tmp_path / "loop.json"
     harness.build(PENCILCC, [source], tmp_path / "loop.o",
+                  ["-x", "pencil", "-c", "-O3", "-fpencil-thread-min-work=0", f"-foptimization-record-file={record}"])
+    [region] = json.loads(record.read_text())["regions"]
+    assert (region["status"], region["parallel_loops"]) == ("optimized", 1)
+    assert region["approximated_accesses"] == [
+        "'a[i][j]' at loop.c:6:9: any element along a non-affine subscript",
+        "'if' with the non-affine condition 'a[i][i] > 0.0' at loop.c:4:9: one statement, its writes may-writes"]
+
+
+def test_data_dependent_if_around_a_return_falls_back(tmp_path):
+    source = tmp_path / "ret.c"
+    source.write_text("void k(int n, double a[static const restrict n][n])\n{\n"
+                      "  for (int i = 0; i < n; i++)\n    if (a[i][i] > 0.0)\n"
+                      "      return;\n}\n")
+    record = tmp_path / "ret.json"
+    harness.build(PENCILCC, [source], tmp_path / "ret.o",
                   ["-x", "pencil", "-c", "-O3", f"-foptimization-record-file={record}"])
     [region] = json.loads(record.read_text())["regions"]
     assert region["status"] == "fallback"
     assert region["reason"].startswith("non-affine condition 'a[i][i] > 0.0'")
-    assert region["reason"].endswith("around 'for' loop at loop.c:5:7")
+    assert region["reason"].endswith("around 'return' statement at ret.c:5:7")

@@ -210,8 +210,11 @@ def test_pragma_in_a_region_that_falls_back_is_reported_unused(tmp_path):
 static void odd(int n, double a[static const restrict 3000])
 {
 #pragma pencil independent
-  for (int i = 0; i < (n * n) %% 3000; i++)
+  for (int i = 0; i < (n * n) %% 3000; i++) {
     a[i] = a[i] + 1.0;
+    if (a[i] > 1e300)
+      return;
+  }
 }
 """
     source = _program(tmp_path, "odd", kernel, "odd(50, a);", "")
@@ -220,4 +223,26 @@ static void odd(int n, double a[static const restrict 3000])
     [use] = region["pragmas"]
     assert not use["used"] and use["missed"].startswith("the region was not optimized: ")
     assert "odd.c:7:1: remark: '#pragma pencil independent' not used: the region was not optimized: " in stderr
+    _same_as_gcc(tmp_path, source, exe)
+
+
+def test_pragma_on_a_loop_run_as_one_statement_is_reported_unused(tmp_path):
+    # The loop's bound is not affine: the loop is one opaque statement of an optimized region,
+    # run as written, so the pragma changes nothing, and the remark says why.
+    kernel = r"""
+static void odd(int n, double a[static const restrict 3000])
+{
+#pragma pencil independent
+  for (int i = 0; i < (n * n) %% 3000; i++)
+    a[i] = a[i] + 1.0;
+}
+"""
+    source = _program(tmp_path, "odd", kernel, "odd(50, a);", "")
+    exe, region, stderr = _compile(tmp_path, source)
+    assert region["status"] == "optimized"
+    [use] = region["pragmas"]
+    assert not use["used"]
+    assert use["missed"] == ("the loop is part of a loop with a non-affine bound at odd.c:8:3, which runs whole "
+                             "as one statement")
+    assert "odd.c:7:1: remark: '#pragma pencil independent' not used: the loop is part of a loop" in stderr
     _same_as_gcc(tmp_path, source, exe)

@@ -134,14 +134,14 @@ def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("int i = 0; while (i < n) { A[i] = 0; i++; }", "'while' loop at t.c:3:14"),
+    ("int i = 0; do { A[i] = 0; i++; } while (i < n);", "'do-while' loop at t.c:3:14"),
     ("for (int i = 0; i < n; i++) { if (i == 3) break; A[i] = 0; }", "'break' statement at t.c:3:45"),
     ("for (int i = 0; i != n; i++) A[i] = 0;", "condition of the loop at t.c:3:3 is not a bound on 'i'"),
     ("for (int i = 0; i < n; i++) { A[i] = 0; i++; }",
      "loop iterator 'i' is written in the body of the loop at t.c:3:3"),
-    ("for (int i = 0; i < n; i++) if (A[i] > 0) for (int j = 0; j < n; j++) A[j] = 0;",
+    ("for (int i = 0; i < n; i++) if (A[i] > 0) for (int j = 0; j < n; j++) { A[j] = 0; return; }",
      "non-affine condition 'A[i] > 0' at t.c:3:35 (non-affine expression 'A[i]' at t.c:3:35), "
-     "around 'for' loop at t.c:3:45"),
+     "around 'return' statement at t.c:3:85"),
     ("for (int i = 0; i < n; i++) A[i] = g(A[i]);",
      "call to 'g' at t.c:3:38 may have side effects (it has no body, no summary (pencil_access), "
      "and is not a PENCIL function)"),
