@@ -104,6 +104,7 @@ class GenConfig:
     p_indirect: float = 0.15          # a nest gathering or scattering through `(i1 * i1 + c) % w` subscripts
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
     p_opencl: float = 0.2             # pencilcc builds it for the OpenCL target (GeneratedProgram.flags)
+    p_dynamic: float = 0.15           # a nest over rows with a data-dependent bound, a `while`, an `if` around a loop
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -349,7 +350,16 @@ class Local:
     value: Aff
 
 
-Node = Union[Loop, Guard, DataGuard, Local, Assign, Slot]
+@dataclass(frozen=True)
+class Raw:
+    """C lines run as written, opaque to this module's analyses (pencilcc models them as
+    one opaque statement: clangpass.poly.extract). Only at the end of a program, where no
+    later statement reads what they write; they keep values within the magnitudes they found."""
+
+    lines: tuple[str, ...]
+
+
+Node = Union[Loop, Guard, DataGuard, Local, Assign, Slot, Raw]
 
 
 @dataclass(frozen=True)
@@ -382,6 +392,7 @@ class Program:
     # (array, array passed in its place): kernel arguments that overlap, as the caller of a
     # plain-pointer function may make them (pencilcc must then run the original code)
     overlaps: tuple[tuple[str, str], ...] = ()
+    helpers: tuple[str, ...] = ()     # C functions defined before the kernel (called by Raw lines)
 
     def sizes(self) -> dict[str, int]:
         return dict(self.params)
@@ -658,6 +669,8 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
             out.append(pad + f"/* slot {node.index} */;")
         elif isinstance(node, Local):
             out.append(pad + f"int {node.name} = {node.value.render()};")
+        elif isinstance(node, Raw):
+            out.extend(pad + line for line in node.lines)
         elif isinstance(node, DataGuard):
             # always braced: no dangling `else`, and the shape of a guarded statement's branches
             out.append(pad + f"if ({render_data_conditions(node)}) {{")
@@ -685,7 +698,7 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str]) -> None:
                 out.append("#pragma pencil independent"
                            + (f" reduction({node.reduction_op}: {node.reduction})" if node.reduction else ""))
             only = node.body[0] if len(node.body) == 1 else None
-            if only is not None and not isinstance(only, DataGuard) \
+            if only is not None and not isinstance(only, (DataGuard, Raw)) \
                     and not (isinstance(only, Loop) and only.independent):
                 out.append(pad + head)
                 _render_nodes(node.body, indent + 1, out)
@@ -738,6 +751,7 @@ def render(program: Program, description: str = "") -> str:
     signature += [f"{s.ctype} {s.name}" for s in inputs]
     signature += [f"{s.ctype} *{s.name}" for s in outputs]
     signature += [f"{a.ctype} {a.name}{_decl_dims(a)}" for a in program.arrays]
+    lines += list(program.helpers)
     lines.append(f"static void kernel({', '.join(signature)})")
     lines.append("{")
     iterators = [f"i{k}" for k in range(max(program.depth, 1))]
@@ -1751,6 +1765,10 @@ class _Builder:
             body += self.int_sum()
         if len(body) < self.config.max_nests:
             body += self.indirect()
+        helpers: tuple[str, ...] = ()
+        if len(body) < self.config.max_nests:
+            dynamic, helpers = self.dynamic()
+            body += dynamic
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -1765,7 +1783,7 @@ class _Builder:
             body.append(Assign(target, "=", ScalarRef(name)))
         depth = max((int(l.iterator[1:]) + 1 for l in walk_loops(body)), default=1)
         program = Program(self.seed, tuple(self.sizes.items()), tuple(self.arrays),
-                          tuple(self.scalars), tuple(body), depth, self.overlaps())
+                          tuple(self.scalars), tuple(body), depth, self.overlaps(), helpers)
         return program, self.describe(program)
 
     def annotate(self, node: Node) -> Node:
@@ -1954,6 +1972,54 @@ class _Builder:
             value = Binary("+", Binary("*", half, cell), quarter)
         inner = Loop("i1", Aff(), "<", width, 1, (Assign(cell, "=", value),))
         return [Loop("i0", Aff(), "<", height, 1, (inner,))]
+
+    def dynamic(self) -> tuple[list[Node], tuple[str, ...]]:
+        """Sometimes a nest over the rows of a double 2-D array G whose body is control flow
+        pencilcc runs as opaque statements (clangpass.poly.extract): a loop whose bound is
+        computed from G (`k0 < (int)(fabs(G[i0][W - 1]) * 8.0) % W + 1`), a `while` over the row
+        with a data-dependent condition counting in a row-local `int`, a data-dependent `if`
+        around a loop with `break` and `continue`; and sometimes a call of a PENCIL function of
+        the file that returns a value (the row's mean: clangpass.poly.calls). Each writes row i0
+        only, so the rows may run on threads. New values average old ones (|0.5 a + 0.25 b| and
+        |0.5 a + c| stay within max(|G|, 0.5)): magnitudes cannot grow. Last in the program: no
+        statement reads G after it. A stream of its own, so that the seeds that get none keep
+        their program. Returns the nest and the helper functions it calls."""
+        rng = random.Random(f"dynamic {self.seed}")
+        if rng.random() >= self.config.p_dynamic:
+            return [], ()
+        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2]
+        if not grids:
+            return [], ()
+        grid = rng.choice(grids)
+        g = grid.name
+        height, width = grid.extent_affs()
+        w = width.render()
+        kinds = rng.sample(["bound", "while", "if", "call"], k=rng.randint(1, 3))
+        lines: list[str] = []
+        helpers: tuple[str, ...] = ()
+        for kind in kinds:
+            if kind == "bound":
+                self.features.add("data-dependent loop bound")
+                lines += [f"for (int k0 = 0; k0 < (int)(fabs({g}[i0][{w} - 1]) * 8.0) % ({w}) + 1; k0++)",
+                          f"  {g}[i0][k0] = 0.5 * {g}[i0][k0] + 0.25;"]
+            elif kind == "while":
+                self.features.add("while loop")
+                lines += ["{", "  int k1 = 0;",
+                          f"  while (k1 < {w} && {g}[i0][k1] > -0.25) {{",
+                          f"    {g}[i0][k1] = 0.5 * {g}[i0][k1] - 0.125;", "    k1++;", "  }", "}"]
+            elif kind == "if":
+                self.features.add("data-dependent if around a loop")
+                lines += [f"if ({g}[i0][0] < 0.3) {{", f"  for (int k2 = 1; k2 < {w}; k2++) {{",
+                          f"    if ({g}[i0][k2] > 0.4)", "      break;",
+                          f"    if ({g}[i0][k2] < -0.4)", "      continue;",
+                          f"    {g}[i0][k2] = 0.5 * {g}[i0][k2 - 1] + 0.25 * {g}[i0][k2];", "  }", "}"]
+            else:
+                self.features.add("call of a value-returning PENCIL function")
+                helpers = ("double row_mean(int w, const double r[static const restrict w])", "{",
+                           "  double s = 0.0;", "  for (int k = 0; k < w; k++)", "    s += r[k];",
+                           "  return s / w;", "}", "")
+                lines += [f"{g}[i0][0] = 0.5 * {g}[i0][0] + 0.25 * row_mean({w}, {g}[i0]);"]
+        return [Loop("i0", Aff(), "<", height, 1, (Raw(tuple(lines)),))], helpers
 
     def stencil(self) -> list[Node]:
         """Sometimes a Gauss-Seidel-style sweep repeated over time, the shape that is skewed,

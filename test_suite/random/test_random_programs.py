@@ -624,6 +624,35 @@ def test_bitwise_reduction_programs_are_warning_free_and_match_gcc(tmp_path: Pat
         assert outcome.passed, outcome.summary() + "\n" + generated.source
 
 
+# The dynamic nest's parts (GenConfig.p_dynamic), as they show in the region.
+DYNAMIC_FORMS = {"data-dependent loop bound": r"for \(int k0 = 0; k0 < \(int\)\(fabs\(",
+                 "while loop": r"while \(k1 < ", "data-dependent if around a loop": r"break;\n",
+                 "call of a value-returning PENCIL function": r"\* row_mean\("}
+
+
+@needs_gcc
+def test_dynamic_nests_are_sanitizer_clean_optimized_and_match_gcc(tmp_path: Path) -> None:
+    """With the dynamic nest forced: each of its parts shows up, the programs are warning-free
+    and clean under the sanitizers, and pencilcc optimizes them (opaque statements, a call
+    modelled by the callee's accesses) and prints what gcc -O0 prints."""
+    config = replace(SMALL, p_dynamic=1.0)
+    programs = [g for g in (generate(seed, config) for seed in range(100))
+                if any(form in g.description for form in DYNAMIC_FORMS)]
+    assert len(programs) >= 10, len(programs)
+    seen = {form for g in programs for form, pattern in DYNAMIC_FORMS.items()
+            if re.search(pattern, _scop(g.source)) and form in g.description}
+    assert seen == set(DYNAMIC_FORMS), seen
+    for generated in programs[:6]:
+        source = tmp_path / f"seed{generated.seed}.c"
+        source.write_text(generated.source)
+        exe = tmp_path / f"seed{generated.seed}.san"
+        harness.build(["gcc"], [source], exe, WARNING_FLAGS + SANITIZER_FLAGS)
+        harness.run(exe, timeout=120)
+        outcome = check_seed(generated.seed, tmp_path, PENCILCC, config)
+        assert outcome.passed, outcome.summary() + "\n" + generated.source
+        assert not outcome.fell_back, (generated.seed, outcome.candidate_warnings)
+
+
 # Seeds of the default (larger) configuration that once broke pencilcc, checked on every run.
 # 20135: isl's scheduler crashed on proximity constraints built from relaxed false dependences.
 # 30239: isl's AST generator ran for minutes on the relaxed schedule (now bounded by the budget).
