@@ -92,7 +92,8 @@ def footprint(module: N.Module, name: str, ctx: isl.Context,
     """
     fn = module.function(name)
     if fn is None:
-        raise UnknownAccesses("it is not declared")
+        raise UnknownAccesses("it is neither a PENCIL function of this file nor described by a summary "
+                              "(pencil_access)")
     if fn.variadic:
         raise UnknownAccesses("it is variadic")
     scalars = tuple(k for k, p in enumerate(fn.params) if is_affine_integer_type(p.type))

@@ -44,6 +44,7 @@ from clangpass.poly.affine import (AffineScope, NotAffine, describe, integer_con
                                    where)
 from clangpass.poly.live_ranges import live_out_arrays
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
+from clangpass.ir.walk import children as walk_children
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
 from clangpass.regions import RESULT, OptRegion, function_region, returns_value
 
@@ -339,6 +340,12 @@ class _Extractor:
         return self._sequence([then, otherwise])
 
     def visit_For(self, s: N.For, frame: _Frame) -> Optional[isl.Schedule]:
+        if _jumps_out_of(s.body) and isinstance(s.init, N.DeclStmt):
+            # `break`/`continue` of this loop: the number of iterations depends on the run.
+            blocker = _opaque_problem(s, self.summary)
+            if blocker:
+                raise NotModelled(f"loop at {where(s.loc)} with 'break' or 'continue' around {blocker}")
+            return self._opaque_statement(s, frame, f"loop with 'break' or 'continue' at {where(s.loc)}")
         name, init = self._loop_init(s)
         outer = frame.scope
         if name in outer.iterators:
@@ -896,6 +903,15 @@ def _opaque_problem(s: N.Stmt, summary: bool = False) -> str:
         what = _UNSUPPORTED.get(type(sub)) or f"{type(sub).__name__.lower()}"
         return f"{what} at {where(sub.loc)}"
     return ""
+
+
+def _jumps_out_of(body: N.Stmt) -> bool:
+    """Whether `body` (a loop's) holds a `break` or `continue` of that loop (not of an inner one)."""
+    if isinstance(body, (N.Break, N.Continue)):
+        return True
+    if isinstance(body, (N.For, N.While, N.DoWhile, N.Switch)):
+        return False
+    return any(_jumps_out_of(child) for child in walk_children(body) if isinstance(child, N.Stmt))
 
 
 def _declared_names(s: N.Stmt) -> dict[str, T.CType]:

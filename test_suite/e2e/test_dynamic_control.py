@@ -210,3 +210,48 @@ def test_opaque_loops_on_the_opencl_target(tmp_path):
     assert len(regions["spmv"]["mapping"]["kernels"]) == 1
     assert len(regions["expand"]["mapping"]["kernels"]) == 1
     harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE], threads=(1,))
+
+
+FIRST_NEGATIVE = r"""#include <stdio.h>
+void first_neg(int n, int m, const double a[static const restrict n][m], int pos[static const restrict n])
+{
+  for (int i = 0; i < n; i++) {
+    pos[i] = -1;
+    for (int j = 0; j < m; j++) {
+      if (a[i][j] < 0.0) {
+        pos[i] = j;
+        break;
+      }
+      if (j % 3 == 1)
+        continue;
+    }
+  }
+}
+int main(void)
+{
+  static double a[50][40];
+  static int pos[50];
+  for (int i = 0; i < 50; i++)
+    for (int j = 0; j < 40; j++)
+      a[i][j] = ((i * 13 + j * 7) % 29) - 1.0 - i % 3 * 5.0;
+  first_neg(50, 40, a, pos);
+  printf("== pos\n");
+  for (int i = 0; i < 50; i++)
+    printf("%d\n", pos[i]);
+  return 0;
+}
+"""
+
+
+def test_a_loop_with_break_and_continue_is_one_statement_per_outer_iteration(tmp_path):
+    # The j loop exits early: it runs whole, once per row; the rows are parallel.
+    source = tmp_path / "brk.c"
+    source.write_text(FIRST_NEGATIVE)
+    exe, record = tmp_path / "brk", tmp_path / "brk.json"
+    harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-thread-min-work=0",
+                                            f"-foptimization-record-file={record}"])
+    [region] = json.loads(record.read_text())["regions"]
+    assert (region["status"], region["parallel_loops"]) == ("optimized", 1)
+    assert region["approximated_accesses"][-1] == ("loop with 'break' or 'continue' at brk.c:6:5: one statement, "
+                                                   "its writes may-writes")
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, harness.KERNEL_CFLAGS, threads=(1, 2))

@@ -135,7 +135,8 @@ def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
 
 @pytest.mark.parametrize("body, reason", [
     ("int i = 0; do { A[i] = 0; i++; } while (i < n);", "'do-while' loop at t.c:3:14"),
-    ("for (int i = 0; i < n; i++) { if (i == 3) break; A[i] = 0; }", "'break' statement at t.c:3:45"),
+    ("for (int i = 0; i < n; i++) { if (i == 3) break; A[i] = 0; return; }",
+     "loop at t.c:3:3 with 'break' or 'continue' around 'return' statement at t.c:3:62"),
     ("for (int i = 0; i != n; i++) A[i] = 0;", "condition of the loop at t.c:3:3 is not a bound on 'i'"),
     ("for (int i = 0; i < n; i++) { A[i] = 0; i++; }",
      "loop iterator 'i' is written in the body of the loop at t.c:3:3"),
