@@ -1976,8 +1976,8 @@ class _Builder:
     def dynamic(self) -> tuple[list[Node], tuple[str, ...]]:
         """Sometimes a nest over the rows of a double 2-D array G whose body is control flow
         pencilcc runs as opaque statements (clangpass.poly.extract): a loop whose bound is
-        computed from G (`k0 < (int)(fabs(G[i0][W - 1]) * 8.0) % W + 1`), a `while` over the row
-        with a data-dependent condition counting in a row-local `int`, a data-dependent `if`
+        computed from G (`w0 < (int)(fabs(G[i0][W - 1]) * 8.0) % W + 1`), a `while` over the row
+        with a data-dependent condition counting in a block-local `int w1`, a data-dependent `if`
         around a loop with `break` and `continue`; and sometimes a call of a PENCIL function of
         the file that returns a value (the row's mean: clangpass.poly.calls). Each writes row i0
         only, so the rows may run on threads. New values average old ones (|0.5 a + 0.25 b| and
@@ -2000,19 +2000,19 @@ class _Builder:
         for kind in kinds:
             if kind == "bound":
                 self.features.add("data-dependent loop bound")
-                lines += [f"for (int k0 = 0; k0 < (int)(fabs({g}[i0][{w} - 1]) * 8.0) % ({w}) + 1; k0++)",
-                          f"  {g}[i0][k0] = 0.5 * {g}[i0][k0] + 0.25;"]
+                lines += [f"for (int w0 = 0; w0 < (int)(fabs({g}[i0][{w} - 1]) * 8.0) % ({w}) + 1; w0++)",
+                          f"  {g}[i0][w0] = 0.5 * {g}[i0][w0] + 0.25;"]
             elif kind == "while":
                 self.features.add("while loop")
-                lines += ["{", "  int k1 = 0;",
-                          f"  while (k1 < {w} && {g}[i0][k1] > -0.25) {{",
-                          f"    {g}[i0][k1] = 0.5 * {g}[i0][k1] - 0.125;", "    k1++;", "  }", "}"]
+                lines += ["{", "  int w1 = 0;",
+                          f"  while (w1 < {w} && {g}[i0][w1] > -0.25) {{",
+                          f"    {g}[i0][w1] = 0.5 * {g}[i0][w1] - 0.125;", "    w1++;", "  }", "}"]
             elif kind == "if":
                 self.features.add("data-dependent if around a loop")
-                lines += [f"if ({g}[i0][0] < 0.3) {{", f"  for (int k2 = 1; k2 < {w}; k2++) {{",
-                          f"    if ({g}[i0][k2] > 0.4)", "      break;",
-                          f"    if ({g}[i0][k2] < -0.4)", "      continue;",
-                          f"    {g}[i0][k2] = 0.5 * {g}[i0][k2 - 1] + 0.25 * {g}[i0][k2];", "  }", "}"]
+                lines += [f"if ({g}[i0][0] < 0.3) {{", f"  for (int w2 = 1; w2 < {w}; w2++) {{",
+                          f"    if ({g}[i0][w2] > 0.4)", "      break;",
+                          f"    if ({g}[i0][w2] < -0.4)", "      continue;",
+                          f"    {g}[i0][w2] = 0.5 * {g}[i0][w2 - 1] + 0.25 * {g}[i0][w2];", "  }", "}"]
             else:
                 self.features.add("call of a value-returning PENCIL function")
                 helpers = ("double row_mean(int w, const double r[static const restrict w])", "{",

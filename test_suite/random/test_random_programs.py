@@ -625,8 +625,8 @@ def test_bitwise_reduction_programs_are_warning_free_and_match_gcc(tmp_path: Pat
 
 
 # The dynamic nest's parts (GenConfig.p_dynamic), as they show in the region.
-DYNAMIC_FORMS = {"data-dependent loop bound": r"for \(int k0 = 0; k0 < \(int\)\(fabs\(",
-                 "while loop": r"while \(k1 < ", "data-dependent if around a loop": r"break;\n",
+DYNAMIC_FORMS = {"data-dependent loop bound": r"for \(int w0 = 0; w0 < \(int\)\(fabs\(",
+                 "while loop": r"while \(w1 < ", "data-dependent if around a loop": r"break;\n",
                  "call of a value-returning PENCIL function": r"\* row_mean\("}
 
 
