@@ -45,6 +45,15 @@ class CompileOptions:
     """-fpencil-fusion=: 'auto' (schedule with maximal and minimal fusion, keep the one the fusion
     model of clangpass.poly.fusion prefers), or 'max'/'min' (isl's scheduler with that fusion only)."""
 
+    cluster: str = "none"
+    """-fpencil-cluster=: statement clustering before scheduling (clangpass.passes.cluster_stmts,
+    thesis ch. 3): 'none' (default), 'scc' (dense strongly connected components within a basic
+    block) or 'bb' (whole basic blocks); measured in docs/passes/clustering.md."""
+
+    cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    """-fpencil-cluster-decision=FILE, read by the driver: (region label, clusters of statement
+    names) pairs, label '*' for every region. Checked for validity; overrides `cluster`."""
+
     source_order: str = "streams"
     """-fpencil-source-order=: when the `source-order` pass gives the region its source order back:
     'gain' when the schedule has no tiled band, parallel loop or wavefront; 'streams' (default) also

@@ -51,6 +51,22 @@ class RegionOutcome:
     mapping: dict = field(default_factory=dict)   # how that target mapped it (OpenCL: kernels, host loops)
     scheduling_seconds: float = 0.0
     pass_seconds: dict[str, float] = field(default_factory=dict)
+    # Statement clustering (clangpass.passes.cluster_stmts, thesis ch. 3): what the scheduler saw.
+    clustering: str = ""                     # the heuristic ('scc', 'bb'), 'user', or '' (none)
+    scheduled_statements: int = 0            # macro-statements and unclustered statements scheduled
+    dependences_before_clustering: int = 0   # dependence relations between statement pairs
+    dependences_after_clustering: int = 0    # ... between the scheduled (macro-)statements
+    clustering_problems: tuple[str, ...] = ()   # why the user's clustering decision was invalid
+
+    @property
+    def clustering_time(self) -> float:
+        """Seconds spent deciding, checking and building the clustering (the `cluster-stmts` pass)."""
+        return self.pass_seconds.get("cluster-stmts", 0.0)
+
+    @property
+    def scheduling_time(self) -> float:
+        """Seconds spent in isl's scheduler and the schedule recovery (the `schedule` pass)."""
+        return self.pass_seconds.get("schedule", 0.0)
 
     @property
     def alias_check(self) -> Optional[AliasCheck]:
@@ -117,6 +133,13 @@ class RegionOutcome:
             "scheduling_seconds": round(self.scheduling_seconds, 6),
             "target": self.target if self.status == "optimized" else "",
             "mapping": self.mapping if self.status == "optimized" else {},
+            "clustering": self.clustering,
+            "scheduled_statements": self.scheduled_statements,
+            "dependences_before_clustering": self.dependences_before_clustering,
+            "dependences_after_clustering": self.dependences_after_clustering,
+            "clustering_problems": list(self.clustering_problems),
+            "clustering_time": round(self.clustering_time, 6),
+            "scheduling_time": round(self.scheduling_time, 6),
         }
 
 
@@ -166,6 +189,10 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               f"region in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
+        if o.clustering_problems:
+            engine.report("pencil-cluster", "error", where,
+                          f"invalid clustering decision for region '{o.region.label}' "
+                          f"(-fpencil-cluster-decision): {'; '.join(o.clustering_problems)}")
         for use in o.pragma_uses:
             at = SourceLoc(use.file, use.line, use.column)
             if use.used and remarks:

@@ -20,6 +20,7 @@ Rules:
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -274,6 +275,8 @@ class _State:
     time_limit: float = CompileOptions.time_limit
     memory_limit_mb: int = CompileOptions.memory_limit_mb
     fusion: str = "auto"
+    cluster: str = CompileOptions.cluster
+    cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     target: str = CompileOptions.target
     source_order: str = ""          # '': the target's default (CompileOptions.source_order; OpenCL: gain)
     disabled_passes: list[str] = field(default_factory=list)
@@ -323,6 +326,30 @@ def _cache_sizes(text: str) -> tuple[int, ...]:
     if not sizes or min(sizes) <= 0:
         raise CommandLineError(f"'--cache-sizes' expects positive sizes, got '{text}'")
     return sizes
+
+
+def _cluster_decision(path: str) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+    """A user's clustering (-fpencil-cluster-decision=FILE): JSON, a list of clusters (lists of
+    statement names, as in the `scop` dump) for every region, or an object from region labels
+    (`function`, `function#2`) to such lists. As (label, clusters) pairs, '*' for every region."""
+    flag = "-fpencil-cluster-decision="
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as exc:
+        raise CommandLineError(f"'{flag}': cannot read '{path}': {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CommandLineError(f"'{flag}': '{path}' is not JSON: {exc}") from None
+    by_region = doc if isinstance(doc, dict) else {"*": doc}
+
+    def clusters(value: object) -> tuple[tuple[str, ...], ...]:
+        if not isinstance(value, list) or not all(
+                isinstance(c, list) and all(isinstance(n, str) for n in c) for c in value):
+            raise CommandLineError(f"'{flag}': '{path}' must hold lists of statement names "
+                                   "(e.g. [[\"S_0\", \"S_1\"]])")
+        return tuple(tuple(c) for c in value)
+
+    return tuple((str(label), clusters(value)) for label, value in by_region.items())
 
 
 def _seconds_value(flag: str, text: str) -> float:
@@ -457,6 +484,12 @@ class _Parser:
             s.fusion = arg.split("=", 1)[1]
             if s.fusion not in ("auto", "max", "min"):
                 raise CommandLineError(f"'-fpencil-fusion=' expects 'auto', 'max' or 'min', got '{s.fusion}'")
+        elif arg.startswith("-fpencil-cluster="):
+            s.cluster = arg.split("=", 1)[1]
+            if s.cluster not in ("none", "scc", "bb"):
+                raise CommandLineError(f"'-fpencil-cluster=' expects 'none', 'scc' or 'bb', got '{s.cluster}'")
+        elif arg.startswith("-fpencil-cluster-decision="):
+            s.cluster_decision = _cluster_decision(arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-source-order="):
             s.source_order = arg.split("=", 1)[1]
             if s.source_order not in ("gain", "streams"):
@@ -659,7 +692,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
-        fusion=s.fusion, target=s.target,
+        fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),

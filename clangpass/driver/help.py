@@ -90,6 +90,13 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                        "device), with the CPU code kept for a machine without one."),
         ("-fpencil-fusion=auto|max|min", "Loop fusion: chosen per region by the fusion model (auto, "
                                          "default), or isl's maximal or minimal fusion."),
+        ("-fpencil-cluster=none|scc|bb", "Statement clustering before scheduling (thesis ch. 3): "
+                                         "none (default), the dense strongly connected components "
+                                         "of each basic block (scc), or whole basic blocks (bb); "
+                                         "large regions schedule much faster."),
+        ("-fpencil-cluster-decision=FILE", "Cluster the statements as FILE says (JSON: a list of "
+                                           "clusters of statement names, or an object from region "
+                                           "labels to such lists); an invalid decision is an error."),
         ("-fpencil-source-order=streams|gain", "Give a region its source order back when its schedule "
                                                "gained no tile, parallel loop or wavefront (gain), or "
                                                "also when it reads a matrix from memory more often "

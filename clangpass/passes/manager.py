@@ -27,7 +27,7 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
 from clangpass.passes import index_set_split, keep_streams, reduction_jam, register_tile, source_order  # noqa: F401
-from clangpass.passes import (alias_check, codegen, dependences, extract, mark_parallel,  # noqa: F401
+from clangpass.passes import (alias_check, cluster_stmts, codegen, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
@@ -36,7 +36,8 @@ from clangpass.poly.alias_check import unchecked_overlap
 from clangpass.poly.annotations import pragma_uses
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.budget import BudgetExceeded
-from clangpass.poly.dependences import cached_dependences, dependences as scop_dependences, format_deps
+from clangpass.poly.clustering import format_clustering
+from clangpass.poly.dependences import Dependences, cached_dependences, dependences as scop_dependences, format_deps
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.live_ranges import format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
@@ -46,6 +47,8 @@ from clangpass.report import RegionOutcome, fallback
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
+# - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
+#   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
 # - `keep-streams` between `schedule` and `tile`: it splits the two-deep bands that tiling would
 #   only slow down, so that `tile` skips them;
 # - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
@@ -67,10 +70,10 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
-    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule", "keep-streams", "tile",
+    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
 }
@@ -81,14 +84,14 @@ PIPELINES: dict[int, list[str]] = {
 OPENCL_PIPELINES: dict[int, list[str]] = {
     0: PIPELINES[0],
     1: PIPELINES[1],
-    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule",
+    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
         "mark-parallel", "source-order", "verify-schedule", "codegen"],
-    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "schedule",
+    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
         "mark-parallel", "source-order", "verify-schedule", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"index-set-split", "relax-false-deps", "schedule", "keep-streams", "tile", "wavefront",
+SCHEDULING_PASSES = frozenset({"index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
                                "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule"})
 
 
@@ -143,7 +146,22 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          privatized_arrays=unit.scop.private_arrays,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
-                         pass_seconds=seconds)
+                         pass_seconds=seconds, **_clustering_fields(unit, deps))
+
+
+def _clustering_fields(unit: PolyUnit, deps: Optional[Dependences]) -> dict:
+    """The record's clustering fields: what the scheduler saw, with and without clustering."""
+    statements = len(unit.scop.compute_statements) if "schedule" in unit.provided else 0
+    before = 0 if deps is None else deps.flow.union(deps.anti).union(deps.output).n_map()
+    clustering = unit.clustering
+    if clustering is None:
+        return dict(scheduled_statements=statements, dependences_before_clustering=before,
+                    dependences_after_clustering=before)
+    return dict(clustering=clustering.heuristic if clustering.clusters else "",
+                scheduled_statements=clustering.scheduled_statements,
+                dependences_before_clustering=clustering.dependences_before,
+                dependences_after_clustering=clustering.dependences_after,
+                clustering_problems=clustering.problems)
 
 
 def run_pipeline(unit: PolyUnit, names: list[str], ctx: PassContext, dumps: DumpSink,
@@ -192,7 +210,8 @@ def format_stage(unit: PolyUnit, stage: str, options: CompileOptions) -> str:
         return format_ast(unit.codegen)
     if stage == "deps":
         text = format_deps(scop_dependences(unit.scop, options.isl_max_operations))
-        return text + ("\n" + format_relaxed(unit.relaxed) if unit.relaxed is not None else "")
+        text += "\n" + format_relaxed(unit.relaxed) if unit.relaxed is not None else ""
+        return text + ("\n" + format_clustering(unit.clustering) if unit.clustering is not None else "")
     if stage == "schedule":
         return format_schedule(unit.scop.schedule)
     return format_scop(unit.scop)

@@ -26,16 +26,20 @@ the other is valid: `verify-schedule` would otherwise put the source order back.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Optional
 
 import islpy as isl
 
+from clangpass.options import CompileOptions
+from clangpass.passes.cluster_stmts import cluster, coarser
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
+from clangpass.poly.clustering import Clustering
 from clangpass.poly.dependences import dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
 from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
-from clangpass.poly.scop import Scop
+from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.validity import tree_problem
 
 #: -fpencil-fusion= values and the isl schedule_serialize_sccs setting of each computed candidate.
@@ -58,94 +62,176 @@ class IslSchedule(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         options = ctx.options
-        domain = scop.domain                                   # [P] -> { S[i..] }
-        deps = dependences(scop, options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
-        constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
-        if unit.relaxed is None:
-            constraints = constraints.set_validity(deps).set_proximity(deps).set_coincidence(deps)
-        else:
-            # Ordering: relax-false-deps ran before. False dependences of local storage hold only
-            # where the live ranges they guard would cross the band (conditional validity); they
-            # do not limit parallelism, since each thread gets its own copy of local storage.
-            # Proximity is the enforced dependences too: relaxed false dependences as proximity
-            # constraints made isl's scheduler crash (random program seed 20135).
-            relaxed = unit.relaxed
-            constraints = (constraints.set_validity(relaxed.enforced)
-                           .set_proximity(relaxed.enforced)
-                           .set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
-                           .set_coincidence(relaxed.enforced))
-        if not proximity_affordable(domain):
-            # Locality is worth little next to isl's time on deep nests (clangpass.poly.budget).
-            constraints = constraints.set_proximity(isl.UnionMap.empty(deps.get_space()))
-            scop = scop.with_note(f"{nest_depth(domain)}-deep nest: scheduled without proximity constraints")
-        ic = ctx.isl_ctx
-        saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
-                 ic.get_schedule_outer_coincidence(), ic.get_schedule_whole_component())
-        ic.set_schedule_max_coefficient(options.max_coefficient)
-        ic.set_schedule_outer_coincidence(options.outer_coincidence)
-        # With conditional validity constraints, isl's incremental clustering of a component
-        # (schedule_whole_component = 0, its default) corrupted the heap or returned a tree with a
-        # childless `set` node under maximal fusion (random program seed 4001050: a crash in 2 to 3
-        # runs of 6); scheduling each component whole did not, in 8 runs of 8.
-        ic.set_schedule_whole_component(unit.relaxed is not None)
-        strategies = list(SERIALIZE_SCCS) if options.fusion == "auto" else [options.fusion]
-        validity = deps if unit.relaxed is None else unit.relaxed.enforced   # [P] -> { S[i..] -> T[j..] }
-        single_component = len(dependence_components([s.name for s in scop.compute_statements], validity)) <= 1
-        if options.fusion == "auto" and single_component:
-            # Minimal fusion would schedule the one component as maximal fusion does: save the run.
-            strategies = strategies[:1]
-        candidates: dict[str, isl.Schedule] = {}
-        failures: list[str] = []
-        try:
-            for strategy in strategies:
-                ic.set_schedule_serialize_sccs(SERIALIZE_SCCS[strategy])
-                try:
-                    limit = options.isl_max_operations
-                    if unit.relaxed is not None and not SERIALIZE_SCCS[strategy]:
-                        # Whole-component maximal fusion can take long (seed 4002360: 8.6 s within
-                        # the full budget, 0.7 s cut at a quarter, minimal fusion then kept).
-                        limit //= WHOLE_COMPONENT_SHARE
-                    with isl_budget(ic, limit, "scheduling"):
-                        candidate = constraints.compute_schedule()  # [P] -> { S[i..] -> [t..] }
-                    malformed = tree_problem(candidate)
-                    if malformed:
-                        failures.append(f"isl scheduler produced a malformed schedule ({malformed})")
-                    else:
-                        candidates[strategy] = candidate
-                except BudgetExceeded as exc:
-                    failures.append(str(exc))
-                except isl.Error as exc:
-                    # isl's scheduler sometimes gives up ("unable to carry dependences", seen on
-                    # strided loops); the other candidate, or the source order, is still valid.
-                    failures.append(f"isl scheduler failed ({isl_error_reason(exc)})")
-            if unit.relaxed is not None and len(candidates) > 1:
-                _drop_interrupting(candidates, scop, unit.relaxed, options.isl_max_operations, failures)
-            if not candidates:
-                return replace(unit, scop=scop.with_note(f"{failures[0]}: original schedule kept"))
-            if options.fusion != "auto":
-                choice = FusionChoice(options.fusion, f"-fpencil-fusion={options.fusion}")
-            elif single_component:
-                choice = FusionChoice(strategies[0], "one strongly connected component: max and min coincide")
-            elif len(candidates) == 1:
-                kept = next(iter(candidates))
-                choice = FusionChoice(kept, f"the only valid schedule computed ({'; '.join(failures)})")
+        clustering = unit.clustering if unit.clustering is not None and unit.clustering.clusters else None
+        candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx)
+        heuristic = coarser(unit.clustering)
+        if _over_budget(candidates, failures) and heuristic is not None:
+            # Ordering: cluster-stmts ran before; over the budget, the next coarser heuristic's
+            # macro-statements are tried (thesis ch. 3), then each loop nest alone.
+            try:
+                coarse = cluster(scop, heuristic, None, options.isl_max_operations)
+            except BudgetExceeded as exc:
+                failures.append(str(exc))
             else:
-                # Ordering: the model reads the candidates' bands as `tile` and `point-loop-order`
-                # will see them (permutable bands of two or more members are tiled and reordered).
-                try:
-                    with isl_budget(ic, options.isl_max_operations, "fusion model"):
-                        choice = choose_fusion(scop, candidates)
-                except BudgetExceeded as exc:
-                    choice = FusionChoice(strategies[0], f"{exc}: default kept")
-            schedule = candidates[choice.strategy]
-        finally:
-            ic.set_schedule_serialize_sccs(saved[0])
-            ic.set_schedule_max_coefficient(saved[1])
-            ic.set_schedule_outer_coincidence(saved[2])
-            ic.set_schedule_whole_component(saved[3])
-        return replace(unit, scop=scop.with_schedule(schedule, fusion=choice.strategy,
+                scop = scop.with_note(f"{failures[0]}: rescheduled with {heuristic} clustering "
+                                      f"({coarse.scheduled_statements} statements scheduled)")
+                clustering, unit = coarse, replace(unit, clustering=coarse)
+                candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx)
+        if _over_budget(candidates, failures):
+            schedule, why = _per_nest_schedule(unit, scop, clustering, ctx)
+            if schedule is not None:
+                return replace(unit, scop=scop.with_schedule(schedule, fusion="max", fusion_reason=(
+                    f"{failures[0]}: each top-level loop nest scheduled alone, in source order")))
+            failures.append(why)
+        if not candidates:
+            return replace(unit, scop=scop.with_note(f"{failures[0]}: original schedule kept"))
+        if options.fusion != "auto":
+            choice = FusionChoice(options.fusion, f"-fpencil-fusion={options.fusion}")
+        elif len(candidates) == 1 and not failures:
+            choice = FusionChoice(next(iter(candidates)), "one strongly connected component: max and min coincide")
+        elif len(candidates) == 1:
+            kept = next(iter(candidates))
+            choice = FusionChoice(kept, f"the only valid schedule computed ({'; '.join(failures)})")
+        else:
+            # Ordering: the model reads the candidates' bands as `tile` and `point-loop-order`
+            # will see them (permutable bands of two or more members are tiled and reordered).
+            try:
+                with isl_budget(ctx.isl_ctx, options.isl_max_operations, "fusion model"):
+                    choice = choose_fusion(scop, candidates)
+            except BudgetExceeded as exc:
+                choice = FusionChoice(next(iter(candidates)), f"{exc}: default kept")
+        return replace(unit, scop=scop.with_schedule(candidates[choice.strategy], fusion=choice.strategy,
                                                      fusion_reason=choice.reason))
 
+
+def _over_budget(candidates: dict[str, isl.Schedule], failures: list[str]) -> bool:
+    return not candidates and bool(failures) and all("isl operations" in f for f in failures)
+
+
+def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering],
+                       ctx: PassContext) -> tuple[Optional[isl.Schedule], str]:
+    """Each top-level loop nest of the source scheduled alone, the nests kept in source order (every
+    dependence between two nests goes forward in it): the cheapest strategy before the original
+    schedule. None and why when the region is one nest or a nest is still over the budget."""
+    top = scop.original_compute_schedule().get_root().child(0)
+    if top.get_type() != isl.schedule_node_type.sequence:
+        return None, "one loop nest: no per-nest scheduling"
+    schedule: Optional[isl.Schedule] = None
+    problem = _problem(unit, scop, clustering, ctx.options)
+    for k in range(top.n_children()):
+        nest = top.child(k).child(0).get_domain()               # [P] -> { S[i..] } of the k-th nest
+        candidates, failures, _ = _schedule_candidates(unit, scop, clustering, ctx, within=nest, problem=problem)
+        if not candidates:
+            return None, f"loop nest {k + 1}: {failures[0]}"
+        part = next(iter(candidates.values()))
+        schedule = part if schedule is None else schedule.sequence(part)
+    return schedule, ""
+
+
+Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
+
+
+def _problem(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], options: CompileOptions) -> Problem:
+    """The statements ([P] -> { S[i..] }) and what isl schedules: the domain (the statements, or the
+    macro-statements' [P] -> { M[i..] }), the dependences and the relaxed ones, mapped onto the
+    macro-statements under `clustering`."""
+    statements = scop.domain                                   # [P] -> { S[i..] }
+    deps = dependences(scop, options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
+    relaxed = unit.relaxed
+    if clustering is None:
+        return statements, statements, deps, relaxed
+    if relaxed is not None:
+        relaxed = replace(relaxed, enforced=clustering.macro(relaxed.enforced),
+                          live_ranges=clustering.macro(relaxed.live_ranges),
+                          relaxed=clustering.macro(relaxed.relaxed))
+    return statements, clustering.domain, clustering.macro(deps), relaxed   # { M[i..] }, { M[i..] -> N[j..] }
+
+
+def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], ctx: PassContext,
+                         within: Optional[isl.UnionSet] = None,
+                         problem: Optional[Problem] = None,
+                         ) -> tuple[dict[str, isl.Schedule], list[str], Scop]:
+    """The schedules of `scop`'s statements computed by isl for each fusion strategy tried, the
+    failures, and `scop` with notes. With `clustering`, isl schedules its macro-statements
+    (thesis Algorithm 1) and each statement's schedule is recovered from its macro-statement's.
+    With `within` ([P] -> { S[i..] }), only those instances, with the first strategy."""
+    options = ctx.options
+    statements, domain, deps, relaxed = problem if problem is not None else _problem(unit, scop, clustering, options)
+    if within is not None:
+        statements = within                                    # [P] -> { S[i..] } of one nest
+        domain = domain.intersect(statements if clustering is None else statements.apply(clustering.to_macro))
+        deps = deps.intersect_domain(domain).intersect_range(domain)
+        if relaxed is not None:
+            relaxed = replace(relaxed, **{field: getattr(relaxed, field).intersect_domain(domain).intersect_range(domain)
+                                          for field in ("enforced", "live_ranges", "relaxed")})
+    constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
+    if relaxed is None:
+        constraints = constraints.set_validity(deps).set_proximity(deps).set_coincidence(deps)
+    else:
+        # Ordering: relax-false-deps ran before. False dependences of local storage hold only
+        # where the live ranges they guard would cross the band (conditional validity); they
+        # do not limit parallelism, since each thread gets its own copy of local storage.
+        # Proximity is the enforced dependences too: relaxed false dependences as proximity
+        # constraints made isl's scheduler crash (random program seed 20135).
+        constraints = (constraints.set_validity(relaxed.enforced)
+                       .set_proximity(relaxed.enforced)
+                       .set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
+                       .set_coincidence(relaxed.enforced))
+    if not proximity_affordable(domain):
+        # Locality is worth little next to isl's time on deep nests (clangpass.poly.budget).
+        constraints = constraints.set_proximity(isl.UnionMap.empty(deps.get_space()))
+        scop = scop.with_note(f"{nest_depth(domain)}-deep nest: scheduled without proximity constraints")
+    ic = ctx.isl_ctx
+    saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
+             ic.get_schedule_outer_coincidence(), ic.get_schedule_whole_component())
+    ic.set_schedule_max_coefficient(options.max_coefficient)
+    ic.set_schedule_outer_coincidence(options.outer_coincidence)
+    # With conditional validity constraints, isl's incremental clustering of a component
+    # (schedule_whole_component = 0, its default) corrupted the heap or returned a tree with a
+    # childless `set` node under maximal fusion (random program seed 4001050: a crash in 2 to 3
+    # runs of 6); scheduling each component whole did not, in 8 runs of 8.
+    ic.set_schedule_whole_component(relaxed is not None)
+    strategies = list(SERIALIZE_SCCS) if options.fusion == "auto" else [options.fusion]
+    if within is not None:
+        strategies = strategies[:1]
+    validity = deps if relaxed is None else relaxed.enforced   # [P] -> { S[i..] -> T[j..] }
+    if options.fusion == "auto" and len(dependence_components(sorted(statement_names(domain)), validity)) <= 1:
+        # Minimal fusion would schedule the one component as maximal fusion does: save the run.
+        strategies = strategies[:1]
+    candidates: dict[str, isl.Schedule] = {}
+    failures: list[str] = []
+    try:
+        for strategy in strategies:
+            ic.set_schedule_serialize_sccs(SERIALIZE_SCCS[strategy])
+            try:
+                limit = options.isl_max_operations
+                if relaxed is not None and not SERIALIZE_SCCS[strategy]:
+                    # Whole-component maximal fusion can take long (seed 4002360: 8.6 s within
+                    # the full budget, 0.7 s cut at a quarter, minimal fusion then kept).
+                    limit //= WHOLE_COMPONENT_SHARE
+                with isl_budget(ic, limit, "scheduling"):
+                    candidate = constraints.compute_schedule()  # [P] -> { S[i..] -> [t..] }
+                malformed = tree_problem(candidate)
+                if malformed:
+                    failures.append(f"isl scheduler produced a malformed schedule ({malformed})")
+                    continue
+                if clustering is not None:
+                    candidate = clustering.statement_schedule(candidate, statements)
+                candidates[strategy] = candidate
+            except BudgetExceeded as exc:
+                failures.append(str(exc))
+            except isl.Error as exc:
+                # isl's scheduler sometimes gives up ("unable to carry dependences", seen on
+                # strided loops); the other candidate, or the source order, is still valid.
+                failures.append(f"isl scheduler failed ({isl_error_reason(exc)})")
+        if unit.relaxed is not None and len(candidates) > 1 and within is None:
+            _drop_interrupting(candidates, scop, unit.relaxed, options.isl_max_operations, failures)
+    finally:
+        ic.set_schedule_serialize_sccs(saved[0])
+        ic.set_schedule_max_coefficient(saved[1])
+        ic.set_schedule_outer_coincidence(saved[2])
+        ic.set_schedule_whole_component(saved[3])
+    return candidates, failures, scop
 
 
 def _drop_interrupting(candidates: dict[str, isl.Schedule], scop: Scop, relaxed: RelaxedDependences,

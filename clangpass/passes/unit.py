@@ -15,6 +15,7 @@ from typing import Optional
 
 from clangpass.ir import nodes as N
 from clangpass.poly.alias_check import AliasCheck
+from clangpass.poly.clustering import Clustering
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.poly.live_ranges import RelaxedDependences
 from clangpass.poly.scop import Scop
@@ -36,4 +37,5 @@ class PolyUnit:
     codegen: Optional[CodegenUnit] = None
     relaxed: Optional[RelaxedDependences] = None   # set by relax-false-deps when local storage has false deps
     alias_check: Optional[AliasCheck] = None       # set by alias-check
+    clustering: Optional[Clustering] = None        # set by cluster-stmts: what `schedule` schedules
     provided: frozenset[str] = field(default=frozenset())

@@ -33,6 +33,7 @@ import islpy as isl
 from clangpass.poly.annotations import declared_independent, reduction_results, vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.scop import Scop, sorted_pieces
+from clangpass.poly.validity import ALL_PAIRS_MAX_STATEMENTS, dates_by_statement, maps_of, ordered_pair, union_of
 
 _CACHE_KEY = "dependences"
 
@@ -76,6 +77,27 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
     ctx = scop.context.get_ctx()
     step = "dependence analysis"
     dates = scop.original_schedule.get_map()         # [P] -> { S[i..] -> [t..] } source order, kills included
+    if dates.n_map() > ALL_PAIRS_MAX_STATEMENTS:
+        flow, anti, output, note = _per_array(scop, dates, max_operations)
+    else:
+        flow, anti, output, note = _whole(scop, dates, max_operations)
+    context = scop.context                           # [P] -> { : ... }
+    declared = None
+    if scop.annotations:
+        with isl_budget(ctx, max_operations, step):
+            declared = flow.union(anti).union(output).intersect(vector_independent(scop)).coalesce()
+            independent = declared_independent(scop)
+            flow, anti, output = (d.subtract(independent) for d in (flow, anti, output))
+            # Ordering: after the subtraction (the reads of a reduction's result are outside its loop).
+            flow = flow.union(reduction_results(scop, dates.lex_lt_union_map(dates)))
+    return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note,
+                       declared)
+
+
+def _whole(scop: Scop, dates: isl.UnionMap, max_operations: int) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap, str]:
+    """Flow, anti, output dependences and the note, each kind computed at once for the region."""
+    ctx = scop.context.get_ctx()
+    step = "dependence analysis"
     writes = scop.writes                             # [P] -> { S[i..] -> A[a..] }
     note = ""
     with isl_budget(ctx, max_operations, step):
@@ -99,17 +121,65 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
         why = (f"exceeded {max_operations} isl operations" if isinstance(exc, BudgetExceeded)
                else f"failed in isl ({isl_error_reason(exc)})")
         note = f"value-based dependence analysis {why}: memory-based flow dependences used"
-    context = scop.context                           # [P] -> { : ... }
-    declared = None
-    if scop.annotations:
-        with isl_budget(ctx, max_operations, step):
-            declared = flow.union(anti).union(output).intersect(vector_independent(scop)).coalesce()
-            independent = declared_independent(scop)
-            flow, anti, output = (d.subtract(independent) for d in (flow, anti, output))
-            # Ordering: after the subtraction (the reads of a reduction's result are outside its loop).
-            flow = flow.union(reduction_results(scop, earlier))
-    return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note,
-                       declared)
+    return flow, anti, output, note
+
+
+def _per_array(scop: Scop, dates: isl.UnionMap,
+               max_operations: int) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap, str]:
+    """As `_whole`, for a large region: dependences never relate accesses to different arrays, so
+    value-based flow is computed array by array and the memory-based relations statement pair by
+    statement pair (only pairs that share an array), each under its own `max_operations`: the
+    work grows with the pairs, not with the square of the statements. An array whose value-based
+    flow exceeds the budget gets memory-based flow dependences (the note names it)."""
+    ctx = scop.context.get_ctx()
+    step = "dependence analysis"
+    by_array: dict[str, list[isl.UnionMap]] = {}
+    for k, umap in enumerate((scop.reads, scop.must_writes, scop.may_writes, scop.kills)):
+        for m in maps_of(umap):                      # [P] -> { S[i..] -> A[a..] }
+            parts = by_array.setdefault(m.get_tuple_name(isl.dim_type.out), [isl.UnionMap.empty(umap.get_space())] * 4)
+            parts[k] = parts[k].union(isl.UnionMap.from_map(m))
+    order = dates_by_statement(dates)
+
+    def ordered(pairs: isl.UnionMap) -> list[isl.Map]:
+        out = []
+        for m in maps_of(pairs):
+            with isl_budget(ctx, max_operations, step):
+                out.append(ordered_pair(m, order))
+        return out
+
+    flows: list[isl.Map] = []
+    antis: list[isl.Map] = []
+    outputs: list[isl.Map] = []
+    approximated: list[str] = []
+    for array, (reads, must, may, kills) in sorted(by_array.items()):
+        writes = must.union(may)
+        antis.extend(ordered(reads.apply_range(writes.reverse())))
+        outputs.extend(ordered(writes.apply_range(writes.reverse())))
+        if reads.is_empty() or writes.is_empty():
+            continue
+        try:
+            with isl_budget(ctx, max_operations, step):
+                touching = reads.domain().union(writes.domain()).union(kills.domain())   # [P] -> { S[i..] }
+                flows.extend(maps_of(
+                    isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may).set_kill(kills)
+                    .set_schedule_map(dates.intersect_domain(touching)).compute_flow().get_may_dependence()))
+        except (BudgetExceeded, isl.Error):
+            approximated.append(array)
+            flows.extend(ordered(writes.apply_range(reads.reverse())))
+    note = (f"value-based dependence analysis of {', '.join(approximated)} exceeded {max_operations} isl "
+            "operations or failed: memory-based flow dependences used" if approximated else "")
+    space = scop.context.get_space()
+    # Maps of one statement pair from different arrays are united pair by pair.
+    return (_merged(flows, space), _merged(antis, space), _merged(outputs, space), note)
+
+
+def _merged(maps: list[isl.Map], space: isl.Space) -> isl.UnionMap:
+    """The union of `maps`, several of which may relate the same statement pair."""
+    by_pair: dict[tuple[str, str], isl.Map] = {}
+    for m in maps:
+        key = (m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))
+        by_pair[key] = by_pair[key].union(m) if key in by_pair else m
+    return union_of(list(by_pair.values()), space)
 
 
 def _simplified(deps: isl.UnionMap, context: isl.Set) -> isl.UnionMap:

@@ -58,7 +58,8 @@ from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import false_dependences
-from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement, accesses_through
+from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement, accesses_through, statement_names
+from clangpass.poly.validity import earlier_pairs
 
 PRIVATE_PREFIX = "__pencil_private_"
 
@@ -176,9 +177,12 @@ def _unsuitable(scop: Scop, array: ArrayInfo, arg, reduced: set[str]) -> str:
         return "an extent is not known"
     if not accesses_through(scop.may_writes, frozenset({array.name})).is_empty():
         return "conditionally written"
+    written = accesses_through(scop.must_writes, frozenset({array.name}))   # [P] -> { S[i..] -> T[e..] }
+    writers = statement_names(written.domain())
     for s in scop.compute_statements:
-        writes = accesses_through(scop.must_writes, frozenset({array.name})).intersect_domain(
-            isl.UnionSet.from_set(s.domain))
+        if s.name not in writers:
+            continue
+        writes = written.intersect_domain(isl.UnionSet.from_set(s.domain))
         if writes.is_empty():
             continue
         if len(_write_targets(s.body, array.name)) != 1:
@@ -203,7 +207,8 @@ def _analyse(scop: Scop, name: str, dates: isl.UnionMap) -> tuple[str, int, isl.
         return "read before it is written: its values enter the region", 0, writes
     values = flow.get_may_dependence().intersect_params(scop.context)   # [P] -> { W[..] -> R[..] }
     mine = dates.intersect_domain(reads.domain().union(writes.domain()).union(kills.domain()))
-    false = false_dependences(reads, writes, mine.lex_lt_union_map(mine)).intersect_params(scop.context)
+    pairs = reads.apply_range(writes.reverse()).union(writes.apply_range(writes.reverse()))   # same element
+    false = false_dependences(reads, writes, earlier_pairs(pairs, mine)).intersect_params(scop.context)
     level = _private_level(values, false, mine)
     if level == 0:
         return "no loop reuses it without carrying its values: nothing to free", 0, writes

@@ -105,6 +105,7 @@ class GenConfig:
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
     p_opencl: float = 0.2             # pencilcc builds it for the OpenCL target (GeneratedProgram.flags)
     p_dynamic: float = 0.15           # a nest over rows with a data-dependent bound, a `while`, an `if` around a loop
+    p_cluster: float = 0.2            # pencilcc builds it with -fpencil-cluster=scc or bb (half each)
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -2226,6 +2227,9 @@ def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:
     flags = ("--cache-sizes=1K,2K",) if random.Random(f"flags {seed}").random() < config.p_small_cache else ()
     if random.Random(f"target {seed}").random() < config.p_opencl:
         flags += ("-fpencil-target=opencl",)
+    cluster = random.Random(f"cluster {seed}").random()
+    if cluster < config.p_cluster:
+        flags += ("-fpencil-cluster=" + ("scc" if cluster < config.p_cluster / 2 else "bb"),)
     if flags:
         description += f"; pencilcc {' '.join(flags)}"
     return GeneratedProgram(seed, render(program, description), description, program, flags)

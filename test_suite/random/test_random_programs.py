@@ -174,6 +174,12 @@ def test_config_knobs_shape_programs() -> None:
     assert not any("-fpencil-target=opencl" in generate(s, replace(SMALL, p_opencl=0.0)).flags
                    for s in opencl)
     assert all(generate(s, replace(SMALL, p_opencl=0.0)).program == generate(s, SMALL).program for s in opencl[:3])
+    # Statement clustering likewise (-fpencil-cluster=scc or bb, half each).
+    clustered = {s: [f for f in generate(s, SMALL).flags if f.startswith("-fpencil-cluster=")] for s in range(100)}
+    assert 8 <= sum(1 for f in clustered.values() if f) <= 35
+    assert {f[0] for f in clustered.values() if f} == {"-fpencil-cluster=scc", "-fpencil-cluster=bb"}
+    assert not any(f.startswith("-fpencil-cluster=") for s in range(100)
+                   for f in generate(s, replace(SMALL, p_cluster=0.0)).flags)
 
 
 # ----------------------------------------------------------------------------

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: MIT
+"""Pass `cluster-stmts`: offline statement clustering before scheduling (thesis ch. 3).
+
+Input: Scop + dependences. Output: the unit's `clustering` (clangpass.poly.clustering):
+macro-statements that `schedule` schedules instead of the statements (Algorithm 1),
+each statement's schedule then recovered from its macro-statement's. The decision of
+what to cluster comes from one of the thesis's heuristics (section 3.6) or from the
+user, and is judged by `decision_problems` (section 3.6.1):
+- `scc` (-fpencil-cluster=scc): the statements of one basic block that form a strongly
+  connected component of the dependence graph of their loop body at every loop depth
+  (dependences within one iteration of the outer loops), and a dense one: at each
+  depth the component stays strongly connected through dependences of distance 0 or
+  1 along that loop, so that every later instance of a member is reached (section
+  3.6.2). Only a component that lies within one basic block is clustered;
+- `bb` (-fpencil-cluster=bb): all the statements of each basic block (section 3.6.3);
+- a user's decision (-fpencil-cluster-decision=FILE, JSON: a list of clusters for every
+  region, or an object from region labels to such lists; statement names as in the
+  `scop` dump). An invalid one is not applied: the region is scheduled unclustered and
+  the record and an error diagnostic say why.
+The heuristics' decisions are valid by construction; they are checked all the same
+(an assertion). Knobs: `cluster`, `cluster_decision`; the work is bounded by
+`isl_max_operations` (over it: no clustering, and a note).
+The record gets `scheduled_statements`, the dependence relations before and after,
+and the time spent (`clustering_seconds`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Optional
+
+import islpy as isl
+
+from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.clustering import (Clustering, SourceStructure, apply_decision, decision_problems, dependence_pairs,
+                                       pairs_within, relation_count, same_iteration, shared_loops, source_structure,
+                                       strongly_connected)
+from clangpass.poly.dependences import dependences
+from clangpass.poly.scop import Scop
+
+HEURISTICS = ("none", "scc", "bb")
+
+
+@register
+class ClusterStatements(Pass):
+    """Group statements into macro-statements for the scheduler (-fpencil-cluster, -fpencil-cluster-decision)."""
+
+    name = "cluster-stmts"
+    requires = frozenset({"scop", "dependences"})
+    dump_stage = "deps"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        options = ctx.options
+        user = user_decision(options.cluster_decision, unit.region.label)
+        if options.cluster == "none" and user is None:
+            return unit
+        scop = unit.scop
+        start = time.perf_counter()
+        try:
+            clustering = cluster(scop, options.cluster, user, options.isl_max_operations)
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: statements scheduled unclustered"))
+        clustering = replace(clustering, seconds=time.perf_counter() - start)
+        if clustering.problems:
+            scop = scop.with_note("clustering decision not applied: " + "; ".join(clustering.problems))
+        return replace(unit, scop=scop, clustering=clustering)
+
+
+def cluster(scop: Scop, heuristic: str, user: Optional[list[list[str]]], max_operations: int = 0) -> Clustering:
+    """`scop`'s clustering: the user's decision when given (unclustered, with the problems, if
+    invalid), else the heuristic's."""
+    d = dependences(scop, max_operations)
+    deps = d.flow.union(d.anti).union(d.output)               # [P] -> { S[i..] -> T[j..] }
+    ctx = scop.context.get_ctx()
+    with isl_budget(ctx, max_operations, "statement clustering"):
+        structure = source_structure(scop)
+    pairs = dependence_pairs(deps)
+    # The decision's and the check's isl work is per statement pair (emptiness tests), bounded
+    # block by block: a region's blocks share no pair.
+    with isl_budget(ctx, max_operations, "statement clustering"):
+        if user is not None:
+            problems = decision_problems(scop, deps, user, structure)
+            decision, heuristic = ([], "user") if problems else (user, "user")
+        else:
+            decision = scc_decision(structure, pairs) if heuristic == "scc" else bb_decision(structure)
+    if user is None:
+        with isl_budget(ctx, max_operations, "statement clustering"):
+            problems = decision_problems(scop, deps, decision, structure)
+        assert not problems, f"the {heuristic} heuristic made an invalid decision: {problems}"
+    with isl_budget(ctx, max_operations, "statement clustering"):
+        clustering = apply_decision(scop, decision, heuristic, structure)
+        macro = clustering.macro(deps)                        # [P] -> { M[i..] -> N[j..] }
+    return replace(clustering, problems=tuple(problems), dependences_before=relation_count(deps),
+                   dependences_after=relation_count(macro))
+
+
+def bb_decision(structure: SourceStructure) -> list[list[str]]:
+    """Basic-block clustering (thesis section 3.6.3): every basic block is one cluster."""
+    return [list(block) for block in structure.blocks if len(block) > 1]
+
+
+def scc_decision(structure: SourceStructure, pairs: dict[tuple[str, str], isl.Map]) -> list[list[str]]:
+    """SCC clustering (thesis section 3.6.2): the dense strongly connected components of each loop
+    body's dependence graph that lie within one basic block."""
+    decision: list[list[str]] = []
+    for block in structure.blocks:
+        depth = len(structure.loops[block[0]])
+        if len(block) < 2 or depth == 0:
+            continue
+        body = [n for n in structure.order if shared_loops(structure, n, block[0]) >= depth]
+        successors: dict[str, set[str]] = {}
+        for (source, sink), dep in pairs_within(pairs, body):
+            # Within one iteration of the loops outside the innermost one: the graph at that depth.
+            if source != sink and same_iteration(dep, depth - 1):
+                successors.setdefault(source, set()).add(sink)
+        members = set(block)
+        for component in strongly_connected(body, successors):
+            if len(component) > 1 and set(component) <= members and _dense(component, pairs, depth):
+                decision.append(component)
+    return decision
+
+
+def _dense(component: list[str], pairs: dict[tuple[str, str], isl.Map], depth: int) -> bool:
+    """Whether `component` stays strongly connected, at each loop depth, through dependences that
+    reach the same or the next iteration of that loop (the outer loops' iterations fixed)."""
+    for k in range(depth):
+        successors: dict[str, set[str]] = {}
+        for source in component:
+            for sink in component:
+                dep = pairs.get((source, sink))
+                if source != sink and dep is not None and _reaches_next(dep, k):
+                    successors.setdefault(source, set()).add(sink)
+        if len(strongly_connected(component, successors)) != 1:
+            return False
+    return True
+
+
+def _reaches_next(dep: isl.Map, k: int) -> bool:
+    """Whether `dep` ([P] -> { S[i..] -> T[j..] }) has pairs with equal first `k` dimensions and a
+    distance of 0 or 1 along dimension `k`."""
+    for m in range(k):
+        dep = dep.equate(isl.dim_type.in_, m, isl.dim_type.out, m)
+    near = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(dep.get_space()))   # i_k - j_k + 1 >= 0
+    near = (near.set_coefficient_val(isl.dim_type.in_, k, isl.Val.one(dep.get_ctx()))
+            .set_coefficient_val(isl.dim_type.out, k, isl.Val.negone(dep.get_ctx()))
+            .set_constant_val(isl.Val.one(dep.get_ctx())))
+    return not dep.add_constraint(near).is_empty()
+
+
+def coarser(clustering: Optional[Clustering]) -> Optional[str]:
+    """The heuristic to try when scheduling under `clustering` (None: unclustered) exceeds the
+    budget: basic blocks, unless they are what was scheduled or the decision was the user's."""
+    if clustering is None or clustering.heuristic in ("", "scc"):
+        return "bb"
+    return None
+
+
+def user_decision(decisions: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...],
+                  label: str) -> Optional[list[list[str]]]:
+    """The user's clusters for region `label` (`decisions`: (label, clusters) pairs, '*': every
+    region), or None."""
+    for where, clusters in decisions:
+        if where == label:
+            return [list(c) for c in clusters]
+    for where, clusters in decisions:
+        if where == "*":
+            return [list(c) for c in clusters]
+    return None
