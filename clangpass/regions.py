@@ -33,7 +33,7 @@ from typing import Iterator, Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.inline import inline_calls
-from clangpass.ir.walk import children, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
+from clangpass.ir.walk import children, descendants, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 
 
 @dataclass(frozen=True)
@@ -131,15 +131,22 @@ def _regions_of(s: N.Stmt, in_loop: bool = False) -> Iterator[tuple[N.Region, bo
 
 
 def _privatize(fn: N.Function, node: N.Region, in_loop: bool, region: OptRegion) -> OptRegion:
-    """`region` with the function's scalars that only it uses made region locals.
+    """`region` with the function's scalars whose values do not cross its boundary made region locals.
 
-    A scalar of the enclosing function that the region writes is the region's own when
-    nothing else in the function mentions it and it is declared without initialiser, not
-    `static`, and the region runs at most once per call (no loop, `goto` or label around it):
-    its value at the region's entry is then indeterminate and nothing reads its value after.
-    Only scalars written inside a loop of the region are taken (a value set once before the
-    loops, like deriche's coefficients, has no loop-carried false dependence to relax, and its
-    live ranges over the whole region made schedule verification exceed the isl budget).
+    A scalar local variable or by-value parameter of the enclosing function that the region
+    writes is the region's own (thesis ch. 2.3) when its value neither enters nor leaves the
+    region: the region never reads the value it had at the region's entry (every read in the
+    region follows a write on every path; for a variable nothing else in the function
+    mentions, declared without initialiser, in a region run once per call, that value is
+    indeterminate anyway), and no code after the region reads the region's value before
+    overwriting it (a liveness analysis of the rest of the function, in which
+    `__pencil_kill(v)` and the function's end kill; a `__pencil_kill(v)` ending the region
+    kills it too). A region inside a loop of the function sees its own earlier values, so
+    there the variable must also be unmentioned elsewhere. Variables declared twice, `static`,
+    whose address is taken, in functions with `goto` or labels, stay the caller's. Only
+    scalars written inside a loop of the region are taken (a value set once before the loops,
+    like deriche's coefficients, has no loop-carried false dependence to relax, and its live
+    ranges over the whole region made schedule verification exceed the isl budget).
     Everything else stays the caller's (passed by pointer, never relaxed), and says why.
     """
     decls: dict[str, list[N.VarDecl]] = {}
@@ -152,21 +159,34 @@ def _privatize(fn: N.Function, node: N.Region, in_loop: bool, region: OptRegion)
                 decls.setdefault(d.name, []).append(d)
         for e in stmt_exprs(s):
             mentioned.update(v.name for v in iter_exprs(e) if isinstance(v, N.VarRef))
+    params = {p.name: p for p in fn.params}
+    address_taken = {e.operand.name for e in descendants(fn.body)
+                     if isinstance(e, N.Unary) and e.op == "&" and isinstance(e.operand, N.VarRef)}
     in_loops = _written_in_loops(region.body)
     privatized: list[N.VarDecl] = []
     kept: list[tuple[str, str]] = []
     for arg in region.args:
-        if arg.scope != "local" or not arg.written or not isinstance(arg.type, (T.IntType, T.FloatType)):
+        if (arg.scope not in ("local", "param") or not arg.written
+                or not isinstance(arg.type, (T.IntType, T.FloatType))):
             continue
         found = decls.get(arg.name, [])
-        why = ("used outside the region" if arg.name in mentioned
-               else "declared more than once in the function" if len(found) != 1
-               else "initialised at its declaration" if found[0].init is not None
+        if arg.scope == "param":      # a parameter passed by value: the function's own copy
+            found = [N.VarDecl(arg.name, arg.type, None, params[arg.name].loc)] + found
+        entry_read = _reads_entry_value(region.body.body, arg.name)
+        why = ("declared more than once in the function" if len(found) != 1
                else f"'{found[0].storage}'" if found[0].storage
-               else "the region is inside a loop of the function" if in_loop
+               else "its address is taken" if arg.name in address_taken
                else "the function has a goto or a label" if jumps
                else "written outside loops only: no loop-carried false dependence to relax"
-               if arg.name not in in_loops else "")
+               if arg.name not in in_loops
+               else "the region is inside a loop of the function"
+               if in_loop and (entry_read or arg.name in mentioned)
+               else "used outside the region" if arg.name in mentioned and not _killed_at_end(
+                   region.body.body, arg.name) and _read_after(fn.body, node, arg.name)
+               else "initialised at its declaration" if found[0].init is not None and entry_read
+               else "a parameter whose value the region reads" if arg.scope == "param" and entry_read
+               else "its value from before the region is read in it" if arg.name in mentioned and entry_read
+               else "")
         if why:
             kept.append((arg.name, why))
         else:
@@ -176,6 +196,120 @@ def _privatize(fn: N.Function, node: N.Region, in_loop: bool, region: OptRegion)
     names = {d.name for d in privatized}
     return replace(region, args=tuple(a for a in region.args if a.name not in names),
                    privatized=tuple(privatized), kept_scalars=tuple(kept))
+
+
+# ----------------------------------------------------------------------------- scalar liveness
+# Which value of a scalar a statement may read, on the IR of the enclosing function. Each
+# function answers for one variable `name` and is conservative: anything it does not model
+# (loops around a use, `switch`, a redeclaration) counts as a read.
+READ, KILL = "read", "kill"
+
+
+def _mentions(node: object, name: str) -> bool:
+    return node is not None and any(isinstance(e, N.VarRef) and e.name == name for e in descendants(node))
+
+
+def _kills(e: N.Expr, name: str) -> bool:
+    """`name = value` with a value that does not read it, or `__pencil_kill(name)`."""
+    if isinstance(e, N.Assign) and e.op == "=" and isinstance(e.target, N.VarRef) and e.target.name == name:
+        return not _mentions(e.value, name)
+    return (isinstance(e, N.Call) and e.callee == "__pencil_kill" and len(e.args) == 1
+            and isinstance(e.args[0], N.VarRef) and e.args[0].name == name)
+
+
+def _first_access(s: N.Stmt, name: str) -> Optional[str]:
+    """READ if executing `s` may read the value `name` has before it, KILL if it overwrites that
+    value on every path first (or returns), None if neither."""
+    if isinstance(s, N.ExprStmt):
+        return KILL if _kills(s.expr, name) else READ if _mentions(s.expr, name) else None
+    if isinstance(s, N.Return):
+        return READ if _mentions(s, name) else KILL
+    if isinstance(s, N.Compound):
+        return _sequence_access(s.body, name)
+    if isinstance(s, N.If):
+        if _mentions(s.cond, name):
+            return READ
+        branches = [_first_access(s.then, name),
+                    None if s.otherwise is None else _first_access(s.otherwise, name)]
+        return READ if READ in branches else KILL if branches == [KILL, KILL] else None
+    if isinstance(s, N.NullStmt):
+        return None
+    return READ if _mentions(s, name) or isinstance(s, N.DeclStmt) and any(
+        d.name == name for d in s.decls) else None
+
+
+def _sequence_access(stmts: tuple[N.Stmt, ...], name: str) -> Optional[str]:
+    for s in stmts:
+        access = _first_access(s, name)
+        if access is not None:
+            return access
+    return None
+
+
+def _read_after(body: N.Compound, region: N.Region, name: str) -> bool:
+    """Whether the code that runs after `region` (not inside a loop of the function) may read
+    the value `name` has when the region ends; the function's end kills it."""
+    for parent, child in reversed(_path_to(body, region)):
+        if isinstance(parent, N.Compound):
+            position = next(k for k, c in enumerate(parent.body) if c is child)
+            access = _sequence_access(parent.body[position + 1:], name)
+            if access is not None:
+                return access == READ
+        elif not isinstance(parent, (N.If, N.Region)):
+            return True
+    return False
+
+
+def _path_to(s: N.Stmt, target: N.Stmt) -> list[tuple[N.Stmt, N.Stmt]]:
+    """The (parent, child) statement pairs from `s` down to `target` ([] if `target` is not under `s`)."""
+    for child in children(s):
+        if child is target:
+            return [(s, child)]
+        if isinstance(child, N.Stmt):
+            below = _path_to(child, target)
+            if below:
+                return [(s, child)] + below
+    return []
+
+
+def _killed_at_end(stmts: tuple[N.Stmt, ...], name: str) -> bool:
+    """Whether the last of `stmts` to mention `name` is `__pencil_kill(name)`."""
+    last = next((s for s in reversed(stmts) if _mentions(s, name)), None)
+    return isinstance(last, N.ExprStmt) and isinstance(last.expr, N.Call) and _kills(last.expr, name)
+
+
+def _reads_entry_value(stmts: tuple[N.Stmt, ...], name: str) -> bool:
+    """Whether executing `stmts` may read the value `name` has before them."""
+    for s in stmts:
+        reads, kills = _entry_access(s, name)
+        if reads:
+            return True
+        if kills:
+            return False
+    return False
+
+
+def _entry_access(s: N.Stmt, name: str) -> tuple[bool, bool]:
+    """(may read the value `name` has before `s`, overwrites it on every path through `s`)."""
+    if isinstance(s, N.ExprStmt):
+        return (False, True) if _kills(s.expr, name) else (_mentions(s.expr, name), False)
+    if isinstance(s, N.Compound):
+        return _reads_entry_value(s.body, name), _sequence_access(s.body, name) == KILL
+    if isinstance(s, N.If):
+        if _mentions(s.cond, name):
+            return True, False
+        branches = [_entry_access(s.then, name),
+                    (False, False) if s.otherwise is None else _entry_access(s.otherwise, name)]
+        return any(r for r, _ in branches), all(k for _, k in branches)
+    if isinstance(s, N.For):
+        init = (False, False) if s.init is None else _entry_access(s.init, name)
+        if init[0] or init[1]:
+            return init
+        if _mentions(s.cond, name) or _mentions(s.step, name):
+            return True, False
+        # The body may not run: what it writes is no kill for what follows the loop.
+        return _entry_access(s.body, name)[0], False
+    return _mentions(s, name), False
 
 
 def _written_in_loops(s: N.Stmt, in_loop: bool = False) -> set[str]:
