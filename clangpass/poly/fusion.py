@@ -115,10 +115,13 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
     dominant = _dominant_statements(scop)
     outermost: dict[str, isl.ScheduleNode] = {}
     innermost: dict[str, isl.ScheduleNode] = {}
+    tiled: set[str] = set()
     for band, _ in _bands(schedule.get_root()):
         for name in _statements(band) & dominant:
             outermost.setdefault(name, band)
             innermost[name] = band
+            if band.band_get_permutable() and band.band_n_member() >= 2:
+                tiled.add(name)
     accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
     strided = sequential = untiled = 0
     for statement in scop.compute_statements:
@@ -133,7 +136,9 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
         tileable = band.band_get_permutable() and band.band_n_member() >= 2
         members = range(band.band_n_member()) if tileable else [band.band_n_member() - 1]
         strided += min(_jumps(band, m, own) for m in members)
-        untiled += not tileable
+        # Any tiled band around it counts: a reduction loop below a tiled band of the loops
+        # around its initialisation (PRE's `t = 0; for k: t += ...; C[i][j] = t;`) is tiled there.
+        untiled += name not in tiled
         outer = outermost[name]
         sequential += not any(outer.band_member_get_coincident(m) for m in range(outer.band_n_member()))
     return ScheduleCost(strided, sequential, untiled, _shared_arrays(scop, schedule),
