@@ -63,6 +63,9 @@ class OptRegion:
     kept_scalars: tuple[tuple[str, str], ...] = ()   # (name, why it stays the caller's) of written scalars
     symbol: str = ""
     problems: tuple[str, ...] = field(default=(), compare=False)  # reasons it cannot be outlined
+    # Functions of internal linkage the region calls: the outlined code, in another object,
+    # calls each through a wrapper of external linkage the driver adds (`trampoline_symbol`).
+    trampolines: tuple[N.Function, ...] = field(default=(), compare=False)
 
     @property
     def label(self) -> str:
@@ -342,10 +345,18 @@ def _symbol(fn: N.Function, kind: str, index: int) -> str:
     return f"__pencilcc_{fn.name}_{kind}{index}_{digest}"
 
 
+def trampoline_symbol(fn: N.Function) -> str:
+    """The external name under which outlined code calls `fn`, a function of internal linkage
+    of the file (unique per file and function, like `_symbol`)."""
+    digest = hashlib.sha1(f"{fn.loc.file}\0{fn.name}\0trampoline".encode()).hexdigest()[:10]
+    return f"__pencilcc_call_{fn.name}_{digest}"
+
+
 def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
     """Compute the region's arguments, iterators and symbol."""
     fn = region.function
     problems: list[str] = []
+    trampolines: list[N.Function] = []
     declared_inside: set[str] = set()
     uses: dict[str, N.VarRef] = {}
     written: set[str] = set()
@@ -382,13 +393,19 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
                     note_use(sub)
                 elif isinstance(sub, N.Call) and not sub.builtin:
                     callee = module.function(sub.callee)
-                    # The outlined code lives in another object: it can only call
-                    # functions with external linkage.
+                    # The outlined code lives in another object: a function without external
+                    # linkage is called through a wrapper that has it (clangpass.driver.rewrite).
                     if callee is not None and (callee.storage == "static" or
                                                (callee.inline and callee.storage != "extern")):
-                        problems.append(f"calls '{sub.callee}', which has internal linkage "
-                                        f"({callee.storage or 'inline'}) and cannot be called from "
-                                        f"outlined code")
+                        awkward = [p.name for p in callee.params
+                                   if not isinstance(p.type, (T.IntType, T.FloatType, T.ArrayType, T.PointerType))]
+                        if callee.variadic or awkward or not isinstance(
+                                callee.result, (T.VoidType, T.IntType, T.FloatType)):
+                            problems.append(f"calls '{sub.callee}', which has internal linkage "
+                                            f"({callee.storage or 'inline'}) and a signature no wrapper "
+                                            f"of external linkage is made for")
+                        elif callee not in trampolines:
+                            trampolines.append(callee)
             for var in written_variables(e):
                 written.add(var.name)
                 is_header = (isinstance(s, N.For) and e is s.step) or id(s) in for_inits
@@ -416,4 +433,5 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
             passing = "pointer"
         args.append(RegionArg(name, t, passing, ref.scope, name in written))
     return replace(region, args=tuple(args), iterators=iterators,
-                   symbol=_symbol(fn, region.kind, region.index), problems=tuple(problems))
+                   symbol=_symbol(fn, region.kind, region.index), problems=tuple(problems),
+                   trampolines=tuple(trampolines))

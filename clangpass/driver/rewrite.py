@@ -24,6 +24,12 @@ instead, where
 
 A PENCIL function that returns a value returns the outlined function's result.
 
+A function of internal linkage (`static`, or `inline` without `extern`) that a region
+calls gets a wrapper of external linkage at the end of the file, under the prototypes'
+file name: `int __pencilcc_call_f_HASH(int a0, void *a1) { return f(a0, a1); }`
+(`OptRegion.trampolines`, `regions.trampoline_symbol`); the outlined code calls it.
+Array and pointer parameters are `void *`, which converts to the callee's parameter type.
+
 Versioning on a run-time alias check (`guards`, clangpass.poly.alias_check): a
 region whose arrays may overlap runs the outlined code only when its check holds,
 and its original text otherwise, compiled by the host as the slow path:
@@ -41,7 +47,7 @@ from typing import Mapping, Sequence
 
 from clangpass.ir import types as T
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.regions import OptRegion, RegionArg, returns_value
+from clangpass.regions import OptRegion, RegionArg, returns_value, trampoline_symbol
 
 
 PROTOTYPES_FILE = "<pencilcc outlined regions>"
@@ -75,6 +81,21 @@ def prototype(region: OptRegion) -> str:
     params = ", ".join(_parameter_type(a) for a in region.args) or "void"
     result = region.function.result.unqualified().spelling() if returns_value(region) else "void"
     return f"extern {result} {region.symbol}({params});"
+
+
+def trampolines(regions: Sequence[OptRegion]) -> str:
+    """The wrappers of external linkage of the internal functions `regions` call (one line each)."""
+    out: dict[str, str] = {}
+    for region in regions:
+        for fn in region.trampolines:
+            symbol = trampoline_symbol(fn)
+            params = [("void *" if isinstance(p.type, (T.ArrayType, T.PointerType))
+                       else p.type.unqualified().spelling()) + f" a{k}" for k, p in enumerate(fn.params)]
+            signature = f"{fn.result.unqualified().spelling()} {symbol}({', '.join(params) or 'void'})"
+            call = f"{fn.name}({', '.join(f'a{k}' for k in range(len(fn.params)))})"
+            body = call + ";" if isinstance(fn.result, T.VoidType) else f"return {call};"
+            out[symbol] = f"{signature}; {signature} {{ {body} }}"
+    return "".join(line + "\n" for line in out.values())
 
 
 def call_statement(region: OptRegion) -> str:
@@ -160,6 +181,9 @@ def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: s
         pieces += [source[position:start], replacement]
         position = end
     pieces.append(source[position:])
+    wrappers = trampolines(ordered)
+    if wrappers:
+        pieces.append(f"\n#line 1 {_c_string(PROTOTYPES_FILE)}\n{wrappers}".encode())
     # The prototypes get a file name of their own: a note about them names no temp path.
     header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in ordered)
               + f"\n#line 1 {_c_string(display_path)}\n")

@@ -149,7 +149,11 @@ def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None
             collector.collect(arg, True)         # what the argument's expression reads
     for k in fp.arrays:
         arg = call.args[k]
-        var, prefix = collector.location(_decayed(arg), allow_prefix=True)
+        try:
+            var, prefix = collector.location(_decayed(arg), allow_prefix=True)
+        except NotModelled as exc:
+            raise NotModelled(f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
+                              f"is not an array or a row of one ({exc.reason})") from None
         if var is None:
             raise NotModelled(f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
                               "is not an array of the region")

@@ -660,7 +660,9 @@ class ExprLowering:
         if e.builtin:
             return self.builtins.lower(e)
         args = [self.rvalue(a) for a in e.args]
-        fn = self.ctx.declare(e.callee, llvm_type(e.type, e.loc), [a.type for a in args])
+        # A function of internal linkage is called through its wrapper (clangpass.driver.rewrite).
+        name = self.ctx.trampolines.get(e.callee, e.callee)
+        fn = self.ctx.declare(name, llvm_type(e.type, e.loc), [a.type for a in args])
         result = self.builder.call(fn, args)
         return None if isinstance(e.type, T.VoidType) else result
 

@@ -249,3 +249,58 @@ def test_every_thesis_example_is_optimized(tmp_path):
     assert len(seen) == 18
     for name in ("bar", "ABF", "sum_and_scatter", "parallel_version", "expand_frontier"):
         assert any(function == name for _, function in seen), name
+
+
+STATIC_HELPERS = r"""#include <stdio.h>
+#include <pencil.h>
+
+static int weight(int i) PENCIL;
+static int weight(int i)
+{
+  return 3 * i % 7 + 1;
+}
+
+static inline double mean(int m, const double r[pencil_array m]) PENCIL;
+static inline double mean(int m, const double r[pencil_array m])
+{
+  double s = 0.0;
+  for (int j = 0; j < m; j++)
+    s += r[j];
+  return s / m;
+}
+
+void norm(int n, int m, double A[pencil_array n][m], double W[pencil_array n]) PENCIL;
+void norm(int n, int m, double A[pencil_array n][m], double W[pencil_array n])
+{
+  for (int i = 0; i < n; i++)
+    W[i] = weight(i) * mean(m, A[i]);
+}
+
+int main(void)
+{
+  static double A[40][30], W[40];
+  for (int i = 0; i < 40; i++)
+    for (int j = 0; j < 30; j++)
+      A[i][j] = (i * j % 13) * 0.5;
+  norm(40, 30, A, W);
+  printf("== W\n");
+  for (int i = 0; i < 40; i++)
+    printf("%.17g\n", W[i]);
+  return 0;
+}
+"""
+
+
+def test_static_and_inline_helpers_are_called_through_wrappers(tmp_path):
+    # `weight` (static) and `mean` (static inline) return values, so they are not inlined: the
+    # outlined code, in another object, calls them through wrappers of external linkage.
+    source = tmp_path / "helpers.c"
+    source.write_text(STATIC_HELPERS)
+    exe, record = tmp_path / "helpers", tmp_path / "helpers.json"
+    proc = harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", "-Wall", "-Wextra",
+                                                   "-fpencil-thread-min-work=0",
+                                                   f"-foptimization-record-file={record}"])
+    assert "warning" not in proc.stderr, proc.stderr
+    regions = {r["function"]: r for r in json.loads(record.read_text())["regions"]}
+    assert regions["norm"]["status"] == "optimized" and regions["norm"]["parallel_loops"] == 1
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from clangpass.frontend import parse_file
-from clangpass.regions import find_regions
+from clangpass.regions import find_regions, trampoline_symbol
 
 
 def regions_of(tmp_path, source: str):
@@ -112,17 +112,22 @@ def test_region_problems_are_reported(tmp_path):
     assert any("static local variable 'calls'" in p for p in r.problems)
 
 
-def test_calls_to_internal_functions_are_problems(tmp_path):
+def test_calls_to_internal_functions_go_through_wrappers(tmp_path):
     (r,) = regions_of(tmp_path, """
         static int twice(int x) __attribute__((const));
         static int twice(int x) { return 2 * x; }
         int thrice(int x) __attribute__((const));
-        void k(int n, int C[n]) {
+        struct pair { int a, b; };
+        static int first(struct pair p) { return p.a; }
+        void k(int n, int C[n], struct pair q) {
           int i;
         #pragma scop
-          for (i = 0; i < n; i++) C[i] = twice(i) + thrice(i);
+          for (i = 0; i < n; i++) C[i] = twice(i) + thrice(i) + first(q);
         #pragma endscop
         }
     """)
-    assert r.problems == ("calls 'twice', which has internal linkage (static) and cannot be called "
-                          "from outlined code",)
+    # `twice` gets a wrapper of external linkage; a struct parameter gets none: a problem.
+    assert [f.name for f in r.trampolines] == ["twice"]
+    assert trampoline_symbol(r.trampolines[0]).startswith("__pencilcc_call_twice_")
+    assert r.problems == ("calls 'first', which has internal linkage (static) and a signature no wrapper "
+                          "of external linkage is made for",)
