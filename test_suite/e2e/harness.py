@@ -170,6 +170,25 @@ def build(
     return proc
 
 
+def build_recorded(sources: Sequence[Path], out: Path, flags: Sequence[str],
+                   compiler: Sequence[str] = (sys.executable, "-m", "clangpass"),
+                   ) -> tuple[subprocess.CompletedProcess, dict[str, dict]]:
+    """`build` with pencilcc (this interpreter's `-m clangpass`) and an optimisation record
+    next to `out`: the completed process and the record's regions by their `label`
+    (the function's name, `f#1` for its second scop)."""
+    record = Path(out).with_suffix(".record.json")
+    proc = build(compiler, sources, out, [*flags, f"-foptimization-record-file={record}"])
+    regions = json.loads(record.read_text())["regions"]
+    labels: dict[str, dict] = {}
+    for r in regions:
+        label = r["function"]
+        k = 1
+        while label in labels:
+            label, k = f"{r['function']}#{k}", k + 1
+        labels[label] = r
+    return proc, labels
+
+
 def build_polybench(workdir: Path, kernel: str, sizes: Sequence[str], flags: Sequence[str] = ()) -> tuple[Path, list[dict]]:
     """Build PolyBench kernel ``kernel`` with pencilcc -O3 (this interpreter's
     ``-m clangpass``), ``-D`` each of ``sizes`` and ``flags``; the executable and the

@@ -11,7 +11,6 @@ by pencilcc -O3 and gcc -O0 and prints the same on 1 and 2 threads and on PoCL.
 """
 from __future__ import annotations
 
-import json
 import sys
 
 import pytest
@@ -171,11 +170,9 @@ int main(void)
 def _build(tmp_path, *flags):
     source = tmp_path / "dyn.c"
     source.write_text(PROGRAM)
-    exe, record = tmp_path / "dyn", tmp_path / "dyn.json"
-    proc = harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", *flags,
-                                                   "-fpencil-thread-min-work=0", "-Rpass-missed=pencil",
-                                                   f"-foptimization-record-file={record}"])
-    regions = {r["function"]: r for r in json.loads(record.read_text())["regions"]}
+    exe = tmp_path / "dyn"
+    proc, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", *flags,
+                                                           "-fpencil-thread-min-work=0", "-Rpass-missed=pencil"])
     return source, exe, regions, proc.stderr
 
 
@@ -247,10 +244,9 @@ def test_a_loop_with_break_and_continue_is_one_statement_per_outer_iteration(tmp
     # The j loop exits early: it runs whole, once per row; the rows are parallel.
     source = tmp_path / "brk.c"
     source.write_text(FIRST_NEGATIVE)
-    exe, record = tmp_path / "brk", tmp_path / "brk.json"
-    harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-thread-min-work=0",
-                                            f"-foptimization-record-file={record}"])
-    [region] = json.loads(record.read_text())["regions"]
+    exe = tmp_path / "brk"
+    _, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-thread-min-work=0"])
+    [region] = regions.values()
     assert (region["status"], region["parallel_loops"]) == ("optimized", 1)
     assert region["approximated_accesses"][-1] == ("loop with 'break' or 'continue' at brk.c:6:5: one statement, "
                                                    "its writes may-writes")

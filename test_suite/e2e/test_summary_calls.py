@@ -127,13 +127,11 @@ def _build_both(tmp_path, flags=()):
     main, ext = tmp_path / "main.c", tmp_path / "ext.c"
     main.write_text(MAIN)
     ext.write_text(EXTERNAL)
-    exe, record = tmp_path / "prog", tmp_path / "prog.json"
-    harness.build(PENCILCC, [main, ext], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", *flags,
-                                                "-fpencil-thread-min-work=0",
-                                                f"-foptimization-record-file={record}"])
+    exe = tmp_path / "prog"
+    _, regions = harness.build_recorded([main, ext], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", *flags,
+                                                           "-fpencil-thread-min-work=0"])
     reference = tmp_path / "prog.gcc-O0"
     harness.build(["gcc"], [main, ext], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
-    regions = {r["function"]: r for r in json.loads(record.read_text())["regions"]}
     return exe, harness.run(reference), regions
 
 
@@ -169,10 +167,7 @@ def test_calls_on_the_opencl_target_run_on_the_host(tmp_path):
 def _record_of(tmp_path, text, name="t.c"):
     source = tmp_path / name
     source.write_text("#include <pencil.h>\n" + text)
-    record = tmp_path / "t.json"
-    harness.build(PENCILCC, [source], tmp_path / "t.o", ["-c", "-O3", *INCLUDE, "-fpencil-thread-min-work=0",
-                                                         f"-foptimization-record-file={record}"])
-    return {r["function"]: r for r in json.loads(record.read_text())["regions"]}
+    return harness.build_recorded([source], tmp_path / "t.o", ["-c", "-O3", *INCLUDE, "-fpencil-thread-min-work=0"])[1]
 
 
 def test_what_a_declared_pencil_function_may_write_orders_its_calls(tmp_path):
@@ -237,11 +232,9 @@ def test_every_thesis_example_is_optimized(tmp_path):
     summary_maybe.c's `foo`, the non-PENCIL function its summary stands for (it calls printf)."""
     seen = {}
     for source in sorted(THESIS.glob("*.c")):
-        record = tmp_path / f"{source.stem}.json"
-        harness.build(PENCILCC, [source], tmp_path / f"{source.stem}.o",
-                      ["-c", "-O3", *INCLUDE, f"-foptimization-record-file={record}"])
-        for r in json.loads(record.read_text())["regions"]:
-            seen[(source.name, r["function"])] = (r["status"], r["reason"])
+        _, regions = harness.build_recorded([source], tmp_path / f"{source.stem}.o", ["-c", "-O3", *INCLUDE])
+        for function, r in regions.items():
+            seen[(source.name, function)] = (r["status"], r["reason"])
     fallbacks = {k: v for k, v in seen.items() if v[0] != "optimized"}
     assert fallbacks == {("summary_maybe.c", "foo"): (
         "fallback", "call to 'printf' at summary_maybe.c:48:9 may have side effects (it is neither a PENCIL "
@@ -296,11 +289,9 @@ def test_static_and_inline_helpers_are_called_through_wrappers(tmp_path):
     # outlined code, in another object, calls them through wrappers of external linkage.
     source = tmp_path / "helpers.c"
     source.write_text(STATIC_HELPERS)
-    exe, record = tmp_path / "helpers", tmp_path / "helpers.json"
-    proc = harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", "-Wall", "-Wextra",
-                                                   "-fpencil-thread-min-work=0",
-                                                   f"-foptimization-record-file={record}"])
+    exe = tmp_path / "helpers"
+    proc, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O3", "-Wall",
+                                                           "-Wextra", "-fpencil-thread-min-work=0"])
     assert "warning" not in proc.stderr, proc.stderr
-    regions = {r["function"]: r for r in json.loads(record.read_text())["regions"]}
     assert regions["norm"]["status"] == "optimized" and regions["norm"]["parallel_loops"] == 1
     harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
