@@ -11,7 +11,6 @@ that calls a function stays on the host).
 """
 from __future__ import annotations
 
-import json
 import sys
 
 import pytest
