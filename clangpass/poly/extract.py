@@ -710,12 +710,22 @@ class _AccessCollector:
         indices: list[N.Expr] = []
         base = e
         leaf: Optional[int] = None            # `a[i].f.g`: the position of field g of f among a's numbers
+        within: list[N.Expr] = []             # `a[i].v[k]`: subscripts of the array field v
         while isinstance(base, N.Cast):
             base = base.operand
+        probe = base
+        while isinstance(probe, (N.Subscript, N.Cast)):
+            probe = probe.base if isinstance(probe, N.Subscript) else probe.operand
+        if isinstance(probe, N.Member) and not probe.arrow:
+            while base is not probe:          # the subscripts of an array field, innermost last
+                if isinstance(base, N.Subscript):
+                    within.append(base.index)
+                base = base.base if isinstance(base, N.Subscript) else base.operand
+            within.reverse()
         while isinstance(base, N.Member) and not base.arrow:
             owner = base.base.type.unqualified() if base.base.type is not None else None
             offset = field_offset(owner, base.field_name) if isinstance(owner, T.StructType) else None
-            if offset is None:
+            if offset is None or (within and leaf is not None):
                 raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
             leaf = offset + (leaf or 0)
             base = base.base
@@ -769,10 +779,36 @@ class _AccessCollector:
             note = f"{describe(e)}: any element along a non-affine subscript"
             if note not in self.accesses.approximated:
                 self.accesses.approximated.append(note)
-        if leaf is not None:
+        if leaf is not None and not within:
             values.append(self.scope.constant(leaf))       # the field's position
+        elif leaf is not None:
+            values.append(self._field_element(e, leaf, within))
         # Without a field, a struct element's access leaves the last dimension free: every field.
         return var, values
+
+    def _field_element(self, e: N.Expr, leaf: int, within: list[N.Expr]) -> Optional[isl.PwAff]:
+        """The position among the struct's numbers of element `within` of the array field that
+        starts at `leaf` (row-major, constant extents); None when a subscript is not affine."""
+        field_type = _field_array_type(e, len(within))
+        extents = []
+        t: T.CType = field_type
+        while isinstance(t, T.ArrayType):
+            extents.append(t.constant_extent)
+            t = t.element
+        position = self.scope.constant(leaf)
+        stride = 1
+        for index, extent in reversed(list(zip(within, extents))):
+            try:
+                value = self.scope.pw_aff(index)
+            except NotAffine:
+                self.collect(index, True)
+                note = f"{describe(e)}: any element of the struct along a non-affine field subscript"
+                if note not in self.accesses.approximated:
+                    self.accesses.approximated.append(note)
+                return None
+            position = position.add(value.scale_val(isl.Val.int_from_si(self.x.ctx, stride)))
+            stride *= extent
+        return position
 
     def _read(self, e: N.Expr) -> None:
         var, index = self.location(e)
@@ -835,9 +871,34 @@ def _free_dimension(scope: AffineScope) -> isl.Map:
     return free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
 
 
+def _field_array_type(e: N.Expr, depth: int) -> T.CType:
+    """The type of the array field that `depth` subscripts of `e` select into."""
+    base = e
+    for _ in range(depth):
+        while isinstance(base, N.Cast):
+            base = base.operand
+        base = base.base
+    while isinstance(base, N.Cast):
+        base = base.operand
+    return base.type.unqualified() if base.type is not None else T.VoidType()
+
+
+def _array_field_leaves(t: T.ArrayType) -> list[T.CType]:
+    """The numbers of an array field of constant extents, flattened row-major ([] otherwise)."""
+    count = 1
+    while isinstance(t, T.ArrayType):
+        if t.constant_extent is None or t.constant_extent <= 0:
+            return []
+        count *= t.constant_extent
+        t = t.element
+    t = t.unqualified()
+    return [t] * count if isinstance(t, (T.IntType, T.FloatType)) else []
+
+
 def struct_leaves(t: T.StructType) -> list[T.CType]:
-    """The number-typed fields of a struct, nested structs flattened, in order; [] if it holds
-    anything else (a union, an array, a pointer, a bit-field) or no definition is visible."""
+    """The number-typed fields of a struct, nested structs and arrays of numbers of constant
+    extents flattened, in order; [] if it holds anything else (a union, a pointer, a bit-field)
+    or no definition is visible."""
     if t.is_union or not t.fields:
         return []
     out: list[T.CType] = []
@@ -852,6 +913,8 @@ def struct_leaves(t: T.StructType) -> list[T.CType]:
             if not inner:
                 return []
             out.extend(inner)
+        elif isinstance(ft, T.ArrayType) and _array_field_leaves(ft):
+            out.extend(_array_field_leaves(ft))
         else:
             return []
     return out
@@ -864,7 +927,8 @@ def field_offset(t: T.StructType, name: str) -> Optional[int]:
         if f.name == name:
             return offset
         ft = f.type.unqualified()
-        offset += len(struct_leaves(ft)) if isinstance(ft, T.StructType) else 1
+        offset += (len(struct_leaves(ft)) if isinstance(ft, T.StructType)
+                   else len(_array_field_leaves(ft)) if isinstance(ft, T.ArrayType) else 1)
     return None
 
 

@@ -103,3 +103,62 @@ def test_struct_fields_are_optimized_and_correct(tmp_path):
         "to_gray": ("optimized", ""), "swap_copy": ("optimized", ""), "drift": ("optimized", "")}
     assert regions["to_gray"]["parallel_loops"] >= 1
     harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE])
+
+
+PARTICLES = r"""
+#include <stdio.h>
+struct particle { double pos[3]; double vel[3]; double m[2][2]; int id; };
+
+void step(int n, struct particle p[static const restrict n], double dt)
+{
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++)
+      p[i].pos[k] = p[i].pos[k] + dt * p[i].vel[k];
+  for (int i = 1; i < n; i++)
+    p[i].vel[0] = 0.5 * (p[i].vel[0] + p[i - 1].pos[2]);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++)
+      p[i].m[k / 2][k % 2] = p[i].m[k % 2][k / 2] + p[i].pos[p[i].id % 3];
+}
+
+int main(void)
+{
+  static struct particle p[200];
+  for (int i = 0; i < 200; i++) {
+    p[i].id = i * 7;
+    for (int k = 0; k < 3; k++) {
+      p[i].pos[k] = i * 0.5 + k;
+      p[i].vel[k] = (i % 7) * 0.25 - k;
+    }
+    for (int k = 0; k < 4; k++)
+      p[i].m[k / 2][k % 2] = k - i * 0.125;
+  }
+  step(200, p, 0.125);
+  printf("== p\n");
+  for (int i = 0; i < 200; i++) {
+    for (int k = 0; k < 3; k++)
+      printf("%.17g\n%.17g\n", p[i].pos[k], p[i].vel[k]);
+    for (int k = 0; k < 4; k++)
+      printf("%.17g\n", p[i].m[k / 2][k % 2]);
+  }
+  return 0;
+}
+"""
+
+
+def test_array_fields_are_more_numbers_of_the_struct(tmp_path):
+    """`p[i].pos[k]`: an array field of constant extents is its numbers, row-major, in the
+    struct's last dimension (pos at 0..2, vel at 3..5, m at 6..9): the access is p[i, k]; a
+    non-affine field subscript touches any number of the field... here of the struct."""
+    source = tmp_path / "particles.c"
+    source.write_text(PARTICLES)
+    exe = tmp_path / "particles"
+    proc, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-thread-min-work=0",
+                                                           "-fpencil-dump=scop"])
+    assert regions["step"]["status"] == "optimized" and regions["step"]["parallel_loops"] >= 2
+    assert regions["step"]["approximated_accesses"] == [
+        "'p[i].pos[(p[i].id % 3)]' at particles.c:14:53: any element of the struct along a non-affine field "
+        "subscript"]
+    scop = proc.stderr.split(";; pencilcc scop")[1]
+    assert "S_0[i, k] -> p[i, 3 + k]" in scop and "MustWriteAccess :=\n            [n] -> { S_0[i, k] -> p[i, k]" in scop
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, harness.KERNEL_CFLAGS)
