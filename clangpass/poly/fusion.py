@@ -21,7 +21,14 @@ parallelism. The model counts, for the statements that dominate the run time
    choose any member of it for the innermost point loop (Wolf & Lam, "A data
    locality optimizing algorithm", PLDI 1991, section 3; Kennedy & McKinley,
    "Optimizing for parallelism and data locality", ICS 1992, loop permutation);
-2. `sequential_statements`: statements whose outermost band has no coincident
+2. `serial_statements`: statements with no coincident member in any band around
+   them: no loop of theirs runs on threads at all. A time loop is never
+   coincident, but the thread-team pass runs it inside one team around the parallel
+   loops below it: a matrix-vector product `s = 0; for k: s += A[i][k] * x[k];
+   y[i] = s;` then `x[i] = f(y[i])` under `for t` keeps its rows parallel under
+   minimal fusion, while maximal fusion shifts the second loop into the first
+   (`x` after every row) and leaves the rows sequential;
+   `sequential_statements`: statements whose outermost band has no coincident
    member: no thread team around them (or one per outer iteration);
 3. `untiled_statements`: statements outside any permutable band of two or more
    members, which `tile` leaves alone;
@@ -42,7 +49,7 @@ parallelism. The model counts, for the statements that dominate the run time
    and its 20 sequential statements cost the threads).
 
 Candidates compare by these, in this order (fewer strided accesses, then fewer matrix passes, then
-fewer sequential statements, then fewer untiled ones, then more shared arrays),
+fewer serial statements, then fewer sequential statements, then fewer untiled ones, then more shared arrays),
 and equal costs keep the first candidate (maximal fusion), the historical default.
 """
 from __future__ import annotations
@@ -66,15 +73,17 @@ class ScheduleCost:
     untiled_statements: int
     shared_arrays: int
     matrix_passes: int = 0
+    serial_statements: int = 0
 
-    def key(self) -> tuple[int, int, int, int, int]:
+    def key(self) -> tuple[int, int, int, int, int, int]:
         """Smaller is better."""
-        return (self.strided_accesses, self.matrix_passes, self.sequential_statements, self.untiled_statements,
-                -self.shared_arrays)
+        return (self.strided_accesses, self.matrix_passes, self.serial_statements, self.sequential_statements,
+                self.untiled_statements, -self.shared_arrays)
 
     def describe(self) -> str:
         passes = f"{self.matrix_passes} matrix passes, " if self.matrix_passes else ""
-        return (f"{passes}{self.strided_accesses} strided accesses, {self.sequential_statements} sequential and "
+        serial = f"{self.serial_statements} with no parallel loop, " if self.serial_statements else ""
+        return (f"{passes}{self.strided_accesses} strided accesses, {serial}{self.sequential_statements} sequential and "
                 f"{self.untiled_statements} untiled statements, {self.shared_arrays} shared arrays")
 
 
@@ -116,14 +125,18 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
     outermost: dict[str, isl.ScheduleNode] = {}
     innermost: dict[str, isl.ScheduleNode] = {}
     tiled: set[str] = set()
+    parallel: set[str] = set()
     for band, _ in _bands(schedule.get_root()):
+        coincident = any(band.band_member_get_coincident(m) for m in range(band.band_n_member()))
         for name in _statements(band) & dominant:
             outermost.setdefault(name, band)
             innermost[name] = band
+            if coincident:
+                parallel.add(name)
             if band.band_get_permutable() and band.band_n_member() >= 2:
                 tiled.add(name)
     accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
-    strided = sequential = untiled = 0
+    strided = sequential = untiled = serial = 0
     for statement in scop.compute_statements:
         name = statement.name
         if name not in dominant:
@@ -141,8 +154,9 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
         untiled += name not in tiled
         outer = outermost[name]
         sequential += not any(outer.band_member_get_coincident(m) for m in range(outer.band_n_member()))
+        serial += name not in parallel
     return ScheduleCost(strided, sequential, untiled, _shared_arrays(scop, schedule),
-                        matrix_passes(scop, schedule))
+                        matrix_passes(scop, schedule), serial)
 
 
 def _shared_arrays(scop: Scop, schedule: isl.Schedule) -> int:
