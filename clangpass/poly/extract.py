@@ -292,7 +292,7 @@ class _Extractor:
         return self.visit(s.body, frame)
 
     def visit_While(self, s: N.While, frame: _Frame) -> Optional[isl.Schedule]:
-        blocker = _opaque_problem(s, self.summary)
+        blocker = _opaque_problem(s, self.summary, self.iterator_names)
         if blocker:
             raise NotModelled(f"'while' loop at {where(s.loc)} around {blocker}")
         return self._opaque_statement(s, frame, f"'while' loop at {where(s.loc)}")
@@ -327,7 +327,7 @@ class _Extractor:
             problem = _guard_problem(s, self.summary)
             if not problem:
                 return self._guarded_statement(s, frame)
-            blocker = _opaque_problem(s, self.summary)
+            blocker = _opaque_problem(s, self.summary, self.iterator_names)
             if blocker:
                 raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason}), "
                                   f"around {blocker}") from None
@@ -340,9 +340,9 @@ class _Extractor:
         return self._sequence([then, otherwise])
 
     def visit_For(self, s: N.For, frame: _Frame) -> Optional[isl.Schedule]:
-        if _jumps_out_of(s.body) and isinstance(s.init, N.DeclStmt):
+        if _jumps_out_of(s.body) and _own_iterator(s, self.iterator_names):
             # `break`/`continue` of this loop: the number of iterations depends on the run.
-            blocker = _opaque_problem(s, self.summary)
+            blocker = _opaque_problem(s, self.summary, self.iterator_names)
             if blocker:
                 raise NotModelled(f"loop at {where(s.loc)} with 'break' or 'continue' around {blocker}")
             return self._opaque_statement(s, frame, f"loop with 'break' or 'continue' at {where(s.loc)}")
@@ -368,8 +368,8 @@ class _Extractor:
             lower = inner.pw_aff(init)                  # [P] -> { [i..] -> [(lb)] }
             cond = inner.condition(s.cond)              # [P] -> { [i..] : cond }
         except NotAffine as exc:
-            blocker = _opaque_problem(s, self.summary)
-            if blocker or not isinstance(s.init, N.DeclStmt):
+            blocker = _opaque_problem(s, self.summary, self.iterator_names)
+            if blocker or not _own_iterator(s, self.iterator_names):
                 raise NotModelled(f"non-affine loop bound at {where(s.loc)}: {exc.reason}"
                                   + (f", around {blocker}" if blocker else "")) from None
             return self._opaque_statement(s, frame, f"loop with a non-affine bound at {where(s.loc)}")
@@ -534,13 +534,20 @@ class _Extractor:
         (pet's treatment of dynamic control): it reads whatever its expressions read and
         may-writes whatever they write; the variables it declares are its own, and so are
         their values, so any subscript computed from them is non-affine (any element)."""
-        inner = _declared_names(s)
+        inner = _declared_names(s, self.iterator_names)
+        # Iterators declared outside the region or at its top (PolyBench's `int i, j;`): the
+        # statement declares its own, as nothing outside it reads their values.
+        borrowed = [n for n in sorted(inner) if n in self.iterator_names and n not in _declared_names(s)]
         for name in sorted(inner):
             previous = self.inner_names.get(name)
-            if name in self.params or name in frame.scope.iterators or name in self.iterator_names \
-                    or name in self.arrays or (previous is not None and previous != inner[name]):
+            if name in self.params or name in frame.scope.iterators or name in self.arrays \
+                    or (name in self.iterator_names and name not in borrowed) \
+                    or (previous is not None and previous != inner[name]):
                 raise NotModelled(f"variable '{name}' declared in the {what} shadows a variable of the region")
             self.inner_names[name] = inner[name]
+        if borrowed:
+            declare = N.DeclStmt(decls=tuple(N.VarDecl(n, inner[n], None, s.loc) for n in borrowed), loc=s.loc)
+            s = N.Compound(body=(declare, s), loc=s.loc)
         name = f"S_{self.n_compute}"
         self.n_compute += 1
         domain = frame.scope.domain.set_tuple_name(name)   # [P] -> { S_n[i..] : ... }
@@ -946,7 +953,17 @@ def _guard_problem(s: N.If, summary: bool = False) -> str:
     return ""
 
 
-def _opaque_problem(s: N.Stmt, summary: bool = False) -> str:
+def _own_iterator(s: N.For, iterators: frozenset[str]) -> bool:
+    """Whether `s` declares its iterator in its header or assigns one of the region's
+    `iterators` (variables only loop headers write)."""
+    if isinstance(s.init, N.DeclStmt):
+        return True
+    init = s.init.expr if isinstance(s.init, N.ExprStmt) else None
+    return (isinstance(init, N.Assign) and init.op == "=" and isinstance(init.target, N.VarRef)
+            and init.target.name in iterators)
+
+
+def _opaque_problem(s: N.Stmt, summary: bool = False, iterators: frozenset[str] = frozenset()) -> str:
     """Why `s` cannot be one opaque statement ('' if it can): it may hold expression
     statements, blocks, `if`s, `for` and `while` loops, declarations of scalars, `break`
     and `continue`; not `return`, `goto`, labels, `switch`, `do`, static or array
@@ -956,7 +973,7 @@ def _opaque_problem(s: N.Stmt, summary: bool = False) -> str:
             if isinstance(sub, N.ExprStmt) and isinstance(sub.expr, N.Call) and sub.expr.callee in PENCIL_SPECIAL \
                     and not (summary and sub.expr.callee in SUMMARY_ONLY):
                 return f"'{sub.expr.callee}' at {where(sub.loc)}"
-            if isinstance(sub, N.For) and sub.init is not None and not isinstance(sub.init, N.DeclStmt):
+            if isinstance(sub, N.For) and sub.init is not None and not _own_iterator(sub, iterators):
                 return f"'for' loop at {where(sub.loc)} whose iterator is not declared in its header"
             continue
         if isinstance(sub, N.DeclStmt):
@@ -978,10 +995,14 @@ def _jumps_out_of(body: N.Stmt) -> bool:
     return any(_jumps_out_of(child) for child in walk_children(body) if isinstance(child, N.Stmt))
 
 
-def _declared_names(s: N.Stmt) -> dict[str, T.CType]:
-    """The variables declared under `s` (for-headers included), with their types."""
+def _declared_names(s: N.Stmt, iterators: frozenset[str] = frozenset()) -> dict[str, T.CType]:
+    """The variables declared under `s` (for-headers included), and the `iterators` its loops
+    assign in their headers, with their types."""
     out: dict[str, T.CType] = {}
     for sub in iter_stmts(s):
+        if isinstance(sub, N.For) and isinstance(sub.init, N.ExprStmt) and _own_iterator(sub, iterators):
+            target = sub.init.expr.target
+            out[target.name] = target.type
         if isinstance(sub, N.DeclStmt):
             for d in sub.decls:
                 out[d.name] = d.type

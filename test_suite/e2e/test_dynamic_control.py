@@ -251,3 +251,55 @@ def test_a_loop_with_break_and_continue_is_one_statement_per_outer_iteration(tmp
     assert region["approximated_accesses"][-1] == ("loop with 'break' or 'continue' at brk.c:6:5: one statement, "
                                                    "its writes may-writes")
     harness.assert_matches_gcc_O0(source, exe, tmp_path, harness.KERNEL_CFLAGS, threads=(1, 2))
+
+
+SCOP_ITERATORS = r"""#include <stdio.h>
+static void first_neg(int n, int m, double a[n][m], int pos[n])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    pos[i] = -1;
+    for (j = 0; j < m; j++) {
+      if (a[i][j] < 0.0) {
+        pos[i] = j;
+        break;
+      }
+    }
+  }
+  for (i = 0; i < n; i++)
+    for (k = 0; k < m; k++)
+      a[i][k] = a[i][k] * 0.5;
+#pragma endscop
+}
+int main(void)
+{
+  static double a[50][40];
+  static int pos[50];
+  for (int i = 0; i < 50; i++)
+    for (int j = 0; j < 40; j++)
+      a[i][j] = ((i * 13 + j * 7) % 29) - 1.0 - i % 3 * 5.0;
+  first_neg(50, 40, a, pos);
+  printf("== pos\n");
+  for (int i = 0; i < 50; i++)
+    printf("%d\n", pos[i]);
+  printf("== a\n");
+  for (int i = 0; i < 50; i++)
+    printf("%.17g\n", a[i][i % 40]);
+  return 0;
+}
+"""
+
+
+def test_opaque_loops_over_iterators_declared_outside_the_scop(tmp_path):
+    # PolyBench style: `int i, j, k;` before `#pragma scop`; the j loop that breaks is one
+    # statement declaring its own j (nothing after the region reads it).
+    source = tmp_path / "scopbrk.c"
+    source.write_text(SCOP_ITERATORS)
+    exe = tmp_path / "scopbrk"
+    proc, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-Wall",
+                                                           "-fpencil-thread-min-work=0"])
+    assert "warning" not in proc.stderr, proc.stderr
+    [region] = regions.values()
+    assert (region["status"], region["parallel_loops"]) == ("optimized", 3)
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, harness.KERNEL_CFLAGS, threads=(1, 2))
