@@ -21,11 +21,10 @@ The heuristics' decisions are valid by construction; they are checked all the sa
 (an assertion). Knobs: `cluster`, `cluster_decision`; the work is bounded by
 `isl_max_operations` (over it: no clustering, and a note).
 The record gets `scheduled_statements`, the dependence relations before and after,
-and the time spent (`clustering_seconds`).
+and the pass's time (`clustering_time`; `scheduling_time` is the `schedule` pass's).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Optional
 
@@ -39,9 +38,6 @@ from clangpass.poly.clustering import (Clustering, SourceStructure, apply_decisi
                                        strongly_connected)
 from clangpass.poly.dependences import dependences
 from clangpass.poly.scop import Scop
-
-HEURISTICS = ("none", "scc", "bb")
-
 
 @register
 class ClusterStatements(Pass):
@@ -57,12 +53,10 @@ class ClusterStatements(Pass):
         if options.cluster == "none" and user is None:
             return unit
         scop = unit.scop
-        start = time.perf_counter()
         try:
             clustering = cluster(scop, options.cluster, user, options.isl_max_operations)
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: statements scheduled unclustered"))
-        clustering = replace(clustering, seconds=time.perf_counter() - start)
         if clustering.problems:
             scop = scop.with_note("clustering decision not applied: " + "; ".join(clustering.problems))
         return replace(unit, scop=scop, clustering=clustering)

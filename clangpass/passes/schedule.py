@@ -39,8 +39,8 @@ from clangpass.poly.clustering import Clustering
 from clangpass.poly.dependences import dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
 from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
-from clangpass.poly.scop import Scop, statement_names
-from clangpass.poly.validity import tree_problem
+from clangpass.poly.scop import Scop, instances_of, statement_names
+from clangpass.poly.validity import maps_of, tree_problem, union_of
 
 #: -fpencil-fusion= values and the isl schedule_serialize_sccs setting of each computed candidate.
 SERIALIZE_SCCS = {"max": False, "min": True}
@@ -63,7 +63,8 @@ class IslSchedule(Pass):
         scop = unit.scop
         options = ctx.options
         clustering = unit.clustering if unit.clustering is not None and unit.clustering.clusters else None
-        candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx)
+        candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
+                                                          _problem(unit, scop, clustering, options))
         heuristic = coarser(unit.clustering)
         if _over_budget(candidates, failures) and heuristic is not None:
             # Ordering: cluster-stmts ran before; over the budget, the next coarser heuristic's
@@ -76,7 +77,8 @@ class IslSchedule(Pass):
                 scop = scop.with_note(f"{failures[0]}: rescheduled with {heuristic} clustering "
                                       f"({coarse.scheduled_statements} statements scheduled)")
                 clustering, unit = coarse, replace(unit, clustering=coarse)
-                candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx)
+                candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
+                                                                  _problem(unit, scop, clustering, options))
         if _over_budget(candidates, failures):
             schedule, why = _per_nest_schedule(unit, scop, clustering, ctx)
             if schedule is not None:
@@ -104,30 +106,6 @@ class IslSchedule(Pass):
                                                      fusion_reason=choice.reason))
 
 
-def _over_budget(candidates: dict[str, isl.Schedule], failures: list[str]) -> bool:
-    return not candidates and bool(failures) and all("isl operations" in f for f in failures)
-
-
-def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering],
-                       ctx: PassContext) -> tuple[Optional[isl.Schedule], str]:
-    """Each top-level loop nest of the source scheduled alone, the nests kept in source order (every
-    dependence between two nests goes forward in it): the cheapest strategy before the original
-    schedule. None and why when the region is one nest or a nest is still over the budget."""
-    top = scop.original_compute_schedule().get_root().child(0)
-    if top.get_type() != isl.schedule_node_type.sequence:
-        return None, "one loop nest: no per-nest scheduling"
-    schedule: Optional[isl.Schedule] = None
-    problem = _problem(unit, scop, clustering, ctx.options)
-    for k in range(top.n_children()):
-        nest = top.child(k).child(0).get_domain()               # [P] -> { S[i..] } of the k-th nest
-        candidates, failures, _ = _schedule_candidates(unit, scop, clustering, ctx, within=nest, problem=problem)
-        if not candidates:
-            return None, f"loop nest {k + 1}: {failures[0]}"
-        part = next(iter(candidates.values()))
-        schedule = part if schedule is None else schedule.sequence(part)
-    return schedule, ""
-
-
 Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
 
 
@@ -147,23 +125,57 @@ def _problem(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], optio
     return statements, clustering.domain, clustering.macro(deps), relaxed   # { M[i..] }, { M[i..] -> N[j..] }
 
 
+def _over_budget(candidates: dict[str, isl.Schedule], failures: list[str]) -> bool:
+    return not candidates and bool(failures) and all("isl operations" in f for f in failures)
+
+
+def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering],
+                       ctx: PassContext) -> tuple[Optional[isl.Schedule], str]:
+    """Each top-level loop nest of the source scheduled alone, the nests kept in source order (every
+    dependence between two nests goes forward in it): the cheapest strategy before the original
+    schedule. None and why when the region is one nest or a nest is still over the budget."""
+    top = scop.original_compute_schedule().get_root().child(0)
+    if top.get_type() != isl.schedule_node_type.sequence:
+        return None, "one loop nest: no per-nest scheduling"
+    _, domain, deps, _ = _problem(unit, scop, clustering, ctx.options)
+    macro_of = {name: macro for cluster, macro in zip(clustering.clusters, clustering.names)
+                for name in cluster} if clustering is not None else {}
+    nests = [top.child(k).child(0).get_domain() for k in range(top.n_children())]   # [P] -> { S[i..] } each
+    nest_of = {macro_of.get(name, name): k for k, nest in enumerate(nests) for name in statement_names(nest)}
+
+    def split(umap: isl.UnionMap) -> list[isl.UnionMap]:
+        """`umap`'s maps within one nest, nest by nest (those between nests hold in source order)."""
+        buckets: list[list[isl.Map]] = [[] for _ in nests]
+        for m in maps_of(umap):
+            k = nest_of.get(m.get_tuple_name(isl.dim_type.in_))
+            if k is not None and k == nest_of.get(m.get_tuple_name(isl.dim_type.out)):
+                buckets[k].append(m)
+        return [union_of(b, umap.get_space()) for b in buckets]
+
+    # Every dependence is enforced, false ones of local storage included: a live range from one
+    # nest to a later one is no constraint of either nest's problem, so relaxing the false
+    # dependences that guard it within a nest could interrupt it.
+    deps_of = split(deps)
+    schedule: Optional[isl.Schedule] = None
+    for k, nest in enumerate(nests):
+        mine = frozenset(name for name, at in nest_of.items() if at == k)
+        problem = (nest, instances_of(domain, mine), deps_of[k], None)
+        candidates, failures, _ = _schedule_candidates(unit, scop, clustering, ctx, problem, first_only=True)
+        if not candidates:
+            return None, f"loop nest {k + 1}: {failures[0]}"
+        part = next(iter(candidates.values()))
+        schedule = part if schedule is None else schedule.sequence(part)
+    return schedule, ""
+
+
 def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], ctx: PassContext,
-                         within: Optional[isl.UnionSet] = None,
-                         problem: Optional[Problem] = None,
-                         ) -> tuple[dict[str, isl.Schedule], list[str], Scop]:
-    """The schedules of `scop`'s statements computed by isl for each fusion strategy tried, the
-    failures, and `scop` with notes. With `clustering`, isl schedules its macro-statements
-    (thesis Algorithm 1) and each statement's schedule is recovered from its macro-statement's.
-    With `within` ([P] -> { S[i..] }), only those instances, with the first strategy."""
+                         problem: Problem, first_only: bool = False) -> tuple[dict[str, isl.Schedule], list[str], Scop]:
+    """The schedules of `problem`'s statements computed by isl for each fusion strategy tried (with
+    `first_only`, the first), the failures, and `scop` with notes. With `clustering`, isl schedules
+    its macro-statements (thesis Algorithm 1) and each statement's schedule is recovered from its
+    macro-statement's."""
     options = ctx.options
-    statements, domain, deps, relaxed = problem if problem is not None else _problem(unit, scop, clustering, options)
-    if within is not None:
-        statements = within                                    # [P] -> { S[i..] } of one nest
-        domain = domain.intersect(statements if clustering is None else statements.apply(clustering.to_macro))
-        deps = deps.intersect_domain(domain).intersect_range(domain)
-        if relaxed is not None:
-            relaxed = replace(relaxed, **{field: getattr(relaxed, field).intersect_domain(domain).intersect_range(domain)
-                                          for field in ("enforced", "live_ranges", "relaxed")})
+    statements, domain, deps, relaxed = problem
     constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
     if relaxed is None:
         constraints = constraints.set_validity(deps).set_proximity(deps).set_coincidence(deps)
@@ -192,7 +204,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
     # runs of 6); scheduling each component whole did not, in 8 runs of 8.
     ic.set_schedule_whole_component(relaxed is not None)
     strategies = list(SERIALIZE_SCCS) if options.fusion == "auto" else [options.fusion]
-    if within is not None:
+    if first_only:
         strategies = strategies[:1]
     validity = deps if relaxed is None else relaxed.enforced   # [P] -> { S[i..] -> T[j..] }
     if options.fusion == "auto" and len(dependence_components(sorted(statement_names(domain)), validity)) <= 1:
@@ -224,7 +236,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
                 # isl's scheduler sometimes gives up ("unable to carry dependences", seen on
                 # strided loops); the other candidate, or the source order, is still valid.
                 failures.append(f"isl scheduler failed ({isl_error_reason(exc)})")
-        if unit.relaxed is not None and len(candidates) > 1 and within is None:
+        if unit.relaxed is not None and len(candidates) > 1 and not first_only:
             _drop_interrupting(candidates, scop, unit.relaxed, options.isl_max_operations, failures)
     finally:
         ic.set_schedule_serialize_sccs(saved[0])

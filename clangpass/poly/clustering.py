@@ -32,6 +32,7 @@ from typing import Iterable, Optional
 
 import islpy as isl
 
+from clangpass.lint.callgraph import recursive_components
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import maps_of, union_of
 
@@ -162,52 +163,14 @@ def shared_loops(structure: SourceStructure, a: str, b: str) -> int:
 
 
 def strongly_connected(nodes: Iterable[str], successors: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of a graph (Tarjan, iterative): each in `nodes` order,
-    listed by their first node."""
+    """The strongly connected components of a graph: each in `nodes` order, listed by their first
+    node (Tarjan's algorithm of the linter's call graph)."""
     nodes = list(nodes)
     rank = {n: k for k, n in enumerate(nodes)}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    components: list[list[str]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(successors.get(root, ()), key=lambda n: rank.get(n, 0))))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            advanced = False
-            for nxt in it:
-                if nxt not in rank:
-                    continue
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(successors.get(nxt, ()), key=lambda n: rank.get(n, 0)))))
-                    advanced = True
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                components.append(sorted(component, key=lambda n: rank[n]))
-    return sorted(components, key=lambda c: rank[c[0]])
+    graph = {n: frozenset(m for m in successors.get(n, ()) if m in rank) for n in nodes}
+    cyclic = recursive_components(graph)                      # only components with a cycle
+    components = {cyclic.get(n, frozenset({n})) for n in nodes}
+    return sorted((sorted(c, key=rank.__getitem__) for c in components), key=lambda c: rank[c[0]])
 
 
 # ------------------------------------------------------------------ validity (section 3.6.1)
@@ -288,7 +251,6 @@ class Clustering:
     problems: tuple[str, ...] = ()          # why the user's decision was not applied (then no clusters)
     dependences_before: int = 0             # statement-pair dependence relations the scheduler would see
     dependences_after: int = 0              # ... between macro-statements (the scheduler sees these)
-    seconds: float = 0.0                    # time to decide, check and build (clustering time)
 
     @property
     def scheduled_statements(self) -> int:
@@ -348,7 +310,7 @@ def apply_decision(scop: Scop, decision: Iterable[Iterable[str]], heuristic: str
     macro_of = {name: f"{MACRO_PREFIX}{k}" for k, cluster in enumerate(clusters) for name in cluster}
     to_macro = isl.UnionMap.empty(scop.context.get_space())
     for s in scop.compute_statements:
-        identity = isl.Map.identity(isl.Space.map_from_set(s.domain.get_space())).intersect_domain(s.domain)
+        identity = isl.Map.identity(isl.Space.map_from_set(s.domain.get_space()))   # universe: clean pullbacks
         if s.name in macro_of:
             identity = identity.set_tuple_name(isl.dim_type.out, macro_of[s.name])   # { S[i..] -> M[i..] }
         to_macro = to_macro.union(isl.UnionMap.from_map(identity))

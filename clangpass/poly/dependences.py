@@ -26,6 +26,7 @@ the model invalidates it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
 import islpy as isl
@@ -48,7 +49,7 @@ class Dependences:
     # ignore (clangpass.poly.annotations); None when the region has no such pragma.
     declared: Optional[isl.UnionMap] = None
 
-    @property
+    @cached_property
     def all(self) -> isl.UnionMap:
         """[P] -> { S[i..] -> T[j..] }: every dependence, the validity constraints of scheduling."""
         return self.flow.union(self.anti).union(self.output).coalesce()

@@ -49,7 +49,8 @@ def earlier_pairs(pairs: isl.UnionMap, dates: isl.UnionMap) -> isl.UnionMap:
     `dates` ([P] -> { S[i..] -> [t..] })."""
     if pairs.is_empty() or dates.n_map() <= ALL_PAIRS_MAX_STATEMENTS:
         return pairs.intersect(dates.lex_lt_union_map(dates))
-    return union_of([ordered_pair(m, dates_by_statement(dates)) for m in maps_of(pairs)], pairs.get_space())
+    by_statement = dates_by_statement(dates)
+    return union_of([ordered_pair(m, by_statement) for m in maps_of(pairs)], pairs.get_space())
 
 
 def dates_by_statement(dates: isl.UnionMap) -> dict[str, isl.Map]:
