@@ -45,7 +45,8 @@ from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces
-from clangpass.poly.validity import PARALLEL_MARK, dependence_violations
+from clangpass.poly.validity import (PARALLEL_MARK, dates_by_statement, dependence_violations, earlier_pairs, maps_of,
+                                     ordered_pair)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,12 @@ def false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.Un
 
 
 _LIVE_RANGES_KEY = "local-live-ranges"
+
+# Up to this many statements the verification orders every pair of statements at once (cheapest on
+# tiled schedules of a few statements: doitgen, ludcmp); beyond, only the pairs that share storage,
+# one local array or one dependence at a time (three-address code: 3AC nussinov's 20 statements
+# 1.07 s -> 0.30 s, and within the isl budget).
+SMALL_REGION_STATEMENTS = 16
 
 
 def local_live_ranges(scop: Scop, max_operations: int = 0) -> isl.UnionMap:
@@ -140,15 +147,23 @@ def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) 
     ctx = scop.context.get_ctx()
     dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
     with isl_budget(ctx, max_operations, "live-range analysis"):
-        earlier = dates.lex_lt_union_map(dates)              # [P] -> { S -> T : S before T }
-        relaxed = false_dependences(accesses_through(scop.reads, names, True),
-                                    accesses_through(scop.writes, names, True), earlier)
-        other = false_dependences(accesses_through(scop.reads, names, False),
-                                  accesses_through(scop.writes, names, False), earlier)
+        relaxed = _source_ordered_false_dependences(accesses_through(scop.reads, names, True),
+                                                    accesses_through(scop.writes, names, True), dates)
+        other = _source_ordered_false_dependences(accesses_through(scop.reads, names, False),
+                                                  accesses_through(scop.writes, names, False), dates)
         other = other.subtract(declared_independent(scop))   # `#pragma pencil independent` loops
     live = local_live_ranges(scop, max_operations)
     return RelaxedDependences(tuple(sorted(names)), live, _simplified(relaxed, scop.context),
                               _simplified(deps.flow.union(other), scop.context))
+
+
+def _source_ordered_false_dependences(reads: isl.UnionMap, writes: isl.UnionMap,
+                                      dates: isl.UnionMap) -> isl.UnionMap:
+    """`false_dependences` with the source order of `dates` ([P] -> { S[i..] -> [t..] }) applied
+    only to the statement pairs that share an element (validity.earlier_pairs): ordering every
+    pair of 100 three-address statements at once exceeded the isl budget (3AC deriche)."""
+    same = reads.apply_range(writes.reverse()).union(writes.apply_range(writes.reverse()))  # { S -> T }
+    return earlier_pairs(same, dates)
 
 
 def _simplified(umap: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
@@ -169,26 +184,48 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     """
     if relaxed.live_ranges.is_empty():
         return []
-    writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)   # [P] -> { W[i..] -> t[..] }
+    dates = schedule.get_map()                                        # [P] -> { S[i..] -> [t..] }
+    source_dates = scop.original_schedule.get_map()                   # [P] -> { S[i..] -> [t..] }
+    if dates.n_map() <= SMALL_REGION_STATEMENTS:
+        writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
+        return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates), _strict_order_of(source_dates),
+                              scop.context)
+    problems: list[str] = []
+    # One local array at a time, ordering only the instances that write or read it: three-address
+    # code has many temporaries, each used by two or three statements, and ordering every pair of
+    # a large region's statements at once exceeded the isl budget (3AC nussinov, heat-3d).
+    for name in relaxed.arrays:
+        writes = accesses_through(scop.writes, frozenset({name}), True)    # [P] -> { W[i..] -> t[..] }
+        readers = accesses_through(scop.reads, frozenset({name}), True).domain()
+        live = relaxed.live_ranges.intersect_domain(writes.domain()).intersect_range(readers)
+        if live.is_empty():
+            continue
+        involved = writes.domain().union(live.range())                 # [P] -> { S[i..] }
+        problems += _interruptions(live, writes, _strict_order_of(dates.intersect_domain(involved)),
+                                   _strict_order_of(source_dates.intersect_domain(involved)), scop.context)
+    return problems
+
+
+def _interruptions(live: isl.UnionMap, writes: isl.UnionMap, after: isl.UnionMap, source: isl.UnionMap,
+                   context: isl.Set) -> list[str]:
+    """The live ranges `live` ([P] -> { W -> R }) of one array, each with a write of `writes` that
+    may interrupt it under the order `after` and did not already in the source order `source`."""
     same_element = writes.apply_range(writes.reverse())               # [P] -> { W -> W2 : same element }
-    producer = relaxed.live_ranges.domain_map()                       # [P] -> { [W -> R] -> W }
-    consumer = relaxed.live_ranges.range_map()                        # [P] -> { [W -> R] -> R }
+    producer = live.domain_map()                                      # [P] -> { [W -> R] -> W }
+    consumer = live.range_map()                                       # [P] -> { [W -> R] -> R }
     candidates = producer.apply_range(same_element)                   # [P] -> { [W -> R] -> W2 }
-    after = _strict_order(schedule)                                   # [P] -> { X -> Y : X runs before Y }
-    # [P] -> { [W -> R] -> W2 : W2 surely outside the live range under `schedule` }
+    # [P] -> { [W -> R] -> W2 : W2 surely outside the live range under `after` }
     outside = (producer.apply_range(after.reverse()).union(consumer.apply_range(after))
                .union(producer).union(consumer))
-    source = _strict_order(scop.original_schedule)
     inside_in_source = producer.apply_range(source).intersect(consumer.apply_range(source.reverse()))
-    broken = candidates.subtract(outside).subtract(inside_in_source).intersect_params(scop.context)
+    broken = candidates.subtract(outside).subtract(inside_in_source).intersect_params(context)
     if broken.is_empty():
         return []
     return [f"live range interrupted: {p}" for p in sorted_pieces(broken)]
 
 
-def _strict_order(schedule: isl.Schedule) -> isl.UnionMap:
-    """[P] -> { X -> Y : X runs strictly before Y } for the statement instances of `schedule`."""
-    dates = schedule.get_map()                                        # [P] -> { S[i..] -> [t..] }
+def _strict_order_of(dates: isl.UnionMap) -> isl.UnionMap:
+    """[P] -> { X -> Y : X runs strictly before Y } for the instances of `dates` ([P] -> { S[i..] -> [t..] })."""
     return dates.lex_lt_union_map(dates)
 
 
@@ -204,8 +241,20 @@ def relaxed_criterion_violations(schedule: isl.Schedule, scop: Scop, split: Rela
     BudgetExceeded when the check exceeds `max_operations`.
     """
     with isl_budget(scop.context.get_ctx(), max_operations, "schedule verification"):
-        problems = [f"dependence broken: {p}" for p in dependence_violations(schedule, split.enforced)]
-        return problems + interference_violations(schedule, scop, split)
+        return [f"dependence broken: {p}" for p in _unordered(schedule, split.enforced)] + \
+            interference_violations(schedule, scop, split)
+
+
+def _unordered(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:
+    """The dependences of `deps` (printed, sorted) that `schedule` does not run source first, one
+    statement pair at a time: ordering only the pairs a dependence relates is cheaper than
+    ordering every pair of statements when three-address code has many (3AC nussinov)."""
+    dates = schedule.get_map()                                        # [P] -> { S[i..] -> [t..] }
+    if dates.n_map() <= SMALL_REGION_STATEMENTS:
+        return dependence_violations(schedule, deps)
+    by_statement = dates_by_statement(dates)                          # S -> [P] -> { S[i..] -> [t..] }
+    broken = [b for b in (m.subtract(ordered_pair(m, by_statement)) for m in maps_of(deps)) if not b.is_empty()]
+    return sorted(str(b) for b in broken)
 
 
 def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap, members: int = 0) -> isl.UnionMap:
