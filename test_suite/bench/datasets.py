@@ -190,7 +190,8 @@ class Kernel:
 
 
 def all_kernels() -> list[Kernel]:
-    """Every benchmark program: the 30 PolyBench kernels, then the PENCIL variants."""
+    """Every benchmark program: the 30 PolyBench kernels, the PENCIL variants, then the 3AC and PRE
+    variants (`3ac/NAME`, `pre/NAME`, test_suite/kernels/variants.py), each with its original's sizes."""
     kernels = [Kernel(p.stem, p, p.stem) for p in harness.polybench_sources()]
     kernels += [Kernel(f"pencil/{p.stem}", p, p.stem) for p in harness.pencil_sources()]
     kernels += [Kernel(f"{form}/{p.stem}", p, p.stem) for form, folder in VARIANT_DIRS.items()
