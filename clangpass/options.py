@@ -47,8 +47,10 @@ class CompileOptions:
 
     cluster: str = "none"
     """-fpencil-cluster=: statement clustering before scheduling (clangpass.passes.cluster_stmts,
-    thesis ch. 3): 'none' (default), 'scc' (dense strongly connected components within a basic
-    block) or 'bb' (whole basic blocks); measured in docs/passes/clustering.md."""
+    thesis ch. 3): 'none' (default; a region of more than budget.CLUSTER_ABOVE_STATEMENTS statements,
+    or whose scheduling exceeds the isl budget, gets 'bb' all the same), 'scc' (dense strongly
+    connected components within a basic block) or 'bb' (whole basic blocks); measured in
+    docs/passes/clustering.md."""
 
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     """-fpencil-cluster-decision=FILE, read by the driver: (region label, clusters of statement

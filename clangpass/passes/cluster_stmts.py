@@ -13,6 +13,9 @@ user, and is judged by `decision_problems` (section 3.6.1):
   1 along that loop, so that every later instance of a member is reached (section
   3.6.2). Only a component that lies within one basic block is clustered;
 - `bb` (-fpencil-cluster=bb): all the statements of each basic block (section 3.6.3);
+  also what a region of more than CLUSTER_ABOVE_STATEMENTS statements gets under
+  `none` (clangpass.poly.budget), and what `schedule` tries when scheduling exceeds
+  the budget;
 - a user's decision (-fpencil-cluster-decision=FILE, JSON: a list of clusters for every
   region, or an object from region labels to such lists; statement names as in the
   `scop` dump). An invalid one is not applied: the region is scheduled unclustered and
@@ -32,7 +35,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.budget import CLUSTER_ABOVE_STATEMENTS, BudgetExceeded, isl_budget
 from clangpass.poly.clustering import (Clustering, SourceStructure, apply_decision, decision_problems, dependence_pairs,
                                        pairs_within, relation_count, same_iteration, shared_loops, source_structure,
                                        strongly_connected)
@@ -50,11 +53,17 @@ class ClusterStatements(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         options = ctx.options
         user = user_decision(options.cluster_decision, unit.region.label)
-        if options.cluster == "none" and user is None:
-            return unit
         scop = unit.scop
+        heuristic = options.cluster
+        if heuristic == "none" and user is None:
+            statements = len(scop.compute_statements)
+            if statements <= CLUSTER_ABOVE_STATEMENTS:
+                return unit
+            heuristic = "bb"
+            scop = scop.with_note(f"{statements} statements: clustered by basic blocks "
+                                  f"(more than {CLUSTER_ABOVE_STATEMENTS})")
         try:
-            clustering = cluster(scop, options.cluster, user, options.isl_max_operations)
+            clustering = cluster(scop, heuristic, user, options.isl_max_operations)
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: statements scheduled unclustered"))
         if clustering.problems:
@@ -85,7 +94,7 @@ def cluster(scop: Scop, heuristic: str, user: Optional[list[list[str]]], max_ope
         assert not problems, f"the {heuristic} heuristic made an invalid decision: {problems}"
     with isl_budget(ctx, max_operations, "statement clustering"):
         clustering = apply_decision(scop, decision, heuristic, structure)
-        macro = clustering.macro(deps)                        # [P] -> { M[i..] -> N[j..] }
+    macro = clustering.macro(deps, max_operations)            # [P] -> { M[i..] -> N[j..] }
     return replace(clustering, problems=tuple(problems), dependences_before=relation_count(deps),
                    dependences_after=relation_count(macro))
 

@@ -118,11 +118,12 @@ def _problem(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], optio
     relaxed = unit.relaxed
     if clustering is None:
         return statements, statements, deps, relaxed
+    limit = options.isl_max_operations
     if relaxed is not None:
-        relaxed = replace(relaxed, enforced=clustering.macro(relaxed.enforced),
-                          live_ranges=clustering.macro(relaxed.live_ranges),
-                          relaxed=clustering.macro(relaxed.relaxed))
-    return statements, clustering.domain, clustering.macro(deps), relaxed   # { M[i..] }, { M[i..] -> N[j..] }
+        relaxed = replace(relaxed, enforced=clustering.macro(relaxed.enforced, limit),
+                          live_ranges=clustering.macro(relaxed.live_ranges, limit),
+                          relaxed=clustering.macro(relaxed.relaxed, limit))
+    return statements, clustering.domain, clustering.macro(deps, limit), relaxed   # { M[i..] }, { M[i..] -> N[j..] }
 
 
 def _over_budget(candidates: dict[str, isl.Schedule], failures: list[str]) -> bool:

@@ -27,6 +27,14 @@ few pivots: one statement `A[i0] += ...` in a d-deep nest schedules in 0.05 s (d
 6 s (9), 25 s (10) under 2,000,000 operations; without proximity 16 levels take 0.5 s."""
 
 
+CLUSTER_ABOVE_STATEMENTS = 200
+"""Regions of more statements are clustered by basic blocks even under -fpencil-cluster=none
+(clangpass.passes.cluster_stmts): isl's scheduler slows faster than the operation count says
+on them (simplex pivots grow with the problem). Unclustered, unbounded: 1.9 s for a 200-statement
+chain of stencil stages, 35 s for 500; over 60 s for a 200-statement time-iterated stencil
+(docs/passes/clustering.md). The largest test kernel, 3AC deriche, has 103."""
+
+
 class BudgetExceeded(Exception):
     """isl exceeded `isl_max_operations` in one step of the compilation."""
 

@@ -33,6 +33,7 @@ from typing import Iterable, Optional
 import islpy as isl
 
 from clangpass.lint.callgraph import recursive_components
+from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import maps_of, union_of
 
@@ -257,11 +258,12 @@ class Clustering:
         """What the scheduler sees: macro-statements and unclustered statements."""
         return len(self.order) - sum(len(c) - 1 for c in self.clusters)
 
-    def macro(self, deps: isl.UnionMap) -> isl.UnionMap:
+    def macro(self, deps: isl.UnionMap, max_operations: int = 0) -> isl.UnionMap:
         """`deps` ([P] -> { S[i..] -> T[j..] }) between macro-statements ([P] -> { M[i..] -> N[j..] }),
         less the pairs within one macro-statement instance, which the order inside it keeps.
         `to_macro` only renames (Algorithm 1, step 3), so each statement pair's map is renamed
-        rather than composed with it (composition costs isl work in the number of pairs)."""
+        rather than composed with it (composition costs isl work in the number of pairs). Each
+        macro-statement pair's map is coalesced within `max_operations` (over it: left as is)."""
         macro_of = {name: macro for cluster, macro in zip(self.clusters, self.names) for name in cluster}
         by_pair: dict[tuple[str, str], isl.Map] = {}
         for dep in maps_of(deps):                                  # [P] -> { S[i..] -> T[j..] }
@@ -272,7 +274,7 @@ class Clustering:
                 dep = dep.subtract(isl.Map.identity(dep.get_space()))   # { M[i..] -> M[i..] } dropped
             key = (source, sink)
             by_pair[key] = by_pair[key].union(dep) if key in by_pair else dep
-        return union_of([m.coalesce() for m in by_pair.values()], deps.get_space())
+        return union_of([_coalesced(m, max_operations) for m in by_pair.values()], deps.get_space())
 
     def statement_schedule(self, macro_schedule: isl.Schedule, statements: isl.UnionSet) -> isl.Schedule:
         """The schedule of the original `statements` ([P] -> { S[i..] }) from that of the
@@ -297,6 +299,15 @@ class Clustering:
             return node
 
         return order_leaves(schedule.get_root()).get_schedule()
+
+
+def _coalesced(m: isl.Map, max_operations: int) -> isl.Map:
+    """`m` coalesced, or `m` when that exceeds `max_operations` isl operations."""
+    try:
+        with isl_budget(m.get_ctx(), max_operations, "coalescing"):
+            return m.coalesce()
+    except BudgetExceeded:
+        return m
 
 
 def apply_decision(scop: Scop, decision: Iterable[Iterable[str]], heuristic: str,
