@@ -42,6 +42,7 @@ from clangpass.poly.clustering import (Clustering, SourceStructure, apply_decisi
 from clangpass.poly.dependences import dependences
 from clangpass.poly.scop import Scop
 
+
 @register
 class ClusterStatements(Pass):
     """Group statements into macro-statements for the scheduler (-fpencil-cluster, -fpencil-cluster-decision)."""
@@ -80,8 +81,8 @@ def cluster(scop: Scop, heuristic: str, user: Optional[list[list[str]]], max_ope
     with isl_budget(ctx, max_operations, "statement clustering"):
         structure = source_structure(scop)
     pairs = dependence_pairs(deps)
-    # The decision's and the check's isl work is per statement pair (emptiness tests), bounded
-    # block by block: a region's blocks share no pair.
+    # Each step under its own budget: the decision's and the check's isl work is one emptiness
+    # test per statement pair of a loop body, the renaming one map per statement.
     with isl_budget(ctx, max_operations, "statement clustering"):
         if user is not None:
             problems = decision_problems(scop, deps, user, structure)

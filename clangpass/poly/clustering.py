@@ -48,9 +48,6 @@ class SourceStructure:
     loops: dict[str, tuple[int, ...]]       # statement -> its enclosing loops (band ids), outermost first
     blocks: tuple[tuple[str, ...], ...]     # basic blocks, each in source order
 
-    def position(self, name: str) -> int:
-        return self.order.index(name)
-
 
 def source_structure(scop: Scop) -> SourceStructure:
     """The loops and basic blocks of `scop`'s executed statements, from its original schedule tree.
