@@ -203,8 +203,36 @@ class RegionInterpreter:
         if s.init is not None:
             self.run(s.init)
         while self.eval.value(s.cond):
-            self.run(s.body)
+            try:
+                self.run(s.body)
+            except _Break:
+                break
+            except _Continue:
+                pass
             self.eval.value(s.step)
+
+    def s_While(self, s: N.While) -> None:
+        while self.eval.value(s.cond):
+            try:
+                self.run(s.body)
+            except _Break:
+                break
+            except _Continue:
+                pass
+
+    def s_Break(self, s: N.Break) -> None:
+        raise _Break()
+
+    def s_Continue(self, s: N.Continue) -> None:
+        raise _Continue()
+
+
+class _Break(Exception):
+    """A C `break` leaving the innermost loop of an opaque statement."""
+
+
+class _Continue(Exception):
+    """A C `continue` of the innermost loop of an opaque statement."""
 
 
 class AstInterpreter:
@@ -254,7 +282,8 @@ class AstInterpreter:
             values = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
             # Writes go to the memory (the first map); iterators are never written by a body.
             frame = ChainMap(self.env, dict(zip(stmt.iterators, values)))
-            Evaluator(frame).value(stmt.body.expr)
+            # An expression statement, or a guarded `if` or opaque loop run whole, as written.
+            RegionInterpreter(frame).run(stmt.body)
         else:
             raise AssertionError(f"unexpected AST node {kind}")
 
