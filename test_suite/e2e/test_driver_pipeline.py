@@ -285,7 +285,9 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "untiled_reason", "split_statements", "pragmas",
                                "local_variables",
                                "privatized_arrays", "kept_variables", "scheduling_seconds", "target", "mapping",
-                               "approximated_accesses"}
+                               "approximated_accesses", "clustering", "scheduled_statements",
+                               "dependences_before_clustering", "dependences_after_clustering",
+                               "clustering_problems", "clustering_time", "scheduling_time"}
     # The target that emitted it (these tests stand the stub `reference` target in for `cpu`).
     assert (regions[0]["target"], regions[0]["mapping"]) == ("reference", {})
     assert (regions[2]["target"], regions[2]["mapping"]) == ("", {})      # a fallback: the host compiler's

@@ -38,9 +38,19 @@ def test_image_kernels_are_pencil_compliant(path):
     assert errors(path) == []
 
 
+# Kernels that gather through an index array on purpose (CSR): the linter's warning about
+# the non-affine subscript is the one diagnostic they may have.
+GATHERS = {"spmv.c"}
+
+
 @pytest.mark.parametrize("path", sorted((KERNELS / "pencil").glob("*.c")), ids=lambda p: p.name)
 def test_pencil_polybench_kernels_are_compliant(path):
-    assert lint_diagnostics(path) == []
+    found = lint_diagnostics(path)
+    if path.name in GATHERS:
+        assert {d.id for d in found} == {"pencil-nonaffine-subscript"} and all(d.severity == "warning"
+                                                                                for d in found)
+    else:
+        assert found == []
 
 
 @pytest.mark.parametrize("name", sorted(n for n, ok in THESIS_TABLE.items() if ok))
