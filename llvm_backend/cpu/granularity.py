@@ -28,7 +28,7 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
-from clangpass.ir.walk import descendants
+from clangpass.ir.walk import children
 from clangpass.poly.validity import PARALLEL_MARK
 from llvm_backend.cpu.lower_ast import OP, AstLowering, iterator_name
 from llvm_backend.cpu.lower_types import I64
@@ -39,8 +39,18 @@ UNKNOWN_TRIPS = 32
 
 
 def statement_work(body: N.Stmt) -> int:
-    """Work units of one instance of a statement: its IR expression nodes."""
-    return max(1, sum(1 for node in descendants(body) if isinstance(node, N.Expr)))
+    """Work units of one instance of a statement: its IR expression nodes, those inside a C
+    loop of the statement (an opaque loop: clangpass.poly.extract) counted `UNKNOWN_TRIPS` times."""
+    return max(1, _work(body))
+
+
+def _work(node: object) -> int:
+    if isinstance(node, (N.For, N.While)):
+        header = sum(_work(part) for part in (getattr(node, "init", None), node.cond, getattr(node, "step", None))
+                     if part is not None)
+        return header + UNKNOWN_TRIPS * _work(node.body)
+    own = 1 if isinstance(node, N.Expr) else 0
+    return own + sum(_work(child) for child in children(node))
 
 
 def work(lowering: AstLowering, node: isl.AstNode) -> ir.Value:
