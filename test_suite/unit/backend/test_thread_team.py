@@ -280,3 +280,24 @@ def test_threshold_option_on_the_command_line() -> None:
     assert parse_command_line(["-fpencil-thread-min-work=0", "-c", "a.c"]).options.thread_min_work == 0
     with pytest.raises(CommandLineError, match="thread-min-work"):
         parse_command_line(["-fpencil-thread-min-work=lots", "-c", "a.c"])
+
+
+def test_an_opaque_loop_counts_its_body_unknown_trips_times(tmp_path: Path) -> None:
+    """A row loop with array-valued bounds is one statement (an opaque loop): its work is its
+    header's expressions plus UNKNOWN_TRIPS times its body's, not one pass over them."""
+    from clangpass.ir import nodes as N
+    from clangpass.poly.extract import extract_scop
+    from llvm_backend.cpu.granularity import UNKNOWN_TRIPS
+
+    source = tmp_path / "rows.c"
+    source.write_text("void rows(int n, int m, const int p[static const restrict n + 1],\n"
+                      "          const double v[static const restrict m], double y[static const restrict n])\n"
+                      "{\n  for (int i = 0; i < n; i++)\n"
+                      "    for (int k = p[i]; k < p[i + 1]; k++)\n      y[i] += v[k];\n}\n")
+    module = parse_file(str(source)).module
+    scop = extract_scop(find_regions(module)[0], module, isl.Context())
+    [stmt] = scop.compute_statements
+    loop = stmt.body
+    assert stmt.opaque and isinstance(loop, N.For)
+    header = statement_work(loop.init) + statement_work(N.ExprStmt(loop.cond)) + statement_work(N.ExprStmt(loop.step))
+    assert statement_work(loop) == header + UNKNOWN_TRIPS * statement_work(loop.body)
