@@ -126,6 +126,11 @@ class AffineScope:
             return isl.PwAff.var_on_domain(ls, isl.dim_type.param, self.params.index(name))
         return None
 
+    def any_value(self) -> isl.Map:
+        """[P] -> { [i..] -> [o] }: any value (a subscript or argument the model cannot follow)."""
+        free = isl.Map.from_pw_aff(self.constant(0))
+        return free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
+
     def universe(self) -> isl.Set:
         return isl.Set.universe(self.space)  # [P] -> { [i..] }
 

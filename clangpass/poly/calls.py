@@ -130,7 +130,7 @@ def footprint(module: N.Module, name: str, ctx: isl.Context,
 
 def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None:
     """Add the accesses of `call` (a statement instance of `collector`) from its footprint."""
-    from clangpass.poly.extract import NotModelled, _free_dimension
+    from clangpass.poly.extract import NotModelled
     from clangpass.poly.affine import NotAffine, describe, where
 
     scope = collector.scope
@@ -141,7 +141,7 @@ def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None
         try:
             value = isl.Map.from_pw_aff(scope.pw_aff(arg))
         except NotAffine:
-            value = _free_dimension(scope)
+            value = scope.any_value()
             exact = False
         binding = value if binding is None else binding.flat_range_product(value)
     for k, arg in enumerate(call.args):
@@ -168,7 +168,7 @@ def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None
             rows = prefix or []
             front: Optional[isl.Map] = None      # { S[i..] -> [row subscripts] }
             for value in rows:
-                part = isl.Map.from_pw_aff(value) if value is not None else _free_dimension(scope)
+                part = isl.Map.from_pw_aff(value) if value is not None else scope.any_value()
                 front = part if front is None else front.flat_range_product(part)
             if front is not None:
                 access = front.flat_range_product(access)

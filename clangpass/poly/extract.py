@@ -847,7 +847,7 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
     def dimension(k: int, value: Optional[isl.PwAff]) -> isl.Map:
         if value is not None:
             return isl.Map.from_pw_aff(value)
-        free = _free_dimension(scope)
+        free = scope.any_value()
         extent = var.extents[k]
         if (k == 0 and not var.bounded) or extent is None:
             return free
@@ -870,12 +870,6 @@ def _access_map(x: _Extractor, scope: AffineScope, statement: str, domain: isl.S
         access = isl.Map.from_domain_and_range(isl.Set.universe(scope.space), isl.Set.universe(array_space))
     access = access.set_tuple_name(isl.dim_type.in_, statement).set_tuple_name(isl.dim_type.out, var.name)
     return access.intersect_domain(domain)
-
-
-def _free_dimension(scope: AffineScope) -> isl.Map:
-    """[P] -> { [i..] -> [o] }: any value."""
-    free = isl.Map.from_pw_aff(scope.constant(0))
-    return free.project_out(isl.dim_type.out, 0, 1).add_dims(isl.dim_type.out, 1)
 
 
 def _field_array_type(e: N.Expr, depth: int) -> T.CType:
