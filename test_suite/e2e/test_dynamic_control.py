@@ -209,6 +209,26 @@ def test_opaque_loops_on_the_opencl_target(tmp_path):
     harness.assert_matches_gcc_O0(source, exe, tmp_path, [*harness.KERNEL_CFLAGS, *INCLUDE], threads=(1,))
 
 
+# The driver of both first-negative searches: the rows' first negative column, and a diagonal.
+SEARCH_MAIN = r"""
+int main(void)
+{
+  static double a[50][40];
+  static int pos[50];
+  for (int i = 0; i < 50; i++)
+    for (int j = 0; j < 40; j++)
+      a[i][j] = ((i * 13 + j * 7) % 29) - 1.0 - i % 3 * 5.0;
+  first_neg(50, 40, a, pos);
+  printf("== pos\n");
+  for (int i = 0; i < 50; i++)
+    printf("%d\n", pos[i]);
+  printf("== a\n");
+  for (int i = 0; i < 50; i++)
+    printf("%.17g\n", a[i][i % 40]);
+  return 0;
+}
+"""
+
 FIRST_NEGATIVE = r"""#include <stdio.h>
 void first_neg(int n, int m, const double a[static const restrict n][m], int pos[static const restrict n])
 {
@@ -224,26 +244,13 @@ void first_neg(int n, int m, const double a[static const restrict n][m], int pos
     }
   }
 }
-int main(void)
-{
-  static double a[50][40];
-  static int pos[50];
-  for (int i = 0; i < 50; i++)
-    for (int j = 0; j < 40; j++)
-      a[i][j] = ((i * 13 + j * 7) % 29) - 1.0 - i % 3 * 5.0;
-  first_neg(50, 40, a, pos);
-  printf("== pos\n");
-  for (int i = 0; i < 50; i++)
-    printf("%d\n", pos[i]);
-  return 0;
-}
 """
 
 
 def test_a_loop_with_break_and_continue_is_one_statement_per_outer_iteration(tmp_path):
     # The j loop exits early: it runs whole, once per row; the rows are parallel.
     source = tmp_path / "brk.c"
-    source.write_text(FIRST_NEGATIVE)
+    source.write_text(FIRST_NEGATIVE + SEARCH_MAIN)
     exe = tmp_path / "brk"
     _, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-thread-min-work=0"])
     [region] = regions.values()
@@ -272,22 +279,6 @@ static void first_neg(int n, int m, double a[n][m], int pos[n])
       a[i][k] = a[i][k] * 0.5;
 #pragma endscop
 }
-int main(void)
-{
-  static double a[50][40];
-  static int pos[50];
-  for (int i = 0; i < 50; i++)
-    for (int j = 0; j < 40; j++)
-      a[i][j] = ((i * 13 + j * 7) % 29) - 1.0 - i % 3 * 5.0;
-  first_neg(50, 40, a, pos);
-  printf("== pos\n");
-  for (int i = 0; i < 50; i++)
-    printf("%d\n", pos[i]);
-  printf("== a\n");
-  for (int i = 0; i < 50; i++)
-    printf("%.17g\n", a[i][i % 40]);
-  return 0;
-}
 """
 
 
@@ -295,7 +286,7 @@ def test_opaque_loops_over_iterators_declared_outside_the_scop(tmp_path):
     # PolyBench style: `int i, j, k;` before `#pragma scop`; the j loop that breaks is one
     # statement declaring its own j (nothing after the region reads it).
     source = tmp_path / "scopbrk.c"
-    source.write_text(SCOP_ITERATORS)
+    source.write_text(SCOP_ITERATORS + SEARCH_MAIN)
     exe = tmp_path / "scopbrk"
     proc, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-Wall",
                                                            "-fpencil-thread-min-work=0"])

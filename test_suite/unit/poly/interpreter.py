@@ -202,23 +202,22 @@ class RegionInterpreter:
     def s_For(self, s: N.For) -> None:
         if s.init is not None:
             self.run(s.init)
-        while self.eval.value(s.cond):
-            try:
-                self.run(s.body)
-            except _Break:
-                break
-            except _Continue:
-                pass
+        while self.eval.value(s.cond) and self._iteration(s.body):
             self.eval.value(s.step)
 
     def s_While(self, s: N.While) -> None:
-        while self.eval.value(s.cond):
-            try:
-                self.run(s.body)
-            except _Break:
-                break
-            except _Continue:
-                pass
+        while self.eval.value(s.cond) and self._iteration(s.body):
+            pass
+
+    def _iteration(self, body: N.Stmt) -> bool:
+        """Run one iteration of a loop body; False when it ends with `break`."""
+        try:
+            self.run(body)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def s_Break(self, s: N.Break) -> None:
         raise _Break()
