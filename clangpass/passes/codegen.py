@@ -13,7 +13,8 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.live_ranges import device_footprints, entry_dead_arrays, exit_dead_arrays
 from clangpass.poly.extract import NotModelled
-from clangpass.poly.scop import Scop
+from clangpass.poly.scop import Scop, instances_of
+from clangpass.poly.codegen_unit import CodegenUnit
 
 
 @register
@@ -49,7 +50,7 @@ class GenerateAst(Pass):
         # 107 SMALL): the AST is read back and must run exactly the schedule's domain. If not,
         # the source order is used instead, and if even its AST is unsound the host compiler
         # takes the region.
-        unsound = _ast_problems(codegen.ast, scop, ctx)
+        unsound = _ast_problems(codegen, scop, ctx)
         if unsound and not scop.schedule.plain_is_equal(original):
             # First isl's own loop types (they separate where atomic loops merged the domains).
             try:
@@ -57,13 +58,13 @@ class GenerateAst(Pass):
                     retry = generate_ast(scop, atomic=False)
             except (isl.Error, BudgetExceeded):
                 retry = None
-            if retry is not None and not _ast_problems(retry.ast, scop, ctx):
+            if retry is not None and not _ast_problems(retry, scop, ctx):
                 codegen, unsound = retry, []
         if unsound and not scop.schedule.plain_is_equal(original):
             note = f"unsound isl AST ({unsound[0]}): original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
             codegen = generate_ast(scop)
-            unsound = _ast_problems(codegen.ast, scop, ctx)
+            unsound = _ast_problems(codegen, scop, ctx)
         if unsound:
             raise NotModelled(f"unsound isl AST of the source order ({unsound[0]})")
         if ctx.options.target == "opencl":
@@ -83,21 +84,24 @@ class GenerateAst(Pass):
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)
 
 
-def _ast_problems(ast: isl.AstNode, scop: Scop, ctx: PassContext) -> list[str]:
-    """Why `ast` does not run exactly `scop`'s domain (empty: it does).
+def _ast_problems(codegen: CodegenUnit, scop: Scop, ctx: PassContext) -> list[str]:
+    """Why `codegen`'s AST does not run exactly `scop`'s domain (empty: it does). A group's
+    call runs its members' instances, which are the first member's (`statement_groups`).
 
     Only what leads to strided statements is read back (ast_soundness.strided_statements);
     one that cannot be read within the isl budget is not vouched for, which is a problem
     for a transformed schedule (the source order is then used) and not for the source order
     (whose AST only the syntactic check vouches for, as for unstrided domains).
     """
-    problems = self_bounded_loops(ast)
-    strided = strided_statements(scop.domain)
+    problems = self_bounded_loops(codegen.ast)
+    followers = frozenset(name for members in codegen.groups.values() for name in members[1:])
+    domain = scop.domain.subtract(instances_of(scop.domain, followers))
+    strided = strided_statements(domain)
     if problems or not strided:
         return problems
     try:
         with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "AST check"):
-            return scan_mismatches(ast, scop.domain, scop.context, strided)
+            return scan_mismatches(codegen.ast, domain, scop.context, strided)
     except (Unreadable, BudgetExceeded, isl.Error) as exc:
         if scop.schedule.plain_is_equal(scop.original_compute_schedule()):
             return []

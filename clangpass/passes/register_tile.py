@@ -72,7 +72,8 @@ from clangpass.options import CompileOptions
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
-from clangpass.poly.scop import Scop
+from clangpass.poly.live_ranges import iteration_private_scalars
+from clangpass.poly.scop import Scop, accesses_through
 from clangpass.poly.strides import Stride, band_dates, stride_table
 
 ROWS = 4                                  # rows of a register tile
@@ -91,6 +92,7 @@ class RegisterTile(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         registers = vector_registers(ctx.options)
+        limit = ctx.options.isl_max_operations
         tiled = [0]
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -98,7 +100,10 @@ class RegisterTile(Pass):
             if (node.get_type() == isl.schedule_node_type.mark
                     and node.mark_get_id().get_name() == POINT_MARK):
                 band = node.child(0)
-                roles = register_roles(band, scop.reads, scop.writes)
+                # Three-address temporaries live in registers: only the arrays count.
+                private = iteration_private_scalars(band, scop, limit)
+                roles = register_roles(band, accesses_through(scop.reads, private, False),
+                                       accesses_through(scop.writes, private, False))
                 if roles is not None:
                     sizes = register_tile_sizes(registers, _element_bytes(scop, band))
                     tiled_band = _register_tile(band, roles, sizes)
@@ -110,7 +115,6 @@ class RegisterTile(Pass):
                 node = visit(node.child(k)).parent()
             return node
 
-        limit = ctx.options.isl_max_operations
         try:
             with isl_budget(ctx.isl_ctx, limit, "register-tile"):
                 schedule = visit(scop.schedule.get_root()).get_schedule()

@@ -18,6 +18,15 @@ The exception is the innermost point loop of a tile band run by wavefronts
 and atomic guards on each of them inside that loop kept it scalar; `separate`
 splits it into guard-free pieces (heat-3d: a third fewer cycles, docs/passes/wavefront.md).
 Only that one member is separated (the reproducer above and the stencil tests pass).
+
+Statements run together are generated together (`statement_groups`): consecutive children
+of a sequence that are leaves, whose statements have the same iteration domain, the same
+loops and the same dates in every band above, are one call of the first of them, whose body
+runs all their bodies in order (`t1 = alpha * A[i][k]; t2 = t1 * B[k][j]; C[i][j] += t2;`).
+isl's AST generator separates and isolates per statement, and three-address code multiplies
+the statements of a nest: 3AC gemm's register tiles cost isl more than 2,000,000 operations
+as four statements and fit the budget as two. This is the thesis's clustering (ch. 3,
+Algorithm 1) applied to AST generation; the AST runs the same instances in the same order.
 """
 from __future__ import annotations
 
@@ -25,9 +34,10 @@ import re
 
 import islpy as isl
 
+from clangpass.ir import nodes as N
 from clangpass.poly.annotations import performed_reductions, reduction_updates
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
-from clangpass.poly.scop import Scop
+from clangpass.poly.scop import Scop, instances_of
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 
 # isl names loop iterators c0, c1...; a parameter of that form would be shadowed.
@@ -45,13 +55,23 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
     the atomic AST does not run the schedule's domain, clangpass.poly.ast_soundness).
     """
     schedule = scop.schedule
-    ast = _build(scop, schedule, atomic)
+    groups = statement_groups(scop, schedule)
+    generated = schedule
+    followers = frozenset(name for members in groups.values() for name in members[1:])
+    if followers:
+        generated = schedule.intersect_domain(scop.domain.subtract(instances_of(scop.domain, followers)))
+    ast = _build(scop, generated, atomic)
     if _misplaced_parallel_marks(ast):
         # isl removed a degenerate loop under a mark: drop the marks rather than break the contract.
         schedule = _without_marks(schedule, PARALLEL_MARK)
-        ast = _build(scop, schedule, atomic)
+        generated = _without_marks(generated, PARALLEL_MARK)
+        ast = _build(scop, generated, atomic)
     statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
-    return CodegenUnit(region=scop.region, ast=ast, statements=statements, locals=scop.locals,
+    for leader, members in groups.items():
+        statements[leader] = StatementBody(leader, N.Compound(tuple(scop.statement(m).body for m in members),
+                                                              loc=scop.statement(leader).loc),
+                                           scop.statement(leader).iterators)
+    return CodegenUnit(region=scop.region, ast=ast, statements=statements, groups=groups, locals=scop.locals,
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        tiled_bands=scop.tiled_bands,
                        tile_sizes=scop.tile_sizes, reordered_bands=scop.reordered_bands,
@@ -60,8 +80,58 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
 
 
 def format_ast(unit: CodegenUnit) -> str:
-    """isl's C rendering of the AST (marks appear as `// name` comments)."""
-    return unit.ast.to_C_str().rstrip()
+    """isl's C rendering of the AST (marks appear as `// name` comments), after a line for each
+    statement group (`// S_1 runs S_1; S_2; S_3`)."""
+    lines = [f"// {leader} runs {'; '.join(members)}" for leader, members in unit.groups.items()]
+    return "\n".join([*lines, unit.ast.to_C_str().rstrip()])
+
+
+def statement_groups(scop: Scop, schedule: isl.Schedule) -> dict[str, tuple[str, ...]]:
+    """{first: (first, second, ..)}: runs of consecutive leaf children of a sequence of
+    `schedule` whose statements run as one (module docstring): same loops (iterator names),
+    the same domain and the same dates in every band above, their names swapped. Statements
+    of reductions are left alone (the back ends treat their updates by statement name)."""
+    apart = reduction_updates(scop) | {n for r in scop.reductions for n in r.statements}
+    groups: dict[str, tuple[str, ...]] = {}
+
+    def alone(node: isl.ScheduleNode) -> str | None:
+        """The statement a filter child of a sequence runs, if it is a leaf of one statement."""
+        if node.get_type() != isl.schedule_node_type.filter or node.n_children() != 1 \
+                or node.child(0).get_type() != isl.schedule_node_type.leaf:
+            return None
+        names: list[str] = []
+        node.child(0).get_domain().foreach_set(lambda piece: names.append(piece.get_tuple_name()))
+        return names[0] if len(names) == 1 and names[0] not in apart else None
+
+    def dated(node: isl.ScheduleNode, as_name: str) -> tuple[isl.UnionSet, isl.UnionMap]:
+        leaf = node.child(0)
+        domain = leaf.get_domain()
+        dates = leaf.get_prefix_schedule_union_map().intersect_domain(domain)
+        rename = lambda m: m.set_tuple_name(isl.dim_type.in_, as_name)   # noqa: E731
+        return (isl.UnionSet.from_set(isl.Set.from_union_set(domain).set_tuple_name(as_name)),
+                isl.UnionMap.from_map(rename(isl.Map.from_union_map(dates))))
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() != isl.schedule_node_type.sequence:
+            return True
+        run: list[str] = []
+        first: tuple[isl.UnionSet, isl.UnionMap] | None = None
+        for k in range(node.n_children() + 1):
+            child = node.child(k) if k < node.n_children() else None
+            name = alone(child) if child is not None else None
+            if name is not None and run and first is not None \
+                    and scop.statement(name).iterators == scop.statement(run[0]).iterators:
+                domain, dates = dated(child, run[0])
+                if domain.is_equal(first[0]) and dates.is_equal(first[1]):
+                    run.append(name)
+                    continue
+            if len(run) > 1:
+                groups[run[0]] = tuple(run)
+            run, first = ([name], dated(child, name)) if name is not None else ([], None)
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return groups
 
 
 def _atomic_loops(schedule: isl.Schedule) -> isl.Schedule:

@@ -66,7 +66,8 @@ REGISTER_TILE_MARK = "register-tile"
 @dataclass(frozen=True)
 class StatementBody:
     name: str
-    body: N.Stmt                 # an ExprStmt (assignment, call...) with C semantics
+    body: N.Stmt                 # an ExprStmt (assignment, call...), an opaque statement or a
+                                 # group's Compound of them, with C semantics
     iterators: tuple[str, ...]   # surrounding loop iterators, outermost first
 
 
@@ -94,6 +95,9 @@ class CodegenUnit:
     # of the parameters), and the arrays no copy of whole rows serves.
     device_rows: Mapping[str, isl.AstExpr] = field(default_factory=dict)
     beyond_extents: frozenset[str] = frozenset()
+    # Statements generated as one (clangpass.poly.codegen.statement_groups): the AST calls the
+    # first of each group, whose body (a Compound) runs every member's body in order.
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

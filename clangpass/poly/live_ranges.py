@@ -271,13 +271,51 @@ def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap, members: i
     written = live_ranges.intersect_domain(inside)
     if band.get_type() != isl.schedule_node_type.band:
         return written.subtract_range(inside)
-    count = members or band.band_n_member()
+    return written.subtract(_same_iteration(band, members or band.band_n_member()))
+
+
+def _same_iteration(band: isl.ScheduleNode, members: int) -> isl.UnionMap:
+    """[P] -> { S -> T }: pairs of instances under `band` in one iteration of its first `members`
+    members (and of every loop around it)."""
+    inside = band.get_domain()
     dates = band.get_prefix_schedule_union_map()                        # [P] -> { S[i..] -> [outer] }
     partial = band.band_get_partial_schedule()
-    for k in range(count):
+    for k in range(members):
         dates = dates.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k)))
     same = dates.apply_range(dates.reverse())                           # [P] -> { S -> T : same loop iteration }
-    return written.subtract(same.intersect_domain(inside).intersect_range(inside))
+    return same.intersect_domain(inside).intersect_range(inside)
+
+
+def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations: int = 0) -> frozenset[str]:
+    """The region-local scalars used under `band` whose every value lives within one iteration
+    of the band (all its members): written before it is read in the same iteration, never read
+    in another. Three-address temporaries (`t1 = alpha * A[i][k]; t2 = t1 * B[k][j];
+    C[i][j] += t2;`) are such scalars: LLVM keeps them in registers, so a pass that looks at
+    the band's memory accesses (strides, accumulators) may leave them out. An accumulator that
+    lives across a loop of the band (`t = 0` before the `k` loop) is not one.
+
+    Raises BudgetExceeded as `local_live_ranges` does.
+    """
+    names = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
+    inside = band.get_domain()                                          # [P] -> { S[i..] }
+    writes = accesses_through(scop.must_writes.union(scop.may_writes), names).intersect_domain(inside)
+    reads = accesses_through(scop.reads, names).intersect_domain(inside)
+    used = sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(writes.union(reads))})
+    if not used:
+        return frozenset()
+    live = local_live_ranges(scop, max_operations)
+    ctx = scop.context.get_ctx()
+    with isl_budget(ctx, max_operations, "iteration-private scalars"):
+        crossing = (live.intersect_domain(inside).union(live.intersect_range(inside))
+                    .subtract(_same_iteration(band, band.band_n_member())))
+        private = []
+        for name in used:
+            one = frozenset({name})
+            writers = accesses_through(scop.must_writes.union(scop.may_writes), one).domain()
+            readers = accesses_through(scop.reads, one).domain()
+            if crossing.intersect_domain(writers).intersect_range(readers).is_empty():
+                private.append(name)
+    return frozenset(private)
 
 
 def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) -> list[str]:

@@ -55,13 +55,17 @@ def test_locals_and_kills(tmp_path):
     """, opt_level=1)
     unit = outcome.unit
     assert [(d.name, d.init) for d in unit.locals] == [("t", None)]
-    # The kill of the uninitialised `t` is not executed code.
+    # The kill of the uninitialised `t` is not executed code. S_0 and S_1 run together
+    # (same loop, same domain, same dates): one call of S_0 runs both bodies in order.
     assert set(unit.statements) == {"S_0", "S_1"}
+    assert unit.groups == {"S_0": ("S_0", "S_1")}
+    group = unit.statements["S_0"].body
+    assert isinstance(group, N.Compound) and len(group.body) == 2
+    assert isinstance(group.body[0], N.ExprStmt) and group.body[1] is unit.statements["S_1"].body
     assert format_ast(unit).splitlines() == [
-        "for (int c0 = 0; c0 < n; c0 += 1) {",
+        "// S_0 runs S_0; S_1",
+        "for (int c0 = 0; c0 < n; c0 += 1)",
         "  S_0(c0);",
-        "  S_1(c0);",
-        "}",
     ]
 
 
@@ -130,3 +134,24 @@ def test_ast_generation_failure_falls_back_to_the_source_order(tmp_path, monkeyp
     assert outcome.status == "optimized"
     assert outcome.reason == "isl AST generation failed (unbounded optimum): original schedule used"
     assert outcome.parallel_loops == 0 and outcome.tiled_bands == 0
+
+
+def test_statements_of_other_domains_or_dates_are_not_grouped(tmp_path):
+    outcome = optimise(tmp_path, """\
+        void f(int n, double A[static const restrict n], double B[static const restrict n]) {
+          for (int i = 0; i < n; i++) {
+            double t, u;
+            t = A[i];
+            if (i > 0)
+              u = t + 1.0;
+            B[i] = t;
+            A[i] = 2.0 * t;
+          }
+          for (int i = 0; i < n; i++)
+            B[i] += 1.0;
+        }
+    """, opt_level=1)
+    unit = outcome.unit
+    # S_1 (guarded) has a smaller domain and separates S_0 from S_2; S_4 has other dates.
+    assert unit.groups == {"S_2": ("S_2", "S_3")}
+    assert format_ast(unit).splitlines()[0] == "// S_2 runs S_2; S_3"

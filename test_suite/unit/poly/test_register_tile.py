@@ -17,6 +17,8 @@ from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, 
 from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
+from clangpass.poly.live_ranges import iteration_private_scalars
+from clangpass.poly.scop import accesses_through
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
 from test_suite.unit.poly.snippets import optimise, region_of
 from test_suite.unit.poly.test_schedule import GEMM
@@ -178,3 +180,73 @@ def test_ast_budget_keeps_the_tiles_without_register_tiles(tmp_path):
     assert outcome.status == "optimized", outcome.reason
     assert outcome.tiled_bands == 1 and outcome.register_tiled_bands == 0
     assert "no register tiles" in outcome.reason
+
+
+# GEMM in three-address code, its temporaries declared at function scope (thesis ch. 2).
+GEMM_3AC = """\
+void gemm(int ni, int nj, int nk, double alpha, double beta,
+          double C[static const restrict ni][nj], double A[static const restrict ni][nk],
+          double B[static const restrict nk][nj]) {
+  double t1, t2;
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++)
+      C[i][j] *= beta;
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) {
+        t1 = alpha * A[i][k];
+        t2 = t1 * B[k][j];
+        C[i][j] += t2;
+      }
+  }
+}
+"""
+
+
+def test_three_address_temporaries_do_not_stop_register_tiles(tmp_path):
+    # t1 and t2 live within one iteration of the point band: registers, not memory to tile.
+    unit = _unit_before(tmp_path, GEMM_3AC, "point-loop-order", tile_size=32)
+    point = _bands_under(unit.scop.schedule.get_root())[-1]
+    assert iteration_private_scalars(point, unit.scop) == {"t1", "t2"}
+    assert register_roles(point, unit.scop.reads, unit.scop.writes) is None
+    private = frozenset({"t1", "t2"})
+    assert register_roles(point, accesses_through(unit.scop.reads, private, False),
+                          accesses_through(unit.scop.writes, private, False)) == (0, 1, 2)
+    region, module = region_of(tmp_path, GEMM_3AC)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3, tile_size=8), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.register_tiled_bands == 1
+    # Consecutive temporaries' statements run as one call in the AST (with 64-wide tiles the
+    # register tiles' AST fits the budget only so); here C[i][j] *= beta comes before C[i][j] += t2.
+    assert list(outcome.unit.groups.values()) == [("S_1", "S_2")]
+    for n in (1, 3, 4, 9):
+        memory = initial_memory(region, n)
+        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, actual).run()
+        assert np.array_equal(expected["C"], actual["C"]), n
+
+
+ACCUMULATOR = """\
+void f(int n, double A[static const restrict n][n], double B[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    double acc, t;
+    acc = 0.0;
+    for (int j = 0; j < n; j++) {
+      t = 2.0 * A[i][j];
+      acc += t;
+    }
+    B[i] = acc;
+  }
+}
+"""
+
+
+def test_an_accumulator_is_not_iteration_private(tmp_path):
+    unit = _unit_before(tmp_path, ACCUMULATOR, "extract")
+    bands = _bands_under(unit.scop.original_schedule.get_root())
+    inner = [b for b in bands if b.get_schedule_depth() == 1]
+    assert len(inner) == 1
+    # `t` lives within one iteration of j; `acc` from before the j loop to after it.
+    assert iteration_private_scalars(inner[0], unit.scop) == {"t"}
+    # Within one iteration of i, both do.
+    assert iteration_private_scalars(bands[0], unit.scop) == {"acc", "t"}
