@@ -40,6 +40,7 @@ from clangpass.poly.dependences import dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
 from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
 from clangpass.poly.scop import Scop, instances_of, statement_names
+from clangpass.poly.sequence_order import source_ordered_sequences
 from clangpass.poly.validity import maps_of, tree_problem, union_of
 
 #: -fpencil-fusion= values and the isl schedule_serialize_sccs setting of each computed candidate.
@@ -230,7 +231,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
                     continue
                 if clustering is not None:
                     candidate = clustering.statement_schedule(candidate, statements)
-                candidates[strategy] = candidate
+                candidates[strategy] = _in_source_order(candidate, scop, options.isl_max_operations)
             except BudgetExceeded as exc:
                 failures.append(str(exc))
             except isl.Error as exc:
@@ -245,6 +246,18 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
         ic.set_schedule_outer_coincidence(saved[2])
         ic.set_schedule_whole_component(saved[3])
     return candidates, failures, scop
+
+
+def _in_source_order(schedule: isl.Schedule, scop: Scop, max_operations: int) -> isl.Schedule:
+    """`schedule` with its sequences in source order where the dependences allow
+    (clangpass.poly.sequence_order); as it is when that exceeds the budget."""
+    rank = {s.name: k for k, s in enumerate(scop.statements)}
+    try:
+        deps = dependences(scop, max_operations).all              # [P] -> { S[i..] -> T[j..] }
+        with isl_budget(scop.context.get_ctx(), max_operations, "source-ordered sequences"):
+            return source_ordered_sequences(schedule, deps, rank)
+    except BudgetExceeded:
+        return schedule
 
 
 def _drop_interrupting(candidates: dict[str, isl.Schedule], scop: Scop, relaxed: RelaxedDependences,

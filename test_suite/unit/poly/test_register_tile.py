@@ -215,9 +215,9 @@ def test_three_address_temporaries_do_not_stop_register_tiles(tmp_path):
     outcome = optimise_region(region, module, CompileOptions(opt_level=3, tile_size=8), DumpSink())
     assert outcome.status == "optimized", outcome.reason
     assert outcome.register_tiled_bands == 1
-    # Consecutive temporaries' statements run as one call in the AST (with 64-wide tiles the
-    # register tiles' AST fits the budget only so); here C[i][j] *= beta comes before C[i][j] += t2.
-    assert list(outcome.unit.groups.values()) == [("S_1", "S_2")]
+    # The three statements run as one call in the AST (with 64-wide tiles the register tiles'
+    # AST fits the budget only so): C[i][j] *= beta is before them, as in the source.
+    assert list(outcome.unit.groups.values()) == [("S_1", "S_2", "S_3")]
     for n in (1, 3, 4, 9):
         memory = initial_memory(region, n)
         expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
