@@ -29,8 +29,14 @@ matrix products; each element still receives its terms in the source order, so
 the results are bit-identical.
 
 Legality: the new schedule is checked against every memory dependence (isl:
-every dependence goes from an earlier to a later date); a loop whose jammed
-schedule breaks one is left alone. `verify-schedule` checks again. The `vector`
+every dependence goes from an earlier to a later date), or, when the region has
+local storage, against the relaxed criterion of thesis ch. 2 (its false
+dependences may be broken where no live range is interrupted); a loop whose
+jammed schedule breaks them is left alone. `verify-schedule` checks again. The
+R copies go above each leaf; when that interrupts a live range (three-address
+code: `t1 = A[i][j] * x[j]; tmp[i] += t1;` are two leaves, and the copies of the
+first would overwrite `t1` before the second reads it), above each sequence of
+leaves instead, so that each copy runs its whole block. The `vector`
 and `parallel` marks stay where they were: a vector loop J (atax's `y[j] +=
 A[i][j] * tmp[i]`) keeps its mark and now updates its element with R terms per
 iteration; the parallel loop L becomes its strip loop (same iterations, R at a
@@ -48,6 +54,7 @@ for this pass. The record counts the jammed loops (`jammed_loops`).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import islpy as isl
 
@@ -55,6 +62,7 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
+from clangpass.poly.live_ranges import relax_false_dependences, relaxed_violations
 from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations
 
@@ -80,16 +88,29 @@ class ReductionJam(Pass):
         scop = unit.scop
         limit = ctx.options.isl_max_operations
         jammed = [0]
+        local = any(a.local for a in scop.arrays)
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
                 deps = dependences(scop, limit).all                # [P] -> { S[i..] -> T[j..] }
+
+                def broken(schedule: isl.Schedule) -> bool:
+                    # With region-local storage (three-address temporaries) a schedule that breaks
+                    # a dependence may still meet the relaxed criterion, as every schedule must
+                    # (verify-schedule): the temporaries' output dependences from one iteration of
+                    # L to the next are false.
+                    if not dependence_violations(schedule, deps):
+                        return False
+                    if not local:
+                        return True
+                    split = relax_false_dependences(scop, dependences(scop, limit), limit)
+                    return bool(relaxed_violations(schedule, scop, split))
 
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Jam under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.band:
                         candidate = _jammable(node, scop.reads, scop.writes)
                         if candidate is not None:
-                            result = _jam(node, candidate, deps)
+                            result = _jam(node, candidate, broken)
                             if result is not None:
                                 jammed[0] += 1
                                 return result
@@ -231,9 +252,9 @@ def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:
     return free(first).intersect(free(second)).is_subset(dates)
 
 
-def _jam(band: isl.ScheduleNode, member: int, deps: isl.UnionMap) -> isl.ScheduleNode | None:
+def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], bool]) -> isl.ScheduleNode | None:
     """`band` with member `member` jammed (see the module docstring), or None when that breaks a
-    dependence or leaves no full strip. Returns the node at `band`'s position."""
+    dependence (`broken`) or leaves no full strip. Returns the node at `band`'s position."""
     ctx = band.get_ctx()
     n = band.band_n_member()
     node = band
@@ -250,35 +271,48 @@ def _jam(band: isl.ScheduleNode, member: int, deps: isl.UnionMap) -> isl.Schedul
     points = partial.sub(strips)                                                # [l mod R]
 
     node = node.delete()                     # now at L's child
-    node = _sink(node, points, coincident)
-    node = node.insert_partial_schedule(strips)
-    node = node.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
+    # Each leaf's copies together, else (three-address code, whose temporaries' live ranges the
+    # leaf-wise order interleaves: atax's `t1 = A[i][j] * x[j]; tmp[i] += t1;`) each block's.
+    for blocks in (False, True):
+        jammed = _sink(node, points, coincident, blocks)
+        jammed = jammed.insert_partial_schedule(strips)
+        jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
 
-    dates = band_dates(node).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
-    full = _full_prefixes(dates)
-    if full.is_empty():
+        dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
+        full = _full_prefixes(dates)
+        if full.is_empty():
+            return None
+        # The full strips are isolated by a constant band under the strip loop, not by the strip
+        # loop itself: that loop stays one loop (a `parallel` mark above it must find a `for`),
+        # and each strip tests once whether it is full.
+        jammed = _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
+        if not broken(jammed.get_schedule()):
+            break
+    else:
         return None
-    # The full strips are isolated by a constant band under the strip loop, not by the strip
-    # loop itself: that loop stays one loop (a `parallel` mark above it must find a `for`),
-    # and each strip tests once whether it is full.
-    node = _isolate(node.child(0).insert_partial_schedule(points.sub(points)), full).parent()
-    if dependence_violations(node.get_schedule(), deps):
-        return None
+    node = jammed
     # Back to the position of the original band (the splits above L).
     if member > 0:
         node = node.parent()
     return node
 
 
-def _sink(node: isl.ScheduleNode, points: isl.MultiUnionPwAff, coincident: bool) -> isl.ScheduleNode:
-    """Insert the band `points` above every leaf under `node` (unrolled); returns `node`'s position."""
-    if node.get_type() == isl.schedule_node_type.leaf:
+def _sink(node: isl.ScheduleNode, points: isl.MultiUnionPwAff, coincident: bool, blocks: bool) -> isl.ScheduleNode:
+    """Insert the band `points` above every leaf under `node` (unrolled), or with `blocks` above
+    every sequence of leaves (a basic block) and every other leaf; returns `node`'s position."""
+    if node.get_type() == isl.schedule_node_type.leaf or blocks and _is_block(node):
         node = node.insert_partial_schedule(points.intersect_domain(node.get_domain()))
         node = node.band_member_set_coincident(0, coincident)
         return node.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
     for k in range(node.n_children()):
-        node = _sink(node.child(k), points, coincident).parent()
+        node = _sink(node.child(k), points, coincident, blocks).parent()
     return node
+
+
+def _is_block(node: isl.ScheduleNode) -> bool:
+    """Whether `node` is a sequence of leaves (filters with nothing below)."""
+    return node.get_type() == isl.schedule_node_type.sequence and all(
+        node.child(k).child(0).get_type() == isl.schedule_node_type.leaf for k in range(node.n_children()))
 
 
 def _full_prefixes(dates: isl.UnionMap) -> isl.Set:

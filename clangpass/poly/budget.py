@@ -41,7 +41,9 @@ class BudgetExceeded(Exception):
 
 @contextmanager
 def isl_budget(ctx: isl.Context, max_operations: int, step: str) -> Iterator[None]:
-    """Run the body with at most `max_operations` isl operations (0: unbounded)."""
+    """Run the body with at most `max_operations` isl operations (0: unbounded). Nested in
+    another budget, the outer one's bound holds again after the body (its count restarts)."""
+    outer = ctx.get_max_operations()
     ctx.set_max_operations(max_operations)
     ctx.reset_operations()
     try:
@@ -51,7 +53,8 @@ def isl_budget(ctx: isl.Context, max_operations: int, step: str) -> Iterator[Non
             raise BudgetExceeded(f"{step} exceeded {max_operations} isl operations") from None
         raise
     finally:
-        ctx.set_max_operations(0)
+        ctx.set_max_operations(outer)
+        ctx.reset_operations()
 
 
 def nest_depth(domain: isl.UnionSet) -> int:

@@ -107,13 +107,15 @@ def statement_groups(scop: Scop, schedule: isl.Schedule) -> dict[str, tuple[str,
         leaf = node.child(0)
         domain = leaf.get_domain()
         dates = leaf.get_prefix_schedule_union_map().intersect_domain(domain)
-        rename = lambda m: m.set_tuple_name(isl.dim_type.in_, as_name)   # noqa: E731
         return (isl.UnionSet.from_set(isl.Set.from_union_set(domain).set_tuple_name(as_name)),
-                isl.UnionMap.from_map(rename(isl.Map.from_union_map(dates))))
+                isl.UnionMap.from_map(isl.Map.from_union_map(dates).set_tuple_name(isl.dim_type.in_, as_name)))
 
-    def visit(node: isl.ScheduleNode) -> bool:
+    # A recursive walk, not isl's foreach: an isl error (the budget) must reach the caller.
+    def visit(node: isl.ScheduleNode) -> None:
+        for k in range(node.n_children()):
+            visit(node.child(k))
         if node.get_type() != isl.schedule_node_type.sequence:
-            return True
+            return
         run: list[str] = []
         first: tuple[isl.UnionSet, isl.UnionMap] | None = None
         for k in range(node.n_children() + 1):
@@ -128,9 +130,8 @@ def statement_groups(scop: Scop, schedule: isl.Schedule) -> dict[str, tuple[str,
             if len(run) > 1:
                 groups[run[0]] = tuple(run)
             run, first = ([name], dated(child, name)) if name is not None else ([], None)
-        return True
 
-    schedule.get_root().foreach_descendant_top_down(visit)
+    visit(schedule.get_root())
     return groups
 
 

@@ -71,9 +71,10 @@ def false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.Un
 _LIVE_RANGES_KEY = "local-live-ranges"
 
 # Up to this many statements the verification orders every pair of statements at once (cheapest on
-# tiled schedules of a few statements: doitgen, ludcmp); beyond, only the pairs that share storage,
-# one local array or one dependence at a time (three-address code: 3AC nussinov's 20 statements
-# 1.07 s -> 0.30 s, and within the isl budget).
+# tiled schedules of a few statements: doitgen, ludcmp), under half the caller's isl budget; beyond,
+# or over that half, only the pairs that share storage, one local array or one dependence at a time
+# (three-address code: 3AC nussinov's 20 statements 1.07 s -> 0.30 s, and within the isl budget;
+# 3AC fdtd-2d's 15 statements, each store a copy of its own temporary, exceeded it at once).
 SMALL_REGION_STATEMENTS = 16
 
 
@@ -187,9 +188,14 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     dates = schedule.get_map()                                        # [P] -> { S[i..] -> [t..] }
     source_dates = scop.original_schedule.get_map()                   # [P] -> { S[i..] -> [t..] }
     if dates.n_map() <= SMALL_REGION_STATEMENTS:
-        writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
-        return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates), _strict_order_of(source_dates),
-                              scop.context)
+        ctx = scop.context.get_ctx()
+        try:
+            with isl_budget(ctx, ctx.get_max_operations() // 2, "live-range interference"):
+                writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
+                return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates),
+                                      _strict_order_of(source_dates), scop.context)
+        except BudgetExceeded:
+            pass
     problems: list[str] = []
     # One local array at a time, ordering only the instances that write or read it: three-address
     # code has many temporaries, each used by two or three statements, and ordering every pair of
@@ -241,8 +247,13 @@ def relaxed_criterion_violations(schedule: isl.Schedule, scop: Scop, split: Rela
     BudgetExceeded when the check exceeds `max_operations`.
     """
     with isl_budget(scop.context.get_ctx(), max_operations, "schedule verification"):
-        return [f"dependence broken: {p}" for p in _unordered(schedule, split.enforced)] + \
-            interference_violations(schedule, scop, split)
+        return relaxed_violations(schedule, scop, split)
+
+
+def relaxed_violations(schedule: isl.Schedule, scop: Scop, split: RelaxedDependences) -> list[str]:
+    """`relaxed_criterion_violations` under the caller's isl budget."""
+    return [f"dependence broken: {p}" for p in _unordered(schedule, split.enforced)] + \
+        interference_violations(schedule, scop, split)
 
 
 def _unordered(schedule: isl.Schedule, deps: isl.UnionMap) -> list[str]:

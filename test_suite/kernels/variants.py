@@ -7,11 +7,13 @@ Input: `test_suite/kernels/polybench/<kernel>.c`. Output: the same program with 
 transformed on clangpass's IR and printed back; everything outside the region is the
 original text.
 
-- **3AC** (Baghdadi's thesis, section 2.6, Fig. 2.16): every operation of an
-  assignment's right-hand side whose operands are not all variables, constants or
-  array elements gets its own statement and a fresh scalar temporary, assigned once:
-  `C[i][j] += alpha * A[i][k] * B[k][j]` becomes `t1 = alpha * A[i][k]; t2 = t1 *
-  B[k][j]; C[i][j] += t2;`. Subscripts (address arithmetic) are left alone.
+- **3AC** (Baghdadi's thesis, section 2.6, Fig. 2.16): every operation gets its own
+  statement and a fresh scalar temporary, assigned once; its operands are variables,
+  constants, array elements or earlier temporaries, and a store into the program's
+  variables is a copy of a temporary (as in the thesis's Polybench-3AC): `C[i][j] +=
+  alpha * A[i][k] * B[k][j]` becomes `t1 = alpha * A[i][k]; t2 = t1 * B[k][j]; t3 =
+  C[i][j] + t2; C[i][j] = t3;`. Subscripts (address arithmetic) are left alone, and
+  so are integer compound updates (their operand still lowered).
 - **PRE** (section 2.2 and Fig. 2.18, 2.21): scalar replacement of an array element
   that a loop reads and writes at an invariant subscript (`t = C[i][j]; ... t += ...;
   C[i][j] = t;`, extended over the neighbouring statements that use the same element),
@@ -211,9 +213,18 @@ class ThreeAddress:
         if isinstance(s, N.ExprStmt) and isinstance(s.expr, N.Assign):
             self.code = []
             e = s.expr
-            value = e.value if _is_operand(e.value) else (self.operation(e.value) if e.op == "=" else
-                                                           self.operand(e.value))
-            return [*self.code, replace(s, expr=replace(e, value=value))]
+            if e.op == "=" and _is_operand(e.value):
+                return [s]                                              # a copy already
+            if e.op == "=":
+                value = self.operation(e.value)
+            elif e.compute_type not in (None, e.target.type) or not isinstance(e.target.type, T.FloatType):
+                # An integer or mixed-type update keeps its compound form (C's conversions).
+                return [*self.code, replace(s, expr=replace(e, value=self.operand(e.value)))]
+            else:
+                # `X op= v` is `X = X op v`, the operands in that order: the same rounding.
+                value = N.Binary(e.op[:-1], e.target, self.operand(e.value), type=e.target.type)
+            result = self.temps.new(value.type)
+            return [*self.code, _assign(result, value), replace(s, expr=N.Assign("=", e.target, result, type=e.target.type))]
         if isinstance(s, N.For):
             return [replace(s, body=self.block(s.body))]
         if isinstance(s, N.If):

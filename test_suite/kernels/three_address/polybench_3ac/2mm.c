@@ -79,7 +79,7 @@ static void kernel_2mm(int ni, int nj, int nk, int nl, double alpha,
 {
   int i, j, k;
 
-  double t1, t2, t3;
+  double t1, t2, t3, t4, t5, t6;
 #pragma scop
   for (i = 0; i < ni; i++)
     for (j = 0; j < nj; j++) {
@@ -87,15 +87,18 @@ static void kernel_2mm(int ni, int nj, int nk, int nl, double alpha,
       for (k = 0; k < nk; ++k) {
         t1 = alpha * A[i][k];
         t2 = t1 * B[k][j];
-        tmp[i][j] += t2;
+        t3 = tmp[i][j] + t2;
+        tmp[i][j] = t3;
       }
     }
   for (i = 0; i < ni; i++)
     for (j = 0; j < nl; j++) {
-      D[i][j] *= beta;
+      t4 = D[i][j] * beta;
+      D[i][j] = t4;
       for (k = 0; k < nj; ++k) {
-        t3 = tmp[i][k] * C[k][j];
-        D[i][j] += t3;
+        t5 = tmp[i][k] * C[k][j];
+        t6 = D[i][j] + t5;
+        D[i][j] = t6;
       }
     }
 #pragma endscop

@@ -90,30 +90,33 @@ static void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
 {
   int i, j, k;
 
-  double t1, t2, t3;
+  double t1, t2, t3, t4, t5, t6;
 #pragma scop
   for (i = 0; i < ni; i++)
     for (j = 0; j < nj; j++) {
       E[i][j] = 0.0;
       for (k = 0; k < nk; ++k) {
         t1 = A[i][k] * B[k][j];
-        E[i][j] += t1;
+        t2 = E[i][j] + t1;
+        E[i][j] = t2;
       }
     }
   for (i = 0; i < nj; i++)
     for (j = 0; j < nl; j++) {
       F[i][j] = 0.0;
       for (k = 0; k < nm; ++k) {
-        t2 = C[i][k] * D[k][j];
-        F[i][j] += t2;
+        t3 = C[i][k] * D[k][j];
+        t4 = F[i][j] + t3;
+        F[i][j] = t4;
       }
     }
   for (i = 0; i < ni; i++)
     for (j = 0; j < nl; j++) {
       G[i][j] = 0.0;
       for (k = 0; k < nj; ++k) {
-        t3 = E[i][k] * F[k][j];
-        G[i][j] += t3;
+        t5 = E[i][k] * F[k][j];
+        t6 = G[i][j] + t5;
+        G[i][j] = t6;
       }
     }
 #pragma endscop

@@ -64,26 +64,35 @@ static void kernel_adi(int tsteps, int n, double u[N][N], double v[N][N],
   int t, i, j;
   double DX, DY, DT, B1, B2, mul1, mul2, a, b, c, d, e, f;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38, t39, t40, t41, t42, t43, t44, t45, t46, t47, t48, t49, t50, t51, t52, t53;
 #pragma scop
-  DX = 1.0 / n;
-  DY = 1.0 / n;
-  DT = 1.0 / tsteps;
+  t1 = 1.0 / n;
+  DX = t1;
+  t2 = 1.0 / n;
+  DY = t2;
+  t3 = 1.0 / tsteps;
+  DT = t3;
   B1 = 2.0;
   B2 = 1.0;
-  t1 = B1 * DT;
-  t2 = DX * DX;
-  mul1 = t1 / t2;
-  t3 = B2 * DT;
-  t4 = DY * DY;
-  mul2 = t3 / t4;
-  t5 = -mul1;
-  a = t5 / 2.0;
-  b = 1.0 + mul1;
+  t4 = B1 * DT;
+  t5 = DX * DX;
+  t6 = t4 / t5;
+  mul1 = t6;
+  t7 = B2 * DT;
+  t8 = DY * DY;
+  t9 = t7 / t8;
+  mul2 = t9;
+  t10 = -mul1;
+  t11 = t10 / 2.0;
+  a = t11;
+  t12 = 1.0 + mul1;
+  b = t12;
   c = a;
-  t6 = -mul2;
-  d = t6 / 2.0;
-  e = 1.0 + mul2;
+  t13 = -mul2;
+  t14 = t13 / 2.0;
+  d = t14;
+  t15 = 1.0 + mul2;
+  e = t15;
   f = d;
   for (t = 1; t <= tsteps; t++) {
     for (i = 1; i < n - 1; i++) {
@@ -91,28 +100,31 @@ static void kernel_adi(int tsteps, int n, double u[N][N], double v[N][N],
       p[i][0] = 0.0;
       q[i][0] = v[0][i];
       for (j = 1; j < n - 1; j++) {
-        t7 = -c;
-        t8 = a * p[i][j - 1];
-        t9 = t8 + b;
-        p[i][j] = t7 / t9;
-        t10 = -d;
-        t11 = t10 * u[j][i - 1];
-        t12 = 2.0 * d;
-        t13 = 1.0 + t12;
-        t14 = t13 * u[j][i];
-        t15 = t11 + t14;
-        t16 = f * u[j][i + 1];
-        t17 = t15 - t16;
-        t18 = a * q[i][j - 1];
-        t19 = t17 - t18;
-        t20 = a * p[i][j - 1];
-        t21 = t20 + b;
-        q[i][j] = t19 / t21;
+        t16 = -c;
+        t17 = a * p[i][j - 1];
+        t18 = t17 + b;
+        t19 = t16 / t18;
+        p[i][j] = t19;
+        t20 = -d;
+        t21 = t20 * u[j][i - 1];
+        t22 = 2.0 * d;
+        t23 = 1.0 + t22;
+        t24 = t23 * u[j][i];
+        t25 = t21 + t24;
+        t26 = f * u[j][i + 1];
+        t27 = t25 - t26;
+        t28 = a * q[i][j - 1];
+        t29 = t27 - t28;
+        t30 = a * p[i][j - 1];
+        t31 = t30 + b;
+        t32 = t29 / t31;
+        q[i][j] = t32;
       }
       v[n - 1][i] = 1.0;
       for (j = n - 2; j >= 1; j--) {
-        t22 = p[i][j] * v[j + 1][i];
-        v[j][i] = t22 + q[i][j];
+        t33 = p[i][j] * v[j + 1][i];
+        t34 = t33 + q[i][j];
+        v[j][i] = t34;
       }
     }
     for (i = 1; i < n - 1; i++) {
@@ -120,28 +132,31 @@ static void kernel_adi(int tsteps, int n, double u[N][N], double v[N][N],
       p[i][0] = 0.0;
       q[i][0] = u[i][0];
       for (j = 1; j < n - 1; j++) {
-        t23 = -f;
-        t24 = d * p[i][j - 1];
-        t25 = t24 + e;
-        p[i][j] = t23 / t25;
-        t26 = -a;
-        t27 = t26 * v[i - 1][j];
-        t28 = 2.0 * a;
-        t29 = 1.0 + t28;
-        t30 = t29 * v[i][j];
-        t31 = t27 + t30;
-        t32 = c * v[i + 1][j];
-        t33 = t31 - t32;
-        t34 = d * q[i][j - 1];
-        t35 = t33 - t34;
+        t35 = -f;
         t36 = d * p[i][j - 1];
         t37 = t36 + e;
-        q[i][j] = t35 / t37;
+        t38 = t35 / t37;
+        p[i][j] = t38;
+        t39 = -a;
+        t40 = t39 * v[i - 1][j];
+        t41 = 2.0 * a;
+        t42 = 1.0 + t41;
+        t43 = t42 * v[i][j];
+        t44 = t40 + t43;
+        t45 = c * v[i + 1][j];
+        t46 = t44 - t45;
+        t47 = d * q[i][j - 1];
+        t48 = t46 - t47;
+        t49 = d * p[i][j - 1];
+        t50 = t49 + e;
+        t51 = t48 / t50;
+        q[i][j] = t51;
       }
       u[i][n - 1] = 1.0;
       for (j = n - 2; j >= 1; j--) {
-        t38 = p[i][j] * u[i][j + 1];
-        u[i][j] = t38 + q[i][j];
+        t52 = p[i][j] * u[i][j + 1];
+        t53 = t52 + q[i][j];
+        u[i][j] = t53;
       }
     }
   }

@@ -61,7 +61,7 @@ static void kernel_atax(int m, int n, double A[m][n], double x[n],
 {
   int i, j;
 
-  double t1, t2;
+  double t1, t2, t3, t4;
 #pragma scop
   for (i = 0; i < n; i++)
     y[i] = 0.0;
@@ -69,11 +69,13 @@ static void kernel_atax(int m, int n, double A[m][n], double x[n],
     tmp[i] = 0.0;
     for (j = 0; j < n; j++) {
       t1 = A[i][j] * x[j];
-      tmp[i] = tmp[i] + t1;
+      t2 = tmp[i] + t1;
+      tmp[i] = t2;
     }
     for (j = 0; j < n; j++) {
-      t2 = A[i][j] * tmp[i];
-      y[j] = y[j] + t2;
+      t3 = A[i][j] * tmp[i];
+      t4 = y[j] + t3;
+      y[j] = t4;
     }
   }
 #pragma endscop

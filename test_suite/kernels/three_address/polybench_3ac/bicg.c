@@ -63,7 +63,7 @@ static void kernel_bicg(int m, int n, double A[n][m], double s[m],
 {
   int i, j;
 
-  double t1, t2;
+  double t1, t2, t3, t4;
 #pragma scop
   for (i = 0; i < m; i++)
     s[i] = 0.0;
@@ -71,9 +71,11 @@ static void kernel_bicg(int m, int n, double A[n][m], double s[m],
     q[i] = 0.0;
     for (j = 0; j < m; j++) {
       t1 = r[i] * A[i][j];
-      s[j] = s[j] + t1;
-      t2 = A[i][j] * p[j];
-      q[i] = q[i] + t2;
+      t2 = s[j] + t1;
+      s[j] = t2;
+      t3 = A[i][j] * p[j];
+      t4 = q[i] + t3;
+      q[i] = t4;
     }
   }
 #pragma endscop

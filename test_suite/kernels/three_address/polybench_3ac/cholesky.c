@@ -62,21 +62,25 @@ static void kernel_cholesky(int n, double A[N][N])
 {
   int i, j, k;
 
-  double t1, t2;
+  double t1, t2, t3, t4, t5, t6;
 #pragma scop
   for (i = 0; i < n; i++) {
     for (j = 0; j < i; j++) {
       for (k = 0; k < j; k++) {
         t1 = A[i][k] * A[j][k];
-        A[i][j] -= t1;
+        t2 = A[i][j] - t1;
+        A[i][j] = t2;
       }
-      A[i][j] /= A[j][j];
+      t3 = A[i][j] / A[j][j];
+      A[i][j] = t3;
     }
     for (k = 0; k < i; k++) {
-      t2 = A[i][k] * A[i][k];
-      A[i][i] -= t2;
+      t4 = A[i][k] * A[i][k];
+      t5 = A[i][i] - t4;
+      A[i][i] = t5;
     }
-    A[i][i] = sqrt(A[i][i]);
+    t6 = sqrt(A[i][i]);
+    A[i][i] = t6;
   }
 #pragma endscop
 }

@@ -69,42 +69,52 @@ static void kernel_correlation(int m, int n, double float_n, double data[N][M],
   int i, j, k;
   double eps = 0.1;
 
-  double t1, t2, t3, t5, t6, t7;
-  int t4;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t10, t11, t12, t13, t14, t15, t16;
+  int t9;
 #pragma scop
   for (j = 0; j < m; j++) {
     mean[j] = 0.0;
-    for (i = 0; i < n; i++)
-      mean[j] += data[i][j];
-    mean[j] /= float_n;
+    for (i = 0; i < n; i++) {
+      t1 = mean[j] + data[i][j];
+      mean[j] = t1;
+    }
+    t2 = mean[j] / float_n;
+    mean[j] = t2;
   }
   for (j = 0; j < m; j++) {
     stddev[j] = 0.0;
     for (i = 0; i < n; i++) {
-      t1 = data[i][j] - mean[j];
-      t2 = data[i][j] - mean[j];
-      t3 = t1 * t2;
-      stddev[j] += t3;
+      t3 = data[i][j] - mean[j];
+      t4 = data[i][j] - mean[j];
+      t5 = t3 * t4;
+      t6 = stddev[j] + t5;
+      stddev[j] = t6;
     }
-    stddev[j] /= float_n;
-    stddev[j] = sqrt(stddev[j]);
-    t4 = stddev[j] <= eps;
-    stddev[j] = t4 ? 1.0 : stddev[j];
+    t7 = stddev[j] / float_n;
+    stddev[j] = t7;
+    t8 = sqrt(stddev[j]);
+    stddev[j] = t8;
+    t9 = stddev[j] <= eps;
+    t10 = t9 ? 1.0 : stddev[j];
+    stddev[j] = t10;
   }
   for (i = 0; i < n; i++)
     for (j = 0; j < m; j++) {
-      data[i][j] -= mean[j];
-      t5 = sqrt(float_n);
-      t6 = t5 * stddev[j];
-      data[i][j] /= t6;
+      t11 = data[i][j] - mean[j];
+      data[i][j] = t11;
+      t12 = sqrt(float_n);
+      t13 = t12 * stddev[j];
+      t14 = data[i][j] / t13;
+      data[i][j] = t14;
     }
   for (i = 0; i < m - 1; i++) {
     corr[i][i] = 1.0;
     for (j = i + 1; j < m; j++) {
       corr[i][j] = 0.0;
       for (k = 0; k < n; k++) {
-        t7 = data[k][i] * data[k][j];
-        corr[i][j] += t7;
+        t15 = data[k][i] * data[k][j];
+        t16 = corr[i][j] + t15;
+        corr[i][j] = t16;
       }
       corr[j][i] = corr[i][j];
     }

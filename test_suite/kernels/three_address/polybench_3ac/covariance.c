@@ -62,26 +62,33 @@ static void kernel_covariance(int m, int n, double float_n, double data[N][M],
 {
   int i, j, k;
 
-  double t1, t2;
+  double t1, t2, t3, t4, t5, t6, t7;
 #pragma scop
   for (j = 0; j < m; j++) {
     mean[j] = 0.0;
-    for (i = 0; i < n; i++)
-      mean[j] += data[i][j];
-    mean[j] /= float_n;
+    for (i = 0; i < n; i++) {
+      t1 = mean[j] + data[i][j];
+      mean[j] = t1;
+    }
+    t2 = mean[j] / float_n;
+    mean[j] = t2;
   }
   for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
-      data[i][j] -= mean[j];
+    for (j = 0; j < m; j++) {
+      t3 = data[i][j] - mean[j];
+      data[i][j] = t3;
+    }
   for (i = 0; i < m; i++)
     for (j = i; j < m; j++) {
       cov[i][j] = 0.0;
       for (k = 0; k < n; k++) {
-        t1 = data[k][i] * data[k][j];
-        cov[i][j] += t1;
+        t4 = data[k][i] * data[k][j];
+        t5 = cov[i][j] + t4;
+        cov[i][j] = t5;
       }
-      t2 = float_n - 1.0;
-      cov[i][j] /= t2;
+      t6 = float_n - 1.0;
+      t7 = cov[i][j] / t6;
+      cov[i][j] = t7;
       cov[j][i] = cov[i][j];
     }
 #pragma endscop

@@ -68,7 +68,7 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
   double k, a1, a2, a3, a4, a5, a6, a7, a8, b1, b2, c1, c2;
   double xm1, tm1, ym1, ym2, xp1, xp2, tp1, tp2, yp1, yp2;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38, t39, t40, t41, t42, t43, t44, t45, t46, t47, t48, t49, t50, t51, t52, t53, t54, t55, t56;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38, t39, t40, t41, t42, t43, t44, t45, t46, t47, t48, t49, t50, t51, t52, t53, t54, t55, t56, t57, t58, t59, t60, t61, t62, t63, t64, t65, t66, t67, t68;
 #pragma scop
   t1 = -alpha;
   t2 = exp(t1);
@@ -85,32 +85,38 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
   t13 = -2.0 * alpha;
   t14 = exp(t13);
   t15 = t12 - t14;
-  k = t7 / t15;
+  t16 = t7 / t15;
+  k = t16;
   a1 = k;
   a5 = k;
-  t16 = -alpha;
-  t17 = exp(t16);
-  t18 = k * t17;
-  t19 = alpha - 1.0;
-  a2 = t18 * t19;
+  t17 = -alpha;
+  t18 = exp(t17);
+  t19 = k * t18;
+  t20 = alpha - 1.0;
+  t21 = t19 * t20;
+  a2 = t21;
   a6 = a2;
-  t20 = -alpha;
-  t21 = exp(t20);
-  t22 = k * t21;
-  t23 = alpha + 1.0;
-  a3 = t22 * t23;
+  t22 = -alpha;
+  t23 = exp(t22);
+  t24 = k * t23;
+  t25 = alpha + 1.0;
+  t26 = t24 * t25;
+  a3 = t26;
   a7 = a3;
-  t24 = -k;
-  t25 = -2.0 * alpha;
-  t26 = exp(t25);
-  a4 = t24 * t26;
+  t27 = -k;
+  t28 = -2.0 * alpha;
+  t29 = exp(t28);
+  t30 = t27 * t29;
+  a4 = t30;
   a8 = a4;
-  t27 = -alpha;
-  t28 = exp(t27);
-  b1 = 2.0 * t28;
-  t29 = -2.0 * alpha;
-  t30 = exp(t29);
-  b2 = -t30;
+  t31 = -alpha;
+  t32 = exp(t31);
+  t33 = 2.0 * t32;
+  b1 = t33;
+  t34 = -2.0 * alpha;
+  t35 = exp(t34);
+  t36 = -t35;
+  b2 = t36;
   c1 = 1.0;
   c2 = 1.0;
   for (i = 0; i < w; i++) {
@@ -118,13 +124,14 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
     ym2 = 0.0;
     xm1 = 0.0;
     for (j = 0; j < h; j++) {
-      t31 = a1 * imgIn[i][j];
-      t32 = a2 * xm1;
-      t33 = t31 + t32;
-      t34 = b1 * ym1;
-      t35 = t33 + t34;
-      t36 = b2 * ym2;
-      Y1[i][j] = t35 + t36;
+      t37 = a1 * imgIn[i][j];
+      t38 = a2 * xm1;
+      t39 = t37 + t38;
+      t40 = b1 * ym1;
+      t41 = t39 + t40;
+      t42 = b2 * ym2;
+      t43 = t41 + t42;
+      Y1[i][j] = t43;
       xm1 = imgIn[i][j];
       ym2 = ym1;
       ym1 = Y1[i][j];
@@ -136,13 +143,14 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
     xp1 = 0.0;
     xp2 = 0.0;
     for (j = h - 1; j >= 0; j--) {
-      t37 = a3 * xp1;
-      t38 = a4 * xp2;
-      t39 = t37 + t38;
-      t40 = b1 * yp1;
-      t41 = t39 + t40;
-      t42 = b2 * yp2;
-      Y2[i][j] = t41 + t42;
+      t44 = a3 * xp1;
+      t45 = a4 * xp2;
+      t46 = t44 + t45;
+      t47 = b1 * yp1;
+      t48 = t46 + t47;
+      t49 = b2 * yp2;
+      t50 = t48 + t49;
+      Y2[i][j] = t50;
       xp2 = xp1;
       xp1 = imgIn[i][j];
       yp2 = yp1;
@@ -151,21 +159,23 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
   }
   for (i = 0; i < w; i++)
     for (j = 0; j < h; j++) {
-      t43 = Y1[i][j] + Y2[i][j];
-      imgOut[i][j] = c1 * t43;
+      t51 = Y1[i][j] + Y2[i][j];
+      t52 = c1 * t51;
+      imgOut[i][j] = t52;
     }
   for (j = 0; j < h; j++) {
     tm1 = 0.0;
     ym1 = 0.0;
     ym2 = 0.0;
     for (i = 0; i < w; i++) {
-      t44 = a5 * imgOut[i][j];
-      t45 = a6 * tm1;
-      t46 = t44 + t45;
-      t47 = b1 * ym1;
-      t48 = t46 + t47;
-      t49 = b2 * ym2;
-      Y1[i][j] = t48 + t49;
+      t53 = a5 * imgOut[i][j];
+      t54 = a6 * tm1;
+      t55 = t53 + t54;
+      t56 = b1 * ym1;
+      t57 = t55 + t56;
+      t58 = b2 * ym2;
+      t59 = t57 + t58;
+      Y1[i][j] = t59;
       tm1 = imgOut[i][j];
       ym2 = ym1;
       ym1 = Y1[i][j];
@@ -177,13 +187,14 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
     yp1 = 0.0;
     yp2 = 0.0;
     for (i = w - 1; i >= 0; i--) {
-      t50 = a7 * tp1;
-      t51 = a8 * tp2;
-      t52 = t50 + t51;
-      t53 = b1 * yp1;
-      t54 = t52 + t53;
-      t55 = b2 * yp2;
-      Y2[i][j] = t54 + t55;
+      t60 = a7 * tp1;
+      t61 = a8 * tp2;
+      t62 = t60 + t61;
+      t63 = b1 * yp1;
+      t64 = t62 + t63;
+      t65 = b2 * yp2;
+      t66 = t64 + t65;
+      Y2[i][j] = t66;
       tp2 = tp1;
       tp1 = imgOut[i][j];
       yp2 = yp1;
@@ -192,8 +203,9 @@ static void kernel_deriche(int w, int h, double alpha, double imgIn[W][H],
   }
   for (i = 0; i < w; i++)
     for (j = 0; j < h; j++) {
-      t56 = Y1[i][j] + Y2[i][j];
-      imgOut[i][j] = c2 * t56;
+      t67 = Y1[i][j] + Y2[i][j];
+      t68 = c2 * t67;
+      imgOut[i][j] = t68;
     }
 #pragma endscop
 }

@@ -68,7 +68,7 @@ static void kernel_doitgen(int nr, int nq, int np, double A[nr][nq][np],
 {
   int r, q, p, s;
 
-  double t1;
+  double t1, t2;
 #pragma scop
   for (r = 0; r < nr; r++)
     for (q = 0; q < nq; q++) {
@@ -76,7 +76,8 @@ static void kernel_doitgen(int nr, int nq, int np, double A[nr][nq][np],
         sum[p] = 0.0;
         for (s = 0; s < np; s++) {
           t1 = A[r][q][s] * C4[s][p];
-          sum[p] += t1;
+          t2 = sum[p] + t1;
+          sum[p] = t2;
         }
       }
       for (p = 0; p < np; p++)

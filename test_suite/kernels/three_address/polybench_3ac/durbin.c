@@ -59,26 +59,32 @@ static void kernel_durbin(int n, double r[n], double y[n], double z[n])
   int i, k;
   double alpha, beta, sum;
 
-  double t1, t2, t3, t4, t5, t6;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12;
 #pragma scop
-  y[0] = -r[0];
+  t1 = -r[0];
+  y[0] = t1;
   beta = 1.0;
-  alpha = -r[0];
+  t2 = -r[0];
+  alpha = t2;
   for (k = 1; k < n; k++) {
-    t1 = alpha * alpha;
-    t2 = 1.0 - t1;
-    beta = t2 * beta;
+    t3 = alpha * alpha;
+    t4 = 1.0 - t3;
+    t5 = t4 * beta;
+    beta = t5;
     sum = 0.0;
     for (i = 0; i < k; i++) {
-      t3 = r[k - i - 1] * y[i];
-      sum += t3;
+      t6 = r[k - i - 1] * y[i];
+      t7 = sum + t6;
+      sum = t7;
     }
-    t4 = r[k] + sum;
-    t5 = -t4;
-    alpha = t5 / beta;
+    t8 = r[k] + sum;
+    t9 = -t8;
+    t10 = t9 / beta;
+    alpha = t10;
     for (i = 0; i < k; i++) {
-      t6 = alpha * y[k - i - 1];
-      z[i] = y[i] + t6;
+      t11 = alpha * y[k - i - 1];
+      t12 = y[i] + t11;
+      z[i] = t12;
     }
     for (i = 0; i < k; i++)
       y[i] = z[i];

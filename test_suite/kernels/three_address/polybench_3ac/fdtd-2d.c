@@ -70,7 +70,7 @@ static void kernel_fdtd_2d(int tmax, int nx, int ny, double ex[NX][NY],
 {
   int t, i, j;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11;
 #pragma scop
   for (t = 0; t < tmax; t++) {
     for (j = 0; j < ny; j++)
@@ -79,21 +79,24 @@ static void kernel_fdtd_2d(int tmax, int nx, int ny, double ex[NX][NY],
       for (j = 0; j < ny; j++) {
         t1 = hz[i][j] - hz[i - 1][j];
         t2 = 0.5 * t1;
-        ey[i][j] = ey[i][j] - t2;
+        t3 = ey[i][j] - t2;
+        ey[i][j] = t3;
       }
     for (i = 0; i < nx; i++)
       for (j = 1; j < ny; j++) {
-        t3 = hz[i][j] - hz[i][j - 1];
-        t4 = 0.5 * t3;
-        ex[i][j] = ex[i][j] - t4;
+        t4 = hz[i][j] - hz[i][j - 1];
+        t5 = 0.5 * t4;
+        t6 = ex[i][j] - t5;
+        ex[i][j] = t6;
       }
     for (i = 0; i < nx - 1; i++)
       for (j = 0; j < ny - 1; j++) {
-        t5 = ex[i][j + 1] - ex[i][j];
-        t6 = t5 + ey[i + 1][j];
-        t7 = t6 - ey[i][j];
-        t8 = 0.7 * t7;
-        hz[i][j] = hz[i][j] - t8;
+        t7 = ex[i][j + 1] - ex[i][j];
+        t8 = t7 + ey[i + 1][j];
+        t9 = t8 - ey[i][j];
+        t10 = 0.7 * t9;
+        t11 = hz[i][j] - t10;
+        hz[i][j] = t11;
       }
   }
 #pragma endscop

@@ -60,7 +60,7 @@ static void kernel_floyd_warshall(int n, int paths[n][n])
 {
   int i, j, k;
 
-  int t1, t2, t3;
+  int t1, t2, t3, t4;
 #pragma scop
   for (k = 0; k < n; k++)
     for (i = 0; i < n; i++)
@@ -68,7 +68,8 @@ static void kernel_floyd_warshall(int n, int paths[n][n])
         t1 = paths[i][k] + paths[k][j];
         t2 = paths[i][j] < t1;
         t3 = paths[i][k] + paths[k][j];
-        paths[i][j] = t2 ? paths[i][j] : t3;
+        t4 = t2 ? paths[i][j] : t3;
+        paths[i][j] = t4;
       }
 #pragma endscop
 }

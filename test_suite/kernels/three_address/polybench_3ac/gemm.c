@@ -71,16 +71,19 @@ static void kernel_gemm(int ni, int nj, int nk, double alpha, double beta,
 {
   int i, j, k;
 
-  double t1, t2;
+  double t1, t2, t3, t4;
 #pragma scop
   for (i = 0; i < ni; i++) {
-    for (j = 0; j < nj; j++)
-      C[i][j] *= beta;
+    for (j = 0; j < nj; j++) {
+      t1 = C[i][j] * beta;
+      C[i][j] = t1;
+    }
     for (k = 0; k < nk; k++)
       for (j = 0; j < nj; j++) {
-        t1 = alpha * A[i][k];
-        t2 = t1 * B[k][j];
-        C[i][j] += t2;
+        t2 = alpha * A[i][k];
+        t3 = t2 * B[k][j];
+        t4 = C[i][j] + t3;
+        C[i][j] = t4;
       }
   }
 #pragma endscop

@@ -72,28 +72,33 @@ static void kernel_gemver(int n, double alpha, double beta, double A[n][n],
 {
   int i, j;
 
-  double t1, t2, t3, t4, t5, t6, t7;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11;
 #pragma scop
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       t1 = u1[i] * v1[j];
       t2 = A[i][j] + t1;
       t3 = u2[i] * v2[j];
-      A[i][j] = t2 + t3;
+      t4 = t2 + t3;
+      A[i][j] = t4;
     }
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
-      t4 = beta * A[j][i];
-      t5 = t4 * y[j];
-      x[i] = x[i] + t5;
+      t5 = beta * A[j][i];
+      t6 = t5 * y[j];
+      t7 = x[i] + t6;
+      x[i] = t7;
     }
-  for (i = 0; i < n; i++)
-    x[i] = x[i] + z[i];
+  for (i = 0; i < n; i++) {
+    t8 = x[i] + z[i];
+    x[i] = t8;
+  }
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
-      t6 = alpha * A[i][j];
-      t7 = t6 * x[j];
-      w[i] = w[i] + t7;
+      t9 = alpha * A[i][j];
+      t10 = t9 * x[j];
+      t11 = w[i] + t10;
+      w[i] = t11;
     }
 #pragma endscop
 }

@@ -64,20 +64,23 @@ static void kernel_gesummv(int n, double alpha, double beta, double A[n][n],
 {
   int i, j;
 
-  double t1, t2, t3, t4;
+  double t1, t2, t3, t4, t5, t6, t7;
 #pragma scop
   for (i = 0; i < n; i++) {
     tmp[i] = 0.0;
     y[i] = 0.0;
     for (j = 0; j < n; j++) {
       t1 = A[i][j] * x[j];
-      tmp[i] = t1 + tmp[i];
-      t2 = B[i][j] * x[j];
-      y[i] = t2 + y[i];
+      t2 = t1 + tmp[i];
+      tmp[i] = t2;
+      t3 = B[i][j] * x[j];
+      t4 = t3 + y[i];
+      y[i] = t4;
     }
-    t3 = alpha * tmp[i];
-    t4 = beta * y[i];
-    y[i] = t3 + t4;
+    t5 = alpha * tmp[i];
+    t6 = beta * y[i];
+    t7 = t5 + t6;
+    y[i] = t7;
   }
 #pragma endscop
 }

@@ -69,26 +69,32 @@ static void kernel_gramschmidt(int m, int n, double A[M][N], double R[N][N],
   int i, j, k;
   double nrm;
 
-  double t1, t2, t3;
+  double t1, t2, t3, t4, t5, t6, t7, t8;
 #pragma scop
   for (k = 0; k < n; k++) {
     nrm = 0.0;
     for (i = 0; i < m; i++) {
       t1 = A[i][k] * A[i][k];
-      nrm += t1;
+      t2 = nrm + t1;
+      nrm = t2;
     }
-    R[k][k] = sqrt(nrm);
-    for (i = 0; i < m; i++)
-      Q[i][k] = A[i][k] / R[k][k];
+    t3 = sqrt(nrm);
+    R[k][k] = t3;
+    for (i = 0; i < m; i++) {
+      t4 = A[i][k] / R[k][k];
+      Q[i][k] = t4;
+    }
     for (j = k + 1; j < n; j++) {
       R[k][j] = 0.0;
       for (i = 0; i < m; i++) {
-        t2 = Q[i][k] * A[i][j];
-        R[k][j] += t2;
+        t5 = Q[i][k] * A[i][j];
+        t6 = R[k][j] + t5;
+        R[k][j] = t6;
       }
       for (i = 0; i < m; i++) {
-        t3 = Q[i][k] * R[k][j];
-        A[i][j] = A[i][j] - t3;
+        t7 = Q[i][k] * R[k][j];
+        t8 = A[i][j] - t7;
+        A[i][j] = t8;
       }
     }
   }

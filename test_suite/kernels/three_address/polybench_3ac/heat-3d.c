@@ -61,7 +61,7 @@ static void kernel_heat_3d(int tsteps, int n, double A[n][n][n],
 {
   int t, i, j, k;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30;
 #pragma scop
   for (t = 1; t <= tsteps; t++) {
     for (i = 1; i < n - 1; i++)
@@ -81,26 +81,28 @@ static void kernel_heat_3d(int tsteps, int n, double A[n][n][n],
           t12 = t11 + A[i][j][k - 1];
           t13 = 0.125 * t12;
           t14 = t9 + t13;
-          B[i][j][k] = t14 + A[i][j][k];
+          t15 = t14 + A[i][j][k];
+          B[i][j][k] = t15;
         }
     for (i = 1; i < n - 1; i++)
       for (j = 1; j < n - 1; j++)
         for (k = 1; k < n - 1; k++) {
-          t15 = 2.0 * B[i][j][k];
-          t16 = B[i + 1][j][k] - t15;
-          t17 = t16 + B[i - 1][j][k];
-          t18 = 0.125 * t17;
-          t19 = 2.0 * B[i][j][k];
-          t20 = B[i][j + 1][k] - t19;
-          t21 = t20 + B[i][j - 1][k];
-          t22 = 0.125 * t21;
-          t23 = t18 + t22;
-          t24 = 2.0 * B[i][j][k];
-          t25 = B[i][j][k + 1] - t24;
-          t26 = t25 + B[i][j][k - 1];
-          t27 = 0.125 * t26;
-          t28 = t23 + t27;
-          A[i][j][k] = t28 + B[i][j][k];
+          t16 = 2.0 * B[i][j][k];
+          t17 = B[i + 1][j][k] - t16;
+          t18 = t17 + B[i - 1][j][k];
+          t19 = 0.125 * t18;
+          t20 = 2.0 * B[i][j][k];
+          t21 = B[i][j + 1][k] - t20;
+          t22 = t21 + B[i][j - 1][k];
+          t23 = 0.125 * t22;
+          t24 = t19 + t23;
+          t25 = 2.0 * B[i][j][k];
+          t26 = B[i][j][k + 1] - t25;
+          t27 = t26 + B[i][j][k - 1];
+          t28 = 0.125 * t27;
+          t29 = t24 + t28;
+          t30 = t29 + B[i][j][k];
+          A[i][j][k] = t30;
         }
   }
 #pragma endscop

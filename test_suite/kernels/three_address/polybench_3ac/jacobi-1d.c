@@ -59,18 +59,20 @@ static void kernel_jacobi_1d(int tsteps, int n, double A[n], double B[n])
 {
   int t, i;
 
-  double t1, t2, t3, t4;
+  double t1, t2, t3, t4, t5, t6;
 #pragma scop
   for (t = 0; t < tsteps; t++) {
     for (i = 1; i < n - 1; i++) {
       t1 = A[i - 1] + A[i];
       t2 = t1 + A[i + 1];
-      B[i] = 0.33333 * t2;
+      t3 = 0.33333 * t2;
+      B[i] = t3;
     }
     for (i = 1; i < n - 1; i++) {
-      t3 = B[i - 1] + B[i];
-      t4 = t3 + B[i + 1];
-      A[i] = 0.33333 * t4;
+      t4 = B[i - 1] + B[i];
+      t5 = t4 + B[i + 1];
+      t6 = 0.33333 * t5;
+      A[i] = t6;
     }
   }
 #pragma endscop

@@ -60,7 +60,7 @@ static void kernel_jacobi_2d(int tsteps, int n, double A[n][n], double B[n][n])
 {
   int t, i, j;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10;
 #pragma scop
   for (t = 0; t < tsteps; t++) {
     for (i = 1; i < n - 1; i++)
@@ -69,15 +69,17 @@ static void kernel_jacobi_2d(int tsteps, int n, double A[n][n], double B[n][n])
         t2 = t1 + A[i][1 + j];
         t3 = t2 + A[1 + i][j];
         t4 = t3 + A[i - 1][j];
-        B[i][j] = 0.2 * t4;
+        t5 = 0.2 * t4;
+        B[i][j] = t5;
       }
     for (i = 1; i < n - 1; i++)
       for (j = 1; j < n - 1; j++) {
-        t5 = B[i][j] + B[i][j - 1];
-        t6 = t5 + B[i][1 + j];
-        t7 = t6 + B[1 + i][j];
-        t8 = t7 + B[i - 1][j];
-        A[i][j] = 0.2 * t8;
+        t6 = B[i][j] + B[i][j - 1];
+        t7 = t6 + B[i][1 + j];
+        t8 = t7 + B[1 + i][j];
+        t9 = t8 + B[i - 1][j];
+        t10 = 0.2 * t9;
+        A[i][j] = t10;
       }
   }
 #pragma endscop

@@ -59,20 +59,23 @@ static void kernel_lu(int n, double A[N][N])
 {
   int i, j, k;
 
-  double t1, t2;
+  double t1, t2, t3, t4, t5;
 #pragma scop
   for (i = 0; i < n; i++) {
     for (j = 0; j < i; j++) {
       for (k = 0; k < j; k++) {
         t1 = A[i][k] * A[k][j];
-        A[i][j] -= t1;
+        t2 = A[i][j] - t1;
+        A[i][j] = t2;
       }
-      A[i][j] /= A[j][j];
+      t3 = A[i][j] / A[j][j];
+      A[i][j] = t3;
     }
     for (j = i; j < n; j++)
       for (k = 0; k < i; k++) {
-        t2 = A[i][k] * A[k][j];
-        A[i][j] -= t2;
+        t4 = A[i][k] * A[k][j];
+        t5 = A[i][j] - t4;
+        A[i][j] = t5;
       }
   }
 #pragma endscop

@@ -64,22 +64,25 @@ static void kernel_ludcmp(int n, double A[n][n], double b[n], double x[n],
   int i, j, k;
   double w;
 
-  double t1, t2, t3, t4;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10;
 #pragma scop
   for (i = 0; i < n; i++) {
     for (j = 0; j < i; j++) {
       w = A[i][j];
       for (k = 0; k < j; k++) {
         t1 = A[i][k] * A[k][j];
-        w -= t1;
+        t2 = w - t1;
+        w = t2;
       }
-      A[i][j] = w / A[j][j];
+      t3 = w / A[j][j];
+      A[i][j] = t3;
     }
     for (j = i; j < n; j++) {
       w = A[i][j];
       for (k = 0; k < i; k++) {
-        t2 = A[i][k] * A[k][j];
-        w -= t2;
+        t4 = A[i][k] * A[k][j];
+        t5 = w - t4;
+        w = t5;
       }
       A[i][j] = w;
     }
@@ -87,18 +90,21 @@ static void kernel_ludcmp(int n, double A[n][n], double b[n], double x[n],
   for (i = 0; i < n; i++) {
     w = b[i];
     for (j = 0; j < i; j++) {
-      t3 = A[i][j] * y[j];
-      w -= t3;
+      t6 = A[i][j] * y[j];
+      t7 = w - t6;
+      w = t7;
     }
     y[i] = w;
   }
   for (i = n - 1; i >= 0; i--) {
     w = y[i];
     for (j = i + 1; j < n; j++) {
-      t4 = A[i][j] * x[j];
-      w -= t4;
+      t8 = A[i][j] * x[j];
+      t9 = w - t8;
+      w = t9;
     }
-    x[i] = w / A[i][i];
+    t10 = w / A[i][i];
+    x[i] = t10;
   }
 #pragma endscop
 }

@@ -62,17 +62,19 @@ static void kernel_mvt(int n, double x1[n], double x2[n], double y1[n],
 {
   int i, j;
 
-  double t1, t2;
+  double t1, t2, t3, t4;
 #pragma scop
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       t1 = A[i][j] * y1[j];
-      x1[i] = x1[i] + t1;
+      t2 = x1[i] + t1;
+      x1[i] = t2;
     }
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
-      t2 = A[j][i] * y2[j];
-      x2[i] = x2[i] + t2;
+      t3 = A[j][i] * y2[j];
+      t4 = x2[i] + t3;
+      x2[i] = t4;
     }
 #pragma endscop
 }

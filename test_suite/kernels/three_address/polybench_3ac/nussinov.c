@@ -64,40 +64,45 @@ static void kernel_nussinov(int n, int seq[N], int table[N][N])
 {
   int i, j, k;
 
-  int t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15;
+  int t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20;
 #pragma scop
   for (i = n - 1; i >= 0; i--) {
     for (j = i + 1; j < n; j++) {
       if (j - 1 >= 0) {
         t1 = table[i][j] >= table[i][j - 1];
-        table[i][j] = t1 ? table[i][j] : table[i][j - 1];
+        t2 = t1 ? table[i][j] : table[i][j - 1];
+        table[i][j] = t2;
       }
       if (i + 1 < n) {
-        t2 = table[i][j] >= table[i + 1][j];
-        table[i][j] = t2 ? table[i][j] : table[i + 1][j];
+        t3 = table[i][j] >= table[i + 1][j];
+        t4 = t3 ? table[i][j] : table[i + 1][j];
+        table[i][j] = t4;
       }
       if (j - 1 >= 0 && i + 1 < n) {
         if (i < j - 1) {
-          t3 = seq[i] + seq[j];
-          t4 = t3 == 3;
-          t5 = t4 ? 1 : 0;
-          t6 = table[i + 1][j - 1] + t5;
-          t7 = table[i][j] >= t6;
-          t8 = seq[i] + seq[j];
-          t9 = t8 == 3;
-          t10 = t9 ? 1 : 0;
-          t11 = table[i + 1][j - 1] + t10;
-          table[i][j] = t7 ? table[i][j] : t11;
+          t5 = seq[i] + seq[j];
+          t6 = t5 == 3;
+          t7 = t6 ? 1 : 0;
+          t8 = table[i + 1][j - 1] + t7;
+          t9 = table[i][j] >= t8;
+          t10 = seq[i] + seq[j];
+          t11 = t10 == 3;
+          t12 = t11 ? 1 : 0;
+          t13 = table[i + 1][j - 1] + t12;
+          t14 = t9 ? table[i][j] : t13;
+          table[i][j] = t14;
         } else {
-          t12 = table[i][j] >= table[i + 1][j - 1];
-          table[i][j] = t12 ? table[i][j] : table[i + 1][j - 1];
+          t15 = table[i][j] >= table[i + 1][j - 1];
+          t16 = t15 ? table[i][j] : table[i + 1][j - 1];
+          table[i][j] = t16;
         }
       }
       for (k = i + 1; k < j; k++) {
-        t13 = table[i][k] + table[k + 1][j];
-        t14 = table[i][j] >= t13;
-        t15 = table[i][k] + table[k + 1][j];
-        table[i][j] = t14 ? table[i][j] : t15;
+        t17 = table[i][k] + table[k + 1][j];
+        t18 = table[i][j] >= t17;
+        t19 = table[i][k] + table[k + 1][j];
+        t20 = t18 ? table[i][j] : t19;
+        table[i][j] = t20;
       }
     }
   }

@@ -59,7 +59,7 @@ static void kernel_seidel_2d(int tsteps, int n, double A[N][N])
 {
   int t, i, j;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9;
 #pragma scop
   for (t = 0; t <= tsteps - 1; t++)
     for (i = 1; i <= n - 2; i++)
@@ -72,7 +72,8 @@ static void kernel_seidel_2d(int tsteps, int n, double A[N][N])
         t6 = t5 + A[i + 1][j - 1];
         t7 = t6 + A[i + 1][j];
         t8 = t7 + A[i + 1][j + 1];
-        A[i][j] = t8 / 9.0;
+        t9 = t8 / 9.0;
+        A[i][j] = t9;
       }
 #pragma endscop
 }

@@ -73,7 +73,7 @@ static void kernel_symm(int m, int n, double alpha, double beta,
   int i, j, k;
   double acc;
 
-  double t1, t2, t3, t4, t5, t6, t7, t8;
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11;
 #pragma scop
   for (i = 0; i < m; i++)
     for (j = 0; j < n; j++) {
@@ -81,16 +81,19 @@ static void kernel_symm(int m, int n, double alpha, double beta,
       for (k = 0; k < i; k++) {
         t1 = alpha * B[i][j];
         t2 = t1 * A[i][k];
-        C[k][j] += t2;
-        t3 = B[k][j] * A[i][k];
-        acc += t3;
+        t3 = C[k][j] + t2;
+        C[k][j] = t3;
+        t4 = B[k][j] * A[i][k];
+        t5 = acc + t4;
+        acc = t5;
       }
-      t4 = beta * C[i][j];
-      t5 = alpha * B[i][j];
-      t6 = t5 * A[i][i];
-      t7 = t4 + t6;
-      t8 = alpha * acc;
-      C[i][j] = t7 + t8;
+      t6 = beta * C[i][j];
+      t7 = alpha * B[i][j];
+      t8 = t7 * A[i][i];
+      t9 = t6 + t8;
+      t10 = alpha * acc;
+      t11 = t9 + t10;
+      C[i][j] = t11;
     }
 #pragma endscop
 }

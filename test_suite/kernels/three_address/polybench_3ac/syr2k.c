@@ -68,19 +68,22 @@ static void kernel_syr2k(int n, int m, double alpha, double beta,
 {
   int i, j, k;
 
-  double t1, t2, t3, t4, t5;
+  double t1, t2, t3, t4, t5, t6, t7;
 #pragma scop
   for (i = 0; i < n; i++) {
-    for (j = 0; j <= i; j++)
-      C[i][j] *= beta;
+    for (j = 0; j <= i; j++) {
+      t1 = C[i][j] * beta;
+      C[i][j] = t1;
+    }
     for (k = 0; k < m; k++)
       for (j = 0; j <= i; j++) {
-        t1 = A[j][k] * alpha;
-        t2 = t1 * B[i][k];
-        t3 = B[j][k] * alpha;
-        t4 = t3 * A[i][k];
-        t5 = t2 + t4;
-        C[i][j] += t5;
+        t2 = A[j][k] * alpha;
+        t3 = t2 * B[i][k];
+        t4 = B[j][k] * alpha;
+        t5 = t4 * A[i][k];
+        t6 = t3 + t5;
+        t7 = C[i][j] + t6;
+        C[i][j] = t7;
       }
   }
 #pragma endscop

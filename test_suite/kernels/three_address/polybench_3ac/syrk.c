@@ -66,16 +66,19 @@ static void kernel_syrk(int n, int m, double alpha, double beta,
 {
   int i, j, k;
 
-  double t1, t2;
+  double t1, t2, t3, t4;
 #pragma scop
   for (i = 0; i < n; i++) {
-    for (j = 0; j <= i; j++)
-      C[i][j] *= beta;
+    for (j = 0; j <= i; j++) {
+      t1 = C[i][j] * beta;
+      C[i][j] = t1;
+    }
     for (k = 0; k < m; k++)
       for (j = 0; j <= i; j++) {
-        t1 = alpha * A[i][k];
-        t2 = t1 * A[j][k];
-        C[i][j] += t2;
+        t2 = alpha * A[i][k];
+        t3 = t2 * A[j][k];
+        t4 = C[i][j] + t3;
+        C[i][j] = t4;
       }
   }
 #pragma endscop

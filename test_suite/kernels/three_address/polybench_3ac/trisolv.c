@@ -61,15 +61,17 @@ static void kernel_trisolv(int n, double L[n][n], double x[n], double b[n])
 {
   int i, j;
 
-  double t1;
+  double t1, t2, t3;
 #pragma scop
   for (i = 0; i < n; i++) {
     x[i] = b[i];
     for (j = 0; j < i; j++) {
       t1 = L[i][j] * x[j];
-      x[i] -= t1;
+      t2 = x[i] - t1;
+      x[i] = t2;
     }
-    x[i] = x[i] / L[i][i];
+    t3 = x[i] / L[i][i];
+    x[i] = t3;
   }
 #pragma endscop
 }

@@ -68,15 +68,17 @@ static void kernel_trmm(int m, int n, double alpha, double A[m][m],
 {
   int i, j, k;
 
-  double t1;
+  double t1, t2, t3;
 #pragma scop
   for (i = 0; i < m; i++)
     for (j = 0; j < n; j++) {
       for (k = i + 1; k < m; k++) {
         t1 = A[k][i] * B[k][j];
-        B[i][j] += t1;
+        t2 = B[i][j] + t1;
+        B[i][j] = t2;
       }
-      B[i][j] = alpha * B[i][j];
+      t3 = alpha * B[i][j];
+      B[i][j] = t3;
     }
 #pragma endscop
 }
