@@ -20,6 +20,8 @@ import pytest
 
 from clangpass.driver.cli import CommandLineError, parse_command_line
 from clangpass.dumps import DumpSink
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
 from clangpass.frontend import parse_file
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
@@ -28,7 +30,7 @@ from clangpass.poly.codegen_unit import TEAM_MARK, CodegenUnit, parallel_regions
 from clangpass.regions import find_regions
 from clangpass.resources import include_dir
 from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
-from llvm_backend.cpu.granularity import statement_work
+from llvm_backend.cpu.granularity import region_registers, statement_work
 from test_suite.unit.backend.units import statements_of
 
 POLYBENCH = Path(__file__).resolve().parents[2] / "kernels" / "polybench"
@@ -155,8 +157,9 @@ def test_team_matches_reference_with_one_two_three_threads(tmp_path: Path, n: in
 def test_granularity_boundary_decides_threads_at_run_time(tmp_path: Path) -> None:
     program = Program(tmp_path)
     body = program.unit.statements
-    per_iteration = statement_work(body["S_3"].body) + statement_work(body["S_4"].body)
-    assert statement_work(body["S_1"].body) < per_iteration
+    registers = region_registers(program.unit)        # scalar locals weigh nothing (registers)
+    per_iteration = statement_work(body["S_3"].body, registers) + statement_work(body["S_4"].body, registers)
+    assert statement_work(body["S_1"].body, registers) < per_iteration
     # The second loop's estimate is n x per_iteration: at n = 40 it just reaches the threshold.
     exe = program.build(CompileOptions(opt_level=2, thread_min_work=40 * per_iteration, thread_start_work=0),
                         "model")
@@ -301,3 +304,26 @@ def test_an_opaque_loop_counts_its_body_unknown_trips_times(tmp_path: Path) -> N
     assert stmt.opaque and isinstance(loop, N.For)
     header = statement_work(loop.init) + statement_work(N.ExprStmt(loop.cond)) + statement_work(N.ExprStmt(loop.step))
     assert statement_work(loop) == header + UNKNOWN_TRIPS * statement_work(loop.body)
+
+
+def test_three_address_code_weighs_what_its_expression_weighs() -> None:
+    # z[i] = y[i] + alpha * y[j]  against  t1 = alpha * y[j]; t2 = y[i] + t1; z[i] = t2;
+    def ref(name: str) -> N.VarRef:
+        return N.VarRef(name, type=T.DOUBLE)
+
+    def element(array: str, index: str) -> N.Subscript:
+        return N.Subscript(N.VarRef(array, type=T.DOUBLE), N.VarRef(index, type=T.LONG), type=T.DOUBLE)
+
+    def assign(target: N.Expr, value: N.Expr) -> N.ExprStmt:
+        return N.ExprStmt(N.Assign("=", target, value, type=T.DOUBLE))
+
+    def binary(op: str, lhs: N.Expr, rhs: N.Expr) -> N.Binary:
+        return N.Binary(op, lhs, rhs, type=T.DOUBLE)
+
+    whole = assign(element("z", "i"), binary("+", element("y", "i"), binary("*", ref("alpha"), element("y", "j"))))
+    lowered = N.Compound((assign(ref("t1"), binary("*", ref("alpha"), element("y", "j"))),
+                          assign(ref("t2"), binary("+", element("y", "i"), ref("t1"))),
+                          assign(element("z", "i"), ref("t2"))))
+    registers = frozenset({"t1", "t2"})
+    assert statement_work(lowered, registers) == statement_work(whole, registers)
+    assert statement_work(lowered) > statement_work(whole)     # node by node, the temporaries weigh
