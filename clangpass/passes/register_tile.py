@@ -172,14 +172,18 @@ def register_roles(band: isl.ScheduleNode, reads: isl.UnionMap,
 
 
 def reads_only_accumulators(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> bool:
-    """Whether every read of an array the band writes is a statement's read of the element it
-    writes (`C[i][j] += ...`). Otherwise (trmm's `B[i][j] += A[k][i] * B[k][j]`) LLVM cannot
-    tell the loads from the accumulators and keeps them in memory: register tiles only cost
-    (trmm 0.05 -> 0.13 s user time at M=800 N=1000)."""
+    """Whether every read of an array the band writes reads an element written in the same
+    iteration of the band (`C[i][j] += ...`, or in three-address code `t3 = C[i][j] + t2;
+    C[i][j] = t3;`). Otherwise (trmm's `B[i][j] += A[k][i] * B[k][j]`) LLVM cannot tell the
+    loads from the accumulators and keeps them in memory: register tiles only cost (trmm 0.05
+    -> 0.13 s user time at M=800 N=1000)."""
     domain = band.get_domain()                                     # [P] -> { S[i..] }
+    dates = band_dates(band)                                       # [P] -> { S[i..] -> [t..] }
     written = writes.intersect_domain(domain)                      # [P] -> { S[i..] -> C[c..] }
     arrays = written.range().universe()                            # [P] -> { C[c..] } for each written C
-    return reads.intersect_domain(domain).intersect_range(arrays).is_subset(written)
+    read = reads.intersect_domain(domain).intersect_range(arrays)
+    # { [t..] -> C[c..] }: the elements read, and written, at each date of the band.
+    return dates.reverse().apply_range(read).is_subset(dates.reverse().apply_range(written))
 
 
 def is_rectangular(band: isl.ScheduleNode, reduction: int) -> bool:

@@ -16,9 +16,13 @@ parallelism. The model counts, for the statements that dominate the run time
 
 1. `strided_accesses`: accesses that jump (neither the same element nor the
    next one, `clangpass.poly.strides`) along the statement's innermost loop. In
-   a permutable band of two or more members, the innermost loop is the member
-   with the fewest such accesses, since tiling and `point-loop-order` may
-   choose any member of it for the innermost point loop (Wolf & Lam, "A data
+   a permutable band of two or more members with a coincident one, the innermost
+   loop is the member with the fewest such accesses over all the band's
+   statements, since tiling and `point-loop-order` may choose any member of it
+   for the innermost point loop, one for all of them (a band with no coincident
+   member keeps its order: 3AC gemver's maximal fusion, one skewed sequential
+   band whose innermost loop walks `A` by columns, counted no strided access
+   when each statement picked its own member, and ran 6x slower than minimal fusion) (Wolf & Lam, "A data
    locality optimizing algorithm", PLDI 1991, section 3; Kennedy & McKinley,
    "Optimizing for parallelism and data locality", ICS 1992, loop permutation);
 2. `serial_statements`: statements with no coincident member in any band around
@@ -126,29 +130,37 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
     innermost: dict[str, isl.ScheduleNode] = {}
     tiled: set[str] = set()
     parallel: set[str] = set()
-    for band, _ in _bands(schedule.get_root()):
+    id_of: dict[str, int] = {}                                # statement -> its innermost band's number
+    for number, (band, _) in enumerate(_bands(schedule.get_root())):
         coincident = any(band.band_member_get_coincident(m) for m in range(band.band_n_member()))
         for name in _statements(band) & dominant:
             outermost.setdefault(name, band)
             innermost[name] = band
+            id_of[name] = number
             if coincident:
                 parallel.add(name)
             if band.band_get_permutable() and band.band_n_member() >= 2:
                 tiled.add(name)
     accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
     strided = sequential = untiled = serial = 0
+    # One innermost member per band, for all its statements (point-loop-order permutes the
+    # band as a whole, and only a band with a coincident member).
+    sharing: dict[int, list[str]] = {}
+    for statement in scop.compute_statements:
+        if statement.name in dominant and statement.name in innermost:
+            sharing.setdefault(id_of[statement.name], []).append(statement.name)
+    for names in sharing.values():
+        band = innermost[names[0]]
+        own = accesses.intersect_domain(_union_domain(scop, names))  # { S[i..] -> A[a..] }
+        movable = (band.band_get_permutable() and band.band_n_member() >= 2
+                   and any(band.band_member_get_coincident(m) for m in range(band.band_n_member())))
+        members = range(band.band_n_member()) if movable else [band.band_n_member() - 1]
+        strided += min(_jumps(band, m, own) for m in members)
     for statement in scop.compute_statements:
         name = statement.name
-        if name not in dominant:
-            continue
-        band = innermost.get(name)
-        if band is None:
+        if name not in dominant or name not in innermost:
             # No loop at all around it (a zero-dimensional region): nothing to walk or share.
             continue
-        own = accesses.intersect_domain(isl.UnionSet.from_set(statement.domain))  # { S[i..] -> A[a..] }
-        tileable = band.band_get_permutable() and band.band_n_member() >= 2
-        members = range(band.band_n_member()) if tileable else [band.band_n_member() - 1]
-        strided += min(_jumps(band, m, own) for m in members)
         # Any tiled band around it counts: a reduction loop below a tiled band of the loops
         # around its initialisation (PRE's `t = 0; for k: t += ...; C[i][j] = t;`) is tiled there.
         untiled += name not in tiled
@@ -157,6 +169,13 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
         serial += name not in parallel
     return ScheduleCost(strided, sequential, untiled, _shared_arrays(scop, schedule),
                         matrix_passes(scop, schedule), serial)
+
+
+def _union_domain(scop: Scop, names: list[str]) -> isl.UnionSet:
+    domain = isl.UnionSet.empty(scop.domain.get_space())
+    for name in names:
+        domain = domain.union(isl.UnionSet.from_set(scop.statement(name).domain))
+    return domain
 
 
 def _shared_arrays(scop: Scop, schedule: isl.Schedule) -> int:

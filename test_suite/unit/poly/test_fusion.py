@@ -171,3 +171,37 @@ def test_matrix_vector_region_prefers_fewer_matrix_passes(tmp_path):
     gemm = scop_of(tmp_path, GEMM)
     assert all(schedule_cost(gemm, s).matrix_passes == 0 for s in _candidates(gemm).values())
 
+
+
+# Two statements of one band, one walking A by rows and one by columns.
+TRANSPOSED = """\
+void f(int n, double A[static const restrict n][n], double B[static const restrict n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      A[i][j] = A[i][j] + 1.0;
+      B[j][i] = B[j][i] * 2.0;
+    }
+}
+"""
+
+
+def _one_band(scop, coincident: bool) -> isl.Schedule:
+    """Both statements in one permutable band [i, j] (coincident or not)."""
+    band = isl.MultiUnionPwAff.read_from_str(scop.context.get_ctx(),
+                                             "[n] -> [{ S_0[i, j] -> [(i)]; S_1[i, j] -> [(i)] }, "
+                                             "{ S_0[i, j] -> [(j)]; S_1[i, j] -> [(j)] }]")
+    node = isl.Schedule.from_domain(scop.domain).get_root().child(0).insert_partial_schedule(band)
+    node = node.band_set_permutable(1)
+    for m in range(2):
+        node = node.band_member_set_coincident(m, coincident)
+    return node.get_schedule()
+
+
+def test_a_band_has_one_innermost_loop_for_all_its_statements(tmp_path):
+    scop = scop_of(tmp_path, TRANSPOSED)
+    # Whichever member is innermost, one of the two statements jumps from row to row (B[j][i],
+    # read and written, is one access); each statement choosing its own member counted none.
+    assert schedule_cost(scop, _one_band(scop, coincident=True)).strided_accesses == 1
+    # A band with no coincident member keeps its order (point-loop-order leaves it): j
+    # innermost, B[j][i] jumps.
+    assert schedule_cost(scop, _one_band(scop, coincident=False)).strided_accesses == 1
