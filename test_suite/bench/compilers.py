@@ -19,6 +19,9 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   instead is reported;
 - ``pencilcc-seq``: the same with ``-fno-pencil-parallel``: tiling and
   rescheduling without threads, which separates what they bring;
+- ``pencilcc-scc``, ``pencilcc-bb`` (opt-in): ``pencilcc`` with
+  ``-fpencil-cluster=scc`` / ``bb``: the code statement clustering schedules
+  (thesis Fig. 3.7: the clustered code's speed against the unclustered);
 - ``pencilcc-1t``: ``pencilcc``'s own build, run with ``PENCILCC_NUM_THREADS=1``
   (and ``OMP_NUM_THREADS=1``): the one-thread figure of issue 11, where the
   threaded code runs on one thread (no second build, no compile time of its own);
@@ -40,11 +43,13 @@ from pathlib import Path
 
 from test_suite.bench import opencl
 
+#: pencilcc builds with statement clustering, by name: their -fpencil-cluster value.
+CLUSTERED = {"pencilcc-scc": "scc", "pencilcc-bb": "bb"}
 COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
-                                   opencl.NAME)
-#: The compilers of a run without ``--compilers``: every CPU configuration.
-#: The OpenCL one is asked for by name.
-DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES if n != opencl.NAME)
+                                   *CLUSTERED, opencl.NAME)
+#: The compilers of a run without ``--compilers``: every CPU configuration but the clustered
+#: ones. The OpenCL and clustered ones are asked for by name.
+DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES if n != opencl.NAME and n not in CLUSTERED)
 #: The compiler whose checksums every other one must match, and the numerator
 #: of the speed-up ratios.
 REFERENCE = "gcc"
@@ -113,8 +118,10 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         elif name == "polly":
             compiler = _probed("polly", ("clang", "-O3", *target, "-mllvm", "-polly",
                                          "-mllvm", "-polly-parallel"), ("-lgomp",), probe)
-        elif name in ("pencilcc", "pencilcc-seq"):
+        elif name in ("pencilcc", "pencilcc-seq", *CLUSTERED):
             extra = ("-fno-pencil-parallel",) if name == "pencilcc-seq" else ()
+            if name in CLUSTERED:
+                extra = (f"-fpencil-cluster={CLUSTERED[name]}",)
             compiler = _pencilcc(name, pencilcc, ("-O3", *target, *extra))
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",

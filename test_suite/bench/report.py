@@ -35,7 +35,7 @@ from test_suite.bench.measure import KernelResult, Outcome
 #: pencilcc's speed-up over every peer, and the threadless build's and the one-thread run's over gcc.
 RATIO_PAIRS: tuple[tuple[str, str], ...] = (
     ("gcc", "pencilcc"), ("clang", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
-    ("gcc", "pencilcc-1t"), ("gcc", opencl.NAME),
+    ("gcc", "pencilcc-1t"), ("gcc", opencl.NAME), ("pencilcc", "pencilcc-scc"), ("pencilcc", "pencilcc-bb"),
 )
 MISMATCH = "MISMATCH"
 

@@ -342,3 +342,11 @@ def test_opencl_column_cold_warm_and_profiled(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("OCL_ICD_VENDORS", str(vendors))
     hidden = measure.run(executable, 1, 120, opencl_env=opencl.run_env(tmp_path / "cache", 1, profile=False))
     assert hidden.value is None and "ran regions on the CPU" in hidden.error
+
+
+def test_clustered_builds_are_opt_in_and_pass_their_heuristic(tmp_path: Path) -> None:
+    for name, heuristic in compilers_mod.CLUSTERED.items():
+        assert name in compilers_mod.COMPILER_NAMES and name not in compilers_mod.DEFAULT_COMPILERS
+        compiler = next(c for c in compilers_mod.detect([name], "x86-64", tmp_path) if c.name == name)
+        assert f"-fpencil-cluster={heuristic}" in compiler.command
+    assert ("pencilcc", "pencilcc-bb") in report.RATIO_PAIRS

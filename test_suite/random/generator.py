@@ -272,6 +272,9 @@ class Assign:
     op: str  # = += -= *=, or &= |= ^= (reduction nest)
     value: Expr
     via_local: str = ""  # C type of a block-local temporary the value goes through ('' = none)
+    # With `via_local`, an update `X op= t` written as the thesis's three-address code writes it:
+    # `tr = X op t; X = tr;` (the store a copy of its own temporary; only where X has t's type).
+    store_copy: bool = False
 
 
 @dataclass(frozen=True)
@@ -637,6 +640,10 @@ def render_statement(stmt: Assign) -> str:
         # Three-address style: the value goes through a temporary declared in the loop body,
         # of the value's own C type (so the program computes exactly the same thing).
         name = "td" if stmt.via_local == "double" else "ti"   # one name per type
+        if stmt.store_copy:
+            result = f"{name}r"
+            return (f"{{ {stmt.via_local} {name} = {render_expr(stmt.value)}; {stmt.via_local} {result} = "
+                    f"{target} {stmt.op[:-1]} {name}; {target} = {result}; }}")
         return f"{{ {stmt.via_local} {name} = {render_expr(stmt.value)}; {target} {stmt.op} {name}; }}"
     return f"{target} {stmt.op} {render_expr(stmt.value)};"
 
@@ -1736,7 +1743,11 @@ class _Builder:
                 local = ""
                 if n.index not in self.plain_slots and self.rng.random() < self.config.p_local_temp:
                     local = self.ctype_of(info.value)
-                return Assign(info.target, info.op, info.value, local)
+                # Every other such update in the thesis's three-address form (no draw: the
+                # programs of earlier seeds stay what they were).
+                copy = (local != "" and info.op != "=" and n.index % 2 == 1
+                        and self.ctype_of(info.target) == local)
+                return Assign(info.target, info.op, info.value, local, copy)
             if isinstance(n, Loop):
                 return replace(n, body=_used_locals(tuple(sub(b) for b in n.body)))
             if isinstance(n, Guard):
