@@ -398,7 +398,9 @@ class KernelBuilder:
         return f"long {p.name}"
 
     def _named_outside(self, names: set[str], inside: set[str]) -> set[str]:
-        """Which of `names` a statement other than those of `inside` names."""
+        """Which of `names` a statement other than those of `inside` (the AST's calls, each
+        running its whole statement group) names."""
+        inside = inside | {m for leader in inside for m in self.unit.groups.get(leader, ())}
         found: set[str] = set()
         for stmt_name, body in self.unit.statements.items():
             if stmt_name not in inside:

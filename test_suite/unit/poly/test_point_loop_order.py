@@ -2,7 +2,10 @@
 """Strides of accesses along band members, `point-loop-order` and `mark-vector` on tiny inputs."""
 from __future__ import annotations
 
+import copy
+
 import islpy as isl
+import numpy as np
 
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
@@ -13,6 +16,7 @@ from clangpass.poly.codegen import format_ast
 from clangpass.poly.dependences import dependences
 from clangpass.poly.strides import Stride, access_strides
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations, parallel_violations
+from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
 from test_suite.unit.poly.snippets import optimise, region_of, scop_of
 from test_suite.unit.poly.test_schedule import GEMM
 
@@ -118,3 +122,47 @@ def test_verification_rejects_a_vector_mark_on_a_carried_loop(tmp_path):
     assert len(parallel_violations(marked, deps)) == 1
     outer = scop.schedule.get_root().child(0).insert_mark(isl.Id(VECTOR_MARK, context=ctx)).get_schedule()
     assert parallel_violations(outer, deps) == []
+
+
+# jacobi-2d in three-address form (the thesis's): each update five temporaries and a copy.
+JACOBI_3AC = """\
+void f(int tsteps, int n, double A[static const restrict n][n], double B[static const restrict n][n]) {
+  double t1, t2, t3, t4, t5, t6, t7, t8, t9, t10;
+  for (int t = 0; t < tsteps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++) {
+        t1 = A[i][j] + A[i][j - 1];
+        t2 = t1 + A[i][j + 1];
+        t3 = t2 + A[i + 1][j];
+        t4 = t3 + A[i - 1][j];
+        t5 = 0.2 * t4;
+        B[i][j] = t5;
+      }
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++) {
+        t6 = B[i][j] + B[i][j - 1];
+        t7 = t6 + B[i][j + 1];
+        t8 = t7 + B[i + 1][j];
+        t9 = t8 + B[i - 1][j];
+        t10 = 0.2 * t9;
+        A[i][j] = t10;
+      }
+  }
+}
+"""
+
+
+def test_a_skewed_three_address_stencil_splits_into_one_vector_loop_per_update(tmp_path):
+    # The wavefront's innermost point loop runs both updates, shifted by one: split per
+    # statement, the temporaries' live ranges would be cut (no split, no vector loop); split
+    # per unit of statements sharing temporaries, each update is a vector loop.
+    region, module = region_of(tmp_path, JACOBI_3AC)
+    outcome = optimise(tmp_path, JACOBI_3AC, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.wavefronts == 1 and outcome.vector_loops == 2
+    for n in (3, 6, 11):
+        memory = initial_memory(region, n)
+        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, actual).run()
+        assert np.array_equal(expected["A"], actual["A"]) and np.array_equal(expected["B"], actual["B"]), n
