@@ -62,7 +62,7 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import relax_false_dependences, relaxed_violations
+from clangpass.poly.live_ranges import RelaxedDependences, relax_false_dependences, relaxed_violations
 from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations
 
@@ -89,6 +89,7 @@ class ReductionJam(Pass):
         limit = ctx.options.isl_max_operations
         jammed = [0]
         local = any(a.local for a in scop.arrays)
+        split: list[RelaxedDependences] = []              # computed once, when first needed
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
                 deps = dependences(scop, limit).all                # [P] -> { S[i..] -> T[j..] }
@@ -102,8 +103,9 @@ class ReductionJam(Pass):
                         return False
                     if not local:
                         return True
-                    split = relax_false_dependences(scop, dependences(scop, limit), limit)
-                    return bool(relaxed_violations(schedule, scop, split))
+                    if not split:
+                        split.append(relax_false_dependences(scop, dependences(scop, limit), limit))
+                    return bool(relaxed_violations(schedule, scop, split[0]))
 
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Jam under `node`; returns the node now at `node`'s position."""

@@ -37,7 +37,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.poly.annotations import performed_reductions, reduction_updates
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
-from clangpass.poly.scop import Scop, instances_of
+from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 
 # isl names loop iterators c0, c1...; a parameter of that form would be shadowed.
@@ -92,16 +92,22 @@ def statement_groups(scop: Scop, schedule: isl.Schedule) -> dict[str, tuple[str,
     the same domain and the same dates in every band above, their names swapped. Statements
     of reductions are left alone (the back ends treat their updates by statement name)."""
     apart = reduction_updates(scop) | {n for r in scop.reductions for n in r.statements}
+    everything = schedule.get_domain()                              # [P] -> { S[i..] }
     groups: dict[str, tuple[str, ...]] = {}
 
     def alone(node: isl.ScheduleNode) -> str | None:
-        """The statement a filter child of a sequence runs, if it is a leaf of one statement."""
+        """The statement a filter child of a sequence runs, if it is a leaf of one statement
+        with all its instances (a statement the tree splits over several leaves stays apart:
+        its other leaves must still run it)."""
         if node.get_type() != isl.schedule_node_type.filter or node.n_children() != 1 \
                 or node.child(0).get_type() != isl.schedule_node_type.leaf:
             return None
-        names: list[str] = []
-        node.child(0).get_domain().foreach_set(lambda piece: names.append(piece.get_tuple_name()))
-        return names[0] if len(names) == 1 and names[0] not in apart else None
+        reaching = node.child(0).get_domain()
+        names = statement_names(reaching)
+        if len(names) != 1 or next(iter(names)) in apart:
+            return None
+        name = next(iter(names))
+        return name if reaching.is_equal(instances_of(everything, {name})) else None
 
     def dated(node: isl.ScheduleNode, as_name: str) -> tuple[isl.UnionSet, isl.UnionMap]:
         leaf = node.child(0)

@@ -64,7 +64,7 @@ from typing import Iterator
 import islpy as isl
 
 from clangpass.poly.memory_streams import matrix_passes
-from clangpass.poly.scop import Scop, statement_names
+from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.strides import Stride, access_strides
 
 
@@ -151,7 +151,7 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
             sharing.setdefault(id_of[statement.name], []).append(statement.name)
     for names in sharing.values():
         band = innermost[names[0]]
-        own = accesses.intersect_domain(_union_domain(scop, names))  # { S[i..] -> A[a..] }
+        own = accesses.intersect_domain(instances_of(scop.domain, set(names)))  # { S[i..] -> A[a..] }
         movable = (band.band_get_permutable() and band.band_n_member() >= 2
                    and any(band.band_member_get_coincident(m) for m in range(band.band_n_member())))
         members = range(band.band_n_member()) if movable else [band.band_n_member() - 1]
@@ -169,13 +169,6 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
         serial += name not in parallel
     return ScheduleCost(strided, sequential, untiled, _shared_arrays(scop, schedule),
                         matrix_passes(scop, schedule), serial)
-
-
-def _union_domain(scop: Scop, names: list[str]) -> isl.UnionSet:
-    domain = isl.UnionSet.empty(scop.domain.get_space())
-    for name in names:
-        domain = domain.union(isl.UnionSet.from_set(scop.statement(name).domain))
-    return domain
 
 
 def _shared_arrays(scop: Scop, schedule: isl.Schedule) -> int:

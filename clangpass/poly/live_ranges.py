@@ -309,7 +309,7 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
     """
     names = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
     inside = band.get_domain()                                          # [P] -> { S[i..] }
-    writes = accesses_through(scop.must_writes.union(scop.may_writes), names).intersect_domain(inside)
+    writes = accesses_through(scop.writes, names).intersect_domain(inside)
     reads = accesses_through(scop.reads, names).intersect_domain(inside)
     used = sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(writes.union(reads))})
     if not used:
@@ -322,7 +322,7 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
         private = []
         for name in used:
             one = frozenset({name})
-            writers = accesses_through(scop.must_writes.union(scop.may_writes), one).domain()
+            writers = accesses_through(scop.writes, one).domain()
             readers = accesses_through(scop.reads, one).domain()
             if crossing.intersect_domain(writers).intersect_range(readers).is_empty():
                 private.append(name)

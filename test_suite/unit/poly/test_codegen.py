@@ -11,10 +11,10 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
-from clangpass.poly.codegen import format_ast
+from clangpass.poly.codegen import format_ast, statement_groups
 
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
-from test_suite.unit.poly.snippets import optimise, region_of
+from test_suite.unit.poly.snippets import optimise, region_of, scop_of
 
 SCALE = """\
 void f(int n, double A[static const restrict n], double alpha) {
@@ -155,3 +155,25 @@ def test_statements_of_other_domains_or_dates_are_not_grouped(tmp_path):
     # S_1 (guarded) has a smaller domain and separates S_0 from S_2; S_4 has other dates.
     assert unit.groups == {"S_2": ("S_2", "S_3")}
     assert format_ast(unit).splitlines()[0] == "// S_2 runs S_2; S_3"
+
+
+def test_a_statement_split_over_two_leaves_is_not_grouped(tmp_path):
+    scop = scop_of(tmp_path, """\
+        void f(int n, double A[static const restrict n], double B[static const restrict n]) {
+          for (int i = 0; i < n; i++) {
+            A[i] = 1.0;
+            if (i < 5)
+              B[i] = 2.0;
+          }
+        }
+    """)
+    ctx = scop.context.get_ctx()
+    band = isl.MultiUnionPwAff.read_from_str(ctx, "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(i)] }]")
+    filters = isl.UnionSetList.alloc(ctx, 3)
+    for text in ("[n] -> { S_1[i] }", "[n] -> { S_0[i] : i < 5 }", "[n] -> { S_0[i] : i >= 5 }"):
+        filters = filters.add(isl.UnionSet.read_from_str(ctx, text))
+    node = isl.Schedule.from_domain(scop.domain).get_root().child(0).insert_partial_schedule(band)
+    schedule = node.child(0).insert_sequence(filters).get_schedule()
+    # S_1 and the first part of S_0 have the same instances and dates, but grouping them would
+    # drop S_0 from the AST, its second leaf included.
+    assert statement_groups(scop, schedule) == {}
