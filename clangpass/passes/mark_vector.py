@@ -93,7 +93,10 @@ class MarkVector(Pass):
                         if not carries_dependence(node, deps, last):
                             marked[0] += 1
                             return _mark_last(node)
-                        order = _statement_order(node, last, memory_deps(), scop)
+                        # By statement, else (three-address code) by units of statements
+                        # that share a temporary.
+                        order = (_statement_order(node, last, memory_deps(), None)
+                                 or _statement_order(node, last, memory_deps(), scop))
                         if order is not None and any(_iterates(node, last, f)
                                                      and not carries_dependence(node, deps.intersect_domain(f), last)
                                                      for f in order):
@@ -151,13 +154,14 @@ MAX_SPLIT_STATEMENTS = 8
 
 
 def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap,
-                     scop: Scop) -> list[isl.UnionSet] | None:
-    """The instances of each statement reaching `band` (of each unit of statements that share a
-    region-local scalar: `_units`), in an order in which member `member` may run one loop per
-    unit (see the module docstring), or None: one unit, too many, or dependences between
-    instances sharing the outer dates in both directions."""
+                     scop: Scop | None) -> list[isl.UnionSet] | None:
+    """The instances of each statement reaching `band` (with `scop`, of each unit of statements
+    that share a region-local scalar: `_units`), in an order in which member `member` may run
+    one loop per unit (see the module docstring), or None: one unit, too many, or dependences
+    between instances sharing the outer dates in both directions."""
     instances = band.get_domain()                                    # [P] -> { S[i..] }
-    units = _units(sorted(statement_names(instances), key=lambda n: (len(n), n)), scop)
+    names = sorted(statement_names(instances), key=lambda n: (len(n), n))   # S_2 before S_10: textual order
+    units = _units(names, scop) if scop is not None else [[n] for n in names]
     names = [unit[0] for unit in units]                              # each unit by its first statement
     if not 2 <= len(names) <= MAX_SPLIT_STATEMENTS:
         return None
