@@ -47,7 +47,8 @@ class CompileOptions:
 
     cluster: str = "none"
     """-fpencil-cluster=: statement clustering before scheduling (clangpass.passes.cluster_stmts,
-    thesis ch. 3): 'none' (default; a region of more than budget.CLUSTER_ABOVE_STATEMENTS statements,
+    thesis ch. 3): 'none' (default; a region of more than budget.CLUSTER_ABOVE_STATEMENTS statements
+    (CLUSTER_ABOVE_RELAXED_STATEMENTS with relaxed false dependences),
     or whose scheduling exceeds the isl budget, gets 'bb' all the same), 'scc' (dense strongly
     connected components within a basic block) or 'bb' (whole basic blocks); measured in
     docs/passes/clustering.md."""

@@ -93,8 +93,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fpencil-cluster=none|scc|bb", "Statement clustering before scheduling (thesis ch. 3): "
                                          "none (default), the dense strongly connected components "
                                          "of each basic block (scc), or whole basic blocks (bb). A "
-                                         "region of more than 200 statements, or over the isl "
-                                         "budget unclustered, gets bb all the same."),
+                                         "region of more than 200 statements (64 with relaxed "
+                                         "false dependences), or over the isl budget "
+                                         "unclustered, gets bb all the same."),
         ("-fpencil-cluster-decision=FILE", "Cluster the statements as FILE says (JSON: a list of "
                                            "clusters of statement names, or an object from region "
                                            "labels to such lists); an invalid decision is an error."),

@@ -14,7 +14,8 @@ user, and is judged by `decision_problems` (section 3.6.1):
   3.6.2). Only a component that lies within one basic block is clustered;
 - `bb` (-fpencil-cluster=bb): all the statements of each basic block (section 3.6.3);
   also what a region of more than CLUSTER_ABOVE_STATEMENTS statements gets under
-  `none` (clangpass.poly.budget), and what `schedule` tries when scheduling exceeds
+  `none` (CLUSTER_ABOVE_RELAXED_STATEMENTS when `relax-false-deps` relaxed some false
+  dependences; clangpass.poly.budget), and what `schedule` tries when scheduling exceeds
   the budget;
 - a user's decision (-fpencil-cluster-decision=FILE, JSON: a list of clusters for every
   region, or an object from region labels to such lists; statement names as in the
@@ -35,7 +36,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.budget import CLUSTER_ABOVE_STATEMENTS, BudgetExceeded, isl_budget
+from clangpass.poly.budget import CLUSTER_ABOVE_RELAXED_STATEMENTS, CLUSTER_ABOVE_STATEMENTS, BudgetExceeded, isl_budget
 from clangpass.poly.clustering import (Clustering, SourceStructure, apply_decision, decision_problems, dependence_pairs,
                                        pairs_within, relation_count, same_iteration, shared_loops, source_structure,
                                        strongly_connected)
@@ -58,11 +59,13 @@ class ClusterStatements(Pass):
         heuristic = options.cluster
         if heuristic == "none" and user is None:
             statements = len(scop.compute_statements)
-            if statements <= CLUSTER_ABOVE_STATEMENTS:
+            relaxed = unit.relaxed is not None and unit.relaxed.active
+            limit = CLUSTER_ABOVE_RELAXED_STATEMENTS if relaxed else CLUSTER_ABOVE_STATEMENTS
+            if statements <= limit:
                 return unit
             heuristic = "bb"
-            scop = scop.with_note(f"{statements} statements: clustered by basic blocks "
-                                  f"(more than {CLUSTER_ABOVE_STATEMENTS})")
+            scop = scop.with_note(f"{statements} statements: clustered by basic blocks (more than {limit}"
+                                  f"{' with relaxed false dependences' if relaxed else ''})")
         try:
             clustering = cluster(scop, heuristic, user, options.isl_max_operations)
         except BudgetExceeded as exc:

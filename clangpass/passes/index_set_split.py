@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from itertools import product
+from typing import Optional
 
 import islpy as isl
 
@@ -44,12 +45,13 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import dependences
+from clangpass.poly.live_ranges import scalar_units
 from clangpass.poly.scop import Scop, ScopStatement, statement_names
 
 MAX_HYPERPLANES = 2
 MIN_ITERATORS = 3
-# Statements split per region, in textual order: each split one becomes up to nine, and the
-# scheduler's problem grows with them.
+# Statements (or three-address units) split per region, in textual order: each split one becomes
+# up to nine, and the scheduler's problem grows with them.
 MAX_STATEMENTS = 4
 
 
@@ -68,35 +70,58 @@ class IndexSetSplit(Pass):
         try:
             deps = dependences(scop, ctx.options.isl_max_operations).all       # [P] -> { S[i..] -> T[j..] }
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "index-set splitting"):
-                planes = {s.name: pivots(s, deps) for s in scop.compute_statements
-                          if s.domain.dim(isl.dim_type.set) >= MIN_ITERATORS}
-                planes = dict([(name, found) for name, found in planes.items() if found][:MAX_STATEMENTS])
+                units = _units(scop)
+                planes: dict[str, list[tuple[int, int]]] = {}
+                split = 0
+                for members in units:
+                    if members[0].domain.dim(isl.dim_type.set) < MIN_ITERATORS or split == MAX_STATEMENTS:
+                        continue
+                    found = pivots(members, deps)
+                    if found:
+                        planes.update((s.name, found) for s in members)
+                        split += 1
                 if not planes:
                     return unit
-                return replace(unit, scop=split_statements(scop, planes))
+                unit_of = {s.name: members[0].name for members in units for s in members}
+                return replace(unit, scop=split_statements(scop, planes, unit_of))
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: no statement split"))
 
 
-def pivots(statement: ScopStatement, deps: isl.UnionMap) -> list[tuple[int, int]]:
+def pivots(members: list[ScopStatement], deps: isl.UnionMap) -> list[tuple[int, int]]:
     """The hyperplanes `x_a = x_b` (iterator positions a < b) on which all the sources or all
-    the sinks of one of `statement`'s self-dependences lie, and its domain does not imply."""
-    space = statement.domain.get_space()
-    own = isl.Map.from_domain_and_range(statement.domain, statement.domain).get_space()
-    self_deps = deps.extract_map(own)                       # [P] -> { S[i..] -> S[j..] }
+    the sinks of one of the dependences among `members` (one statement, or the statements of
+    one three-address unit, which share their loops) lie, and their domains do not imply."""
     found: list[tuple[int, int]] = []
-    pieces: list[isl.BasicMap] = []
-    self_deps.foreach_basic_map(pieces.append)
-    for piece in pieces:
-        for ends in (piece.domain(), piece.range()):
-            for a, b in _equal_iterators(ends):
-                plane = _plane(space, a, b)
-                if (a, b) not in found and not statement.domain.is_subset(plane):
-                    found.append((a, b))
+    for source, sink in product(members, members):
+        pair = isl.Map.from_domain_and_range(source.domain, sink.domain).get_space()
+        pieces: list[isl.BasicMap] = []
+        deps.extract_map(pair).foreach_basic_map(pieces.append)      # [P] -> { S[i..] -> T[j..] }
+        for piece in pieces:
+            for ends, owner in ((piece.domain(), source), (piece.range(), sink)):
+                for a, b in _equal_iterators(ends):
+                    plane = _plane(owner.domain.get_space(), a, b)
+                    if (a, b) not in found and not owner.domain.is_subset(plane):
+                        found.append((a, b))
     return found[:MAX_HYPERPLANES]
 
 
-def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]]) -> Scop:
+def _units(scop: Scop) -> list[list[ScopStatement]]:
+    """The compute statements in textual order, joined into the three-address units of
+    `scalar_units` among the statements of the same loops (3AC floyd-warshall's `t1 = ..;
+    t2 = ..; ..; paths[i][j] = t4;`): the dependences that pivot on a hyperplane run between
+    the unit's statements, and its pieces are only split together."""
+    by_name = {s.name: s for s in scop.compute_statements}
+    loops: dict[tuple[str, ...], list[str]] = {}
+    for s in scop.compute_statements:
+        loops.setdefault(s.iterators, []).append(s.name)
+    units = [[by_name[n] for n in unit] for names in loops.values() for unit in scalar_units(names, scop)]
+    rank = {s.name: k for k, s in enumerate(scop.compute_statements)}
+    return sorted(units, key=lambda members: rank[members[0].name])
+
+
+def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]],
+                     unit_of: Optional[dict[str, str]] = None) -> Scop:
     """`scop` with each statement named in `planes` replaced by its non-empty pieces: for every
     hyperplane `x_a = x_b`, the part with `x_b < x_a`, `x_b = x_a` or `x_b > x_a`. The first
     piece keeps the statement's name, the others get new `S_<n>` names."""
@@ -131,7 +156,7 @@ def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]]) -> Sc
         if s.kind == "compute":
             compute = compute.union(isl.UnionSet.from_set(s.domain))
     original = scop.original_schedule.pullback_union_pw_multi_aff(pullback).intersect_domain(every)
-    original = _split_loops(original, planes, sides)
+    original = _split_loops(original, planes, sides, unit_of or {})
     return scop.with_model(statements=tuple(statements),
                            reads=rename.apply_range(scop.reads), must_writes=rename.apply_range(scop.must_writes),
                            may_writes=rename.apply_range(scop.may_writes), kills=rename.apply_range(scop.kills),
@@ -140,16 +165,17 @@ def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]]) -> Sc
 
 
 def _split_loops(schedule: isl.Schedule, planes: dict[str, list[tuple[int, int]]],
-                 sides: dict[str, tuple[str, tuple[int, ...]]]) -> isl.Schedule:
+                 sides: dict[str, tuple[str, tuple[int, ...]]], unit_of: dict[str, str]) -> isl.Schedule:
     """The source order `schedule` of the pieces with the loop over `x_b` of each plane
     `x_a = x_b` cut in three, one loop per side (a sequence above the loop's band): the same
     execution order, since `x_a` is fixed by an outer loop and the loop visits the values of
     `x_b` below `x_a`, then `x_a`, then those above it (in reverse for a decreasing loop). It
-    is done only where every instance the loop runs belongs to pieces of one statement."""
+    is done only where every instance the loop runs belongs to pieces of one statement, or of
+    the statements of one unit (`unit_of`: statement -> its unit's first statement), split alike."""
 
     def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() == isl.schedule_node_type.band and node.band_n_member() == 1:
-            filters = _side_filters(node, planes, sides)
+            filters = _side_filters(node, planes, sides, unit_of)
             if filters is not None:
                 node = node.insert_sequence(filters)
         for k in range(node.n_children()):
@@ -160,12 +186,12 @@ def _split_loops(schedule: isl.Schedule, planes: dict[str, list[tuple[int, int]]
 
 
 def _side_filters(band: isl.ScheduleNode, planes: dict[str, list[tuple[int, int]]],
-                  sides: dict[str, tuple[str, tuple[int, ...]]]) -> isl.UnionSetList | None:
+                  sides: dict[str, tuple[str, tuple[int, ...]]], unit_of: dict[str, str]) -> isl.UnionSetList | None:
     """The instances under `band` on each side of a plane whose `x_b` the band iterates, in
     the band's order; None when the band iterates no such `x_b` or runs other statements."""
     instances = band.get_domain()
     names = statement_names(instances)
-    owners = {sides[n][0] for n in names if n in sides}
+    owners = {unit_of.get(sides[n][0], sides[n][0]) for n in names if n in sides}
     if len(owners) != 1 or not names <= set(sides):
         return None
     owner = owners.pop()

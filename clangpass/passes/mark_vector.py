@@ -50,6 +50,7 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.annotations import vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.live_ranges import scalar_units
 from clangpass.poly.dependences import dependences
 from clangpass.poly.scop import Scop, accesses_through, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, carries_dependence, maps_of
@@ -156,12 +157,12 @@ MAX_SPLIT_STATEMENTS = 8
 def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap,
                      scop: Scop | None) -> list[isl.UnionSet] | None:
     """The instances of each statement reaching `band` (with `scop`, of each unit of statements
-    that share a region-local scalar: `_units`), in an order in which member `member` may run
+    that share a region-local scalar: `scalar_units`), in an order in which member `member` may run
     one loop per unit (see the module docstring), or None: one unit, too many, or dependences
     between instances sharing the outer dates in both directions."""
     instances = band.get_domain()                                    # [P] -> { S[i..] }
     names = sorted(statement_names(instances), key=lambda n: (len(n), n))   # S_2 before S_10: textual order
-    units = _units(names, scop) if scop is not None else [[n] for n in names]
+    units = scalar_units(names, scop) if scop is not None else [[n] for n in names]
     names = [unit[0] for unit in units]                              # each unit by its first statement
     if not 2 <= len(names) <= MAX_SPLIT_STATEMENTS:
         return None
@@ -185,34 +186,6 @@ def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap,
             return None                                              # a cycle: the loop stays fused
         order.append(ready[0])
     return [pieces[n] for n in order]
-
-
-def _units(names: list[str], scop: Scop) -> list[list[str]]:
-    """`names` (in textual order) joined into units by the region-local scalars they share:
-    the statements of one three-address expression (`t1 = ..; t2 = t1 * ..; A[i][j] = t2;`),
-    whose temporaries live within an iteration, go into one loop together; each unit in
-    textual order, the units in the order of their first statements."""
-    scalars = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
-    owner = {n: n for n in names}
-
-    def find(n: str) -> str:
-        while owner[n] != n:
-            n = owner[n]
-        return n
-
-    holders: dict[str, str] = {}
-    for access in maps_of(accesses_through(scop.reads.union(scop.writes), scalars)):
-        statement, scalar = access.get_tuple_name(isl.dim_type.in_), access.get_tuple_name(isl.dim_type.out)
-        if statement not in owner:
-            continue
-        if scalar in holders:
-            owner[find(statement)] = find(holders[scalar])
-        else:
-            holders[scalar] = statement
-    units: dict[str, list[str]] = {}
-    for n in names:
-        units.setdefault(find(n), []).append(n)
-    return sorted(units.values(), key=lambda unit: names.index(unit[0]))
 
 
 def _iterates(band: isl.ScheduleNode, member: int, instances: isl.UnionSet) -> bool:

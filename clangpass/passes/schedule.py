@@ -34,6 +34,7 @@ from clangpass.options import CompileOptions
 from clangpass.passes.cluster_stmts import cluster, coarser
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
+from clangpass.poly.band_merge import joined_nested_bands, relaxed_storage
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.clustering import Clustering
 from clangpass.poly.dependences import dependences
@@ -231,6 +232,8 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
                     continue
                 if clustering is not None:
                     candidate = clustering.statement_schedule(candidate, statements)
+                if unit.relaxed is not None and unit.relaxed.active:
+                    candidate = _joined(candidate, scop, unit.relaxed, options.isl_max_operations)
                 candidates[strategy] = _in_source_order(candidate, scop, options.isl_max_operations)
             except BudgetExceeded as exc:
                 failures.append(str(exc))
@@ -246,6 +249,16 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
         ic.set_schedule_outer_coincidence(saved[2])
         ic.set_schedule_whole_component(saved[3])
     return candidates, failures, scop
+
+
+def _joined(schedule: isl.Schedule, scop: Scop, relaxed: RelaxedDependences, max_operations: int) -> isl.Schedule:
+    """`schedule` with the nested bands isl split over relaxed false dependences joined again
+    (clangpass.poly.band_merge); as it is when that exceeds the budget."""
+    try:
+        with isl_budget(schedule.get_ctx(), max_operations, "joining nested bands"):
+            return joined_nested_bands(schedule, relaxed.enforced, relaxed_storage(scop, relaxed))
+    except BudgetExceeded:
+        return schedule
 
 
 def _in_source_order(schedule: isl.Schedule, scop: Scop, max_operations: int) -> isl.Schedule:

@@ -329,6 +329,34 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
     return frozenset(private)
 
 
+def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
+    """`names` (in textual order) joined into units by the region-local scalars they share:
+    the statements of one three-address expression (`t1 = ..; t2 = t1 * ..; A[i][j] = t2;`),
+    whose temporaries live within an iteration, go into one loop together; each unit in
+    textual order, the units in the order of their first statements."""
+    scalars = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
+    owner = {n: n for n in names}
+
+    def find(n: str) -> str:
+        while owner[n] != n:
+            n = owner[n]
+        return n
+
+    holders: dict[str, str] = {}
+    for access in maps_of(accesses_through(scop.reads.union(scop.writes), scalars)):
+        statement, scalar = access.get_tuple_name(isl.dim_type.in_), access.get_tuple_name(isl.dim_type.out)
+        if statement not in owner:
+            continue
+        if scalar in holders:
+            owner[find(statement)] = find(holders[scalar])
+        else:
+            holders[scalar] = statement
+    units: dict[str, list[str]] = {}
+    for n in names:
+        units.setdefault(find(n), []).append(n)
+    return sorted(units.values(), key=lambda unit: names.index(unit[0]))
+
+
 def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) -> list[str]:
     """Parallel loops out of which a live range of local storage flows.
 

@@ -57,11 +57,13 @@ from clangpass.poly.alias_check import AliasCheck, c_expression
 from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import false_dependences
+from clangpass.poly.live_ranges import false_dependences, local_live_ranges, scalar_units
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement, accesses_through, statement_names
-from clangpass.poly.validity import earlier_pairs
+from clangpass.poly.validity import earlier_pairs, maps_of
 
 PRIVATE_PREFIX = "__pencil_private_"
+# The region-local scalars of split-off three-address instances (`_three_address_units`).
+LAST_PREFIX = "__pencil_last_"
 
 # Bytes of private storage a region may allocate without a run-time check: each private
 # copy is an alloca on the caller's stack and on every thread's (glibc's default thread
@@ -146,7 +148,7 @@ def privatize_arrays(scop: Scop, max_operations: int = 0, bytes_limit: int = PRI
     if not chosen:
         return scop, Privatization(kept=tuple(kept))
     try:
-        return _rewrite(scop, chosen, tuple(kept), " && ".join(terms))
+        return _rewrite(scop, chosen, tuple(kept), " && ".join(terms), max_operations)
     except _UnexpectedNode as exc:
         return scop, Privatization(kept=tuple(kept) + tuple(
             (a.name, f"the source order has a {exc} node") for a, _, _ in chosen))
@@ -367,7 +369,7 @@ def _c_extent(extent: isl.PwAff) -> str:
 
 # ----------------------------------------------------------------------------- rewriting
 def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept: tuple[tuple[str, str], ...],
-             condition: str) -> tuple[Scop, Privatization]:
+             condition: str, max_operations: int = 0) -> tuple[Scop, Privatization]:
     """The Scop with the arrays of `chosen` private and their last writes split off (see the module)."""
     args = {a.name: a for a in scop.region.args}
     renamed = {a.name: PRIVATE_PREFIX + a.name for a, _, _ in chosen}
@@ -376,6 +378,23 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
     finals: dict[str, tuple[isl.Set, isl.MultiAff]] = {}   # writer -> ({ F[i..] }, { F[i..] -> S[i..] })
     reads, writes = _renamed(scop.reads, renamed), _renamed(scop.must_writes, renamed)
     done: list[PrivateArray] = []
+
+    def split_off(s: ScopStatement, final: isl.Set, body: Optional[N.Stmt]) -> str:
+        """Statement `s`'s instances `final` made a statement of their own running `body`."""
+        nonlocal reads, writes, next_index
+        name = f"S_{next_index}"
+        next_index += 1
+        domain = final.set_tuple_name(name)                                   # [P] -> { F[i..] }
+        to_writer = isl.MultiAff.identity_on_domain_space(domain.get_space()).set_tuple_name(
+            isl.dim_type.out, s.name)                                          # { F[i..] -> S[i..] }
+        split = isl.UnionSet.from_set(final)
+        reads = reads.subtract_domain(split).union(_pulled_back(reads, s.name, to_writer, domain))
+        writes = writes.subtract_domain(split).union(_pulled_back(writes, s.name, to_writer, domain))
+        statements[s.name] = replace(statements[s.name], domain=s.domain.subtract(final))
+        statements[name] = ScopStatement(name, "compute", body, s.iterators, domain, s.loc)
+        finals[s.name] = (domain, to_writer)
+        return name
+
     for array, level, last in chosen:
         names: list[str] = []
         for s in scop.compute_statements:
@@ -383,29 +402,30 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
             if mine.is_empty():
                 continue
             final = mine.domain().extract_set(s.domain.get_space())             # [P] -> { S[i..] }
-            rest = s.domain.subtract(final)
             body = _final_body(s.body, array.name, renamed)
-            if rest.is_empty():
+            if s.domain.subtract(final).is_empty():
                 # Every instance writes a last value: the statement writes both copies.
                 statements[s.name] = replace(statements[s.name], body=body)
                 writes = writes.union(mine)
                 names.append(s.name)
                 continue
-            name = f"S_{next_index}"
-            next_index += 1
-            names.append(name)
-            domain = final.set_tuple_name(name)                                   # [P] -> { F[i..] }
-            to_writer = isl.MultiAff.identity_on_domain_space(domain.get_space()).set_tuple_name(
-                isl.dim_type.out, s.name)                                          # { F[i..] -> S[i..] }
-            split = isl.UnionSet.from_set(final)
-            reads = reads.subtract_domain(split).union(_pulled_back(reads, s.name, to_writer, domain))
-            own = _pulled_back(writes, s.name, to_writer, domain).union(
-                isl.UnionMap.from_map(isl.Map.from_union_map(mine).preimage_domain_multi_aff(to_writer)))
-            writes = writes.subtract_domain(split).union(own)
-            statements[s.name] = replace(statements[s.name], domain=rest)
-            statements[name] = ScopStatement(name, "compute", body, s.iterators, domain, s.loc)
-            finals[s.name] = (domain, to_writer)
+            names.append(split_off(s, final, body))
+            writes = writes.union(isl.UnionMap.from_map(
+                isl.Map.from_union_map(mine).preimage_domain_multi_aff(finals[s.name][1])))
         done.append(PrivateArray(array.name, renamed[array.name], tuple(names), level))
+    fresh: dict[str, str] = {}
+    for writer, companions, scalars in _three_address_units(scop, finals, max_operations):
+        # The unit's split-off instances work on scalars of their own (see `_three_address_units`).
+        fresh.update((t, LAST_PREFIX + t) for t in scalars)
+        for companion, instances in companions:
+            split_off(companion, instances, statements[companion.name].body)
+        for s in [writer] + [c.name for c, _ in companions]:
+            split = isl.UnionSet.from_set(finals[s][0])
+            name = finals[s][0].get_tuple_name()
+            ours = {t: fresh[t] for t in scalars}
+            statements[name] = replace(statements[name], body=_renamed_ir(statements[name].body, ours))
+            reads = reads.subtract_domain(split).union(_renamed(reads.intersect_domain(split), ours))
+            writes = writes.subtract_domain(split).union(_renamed(writes.intersect_domain(split), ours))
     arrays = list(scop.arrays)
     locals_ = list(scop.locals)
     for array, _, _ in chosen:
@@ -413,6 +433,10 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
         arrays[arrays.index(array)] = replace(array, killed=False)
         arrays.append(replace(array, name=private, local=True, live_out=False))
         locals_.append(N.VarDecl(private, args[array.name].type.unqualified(), None, scop.region.loc))
+    declared = {d.name: d for d in scop.locals}
+    for array in [a for a in scop.arrays if a.name in fresh]:
+        arrays.append(replace(array, name=fresh[array.name], killed=False))
+        locals_.append(replace(declared[array.name], name=fresh[array.name]))
     every = isl.UnionSet.empty(scop.context.get_space())                           # [P] -> { S[i..] }
     compute = every
     for s in statements.values():
@@ -427,6 +451,53 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
                              locals=tuple(locals_), annotations=annotations,
                              private_arrays=scop.private_arrays + tuple(renamed))
     return result, Privatization(tuple(done), kept, condition)
+
+
+def _three_address_units(scop: Scop, finals: dict[str, tuple[isl.Set, isl.MultiAff]], max_operations: int
+                         ) -> list[tuple[str, list[tuple[ScopStatement, isl.Set]], frozenset[str]]]:
+    """For each split-off last writer of `finals`, the statements that compute its value through
+    region-local scalars in the same loops (3AC doitgen's `t1 = A[r][q][s] * C4[s][p]; t2 = sum[p]
+    + t1;` before `sum[p] = t2;`: `scalar_units`), each with its instances at the writer's
+    split-off iterations, and the scalars they use: (writer, [(statement, instances)], scalars).
+
+    Split at the same iterations and given scalars of their own, those instances and the writer's
+    are a unit with no false dependence on the others: the scheduler may run them after the
+    loop nest, as it runs the one split-off statement of the original form, where the shared
+    temporaries' anti and output dependences would keep them inside it. Renaming is exact when
+    every value of those scalars that the split-off instances write is read by split-off
+    instances only, and every value they read was written by one (value-based flow,
+    `local_live_ranges`); a unit where that does not hold is left as it is."""
+    scalars = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
+    by_name = {s.name: s for s in scop.compute_statements}
+    writers = [n for n in finals if n in by_name]
+    if not scalars or not writers:
+        return []
+    try:
+        live = local_live_ranges(scop, max_operations)                   # [P] -> { W[..] -> R[..] }
+    except BudgetExceeded:
+        return []
+    found: list[tuple[str, list[tuple[ScopStatement, isl.Set]], frozenset[str]]] = []
+    taken = set(writers)
+    for writer in writers:
+        final = finals[writer][0].set_tuple_name(writer)                   # [P] -> { S[i..] }
+        loops = [s.name for s in scop.compute_statements if s.iterators == by_name[writer].iterators]
+        unit = next(u for u in scalar_units(loops, scop) if writer in u)
+        if any(n in taken and n != writer for n in unit):
+            continue
+        companions = [(by_name[n], final.set_tuple_name(n).intersect(by_name[n].domain)) for n in unit if n != writer]
+        companions = [(s, part) for s, part in companions if not part.is_empty()]
+        split = isl.UnionSet.from_set(final)
+        for _, part in companions:
+            split = split.union(isl.UnionSet.from_set(part))
+        used = accesses_through(scop.reads.union(scop.writes), scalars).intersect_domain(split)
+        ctx = scop.context.get_ctx()
+        with isl_budget(ctx, max_operations, "three-address units"):
+            closed = (live.intersect_domain(split).subtract_range(split).is_empty()
+                      and live.intersect_range(split).subtract_domain(split).is_empty())
+        if companions and closed:
+            taken.update(s.name for s, _ in companions)
+            found.append((writer, companions, frozenset(m.get_tuple_name(isl.dim_type.out) for m in maps_of(used))))
+    return found
 
 
 def _pulled_back(accesses: isl.UnionMap, writer: str, to_writer: isl.MultiAff, domain: isl.Set) -> isl.UnionMap:

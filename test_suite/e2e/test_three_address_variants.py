@@ -38,8 +38,6 @@ _FEWER_NESTS = ("one nest where the original has one per statement: the loops ar
 _ACCUMULATOR = ("the mean (and stddev) reductions, 2-deep nests tiled in the original, accumulate in a scalar "
                 "that lives across the whole i loop (thesis Table 2.2: not tileable): parallel in j, not tiled; "
                 "the product nests are tiled as in the original, in fewer bands")
-# 3AC's 65 statements: the time limit, which -fpencil-cluster=scc avoids (0 tiled/2 parallel).
-_SIZE = "3AC multiplies the statements: {}; statement clustering (thesis ch. 3) is the fix"
 EXPECTED_GAPS: dict[tuple[str, str], tuple[str, bool]] = {
     # (form, kernel): (reason, strict)
     ("pre", "2mm"): (_FEWER_NESTS, True),
@@ -51,10 +49,6 @@ EXPECTED_GAPS: dict[tuple[str, str], tuple[str, bool]] = {
     ("3ac", "nussinov"): ("the wavefront of the tiled band (the original's parallel loop) is tried under half "
                           "the isl budget: its AST needs 1 to 2 million operations with 25 three-address "
                           "statements (4 groups), under 1 million with the original's 4", True),
-    ("3ac", "adi"): (_SIZE.format("pencilcc's analysis of the region exceeds -fpencil-time-limit (10 s)"), False),
-    ("3ac", "floyd-warshall"): ("index-set-split splits a statement at the pivot of its dependences on itself "
-                                "(i = k, j = k); in 3AC the pivot dependences run from paths' write to the "
-                                "temporaries' statements, nothing is split and i, j stay sequential", True),
     ("3ac", "trisolv"): ("with the temporary's conditional validity constraints isl's scheduler skews the "
                          "nest to (i, i + j), a permutable band with no coincident member", True),
     ("3ac", "gemver"): ("maximal fusion (kept by the fusion model for its fewer matrix passes) leaves the "
@@ -71,8 +65,9 @@ EXPECTED_GAPS: dict[tuple[str, str], tuple[str, bool]] = {
                      "top (t1 = -c, ...) are generated inside the time loop's thread team (cause not found)", True),
 }
 
-# Regions that may exceed -fpencil-time-limit on a loaded machine (the host compiler then runs them).
-MAY_FALL_BACK = {("3ac", "adi")}
+# Regions that may exceed -fpencil-time-limit on a loaded machine (the host compiler then runs them):
+# none since 3AC adi's 80 statements are clustered by basic blocks (budget.CLUSTER_ABOVE_RELAXED_STATEMENTS).
+MAY_FALL_BACK: set[tuple[str, str]] = set()
 
 
 def _variant_sources() -> list[tuple[str, str]]:

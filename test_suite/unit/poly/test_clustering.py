@@ -170,3 +170,17 @@ def test_a_user_decision_is_checked(tmp_path):
 def test_strongly_connected_components_in_order():
     graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"d"}, "d": {"c"}, "e": set()}
     assert strongly_connected(["a", "b", "c", "d", "e"], graph) == [["a", "b"], ["c", "d"], ["e"]]
+
+
+def test_large_regions_with_relaxed_false_dependences_are_clustered_by_default(tmp_path):
+    # Over CLUSTER_ABOVE_RELAXED_STATEMENTS statements whose temporaries' false dependences are
+    # relaxed, isl's scheduler is not bounded by its operation count (3AC adi): basic blocks.
+    from clangpass.poly.budget import CLUSTER_ABOVE_RELAXED_STATEMENTS
+    from test_suite.random.large import stencil_chain
+    big = optimise(tmp_path, stencil_chain(80, size=12, per_stage=20), opt_level=3)
+    assert big.status == "optimized" and big.statements > CLUSTER_ABOVE_RELAXED_STATEMENTS
+    assert big.clustering == "bb" and big.scheduled_statements < big.statements
+    assert f"clustered by basic blocks (more than {CLUSTER_ABOVE_RELAXED_STATEMENTS} with relaxed" in big.reason
+    small = optimise(tmp_path, stencil_chain(40, size=12, per_stage=20), opt_level=3)
+    assert small.status == "optimized" and small.statements <= CLUSTER_ABOVE_RELAXED_STATEMENTS
+    assert small.clustering == "" and small.scheduled_statements == small.statements

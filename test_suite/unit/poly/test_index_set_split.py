@@ -41,9 +41,9 @@ def test_pivot_hyperplanes_come_from_the_dependences(tmp_path):
     from clangpass.passes.index_set_split import pivots
     scop = scop_of(tmp_path, PIVOT)
     [statement] = scop.compute_statements
-    assert sorted(pivots(statement, dependences(scop).all)) == [(0, 1), (0, 2)]   # i = k, j = k
+    assert sorted(pivots([statement], dependences(scop).all)) == [(0, 1), (0, 2)]   # i = k, j = k
     plain = scop_of(tmp_path, NO_PIVOT)
-    assert pivots(plain.compute_statements[0], dependences(plain).all) == []
+    assert pivots([plain.compute_statements[0]], dependences(plain).all) == []
 
 
 def test_pieces_run_rows_in_parallel_and_columns_as_vector_loops(tmp_path):
@@ -78,7 +78,7 @@ def test_the_split_source_order_is_the_source_order(tmp_path):
     for source in (PIVOT, DOWNWARDS):
         scop = scop_of(tmp_path, source)
         [statement] = scop.compute_statements
-        split = split_statements(scop, {statement.name: pivots(statement, dependences(scop).all)})
+        split = split_statements(scop, {statement.name: pivots([statement], dependences(scop).all)})
         assert len(split.compute_statements) == 9
         before = scop.original_compute_schedule().get_map()          # { S[k, i, j] -> [dates] }
         after = split.original_compute_schedule().get_map()          # { S_n[k, i, j] -> [dates] }
@@ -98,3 +98,45 @@ def test_the_split_source_order_is_the_source_order(tmp_path):
 def test_statements_without_pivots_are_not_split(tmp_path):
     outcome = optimise(tmp_path, NO_PIVOT, opt_level=3)
     assert outcome.status == "optimized" and outcome.split_statements == 0 and outcome.statements == 1
+
+
+# The three-address form: the pivot dependences run between the unit's statements (the store
+# of `t2` to row k, the reads of row k into `t1`), none of which depends on itself on a plane.
+PIVOT_3AC = """\
+void f(int n, double G[static const restrict n][n]) {
+  double t1, t2;
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        t1 = G[i][k] + G[k][j];
+        t2 = G[i][j] < t1 ? G[i][j] : t1;
+        G[i][j] = t2;
+      }
+}
+"""
+
+
+def test_a_three_address_unit_is_split_alike_and_runs_rows_in_parallel(tmp_path):
+    import copy
+
+    import numpy as np
+
+    from clangpass.passes.index_set_split import _units, pivots
+    from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
+    from test_suite.unit.poly.snippets import region_of
+    scop = scop_of(tmp_path, PIVOT_3AC)
+    (unit,) = _units(scop)
+    assert [pivots([s], dependences(scop).all) for s in unit] == [[], [], []]
+    assert sorted(pivots(unit, dependences(scop).all)) == [(0, 1), (0, 2)]
+    outcome = optimise(tmp_path, PIVOT_3AC, opt_level=3)
+    assert outcome.status == "optimized" and outcome.split_statements == 3 and outcome.statements == 27
+    assert outcome.parallel_loops >= 2, format_ast(outcome.unit)
+    off = optimise(tmp_path, PIVOT_3AC, opt_level=3, disabled_passes=frozenset({"index-set-split"}))
+    assert off.split_statements == 0 and off.parallel_loops == 0
+    region, _ = region_of(tmp_path, PIVOT_3AC)
+    for n in (1, 4, 7):
+        memory = initial_memory(region, n)
+        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, actual, reverse_parallel=True).run()
+        assert np.array_equal(expected["G"], actual["G"]), n

@@ -19,7 +19,7 @@ from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
 from clangpass.poly.extract import extract_scop
-from clangpass.poly.privatization import PRIVATE_PREFIX, privatize_arrays
+from clangpass.poly.privatization import LAST_PREFIX, PRIVATE_PREFIX, privatize_arrays
 from clangpass.poly.scop import accesses_through
 
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
@@ -34,6 +34,28 @@ void k(int nr, int nq, int np, double A[nr][nq][np], double C4[np][np], double s
         sum[p] = 0.0;
         for (int s = 0; s < np; s++)
           sum[p] += A[r][q][s] * C4[s][p];
+      }
+      for (int p = 0; p < np; p++)
+        A[r][q][p] = sum[p];
+    }
+#pragma endscop
+}
+"""
+
+# The thesis's three-address form of DOITGEN: the temporaries are declared at function scope.
+DOITGEN_3AC = """\
+void k(int nr, int nq, int np, double A[nr][nq][np], double C4[np][np], double sum[np]) {
+  double t1, t2;
+#pragma scop
+  for (int r = 0; r < nr; r++)
+    for (int q = 0; q < nq; q++) {
+      for (int p = 0; p < np; p++) {
+        sum[p] = 0.0;
+        for (int s = 0; s < np; s++) {
+          t1 = A[r][q][s] * C4[s][p];
+          t2 = sum[p] + t1;
+          sum[p] = t2;
+        }
       }
       for (int p = 0; p < np; p++)
         A[r][q][p] = sum[p];
@@ -216,3 +238,34 @@ def test_an_isl_failure_keeps_the_array_shared(tmp_path, monkeypatch):
     region, module = region_of(tmp_path, DOITGEN)
     outcome = optimise_region(region, module, CompileOptions(opt_level=3), DumpSink())
     assert outcome.status == "optimized" and outcome.privatized_arrays == ()
+
+
+def test_three_address_last_writer_is_split_with_its_temporaries(tmp_path):
+    # `sum[p] = t2` writes the last values; `t1 = ..` and `t2 = ..` compute them in the same
+    # iteration: they are split at the same iterations and work on temporaries of their own.
+    scop, done = _privatized(tmp_path, DOITGEN_3AC)
+    assert done.names == ("sum",)
+    (final,) = done.arrays[0].copies
+    fixed = scop.statement(final).domain
+    split = [s for s in scop.compute_statements if LAST_PREFIX in str(s.body)]
+    assert len(split) == 3 and final in [s.name for s in split]
+    for s in split:
+        assert s.domain.set_tuple_name(final).is_equal(fixed), s.name
+        assert " t1 " not in f" {s.body} " and " t2 " not in f" {s.body} "
+    temporaries = {LAST_PREFIX + "t1", LAST_PREFIX + "t2"}
+    assert temporaries <= {d.name for d in scop.locals}
+    assert all(scop.array(t).local for t in temporaries)
+    # No other statement touches the split-off temporaries.
+    touching = accesses_through(scop.reads.union(scop.writes), frozenset(temporaries))
+    names: set[str] = set()
+    touching.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.in_)))
+    assert names == {s.name for s in split}
+
+
+def test_three_address_doitgen_is_scheduled_like_the_original(tmp_path):
+    # With the split-off unit apart, the (p, s) loops are one band as in the original form:
+    # `p` becomes the innermost, vectorised loop of the reduction (the one statement's 4).
+    original = _optimise_and_compare(tmp_path, DOITGEN, tile_size=3)
+    three = _optimise_and_compare(tmp_path, DOITGEN_3AC, tile_size=3)
+    assert three.privatized_arrays == ("sum",) and three.parallel_loops == original.parallel_loops
+    assert (three.tiled_bands, three.vector_loops) == (original.tiled_bands, original.vector_loops) == (1, 4)
