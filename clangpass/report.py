@@ -46,6 +46,7 @@ class RegionOutcome:
     register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
     jammed_loops: int = 0                    # loops reduction-jam unrolled and jammed (independent add chains)
     privatized_arrays: tuple[str, ...] = ()  # caller arrays given private copies (privatize-arrays)
+    demoted_scalars: tuple[str, ...] = ()    # `t1 -> tmp[i][j]`: scalar accumulators demoted (demote-scalars)
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
     target: str = ""                          # the target that emitted an optimized region ('cpu', 'opencl')
     mapping: dict = field(default_factory=dict)   # how that target mapped it (OpenCL: kernels, host loops)
@@ -129,6 +130,7 @@ class RegionOutcome:
             "pragmas": [use.as_record() for use in self.pragma_uses],
             "local_variables": [d.name for d in r.privatized],
             "privatized_arrays": list(self.privatized_arrays),
+            "demoted_scalars": list(self.demoted_scalars),
             "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
             "target": self.target if self.status == "optimized" else "",

@@ -27,7 +27,7 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
 from clangpass.passes import index_set_split, keep_streams, reduction_jam, register_tile, source_order  # noqa: F401
-from clangpass.passes import (alias_check, cluster_stmts, codegen, dependences, extract, mark_parallel,  # noqa: F401
+from clangpass.passes import (alias_check, cluster_stmts, codegen, demote_scalars, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
 from clangpass.passes.registry import PASSES, PassContext
@@ -63,6 +63,8 @@ from clangpass.report import RegionOutcome, fallback
 # - `thread-team` after `verify-schedule`: it only groups the parallel loops that survived it
 #   under one fork, which changes no execution order;
 # - `codegen` last: it reads the final schedule.
+# - `demote-scalars` right after `alias-check`, before every pass that reads dependences: it
+#   replaces scalars by array elements in the model they compute;
 # - `alias-check` right after `extract`, at every level: without it a region whose arrays may
 #   overlap falls back (it reads only the model's accesses, which no later pass changes).
 # -O0 and -O1 keep the source order: no scheduling, tiling or parallel marks. -O1 still
@@ -70,10 +72,10 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
+    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
-    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
+    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
 }
@@ -84,14 +86,14 @@ PIPELINES: dict[int, list[str]] = {
 OPENCL_PIPELINES: dict[int, list[str]] = {
     0: PIPELINES[0],
     1: PIPELINES[1],
-    2: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
+    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
         "mark-parallel", "source-order", "verify-schedule", "codegen"],
-    3: ["extract", "alias-check", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
+    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
         "mark-parallel", "source-order", "verify-schedule", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
+SCHEDULING_PASSES = frozenset({"demote-scalars", "index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
                                "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule"})
 
 
@@ -143,7 +145,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          jammed_loops=unit.scop.jammed_loops, untiled_reason=unit.scop.untiled_reason,
                          split_statements=unit.scop.split_statements,
                          approximated_accesses=unit.scop.approximated_accesses,
-                         privatized_arrays=unit.scop.private_arrays,
+                         privatized_arrays=unit.scop.private_arrays, demoted_scalars=unit.scop.demoted_scalars,
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds, **_clustering_fields(unit, deps))

@@ -120,6 +120,7 @@ class Scop:
     source_order_reason: str = ""          # why it did (the schedule gained nothing, or a matrix it restreams)
     reordered_bands: int = 0               # bands whose members point-loop-order permuted
     private_arrays: tuple[str, ...] = ()   # caller arrays privatize-arrays gave private copies
+    demoted_scalars: tuple[str, ...] = ()  # `t1 -> tmp[i][j]`: scalars demote-scalars replaced
     reductions: tuple[LoopReduction, ...] = ()   # reductions of parallel-marked loops (mark-parallel)
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
     analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)

@@ -217,7 +217,7 @@ def test_output_names() -> None:
     (["-fpencil-fusion=some", "a.c"], "'max' or 'min'"),
     (["-fpencil-dump=nonsense", "a.c"], "unknown stage 'nonsense'"),
     (["--disable-pass=tiling", "-c", "a.c"], "unknown pass 'tiling' in '--disable-pass' (passes: extract, "
-                                             "alias-check, index-set-split, privatize-arrays, dependences, "),
+                                             "alias-check, demote-scalars, index-set-split, privatize-arrays, "),
     (["--disable-pass", "tile,nope", "-c", "a.c"], "unknown pass 'nope' in '--disable-pass'"),
     (["--show-cc-args=FOO"], "INCLUDE_DIRS"),
     (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),

@@ -1870,8 +1870,8 @@ class _Builder:
         for i2 < K: X[i0][i1] += 0.03125 * P[i0][i2] * Q[i2][i1]; }` (or the scaling in a
         nest of its own before, or none), i2 and i1 possibly swapped in the source.
         P and Q are arrays of their own (R x K and K x C, K a size parameter); the factor
-        keeps |X| below 1 + 40 / 32. A stream of its own, so that the seeds that get none
-        keep their program."""
+        keeps |X| below 1 + 40 / 32. Sometimes in PRE's form (`pre` below). A stream of its
+        own, so that the seeds that get none keep their program."""
         rng = random.Random(f"matmul {self.seed}")
         if rng.random() >= self.config.p_matmul:
             return []
@@ -1895,11 +1895,32 @@ class _Builder:
         scale = Assign(cell, "*=", Const(0.5, "double"))
         extent = {"i0": Aff.var(*rows), "i1": Aff.var(*cols), "i2": Aff.var(*inner)}
         where = rng.choice(("inside", "before", "none"))
+        # PRE's form (a stream of its own, so that the other products keep their program): the
+        # invariant `0.03125 * P[i0][i2]` hoisted out of the i1 loop into `h0`, or the element
+        # accumulated in `a0` across the i2 loop, then stored (pass demote-scalars).
+        pre = random.Random(f"matmul pre {self.seed}").random() < 0.4
         if rng.random() < 0.3:        # i, k, j in the source: the point loop order is kept
+            inner_body: tuple[Node, ...] = (accumulate,)
+            hoisted: tuple[Node, ...] = ()
+            if pre:
+                self.features.add("PRE form")
+                self.scalars.append(ScalarDecl("h0", "double", "temp", 0.0))
+                self.bounds["h0"] = 1.0
+                hoisted = (Assign(ScalarRef("h0"), "=", product.left),)
+                inner_body = (Assign(cell, "+=", Binary("*", ScalarRef("h0"), product.right)),)
             reduction = Loop("i2", Aff(), "<", extent["i2"], 1,
-                             (Loop("i1", Aff(), "<", extent["i1"], 1, (accumulate,)),))
+                             hoisted + (Loop("i1", Aff(), "<", extent["i1"], 1, inner_body),))
             body = (reduction,)
             where = "before" if where == "inside" else where
+        elif pre:
+            self.features.add("PRE form")
+            self.scalars.append(ScalarDecl("a0", "double", "temp", 0.0))
+            self.bounds["a0"] = self.bounds[target.name]
+            start = Binary("*", cell, Const(0.5, "double")) if where == "inside" else cell
+            body = (Loop("i1", Aff(), "<", extent["i1"], 1,
+                         (Assign(ScalarRef("a0"), "=", start),
+                          Loop("i2", Aff(), "<", extent["i2"], 1, (Assign(ScalarRef("a0"), "+=", product),)),
+                          Assign(cell, "=", ScalarRef("a0")))),)
         else:
             body = (Loop("i1", Aff(), "<", extent["i1"], 1,
                          ((scale,) if where == "inside" else ())

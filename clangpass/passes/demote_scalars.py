@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+"""Pass `demote-scalars`: scalar accumulators live across a loop become the array element they
+are stored to (clangpass.poly.demotion).
+
+Input: Scop after `alias-check`. Output: the Scop with each demotable scalar's accesses and
+uses replaced by the element; the record lists them in `demoted_scalars` (`"t1 -> tmp[i][j]"`).
+
+Ordering: after `alias-check` (the region's arrays are distinct where it runs, which the
+demotion, like every pass, assumes) and before `index-set-split` and `privatize-arrays`, which
+then see the array's dependences as in the original form (PRE doitgen's `t1` becomes `sum[p]`,
+which privatize-arrays then privatizes), and before `dependences`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.demotion import demote_scalars
+
+
+@register
+class DemoteScalars(Pass):
+    """Replace scalar accumulators live across a loop by the array element they end in."""
+
+    name = "demote-scalars"
+    requires = frozenset({"scop"})
+    dump_stage = "scop"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        scop = unit.scop
+        try:
+            demoted, done = demote_scalars(scop, ctx.options.isl_max_operations)
+        except BudgetExceeded as exc:
+            return replace(unit, scop=scop.with_note(f"{exc}: no scalar demoted"))
+        if not done:
+            return unit
+        return replace(unit, scop=replace(demoted, demoted_scalars=scop.demoted_scalars + tuple(
+            d.describe() for d in done)))

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: MIT
+"""Pass `demote-scalars` (clangpass.poly.demotion): scalars live across a loop replaced by the
+array element they end in, or by the expression that defines them; every case run by the
+region interpreter against the optimised AST."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import optimise_region
+from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
+from test_suite.unit.poly.snippets import region_of
+
+# PRE's matrix product: the accumulator lives across the k loop, then goes to C[i][j].
+ACCUMULATOR = """\
+void f(int n, double alpha, double A[n][n], double B[n][n], double C[n][n]) {
+  double t;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      t = C[i][j];
+      t *= 0.5;
+      for (int k = 0; k < n; k++)
+        t += alpha * A[i][k] * B[k][j];
+      C[i][j] = t;
+    }
+}
+"""
+
+# PRE's hoisted invariant: `alpha * A[i][k]` computed once per (i, k), read across the j loop.
+INVARIANT = """\
+void f(int n, double alpha, double A[n][n], double B[n][n], double C[n][n]) {
+  double t1;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      t1 = alpha * A[i][k];
+      for (int j = 0; j < n; j++)
+        C[i][j] += t1 * B[k][j];
+    }
+}
+"""
+
+# The element is read while the accumulator lives: demoted, the reads would see partial sums.
+READ_INSIDE = """\
+void f(int n, double A[n][n], double X[n][n]) {
+  double t;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      t = 0.0;
+      for (int k = 0; k < n; k++)
+        t += X[i][j] * A[k][j];
+      X[i][j] = t;
+    }
+}
+"""
+
+# An operand of the definition is written while the scalar lives (A[i][0] at j = 0).
+OPERAND_WRITTEN = """\
+void f(int n, double A[n][n]) {
+  double t1;
+  for (int i = 0; i < n; i++) {
+    t1 = A[i][0];
+    for (int j = 0; j < n; j++)
+      A[i][j] = A[i][j] + t1;
+  }
+}
+"""
+
+# Within one iteration: relax-false-deps handles the temporary without any rewrite.
+PRIVATE = """\
+void f(int n, double A[n], double B[n]) {
+  double t;
+  for (int i = 0; i < n; i++) {
+    t = A[i] * 2.0;
+    B[i] = t;
+  }
+}
+"""
+
+# A float accumulator stored to a double array: the store rounds, the element would not.
+NARROWER = ACCUMULATOR.replace("  double t;", "  float t;")
+
+# The accumulator's last value is read again after the nest.
+READ_AFTER = """\
+void f(int n, double A[n][n], double s[n], double B[n]) {
+  double t;
+  for (int i = 0; i < n; i++) {
+    t = 0.0;
+    for (int j = 0; j < n; j++)
+      t += A[i][j];
+    s[i] = t;
+  }
+  for (int i = 0; i < n; i++)
+    B[i] = t;
+}
+"""
+
+
+def _region(source: str) -> str:
+    """`source` with its loops (after the temporaries' declaration) marked as a scop."""
+    lines = source.splitlines()
+    lines.insert(2, "#pragma scop")
+    lines.insert(len(lines) - 1, "#pragma endscop")
+    return "\n".join(lines) + "\n"
+
+
+def _optimised(tmp_path, source, **options):
+    region, module = region_of(tmp_path, _region(source))
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3, **options), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    for n in (1, 3, 6):
+        memory = initial_memory(region, n)
+        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, actual, reverse_parallel=True).run()
+        for arg in region.args:
+            if isinstance(expected[arg.name], np.ndarray):
+                assert np.array_equal(expected[arg.name], actual[arg.name]), (arg.name, n)
+    return outcome
+
+
+def test_an_accumulator_becomes_the_element_it_is_stored_to(tmp_path):
+    outcome = _optimised(tmp_path, ACCUMULATOR, tile_size=2)
+    assert outcome.demoted_scalars == ("t -> C[i][j]",)
+    assert outcome.as_record()["demoted_scalars"] == ["t -> C[i][j]"]
+    assert outcome.statements == 3                   # the store of t is gone
+    off = _optimised(tmp_path, ACCUMULATOR, tile_size=2, disabled_passes=frozenset({"demote-scalars"}))
+    assert off.demoted_scalars == () and off.statements == 4
+    # The k loop joins the tiled band: the scalar's live range no longer spans it.
+    assert len(outcome.tile_sizes) == 3 and len(off.tile_sizes) == 2, (outcome.tile_sizes, off.tile_sizes)
+
+
+def test_a_hoisted_invariant_is_substituted_back(tmp_path):
+    outcome = _optimised(tmp_path, INVARIANT, tile_size=2)
+    assert outcome.demoted_scalars == ("t1 -> (alpha * A[i][k])",) and outcome.statements == 1
+    assert outcome.tiled_bands == 1
+
+
+@pytest.mark.parametrize("source", [READ_INSIDE, OPERAND_WRITTEN, PRIVATE, NARROWER, READ_AFTER],
+                         ids=["read-inside", "operand-written", "private", "narrower", "read-after"])
+def test_scalars_that_cannot_be_replaced_are_kept(tmp_path, source):
+    outcome = _optimised(tmp_path, source, tile_size=2)
+    assert outcome.demoted_scalars == ()
