@@ -147,6 +147,9 @@ def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str, max_opera
     depth = len(anchor.iterators)
     if any(s.iterators[:depth] != anchor.iterators for s in block) or all(len(s.iterators) == depth for s in block):
         return []
+    named = {v.name for v in iter_exprs(_copy(anchor.body, one)[0]) if isinstance(v, N.VarRef)}
+    if any(named & set(s.iterators[depth:]) for s in block):
+        return []                    # an inner loop's iterator would shadow a name of the element
     instances = isl.UnionSet.empty(scop.context.get_space())
     for s in block:
         instances = instances.union(isl.UnionSet.from_set(s.domain))
@@ -160,26 +163,31 @@ def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str, max_opera
         return []
     if not reads.intersect_domain(instances).domain().intersect_params(scop.context).is_subset(live.range()):
         return []
-    # The element: nothing but the block touches it while the block of its iteration runs; a
-    # definition's operands: nothing writes them from the definition to the block's last read.
-    if stores:
-        element = accesses_through(scop.must_writes, frozenset({array})).intersect_domain(own)   # { W[x] -> X[f(x)] }
-        if not element.is_single_valued():
-            return []
-        touches = accesses_through(scop.must_writes.union(scop.may_writes).union(scop.reads), frozenset({array}))
-    else:
-        element = scop.reads.intersect_domain(own)                   # [P] -> { I[x] -> Y[g(x)] }
-        touches = scop.must_writes.union(scop.may_writes)
-    others = element.apply_range(touches.subtract_domain(own).reverse())   # [P] -> { A[x] -> e }
+    # The element: nothing but the block of its iteration touches it from the block's first instance
+    # to its last (the blocks of other iterations that store to the same element included, as they
+    # will access it); a definition's operands: nothing writes them from the definition to the
+    # block's last read.
     dates = scop.original_schedule.get_map()                         # [P] -> { S[i..] -> [t..] }
     anchor_x = _iterations([anchor], depth)                          # [P] -> { A[x] -> [x] }
     block_of = to_x.apply_range(anchor_x.reverse())                  # [P] -> { b -> A[x] : b in block of x }
     if stores:
-        before_anchor = earlier_pairs(others.reverse(), dates)       # { e -> W[x] : e runs first }
-        inside = earlier_pairs(block_of.apply_range(before_anchor.reverse()), dates)   # { b -> e : b first }
+        element = accesses_through(scop.must_writes, frozenset({array})).intersect_domain(own)   # { W[x] -> X[f(x)] }
+        if not element.is_single_valued():
+            return []
+        late = earlier_pairs(block_of.reverse(), dates)              # { W[x] -> b : the store runs first }
+        if not writes.intersect_domain(late.range()).is_empty():
+            return []                # `t` changes after the store: the element keeps the stored value
+        touches = accesses_through(scop.must_writes.union(scop.may_writes).union(scop.reads), frozenset({array}))
+        demoted = block_of.apply_range(element)                      # { b -> X[f(x)] }: the block's, once demoted
+        others = element.apply_range(touches.subtract_domain(own).reverse()).union(
+            element.apply_range(demoted.reverse()).subtract(block_of.reverse()))       # { W[x] -> e }
     else:
-        after_anchor = earlier_pairs(others, dates)                  # { I[x] -> e : I runs first }
-        inside = earlier_pairs(after_anchor.reverse().apply_range(block_of.reverse()), dates)   # { e -> b : e first }
+        element = scop.reads.intersect_domain(own)                   # [P] -> { I[x] -> Y[g(x)] }
+        touches = scop.must_writes.union(scop.may_writes).subtract_domain(own)
+        others = element.apply_range(touches.reverse())              # [P] -> { I[x] -> e }
+    after_first = block_of.reverse().apply_range(earlier_pairs(block_of.apply_range(others), dates))
+    before_last = earlier_pairs(others.reverse().apply_range(block_of.reverse()), dates).apply_range(block_of)
+    inside = after_first.intersect(before_last.reverse())            # { A[x] -> e : b < e < b' in B(x) }
     return block if inside.is_empty() else []
 
 

@@ -284,7 +284,7 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "fusion", "fusion_reason", "streaming_bands", "source_order", "source_order_reason",
                                "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "untiled_reason", "split_statements", "pragmas",
                                "local_variables",
-                               "privatized_arrays", "kept_variables", "scheduling_seconds", "target", "mapping",
+                               "privatized_arrays", "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping",
                                "approximated_accesses", "clustering", "scheduled_statements",
                                "dependences_before_clustering", "dependences_after_clustering",
                                "clustering_problems", "clustering_time", "scheduling_time"}

@@ -98,6 +98,54 @@ void f(int n, double A[n][n], double s[n], double B[n]) {
 }
 """
 
+# The scalar goes on after the store to X[i]: demoted to X[i], that element would get the later
+# value; the last store, Z[i], is the one it can become.
+GOES_ON = """\
+void f(int n, double A[n][n], double X[n], double Z[n]) {
+  double t;
+  for (int i = 0; i < n; i++) {
+    t = 0.0;
+    for (int j = 0; j < n; j++)
+      t += A[i][j];
+    X[i] = t;
+    t = t * 2.0;
+    Z[i] = t;
+  }
+}
+"""
+
+# Every row stores to the same element, one row after the other: the element is each row's
+# accumulator in turn.
+SAME_ELEMENT = """\
+void f(int n, double A[n][n], double X[n]) {
+  double t;
+  for (int i = 0; i < n; i++) {
+    t = 0.0;
+    for (int j = 0; j < n; j++)
+      t += A[i][j];
+    X[0] = t;
+  }
+}
+"""
+
+# PRE's atax: the accumulator is read again after its store, by the next loop.
+READ_ON = """\
+void f(int n, double A[n][n], double x[n], double y[n], double tmp[n]) {
+  double t;
+  for (int i = 0; i < n; i++) {
+    t = 0.0;
+    for (int j = 0; j < n; j++)
+      t = t + A[i][j] * x[j];
+    tmp[i] = t;
+    for (int j = 0; j < n; j++)
+      y[j] = y[j] + A[i][j] * t;
+  }
+}
+"""
+
+# ... where the element is overwritten between the store and those reads.
+OVERWRITTEN = READ_ON.replace("    tmp[i] = t;\n", "    tmp[i] = t;\n    tmp[i] = 0.5;\n")
+
 
 def _region(source: str) -> str:
     """`source` with its loops (after the temporaries' declaration) marked as a scop."""
@@ -139,8 +187,20 @@ def test_a_hoisted_invariant_is_substituted_back(tmp_path):
     assert outcome.tiled_bands == 1
 
 
-@pytest.mark.parametrize("source", [READ_INSIDE, OPERAND_WRITTEN, PRIVATE, NARROWER, READ_AFTER],
-                         ids=["read-inside", "operand-written", "private", "narrower", "read-after"])
+@pytest.mark.parametrize("source", [READ_INSIDE, OPERAND_WRITTEN, PRIVATE, NARROWER, READ_AFTER, OVERWRITTEN],
+                         ids=["read-inside", "operand-written", "private", "narrower", "read-after", "overwritten"])
 def test_scalars_that_cannot_be_replaced_are_kept(tmp_path, source):
     outcome = _optimised(tmp_path, source, tile_size=2)
     assert outcome.demoted_scalars == ()
+
+
+def test_a_scalar_that_goes_on_after_a_store_becomes_the_last_element(tmp_path):
+    assert _optimised(tmp_path, GOES_ON, tile_size=2).demoted_scalars == ("t -> Z[i]",)
+
+
+def test_iterations_that_store_to_one_element_take_turns(tmp_path):
+    assert _optimised(tmp_path, SAME_ELEMENT, tile_size=2).demoted_scalars == ("t -> X[0]",)
+
+
+def test_reads_after_the_store_read_the_element(tmp_path):
+    assert _optimised(tmp_path, READ_ON, tile_size=2).demoted_scalars == ("t -> tmp[i]",)
