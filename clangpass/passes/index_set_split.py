@@ -50,8 +50,9 @@ from clangpass.poly.scop import Scop, ScopStatement, statement_names
 
 MAX_HYPERPLANES = 2
 MIN_ITERATORS = 3
-# Statements (or three-address units) split per region, in textual order: each split one becomes
-# up to nine, and the scheduler's problem grows with them.
+# Statements split per region, in textual order (a three-address unit whole, the first one even
+# when it has more: 3AC floyd-warshall's 5): each split one becomes up to nine, and the
+# scheduler's problem grows with them.
 MAX_STATEMENTS = 4
 
 
@@ -72,14 +73,13 @@ class IndexSetSplit(Pass):
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "index-set splitting"):
                 units = _units(scop)
                 planes: dict[str, list[tuple[int, int]]] = {}
-                split = 0
                 for members in units:
-                    if members[0].domain.dim(isl.dim_type.set) < MIN_ITERATORS or split == MAX_STATEMENTS:
+                    if members[0].domain.dim(isl.dim_type.set) < MIN_ITERATORS \
+                            or (planes and len(planes) + len(members) > MAX_STATEMENTS):
                         continue
                     found = pivots(members, deps)
                     if found:
                         planes.update((s.name, found) for s in members)
-                        split += 1
                 if not planes:
                     return unit
                 unit_of = {s.name: members[0].name for members in units for s in members}
