@@ -81,7 +81,8 @@ def demote_scalars(scop: Scop, max_operations: int = 0) -> tuple[Scop, tuple[Dem
 def _next_demotion(scop: Scop, tried: set[str], max_operations: int
                    ) -> Optional[tuple[ScopStatement, str, list[ScopStatement]]]:
     """The next anchor to try (not in `tried`), its scalar and its block (empty: not demotable)."""
-    scalars = {a.name: a for a in scop.arrays if a.local and not a.extents}
+    local = scop.local_scalars
+    scalars = {a.name: a for a in scop.arrays if a.name in local}
     arrays = {a.name: a for a in scop.arrays if a.extents}
     for anchor in scop.compute_statements:
         if anchor.name in tried:

@@ -307,7 +307,7 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
 
     Raises BudgetExceeded as `local_live_ranges` does.
     """
-    names = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
+    names = scop.local_scalars
     inside = band.get_domain()                                          # [P] -> { S[i..] }
     writes = accesses_through(scop.writes, names).intersect_domain(inside)
     reads = accesses_through(scop.reads, names).intersect_domain(inside)
@@ -334,7 +334,7 @@ def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
     the statements of one three-address expression (`t1 = ..; t2 = t1 * ..; A[i][j] = t2;`),
     whose temporaries live within an iteration, go into one loop together; each unit in
     textual order, the units in the order of their first statements."""
-    scalars = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
+    scalars = scop.local_scalars
     owner = {n: n for n in names}
 
     def find(n: str) -> str:

@@ -467,7 +467,7 @@ def _three_address_units(scop: Scop, finals: dict[str, tuple[isl.Set, isl.MultiA
     every value of those scalars that the split-off instances write is read by split-off
     instances only, and every value they read was written by one (value-based flow,
     `local_live_ranges`); a unit where that does not hold is left as it is."""
-    scalars = frozenset(a.name for a in scop.arrays if a.local and not a.extents)
+    scalars = scop.local_scalars
     by_name = {s.name: s for s in scop.compute_statements}
     writers = [n for n in finals if n in by_name]
     if not scalars or not writers:

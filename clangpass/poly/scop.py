@@ -127,6 +127,11 @@ class Scop:
 
     # --------------------------------------------------------------- derived
     @property
+    def local_scalars(self) -> frozenset[str]:
+        """The region-local scalars (0-d local storage: three-address and PRE temporaries)."""
+        return frozenset(a.name for a in self.arrays if a.local and not a.extents)
+
+    @property
     def compute_statements(self) -> tuple[ScopStatement, ...]:
         return tuple(s for s in self.statements if s.kind == "compute")
 
