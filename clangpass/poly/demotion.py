@@ -44,7 +44,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.ir.printer import format_expr
 from clangpass.ir.walk import base_variable, iter_exprs, transform
-from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.budget import isl_budget
 from clangpass.poly.live_ranges import local_live_ranges
 from clangpass.poly.scop import Scop, ScopStatement, accesses_through
 from clangpass.poly.validity import earlier_pairs, maps_of
@@ -237,12 +237,7 @@ def _demoted(scop: Scop, anchor: ScopStatement, scalar: str, block: list[ScopSta
         to_anchor = isl.MultiAff.identity_on_domain_space(s.domain.get_space()).drop_dims(
             isl.dim_type.out, depth, n - depth).set_tuple_name(isl.dim_type.out, anchor.name)   # { S[x, y] -> A[x] }
         mine = to_element.preimage_domain_multi_aff(to_anchor).intersect_domain(own)   # { S[x, y] -> X[..] }
-        for kind in ("reads", "writes"):
-            accessed = reads if kind == "reads" else writes
-            through = accesses_through(accessed, one).intersect_domain(own)
-            if not through.is_empty():
-                accessed = accessed.subtract(through).union(mine)
-                reads, writes = (accessed, writes) if kind == "reads" else (reads, accessed)
+        reads, writes = _redirected(reads, one, own, mine), _redirected(writes, one, own, mine)
         body = transform(s.body, lambda node: element if isinstance(node, N.VarRef) and node.name == scalar else node)
         statements[s.name] = replace(s, body=body)
     del statements[anchor.name]
@@ -256,3 +251,10 @@ def _demoted(scop: Scop, anchor: ScopStatement, scalar: str, block: list[ScopSta
                            may_writes=scop.may_writes.subtract_domain(removed),
                            original_schedule=scop.original_schedule.intersect_domain(kept),
                            schedule=scop.schedule.intersect_domain(kept), annotations=annotations), demotion
+
+
+def _redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,
+                element: isl.UnionMap) -> isl.UnionMap:
+    """`accesses` with those of `instances` to `scalar` replaced by `element`'s, if there are any."""
+    through = accesses_through(accesses, scalar).intersect_domain(instances)
+    return accesses if through.is_empty() else accesses.subtract(through).union(element)

@@ -2,10 +2,12 @@
 """Tiny C sources for the polyhedral tests: write, parse, find the regions, build models."""
 from __future__ import annotations
 
+import copy
 import textwrap
 from pathlib import Path
 
 import islpy as isl
+import numpy as np
 
 from clangpass.dumps import DumpSink
 from clangpass.frontend import parse_file
@@ -37,3 +39,23 @@ def scop_of(tmp_path: Path, source: str) -> Scop:
 def optimise(tmp_path: Path, source: str, **options) -> RegionOutcome:
     region, module = region_of(tmp_path, source)
     return optimise_region(region, module, CompileOptions(**options), DumpSink())
+
+
+def optimised_and_checked(tmp_path: Path, source: str, sizes: tuple[int, ...] = (5,), **options) -> RegionOutcome:
+    """`source`'s region optimised at -O3 with `options`, its AST run by the interpreter (parallel
+    loops backwards) against the region's source for each size in `sizes`: every argument equal."""
+    from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
+    region, module = region_of(tmp_path, source)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3, **options), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    for n in sizes:
+        memory = initial_memory(region, n)
+        expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, got, reverse_parallel=True).run()
+        for arg in region.args:
+            if isinstance(expected[arg.name], np.ndarray):
+                assert np.array_equal(expected[arg.name], got[arg.name]), (arg.name, n)
+            else:
+                assert expected[arg.name] == got[arg.name], (arg.name, n)
+    return outcome

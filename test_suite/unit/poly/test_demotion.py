@@ -4,16 +4,9 @@ array element they end in, or by the expression that defines them; every case ru
 region interpreter against the optimised AST."""
 from __future__ import annotations
 
-import copy
-
-import numpy as np
 import pytest
 
-from clangpass.dumps import DumpSink
-from clangpass.options import CompileOptions
-from clangpass.passes.manager import optimise_region
-from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
-from test_suite.unit.poly.snippets import region_of
+from test_suite.unit.poly.snippets import optimised_and_checked
 
 # PRE's matrix product: the accumulator lives across the k loop, then goes to C[i][j].
 ACCUMULATOR = """\
@@ -156,18 +149,7 @@ def _region(source: str) -> str:
 
 
 def _optimised(tmp_path, source, **options):
-    region, module = region_of(tmp_path, _region(source))
-    outcome = optimise_region(region, module, CompileOptions(opt_level=3, **options), DumpSink())
-    assert outcome.status == "optimized", outcome.reason
-    for n in (1, 3, 6):
-        memory = initial_memory(region, n)
-        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
-        RegionInterpreter(expected).run(region.body)
-        AstInterpreter(outcome.unit, actual, reverse_parallel=True).run()
-        for arg in region.args:
-            if isinstance(expected[arg.name], np.ndarray):
-                assert np.array_equal(expected[arg.name], actual[arg.name]), (arg.name, n)
-    return outcome
+    return optimised_and_checked(tmp_path, _region(source), sizes=(1, 3, 6), **options)
 
 
 def test_an_accumulator_becomes_the_element_it_is_stored_to(tmp_path):

@@ -10,10 +10,7 @@ run by the reference interpreter (parallel loops backwards) against the source.
 """
 from __future__ import annotations
 
-import copy
-
 import islpy as isl
-import numpy as np
 
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
@@ -22,8 +19,7 @@ from clangpass.poly.extract import extract_scop
 from clangpass.poly.privatization import LAST_PREFIX, PRIVATE_PREFIX, privatize_arrays
 from clangpass.poly.scop import accesses_through
 
-from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
-from test_suite.unit.poly.snippets import region_of
+from test_suite.unit.poly.snippets import optimised_and_checked, region_of
 
 DOITGEN = """\
 void k(int nr, int nq, int np, double A[nr][nq][np], double C4[np][np], double sum[np]) {
@@ -182,19 +178,7 @@ def test_shared_arrays_say_why(tmp_path):
 
 
 def _optimise_and_compare(tmp_path, source, **options):
-    region, module = region_of(tmp_path, source)
-    outcome = optimise_region(region, module, CompileOptions(opt_level=3, **options), DumpSink())
-    assert outcome.status == "optimized", outcome.reason
-    memory = initial_memory(region, 5)
-    expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
-    RegionInterpreter(expected).run(region.body)
-    AstInterpreter(outcome.unit, got, reverse_parallel=True).run()
-    for arg in region.args:
-        if isinstance(expected[arg.name], np.ndarray):
-            assert np.array_equal(expected[arg.name], got[arg.name]), arg.name
-        else:
-            assert expected[arg.name] == got[arg.name], arg.name
-    return outcome
+    return optimised_and_checked(tmp_path, source, **options)
 
 
 def test_doitgen_runs_in_parallel_and_computes_the_same_values(tmp_path):
