@@ -52,9 +52,16 @@ parallelism. The model counts, for the statements that dominate the run time
    maximal fusion saves passes over its images but walks 10 of them with a stride,
    and its 20 sequential statements cost the threads).
 
-Candidates compare by these, in this order (fewer strided accesses, then fewer matrix passes, then
-fewer serial statements, then fewer sequential statements, then fewer untiled ones, then more shared arrays),
-and equal costs keep the first candidate (maximal fusion), the historical default.
+Candidates compare by these, in this order (fewer strided accesses, then whether any dominant
+statement has a parallel loop at all, then fewer matrix passes, then fewer serial statements, then fewer sequential statements, then fewer untiled ones, then more shared arrays),
+and equal costs keep the first candidate (maximal fusion), the historical default. A candidate
+that leaves every dominant statement without a parallel loop loses to one that does not, before
+the matrix passes count: a saved pass over a matrix is worth at most the third of a memory-bound
+run (three passes to two), all the threads are worth more, and such a schedule rarely keeps a
+tiled band either, so that `source-order` gives it up for the source order, not for the other
+candidate. 3AC gemver: maximal fusion saved two passes over `A` with one skewed band and no
+parallel loop for its 13 dominant statements; minimal fusion has 2 tiled bands and 4 parallel
+loops, like the original kernel's schedule, where the source order came instead.
 """
 from __future__ import annotations
 
@@ -78,11 +85,17 @@ class ScheduleCost:
     shared_arrays: int
     matrix_passes: int = 0
     serial_statements: int = 0
+    statements: int = 0             # the dominant statements counted
 
-    def key(self) -> tuple[int, int, int, int, int, int]:
+    @property
+    def threadless(self) -> bool:
+        """No dominant statement has a parallel loop."""
+        return self.statements > 0 and self.serial_statements == self.statements
+
+    def key(self) -> tuple[int, ...]:
         """Smaller is better."""
-        return (self.strided_accesses, self.matrix_passes, self.serial_statements, self.sequential_statements,
-                self.untiled_statements, -self.shared_arrays)
+        return (self.strided_accesses, int(self.threadless), self.matrix_passes, self.serial_statements,
+                self.sequential_statements, self.untiled_statements, -self.shared_arrays)
 
     def describe(self) -> str:
         passes = f"{self.matrix_passes} matrix passes, " if self.matrix_passes else ""
@@ -142,7 +155,7 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
             if band.band_get_permutable() and band.band_n_member() >= 2:
                 tiled.add(name)
     accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
-    strided = sequential = untiled = serial = 0
+    strided = sequential = untiled = serial = counted = 0
     # One innermost member per band, for all its statements (point-loop-order permutes the
     # band as a whole, and only a band with a coincident member).
     sharing: dict[int, list[str]] = {}
@@ -163,12 +176,13 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
             continue
         # Any tiled band around it counts: a reduction loop below a tiled band of the loops
         # around its initialisation (PRE's `t = 0; for k: t += ...; C[i][j] = t;`) is tiled there.
+        counted += 1
         untiled += name not in tiled
         outer = outermost[name]
         sequential += not any(outer.band_member_get_coincident(m) for m in range(outer.band_n_member()))
         serial += name not in parallel
     return ScheduleCost(strided, sequential, untiled, _shared_arrays(scop, schedule),
-                        matrix_passes(scop, schedule), serial)
+                        matrix_passes(scop, schedule), serial, counted)
 
 
 def _shared_arrays(scop: Scop, schedule: isl.Schedule) -> int:

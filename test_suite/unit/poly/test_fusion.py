@@ -14,7 +14,7 @@ import islpy as isl
 from clangpass.poly.dependences import dependences
 from clangpass.poly.fusion import ScheduleCost, choose_fusion, dependence_components, schedule_cost
 
-from test_suite.unit.poly.snippets import optimise, scop_of
+from test_suite.unit.poly.snippets import optimise, optimised_and_checked, scop_of
 from test_suite.unit.poly.test_schedule import GEMM
 
 # 3mm's shape: E = A*B and F = C*D feed G = E*F. Maximal fusion interleaves the producers with the
@@ -84,7 +84,7 @@ def test_three_products_cost_less_unfused(tmp_path):
     # permutable band that tile and point-loop-order could reorder.
     assert fused.strided_accesses > 0 and fused.untiled_statements > 0
     assert fused.key() > separate.key()
-    assert separate == ScheduleCost(0, 0, 0, separate.shared_arrays)
+    assert separate == ScheduleCost(0, 0, 0, separate.shared_arrays, statements=separate.statements)
     assert fused.shared_arrays > separate.shared_arrays
     choice = choose_fusion(scop, candidates)
     assert choice.strategy == "min"
@@ -170,6 +170,50 @@ def test_matrix_vector_region_prefers_fewer_matrix_passes(tmp_path):
     # Three-deep regions are not counted (gemm: 0 in both).
     gemm = scop_of(tmp_path, GEMM)
     assert all(schedule_cost(gemm, s).matrix_passes == 0 for s in _candidates(gemm).values())
+
+
+# GEMVER in three-address code, the temporaries declared at function scope (region-local).
+GEMVER_3AC = """\
+void gemver(int n, double A[static const restrict n][n], double u[static const restrict n],
+            double v[static const restrict n], double x[static const restrict n], double y[static const restrict n],
+            double z[static const restrict n], double w[static const restrict n]) {
+  double t1, t2, t3, t4, t5, t6;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      t1 = u[i] * v[j];
+      A[i][j] = A[i][j] + t1;
+    }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      t2 = A[j][i] * y[j];
+      t3 = x[i] + t2;
+      x[i] = t3;
+    }
+  for (int i = 0; i < n; i++) {
+    t4 = x[i] + z[i];
+    x[i] = t4;
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      t5 = A[i][j] * x[j];
+      t6 = w[i] + t5;
+      w[i] = t6;
+    }
+}
+"""
+
+
+def test_a_schedule_without_parallel_loops_loses_to_one_with_them(tmp_path):
+    # Maximal fusion saves passes over A with one skewed band in which no statement has a
+    # parallel loop; minimal fusion keeps the products apart, tiled and parallel. Ranked by
+    # matrix passes alone, maximal fusion won and source-order then put the source order back.
+    outcome = optimised_and_checked(tmp_path, GEMVER_3AC, sizes=(4, 7))
+    assert outcome.fusion == "min", outcome.fusion_reason
+    assert "with no parallel loop" in outcome.fusion_reason.split("; min:")[0]
+    assert not outcome.source_order and outcome.tiled_bands >= 1 and outcome.parallel_loops >= 2
+    threadless = ScheduleCost(0, 0, 0, 0, matrix_passes=1, serial_statements=3, statements=3)
+    threaded = ScheduleCost(0, 3, 0, 0, matrix_passes=3, serial_statements=1, statements=3)
+    assert threadless.threadless and not threaded.threadless and threaded.key() < threadless.key()
 
 
 
