@@ -31,6 +31,7 @@ Algorithm 1) applied to AST generation; the AST runs the same instances in the s
 from __future__ import annotations
 
 import re
+from typing import Callable, Optional
 
 import islpy as isl
 
@@ -62,9 +63,10 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
         generated = schedule.intersect_domain(scop.domain.subtract(instances_of(scop.domain, followers)))
     ast = _build(scop, generated, atomic)
     if _misplaced_parallel_marks(ast):
-        # isl removed a degenerate loop under a mark: drop the marks rather than break the contract.
-        schedule = _without_marks(schedule, PARALLEL_MARK)
-        generated = _without_marks(generated, PARALLEL_MARK)
+        # isl removed a degenerate loop under a mark: drop those marks rather than break the contract.
+        misplaced = _misplaced_mark_numbers(scop, generated, atomic)
+        schedule = _without_marks(schedule, PARALLEL_MARK, misplaced)
+        generated = _without_marks(generated, PARALLEL_MARK, misplaced)
         ast = _build(scop, generated, atomic)
     statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
     for leader, members in groups.items():
@@ -214,10 +216,40 @@ def _misplaced_parallel_marks(ast: isl.AstNode) -> bool:
                and n.mark_get_node().get_type() != isl.ast_node_type.for_ for n in _ast_nodes(ast))
 
 
-def _without_marks(schedule: isl.Schedule, name: str) -> isl.Schedule:
-    def drop(node: isl.ScheduleNode) -> isl.ScheduleNode:
+def _numbered_marks(schedule: isl.Schedule, name: str, rename: Callable[[int], Optional[str]]) -> isl.Schedule:
+    """`schedule` with its `name` marks, numbered 0, 1... in a bottom-up walk, renamed to
+    `rename(number)`, or deleted where that is None."""
+    count = [0]
+
+    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
-            return node.delete()
+            new = rename(count[0])
+            count[0] += 1
+            if new is None:
+                return node.delete()
+            if new != name:
+                return node.delete().insert_mark(isl.Id(new, context=node.get_ctx()))
         return node
 
-    return schedule.map_schedule_node_bottom_up(drop)
+    return schedule.map_schedule_node_bottom_up(visit)
+
+
+def _misplaced_mark_numbers(scop: Scop, schedule: isl.Schedule, atomic: bool) -> Optional[frozenset[int]]:
+    """The numbers (as `_numbered_marks` counts) of the `parallel` marks of `schedule` that the AST
+    puts above something else than a loop: isl dropped the loop of a single iteration under them,
+    or split it around a statement the band runs once (PRE adi: `v[n-1][i] = 1.0` at band value
+    `n`, after the loop over the others); None (all of them) when that is not found out. A
+    coincident band's loop over part of its iterations is as parallel as the whole: the marks
+    above the other bands stay."""
+    numbered = _numbered_marks(schedule, PARALLEL_MARK, lambda k: f"{PARALLEL_MARK}.{k}")
+    found: set[int] = set()
+    for n in _ast_nodes(_build(scop, numbered, atomic)):
+        if n.get_type() == isl.ast_node_type.mark and n.mark_get_id().get_name().startswith(PARALLEL_MARK + "."):
+            if n.mark_get_node().get_type() != isl.ast_node_type.for_:
+                found.add(int(n.mark_get_id().get_name().rsplit(".", 1)[1]))
+    return frozenset(found) if found else None
+
+
+def _without_marks(schedule: isl.Schedule, name: str, numbers: Optional[frozenset[int]] = None) -> isl.Schedule:
+    """`schedule` without its `name` marks (only those numbered `numbers` as `_numbered_marks` counts)."""
+    return _numbered_marks(schedule, name, lambda k: None if numbers is None or k in numbers else name)

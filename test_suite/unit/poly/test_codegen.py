@@ -11,7 +11,7 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
-from clangpass.poly.codegen import format_ast, statement_groups
+from clangpass.poly.codegen import format_ast, generate_ast, statement_groups
 
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
 from test_suite.unit.poly.snippets import optimise, region_of, scop_of
@@ -177,3 +177,60 @@ def test_a_statement_split_over_two_leaves_is_not_grouped(tmp_path):
     # S_1 and the first part of S_0 have the same instances and dates, but grouping them would
     # drop S_0 from the AST, its second leaf included.
     assert statement_groups(scop, schedule) == {}
+
+
+THREE_LOOPS = """\
+void f(int n, double B[static const restrict n], double C[static const restrict n],
+       double D[static const restrict n]) {
+  for (int i = 0; i < n; i++)
+    B[i] = 1.0;
+  for (int i = 0; i < n; i++)
+    C[i] = B[i] + 2.0;
+  for (int i = 0; i < n; i++)
+    D[i] = 3.0;
+}
+"""
+
+# Two coincident bands marked parallel. The first runs S_1 all at its value n, after S_0's
+# iterations: isl generates S_0's loop and then S_1's, so that the mark is above a block.
+SPLIT_BAND = """\
+domain: "[n] -> { S_0[i] : 0 <= i < n; S_1[i] : 0 <= i < n; S_2[i] : 0 <= i < n }"
+child:
+  sequence:
+  - filter: "[n] -> { S_0[i]; S_1[i] }"
+    child:
+      mark: "parallel"
+      child:
+        schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(n)] }]"
+        coincident: [ 1 ]
+        child:
+          schedule: "[n] -> [{ S_0[i] -> [(0)]; S_1[i] -> [(i)] }]"
+          child:
+            sequence:
+            - filter: "[n] -> { S_0[i] }"
+            - filter: "[n] -> { S_1[i] }"
+  - filter: "[n] -> { S_2[i] }"
+    child:
+      mark: "parallel"
+      child:
+        schedule: "[n] -> [{ S_2[i] -> [(i)] }]"
+        coincident: [ 1 ]
+"""
+
+
+def test_a_mark_above_a_split_loop_goes_and_the_others_stay(tmp_path):
+    # The contract wants a `parallel` mark above a for node: the one above the block goes, the
+    # other band's stays (all of them went before: PRE adi lost its four parallel loops).
+    scop = scop_of(tmp_path, THREE_LOOPS)
+    schedule = isl.Schedule.read_from_str(scop.context.get_ctx(), SPLIT_BAND)
+    unit = generate_ast(scop.with_schedule(schedule))
+    text = format_ast(unit)
+    assert unit.parallel_loops == 1 and text.count("// parallel") == 1, text
+    after = [line.strip() for line in text.split("// parallel", 1)[1].strip().splitlines()]
+    assert after == ["for (int c0 = 0; c0 < n; c0 += 1)", "S_2(c0);", "}"], text
+    memory = initial_memory(scop.region, 6)
+    expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
+    RegionInterpreter(expected).run(scop.region.body)
+    AstInterpreter(unit, got, reverse_parallel=True).run()
+    for name in ("B", "C", "D"):
+        assert np.array_equal(expected[name], got[name]), name
