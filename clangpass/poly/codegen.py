@@ -30,6 +30,7 @@ Algorithm 1) applied to AST generation; the AST runs the same instances in the s
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Optional
 
@@ -39,7 +40,7 @@ from clangpass.ir import nodes as N
 from clangpass.poly.annotations import performed_reductions, reduction_updates
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
 from clangpass.poly.scop import Scop, instances_of, statement_names
-from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
+from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, maps_of
 
 # isl names loop iterators c0, c1...; a parameter of that form would be shadowed.
 _ISL_ITERATOR = re.compile(r"c\d+$")
@@ -62,6 +63,15 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
     if followers:
         generated = schedule.intersect_domain(scop.domain.subtract(instances_of(scop.domain, followers)))
     ast = _build(scop, generated, atomic)
+    if _misplaced_parallel_marks(ast):
+        # isl split a marked band's loop around statements it runs at one band value after the
+        # others: run those after the band, which is the same order, and the mark is above a loop.
+        misplaced = _misplaced_mark_numbers(scop, generated, atomic)
+        if misplaced is not None:
+            move = functools.partial(_once_after_band, scop)
+            schedule = _numbered_marks(schedule, PARALLEL_MARK, _keep_name, move, misplaced)
+            generated = _numbered_marks(generated, PARALLEL_MARK, _keep_name, move, misplaced)
+            ast = _build(scop, generated, atomic)
     if _misplaced_parallel_marks(ast):
         # isl removed a degenerate loop under a mark: drop those marks rather than break the contract.
         misplaced = _misplaced_mark_numbers(scop, generated, atomic)
@@ -216,15 +226,21 @@ def _misplaced_parallel_marks(ast: isl.AstNode) -> bool:
                and n.mark_get_node().get_type() != isl.ast_node_type.for_ for n in _ast_nodes(ast))
 
 
-def _numbered_marks(schedule: isl.Schedule, name: str, rename: Callable[[int], Optional[str]]) -> isl.Schedule:
+def _numbered_marks(schedule: isl.Schedule, name: str, rename: Callable[[int], Optional[str]],
+                    change: Optional[Callable[[isl.ScheduleNode], isl.ScheduleNode]] = None,
+                    changed: frozenset[int] = frozenset()) -> isl.Schedule:
     """`schedule` with its `name` marks, numbered 0, 1... in a bottom-up walk, renamed to
-    `rename(number)`, or deleted where that is None."""
+    `rename(number)`, or deleted where that is None; those numbered in `changed` are first
+    replaced by `change(mark)` (a node at the mark's place)."""
     count = [0]
 
     def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
-            new = rename(count[0])
+            number = count[0]
             count[0] += 1
+            if change is not None and number in changed:
+                return change(node)
+            new = rename(number)
             if new is None:
                 return node.delete()
             if new != name:
@@ -232,6 +248,52 @@ def _numbered_marks(schedule: isl.Schedule, name: str, rename: Callable[[int], O
         return node
 
     return schedule.map_schedule_node_bottom_up(visit)
+
+
+def _keep_name(number: int) -> str:
+    return PARALLEL_MARK
+
+
+def _once_after_band(scop: Scop, mark: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The `parallel` `mark` above a band whose child is a sequence, with the trailing children of
+    that sequence which the band runs at one value, no earlier than any other child's value,
+    moved after the band (a sequence of the others under the mark, then those without it): the
+    order of execution is the same. Not when they read region-local storage the others write
+    (each thread of the loop has its own copy, never copied back: codegen_unit). As it is when
+    that does not apply."""
+    band = mark.child(0)
+    if band.get_type() != isl.schedule_node_type.band or band.child(0).get_type() != isl.schedule_node_type.sequence:
+        return mark
+    sequence = band.child(0)
+    partial = band.band_get_partial_schedule_union_map().intersect_domain(band.get_domain())  # { S[i..] -> [v..] }
+    filters = [sequence.child(k).filter_get_filter() for k in range(sequence.n_children())]
+    once = None
+    for k in range(len(filters) - 1, 0, -1):
+        trailing = _union_sets(filters[k:])
+        values = partial.intersect_domain(trailing).range()            # [P] -> { [v..] }
+        if values.is_empty() or not values.lex_lt_union_set(values).is_empty():
+            break                                                       # not one value
+        once = k
+    if once is None:
+        return mark
+    others, moved = _union_sets(filters[:once]), _union_sets(filters[once:])
+    if not partial.intersect_domain(others).range().lex_gt_union_set(partial.intersect_domain(moved).range()).is_empty():
+        return mark                                                     # another child runs later
+    local = frozenset(a.name for a in scop.arrays if a.local)
+    written = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.writes.intersect_domain(others))}
+    read = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.reads.intersect_domain(moved))}
+    if written & read & local:
+        return mark
+    parts = isl.UnionSetList.alloc(mark.get_ctx(), 2).add(others).add(moved)
+    split = mark.insert_sequence(parts)                                 # [others, once] above the mark's copies
+    return split.child(1).child(0).delete().parent().parent()           # no mark above the `once` copy
+
+
+def _union_sets(sets: list[isl.UnionSet]) -> isl.UnionSet:
+    result = sets[0]
+    for s in sets[1:]:
+        result = result.union(s)
+    return result
 
 
 def _misplaced_mark_numbers(scop: Scop, schedule: isl.Schedule, atomic: bool) -> Optional[frozenset[int]]:

@@ -35,9 +35,6 @@ EXPECTED_GAPS: dict[tuple[str, str], tuple[str, bool]] = {
                           "statements (4 groups), under 1 million with the original's 4", True),
     ("3ac", "trisolv"): ("with the temporary's conditional validity constraints isl's scheduler skews the "
                          "nest to (i, i + j), a permutable band with no coincident member", True),
-    ("pre", "adi"): ("3 parallel loops of the original's 4: isl's schedule runs the column sweep's "
-                     "`v[n-1][i] = 1.0` at band value n, after the loop over i (shifted to 2 + i), so the "
-                     "AST puts that band's parallel mark above a block and codegen drops it", True),
 }
 
 # Regions that may exceed -fpencil-time-limit on a loaded machine (the host compiler then runs them):

@@ -6,6 +6,7 @@ import copy
 
 import islpy as isl
 import numpy as np
+import pytest
 
 from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
@@ -179,6 +180,7 @@ def test_a_statement_split_over_two_leaves_is_not_grouped(tmp_path):
     assert statement_groups(scop, schedule) == {}
 
 
+
 THREE_LOOPS = """\
 void f(int n, double B[static const restrict n], double C[static const restrict n],
        double D[static const restrict n]) {
@@ -191,8 +193,8 @@ void f(int n, double B[static const restrict n], double C[static const restrict 
 }
 """
 
-# Two coincident bands marked parallel. The first runs S_1 all at its value n, after S_0's
-# iterations: isl generates S_0's loop and then S_1's, so that the mark is above a block.
+# Two coincident bands marked parallel. The first runs S_1 all at its value VALUE: isl
+# generates S_0's loop and S_1's apart, so that the mark is above a block.
 SPLIT_BAND = """\
 domain: "[n] -> { S_0[i] : 0 <= i < n; S_1[i] : 0 <= i < n; S_2[i] : 0 <= i < n }"
 child:
@@ -201,14 +203,14 @@ child:
     child:
       mark: "parallel"
       child:
-        schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(n)] }]"
+        schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(VALUE)] }]"
         coincident: [ 1 ]
         child:
-          schedule: "[n] -> [{ S_0[i] -> [(0)]; S_1[i] -> [(i)] }]"
-          child:
-            sequence:
-            - filter: "[n] -> { S_0[i] }"
-            - filter: "[n] -> { S_1[i] }"
+          sequence:
+          - filter: "[n] -> { S_0[i] }"
+          - filter: "[n] -> { S_1[i] }"
+            child:
+              schedule: "[n] -> [{ S_1[i] -> [(i)] }]"
   - filter: "[n] -> { S_2[i] }"
     child:
       mark: "parallel"
@@ -218,19 +220,24 @@ child:
 """
 
 
-def test_a_mark_above_a_split_loop_goes_and_the_others_stay(tmp_path):
-    # The contract wants a `parallel` mark above a for node: the one above the block goes, the
-    # other band's stays (all of them went before: PRE adi lost its four parallel loops).
-    scop = scop_of(tmp_path, THREE_LOOPS)
-    schedule = isl.Schedule.read_from_str(scop.context.get_ctx(), SPLIT_BAND)
+@pytest.mark.parametrize("value, loops", [("n", 2), ("n - 1", 2), ("-1", 1)])
+def test_a_band_split_around_statements_run_once(tmp_path, value, loops):
+    # The contract wants a `parallel` mark above a for node. S_1 at the band's last value (n, or
+    # n - 1 where S_0 runs too, before it) runs after S_0's loop: the same order with S_1 after
+    # the band, and S_0's loop keeps its mark. At value -1, S_0's iterations all follow S_1:
+    # that mark goes, and only it (PRE adi lost its four parallel loops to one such band).
+    # (At -1 the schedule runs S_1 first: valid only where S_1 does not read B.)
+    scop = scop_of(tmp_path, THREE_LOOPS if value != "-1" else THREE_LOOPS.replace("B[i] + 2.0", "2.0"))
+    schedule = isl.Schedule.read_from_str(scop.context.get_ctx(), SPLIT_BAND.replace("VALUE", value))
     unit = generate_ast(scop.with_schedule(schedule))
     text = format_ast(unit)
-    assert unit.parallel_loops == 1 and text.count("// parallel") == 1, text
-    after = [line.strip() for line in text.split("// parallel", 1)[1].strip().splitlines()]
+    assert unit.parallel_loops == loops and text.count("// parallel") == loops, text
+    after = [line.strip() for line in text.rsplit("// parallel", 1)[1].strip().splitlines()]
     assert after == ["for (int c0 = 0; c0 < n; c0 += 1)", "S_2(c0);", "}"], text
-    memory = initial_memory(scop.region, 6)
-    expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
-    RegionInterpreter(expected).run(scop.region.body)
-    AstInterpreter(unit, got, reverse_parallel=True).run()
-    for name in ("B", "C", "D"):
-        assert np.array_equal(expected[name], got[name]), name
+    for n in (1, 6):
+        memory = initial_memory(scop.region, n)
+        expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(scop.region.body)
+        AstInterpreter(unit, got, reverse_parallel=True).run()
+        for name in ("B", "C", "D"):
+            assert np.array_equal(expected[name], got[name]), (name, n)
