@@ -30,9 +30,6 @@ FLAGS = (*harness.KERNEL_CFLAGS, "-O3")
 
 EXPECTED_GAPS: dict[tuple[str, str], tuple[str, bool]] = {
     # (form, kernel): (reason, strict)
-    ("3ac", "nussinov"): ("the wavefront of the tiled band (the original's parallel loop) is tried under half "
-                          "the isl budget: its AST needs 1 to 2 million operations with 25 three-address "
-                          "statements (4 groups), under 1 million with the original's 4", True),
     ("3ac", "trisolv"): ("with the temporary's conditional validity constraints isl's scheduler skews the "
                          "nest to (i, i + j), a permutable band with no coincident member", True),
 }
