@@ -122,9 +122,7 @@ def _problem(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], optio
         return statements, statements, deps, relaxed
     limit = options.isl_max_operations
     if relaxed is not None:
-        relaxed = replace(relaxed, enforced=clustering.macro(relaxed.enforced, limit),
-                          live_ranges=clustering.macro(relaxed.live_ranges, limit),
-                          relaxed=clustering.macro(relaxed.relaxed, limit))
+        relaxed = clustering.macro_relaxed(relaxed, scop, limit)
     return statements, clustering.domain, clustering.macro(deps, limit), relaxed   # { M[i..] }, { M[i..] -> N[j..] }
 
 

@@ -27,13 +27,14 @@ to one node (conservative): a cluster on a cycle of that graph is invalid.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 import islpy as isl
 
 from clangpass.lint.callgraph import recursive_components
 from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.live_ranges import RelaxedDependences
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import maps_of, union_of
 
@@ -273,6 +274,40 @@ class Clustering:
             by_pair[key] = by_pair[key].union(dep) if key in by_pair else dep
         return union_of([_coalesced(m, max_operations) for m in by_pair.values()], deps.get_space())
 
+    def macro_relaxed(self, relaxed: RelaxedDependences, scop: Scop, max_operations: int = 0) -> RelaxedDependences:
+        """`relaxed` (relax-false-deps' split of `scop`'s dependences) between macro-statements:
+        each part through `macro`, less the false dependences of the local storage whose every
+        live range lies within one macro-statement instance (`instance_private`). Such a value is
+        written and read inside one instance, which any schedule runs as a whole in the source
+        order: no other write can interrupt its live ranges, so its false dependences constrain
+        nothing (isl would only test them, each a conditional validity constraint). The scheduler
+        sees fewer constraints; `verify-schedule` still checks the statements' schedule against
+        every dependence."""
+        private = self.instance_private(relaxed, scop)
+        false = _without_pairs_through(relaxed.relaxed, private, scop) if private else relaxed.relaxed
+        return replace(relaxed, enforced=self.macro(relaxed.enforced, max_operations),
+                       live_ranges=self.macro(relaxed.live_ranges, max_operations),
+                       relaxed=self.macro(false, max_operations))
+
+    def instance_private(self, relaxed: RelaxedDependences, scop: Scop) -> frozenset[str]:
+        """The local arrays of `relaxed` whose live ranges ([P] -> { W[..] -> R[..] }) all run from
+        a statement of a macro-statement to one of the same macro-statement, in the same instance."""
+        local = frozenset(relaxed.arrays)
+        reads, writes = _arrays_by_statement(scop.reads, local), _arrays_by_statement(scop.writes, local)
+        macro_of = {name: macro for cluster, macro in zip(self.clusters, self.names) for name in cluster}
+        shared: set[str] = set()
+        for live in maps_of(relaxed.live_ranges):                  # [P] -> { W[i..] -> R[j..] }
+            source, sink = live.get_tuple_name(isl.dim_type.in_), live.get_tuple_name(isl.dim_type.out)
+            through = writes.get(source, frozenset()) & reads.get(sink, frozenset())
+            macro = macro_of.get(source)
+            if macro is None or macro != macro_of.get(sink):
+                shared |= through
+                continue
+            live = live.set_tuple_name(isl.dim_type.in_, macro).set_tuple_name(isl.dim_type.out, macro)
+            if not live.subtract(isl.Map.identity(live.get_space())).is_empty():
+                shared |= through
+        return local - shared
+
     def statement_schedule(self, macro_schedule: isl.Schedule, statements: isl.UnionSet) -> isl.Schedule:
         """The schedule of the original `statements` ([P] -> { S[i..] }) from that of the
         macro-statements (thesis section 3.5, step 4): the macro-statement's, then a sequence in
@@ -296,6 +331,30 @@ class Clustering:
             return node
 
         return order_leaves(schedule.get_root()).get_schedule()
+
+
+def _arrays_by_statement(accesses: isl.UnionMap, arrays: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Statement -> the arrays of `arrays` it accesses in `accesses` ([P] -> { S[i..] -> A[a..] })."""
+    found: dict[str, set[str]] = {}
+    for access in maps_of(accesses):
+        if access.get_tuple_name(isl.dim_type.out) in arrays:
+            found.setdefault(access.get_tuple_name(isl.dim_type.in_), set()).add(access.get_tuple_name(isl.dim_type.out))
+    return {name: frozenset(a) for name, a in found.items()}
+
+
+def _without_pairs_through(false: isl.UnionMap, private: frozenset[str], scop: Scop) -> isl.UnionMap:
+    """`false` ([P] -> { S[i..] -> T[j..] }, false dependences of local storage) less the statement
+    pairs that share only arrays of `private` (a pair through another array too keeps its map)."""
+    local = frozenset(a.name for a in scop.arrays if a.local)
+    reads, writes = _arrays_by_statement(scop.reads, local), _arrays_by_statement(scop.writes, local)
+    kept = []
+    for dep in maps_of(false):
+        source, sink = dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.out)
+        through = ((reads.get(source, frozenset()) | writes.get(source, frozenset())) & writes.get(sink, frozenset())) \
+            | (writes.get(source, frozenset()) & reads.get(sink, frozenset()))
+        if through - private:
+            kept.append(dep)
+    return union_of(kept, false.get_space())
 
 
 def _coalesced(m: isl.Map, max_operations: int) -> isl.Map:

@@ -9,9 +9,10 @@ from clangpass.passes.cluster_stmts import bb_decision, cluster, scc_decision, u
 from clangpass.poly.clustering import (apply_decision, decision_problems, dependence_pairs, format_clustering,
                                        source_structure, strongly_connected)
 from clangpass.poly.dependences import dependences
+from clangpass.poly.live_ranges import relax_false_dependences
 from clangpass.poly.validity import dependence_violations
 
-from test_suite.unit.poly.snippets import optimise, scop_of
+from test_suite.unit.poly.snippets import optimise, optimised_and_checked, scop_of
 
 # Thesis Fig. 3.1: four statements, seven dependence relations.
 FIG_3_1 = """\
@@ -184,3 +185,64 @@ def test_large_regions_with_relaxed_false_dependences_are_clustered_by_default(t
     small = optimise(tmp_path, stencil_chain(40, size=12, per_stage=20), opt_level=3)
     assert small.status == "optimized" and small.statements <= CLUSTER_ABOVE_RELAXED_STATEMENTS
     assert small.clustering == "" and small.scheduled_statements == small.statements
+
+
+
+# Matrix products in three-address code, the temporaries at function scope (region-local).
+MATMUL_3AC = """\
+void f(int n, double alpha, double A[static const restrict n][n], double B[static const restrict n][n],
+       double C[static const restrict n][n]) {
+  double t1, t2, t3;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++) {
+        t1 = alpha * A[i][k];
+        t2 = t1 * B[k][j];
+        t3 = C[i][j] + t2;
+        C[i][j] = t3;
+      }
+}
+"""
+
+MATVEC_3AC = """\
+void f(int n, double A[static const restrict n][n], double x[static const restrict n],
+       double y[static const restrict n]) {
+  double t1, t2, acc;
+  for (int i = 0; i < n; i++) {
+    acc = 0.0;
+    for (int j = 0; j < n; j++) {
+      t1 = A[i][j] * x[j];
+      t2 = acc + t1;
+      acc = t2;
+    }
+    y[i] = acc;
+  }
+}
+"""
+
+
+def test_storage_private_to_a_macro_statement_instance_constrains_nothing(tmp_path):
+    # bb: the four statements of the product are one macro-statement, and every temporary lives
+    # within one of its instances: none of their false dependences is left to the scheduler.
+    scop = scop_of(tmp_path, MATMUL_3AC)
+    relaxed = relax_false_dependences(scop, dependences(scop), 0)
+    clustering = cluster(scop, "bb", None)
+    assert [list(c) for c in clustering.clusters] == [["S_0", "S_1", "S_2", "S_3"]]
+    assert clustering.instance_private(relaxed, scop) == {"t1", "t2", "t3"}
+    problem = clustering.macro_relaxed(relaxed, scop)
+    assert not clustering.macro(relaxed.relaxed).is_empty() and problem.relaxed.is_empty()
+    assert problem.enforced.is_equal(clustering.macro(relaxed.enforced))
+    # In the matrix-vector product acc lives from one instance to the next, and into y[i] =
+    # acc: its false dependences stay (t1 and t2 are private, and share their pairs with acc's).
+    vector = scop_of(tmp_path, MATVEC_3AC)
+    relaxed = relax_false_dependences(vector, dependences(vector), 0)
+    clustering = cluster(vector, "bb", None)
+    assert [list(c) for c in clustering.clusters] == [["S_1", "S_2", "S_3"]]
+    assert clustering.instance_private(relaxed, vector) == {"t1", "t2"}
+    assert clustering.macro_relaxed(relaxed, vector).relaxed.is_equal(clustering.macro(relaxed.relaxed))
+    for source in (MATMUL_3AC, MATVEC_3AC):
+        unclustered = optimised_and_checked(tmp_path, source, sizes=(3, 6))
+        clustered = optimised_and_checked(tmp_path, source, sizes=(3, 6), cluster="bb")
+        assert clustered.scheduled_statements < clustered.statements
+        assert (clustered.parallel_loops, clustered.tiled_bands) == (unclustered.parallel_loops,
+                                                                     unclustered.tiled_bands)
