@@ -93,7 +93,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fpencil-cluster=none|scc|bb", "Statement clustering before scheduling (thesis ch. 3): "
                                          "none (default), the dense strongly connected components "
                                          "of each basic block (scc), or whole basic blocks (bb). A "
-                                         "region of more than 200 statements (64 with relaxed "
+                                         "region of more than 200 statements (31 with relaxed "
                                          "false dependences), or over the isl budget "
                                          "unclustered, gets bb all the same."),
         ("-fpencil-cluster-decision=FILE", "Cluster the statements as FILE says (JSON: a list of "

@@ -34,11 +34,15 @@ on them (simplex pivots grow with the problem). Unclustered, unbounded: 1.9 s fo
 chain of stencil stages, 35 s for 500; over 60 s for a 200-statement time-iterated stencil
 (docs/passes/clustering.md). The largest test kernel, 3AC deriche, has 115."""
 
-CLUSTER_ABOVE_RELAXED_STATEMENTS = 64
+CLUSTER_ABOVE_RELAXED_STATEMENTS = 31
 """The same for a region whose false dependences `relax-false-deps` relaxed: isl's scheduler with
 conditional validity constraints is slower still, and its operation count does not bound it (3AC
 adi, 80 statements: 127 s for maximal fusion alone under a budget of 500,000 operations, where
-`bb` schedules the region in 0.6 s and its code runs as fast as the original's, 0.31 s)."""
+`bb` schedules the region in 0.6 s and its code runs as fast as the original's, 0.31 s). Among the
+kernels, 3AC heat-3d (32 statements) and 3AC floyd-warshall (45 after index-set-split) exceeded
+maximal fusion's share of the budget, 2 to 3 s, and were then scheduled under `bb` all the same
+(floyd-warshall's analysis, 12 s in all on a slow machine, then passed the time limit); 3AC
+correlation (31) and nussinov (25) schedule unclustered within it."""
 
 
 class BudgetExceeded(Exception):

@@ -182,7 +182,7 @@ def test_large_regions_with_relaxed_false_dependences_are_clustered_by_default(t
     assert big.status == "optimized" and big.statements > CLUSTER_ABOVE_RELAXED_STATEMENTS
     assert big.clustering == "bb" and big.scheduled_statements < big.statements
     assert f"clustered by basic blocks (more than {CLUSTER_ABOVE_RELAXED_STATEMENTS} with relaxed" in big.reason
-    small = optimise(tmp_path, stencil_chain(40, size=12, per_stage=20), opt_level=3)
+    small = optimise(tmp_path, stencil_chain(30, size=12, per_stage=15), opt_level=3)
     assert small.status == "optimized" and small.statements <= CLUSTER_ABOVE_RELAXED_STATEMENTS
     assert small.clustering == "" and small.scheduled_statements == small.statements
 
