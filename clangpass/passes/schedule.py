@@ -30,7 +30,6 @@ from typing import Optional
 
 import islpy as isl
 
-from clangpass.options import CompileOptions
 from clangpass.passes.cluster_stmts import cluster, coarser
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
@@ -65,8 +64,9 @@ class IslSchedule(Pass):
         scop = unit.scop
         options = ctx.options
         clustering = unit.clustering if unit.clustering is not None and unit.clustering.clusters else None
+        limit = options.isl_max_operations
         candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
-                                                          _problem(unit, scop, clustering, options))
+                                                          scheduling_problem(scop, unit.relaxed, clustering, limit))
         heuristic = coarser(unit.clustering)
         if _over_budget(candidates, failures) and heuristic is not None:
             # Ordering: cluster-stmts ran before; over the budget, the next coarser heuristic's
@@ -80,7 +80,7 @@ class IslSchedule(Pass):
                                       f"({coarse.scheduled_statements} statements scheduled)")
                 clustering, unit = coarse, replace(unit, clustering=coarse)
                 candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
-                                                                  _problem(unit, scop, clustering, options))
+                                                                  scheduling_problem(scop, unit.relaxed, clustering, limit))
         if _over_budget(candidates, failures):
             schedule, why = _per_nest_schedule(unit, scop, clustering, ctx)
             if schedule is not None:
@@ -111,19 +111,39 @@ class IslSchedule(Pass):
 Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
 
 
-def _problem(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], options: CompileOptions) -> Problem:
+def scheduling_problem(scop: Scop, relaxed: Optional[RelaxedDependences], clustering: Optional[Clustering],
+                       max_operations: int) -> Problem:
     """The statements ([P] -> { S[i..] }) and what isl schedules: the domain (the statements, or the
-    macro-statements' [P] -> { M[i..] }), the dependences and the relaxed ones, mapped onto the
-    macro-statements under `clustering`."""
+    macro-statements' [P] -> { M[i..] }), the dependences it enforces (all of them; with `relaxed`,
+    relax-false-deps' enforced part) and the relaxed ones, mapped onto the macro-statements under
+    `clustering` (its `macro_relaxed`, which leaves out what one macro-statement instance keeps)."""
     statements = scop.domain                                   # [P] -> { S[i..] }
-    deps = dependences(scop, options.isl_max_operations).all   # [P] -> { S[i..] -> T[j..] }
-    relaxed = unit.relaxed
-    if clustering is None:
-        return statements, statements, deps, relaxed
-    limit = options.isl_max_operations
+    domain = statements if clustering is None else clustering.domain
     if relaxed is not None:
-        relaxed = clustering.macro_relaxed(relaxed, scop, limit)
-    return statements, clustering.domain, clustering.macro(deps, limit), relaxed   # { M[i..] }, { M[i..] -> N[j..] }
+        if clustering is not None:
+            relaxed = clustering.macro_relaxed(relaxed, scop, max_operations)
+        return statements, domain, relaxed.enforced, relaxed
+    deps = dependences(scop, max_operations).all               # [P] -> { S[i..] -> T[j..] }
+    if clustering is not None:
+        deps = clustering.macro(deps, max_operations)          # [P] -> { M[i..] -> N[j..] }
+    return statements, domain, deps, None
+
+
+def schedule_constraints(problem: Problem, context: isl.Set) -> isl.ScheduleConstraints:
+    """isl's constraints for `problem` (`scheduling_problem`) under `context` ([P] -> { : .. }): every
+    dependence it enforces a validity, proximity and coincidence constraint; relaxed false
+    dependences conditional validity constraints on the live ranges they guard."""
+    _, domain, deps, relaxed = problem
+    constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(context)
+                   .set_validity(deps).set_proximity(deps).set_coincidence(deps))
+    if relaxed is None:
+        return constraints
+    # Ordering: relax-false-deps ran before. False dependences of local storage hold only where
+    # the live ranges they guard would cross the band (conditional validity); they do not limit
+    # parallelism, since each thread gets its own copy of local storage. Proximity is the
+    # enforced dependences only: relaxed false dependences as proximity constraints made isl's
+    # scheduler crash (random program seed 20135).
+    return constraints.set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
 
 
 def _over_budget(candidates: dict[str, isl.Schedule], failures: list[str]) -> bool:
@@ -138,7 +158,10 @@ def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clusteri
     top = scop.original_compute_schedule().get_root().child(0)
     if top.get_type() != isl.schedule_node_type.sequence:
         return None, "one loop nest: no per-nest scheduling"
-    _, domain, deps, _ = _problem(unit, scop, clustering, ctx.options)
+    domain = scop.domain if clustering is None else clustering.domain            # [P] -> { S[i..] } or { M[i..] }
+    deps = dependences(scop, ctx.options.isl_max_operations).all                 # [P] -> { S[i..] -> T[j..] }
+    if clustering is not None:
+        deps = clustering.macro(deps, ctx.options.isl_max_operations)            # [P] -> { M[i..] -> N[j..] }
     macro_of = {name: macro for cluster, macro in zip(clustering.clusters, clustering.names)
                 for name in cluster} if clustering is not None else {}
     nests = [top.child(k).child(0).get_domain() for k in range(top.n_children())]   # [P] -> { S[i..] } each
@@ -177,19 +200,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
     macro-statement's."""
     options = ctx.options
     statements, domain, deps, relaxed = problem
-    constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
-    if relaxed is None:
-        constraints = constraints.set_validity(deps).set_proximity(deps).set_coincidence(deps)
-    else:
-        # Ordering: relax-false-deps ran before. False dependences of local storage hold only
-        # where the live ranges they guard would cross the band (conditional validity); they
-        # do not limit parallelism, since each thread gets its own copy of local storage.
-        # Proximity is the enforced dependences too: relaxed false dependences as proximity
-        # constraints made isl's scheduler crash (random program seed 20135).
-        constraints = (constraints.set_validity(relaxed.enforced)
-                       .set_proximity(relaxed.enforced)
-                       .set_conditional_validity(relaxed.live_ranges, relaxed.relaxed)
-                       .set_coincidence(relaxed.enforced))
+    constraints = schedule_constraints(problem, scop.context)
     if not proximity_affordable(domain):
         # Locality is worth little next to isl's time on deep nests (clangpass.poly.budget).
         constraints = constraints.set_proximity(isl.UnionMap.empty(deps.get_space()))
@@ -207,8 +218,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
     strategies = list(SERIALIZE_SCCS) if options.fusion == "auto" else [options.fusion]
     if first_only:
         strategies = strategies[:1]
-    validity = deps if relaxed is None else relaxed.enforced   # [P] -> { S[i..] -> T[j..] }
-    if options.fusion == "auto" and len(dependence_components(sorted(statement_names(domain)), validity)) <= 1:
+    if options.fusion == "auto" and len(dependence_components(sorted(statement_names(domain)), deps)) <= 1:
         # Minimal fusion would schedule the one component as maximal fusion does: save the run.
         strategies = strategies[:1]
     candidates: dict[str, isl.Schedule] = {}

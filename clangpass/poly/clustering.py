@@ -28,7 +28,8 @@ to one node (conservative): a cluster on a cycle of that graph is invalid.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional
+from functools import reduce
+from typing import Iterable, Iterator, Optional
 
 import islpy as isl
 
@@ -260,19 +261,33 @@ class Clustering:
         """`deps` ([P] -> { S[i..] -> T[j..] }) between macro-statements ([P] -> { M[i..] -> N[j..] }),
         less the pairs within one macro-statement instance, which the order inside it keeps.
         `to_macro` only renames (Algorithm 1, step 3), so each statement pair's map is renamed
-        rather than composed with it (composition costs isl work in the number of pairs). Each
-        macro-statement pair's map is coalesced within `max_operations` (over it: left as is)."""
+        rather than composed with it (composition costs isl work in the number of pairs). A
+        macro-statement pair's map made of several statement pairs' is coalesced within
+        `max_operations` (over it: left as is)."""
+        by_pair: dict[tuple[str, str], list[isl.Map]] = {}
+        for key, dep in self._renamed(deps):
+            by_pair.setdefault(key, []).append(dep)
+        return union_of([maps[0] if len(maps) == 1 else _coalesced(reduce(isl.Map.union, maps), max_operations)
+                         for maps in by_pair.values()], deps.get_space())
+
+    def macro_relation_count(self, deps: isl.UnionMap) -> int:
+        """`relation_count(self.macro(deps))`, without building the maps: the macro-statement pairs
+        that some dependence of `deps` relates (outside one macro-statement instance)."""
+        return len({key for key, dep in self._renamed(deps) if key[0] != key[1] or not dep.is_empty()})
+
+    def _renamed(self, deps: isl.UnionMap) -> Iterator[tuple[tuple[str, str], isl.Map]]:
+        """Each statement pair's map of `deps` ([P] -> { S[i..] -> T[j..] }) renamed onto the
+        macro-statements ([P] -> { M[i..] -> N[j..] }, `to_macro` only renames: Algorithm 1, step 3),
+        with its (source, sink) macro names; a pair within one macro-statement loses the pairs within
+        one instance, which the order inside it keeps."""
         macro_of = {name: macro for cluster, macro in zip(self.clusters, self.names) for name in cluster}
-        by_pair: dict[tuple[str, str], isl.Map] = {}
         for dep in maps_of(deps):                                  # [P] -> { S[i..] -> T[j..] }
             source = macro_of.get(dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.in_))
             sink = macro_of.get(dep.get_tuple_name(isl.dim_type.out), dep.get_tuple_name(isl.dim_type.out))
             dep = dep.set_tuple_name(isl.dim_type.in_, source).set_tuple_name(isl.dim_type.out, sink)
             if source == sink:
                 dep = dep.subtract(isl.Map.identity(dep.get_space()))   # { M[i..] -> M[i..] } dropped
-            key = (source, sink)
-            by_pair[key] = by_pair[key].union(dep) if key in by_pair else dep
-        return union_of([_coalesced(m, max_operations) for m in by_pair.values()], deps.get_space())
+            yield (source, sink), dep
 
     def macro_relaxed(self, relaxed: RelaxedDependences, scop: Scop, max_operations: int = 0) -> RelaxedDependences:
         """`relaxed` (relax-false-deps' split of `scop`'s dependences) between macro-statements:

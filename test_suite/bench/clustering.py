@@ -40,6 +40,7 @@ from clangpass.frontend import parse_file
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
 from clangpass.passes.cluster_stmts import cluster
+from clangpass.passes.schedule import schedule_constraints, scheduling_problem
 from clangpass.poly.clustering import relation_count
 from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import relax_false_dependences
@@ -61,36 +62,23 @@ def _measure(path: str, heuristic: str) -> tuple[int, int, float]:
     statements = relations = 0
     seconds = 0.0
     for scop in _scops(path):
-        deps = dependences(scop).all                         # [P] -> { S[i..] -> T[j..] }
         # As the `schedule` pass poses the problem: with region-local storage (the temporaries
         # of three-address code), its false dependences relaxed into conditional validity
         # constraints, and each component scheduled whole.
         relaxed = relax_false_dependences(scop, dependences(scop), 0) if any(a.local for a in scop.arrays) else None
         scop.context.get_ctx().set_schedule_whole_component(relaxed is not None)
         start = time.perf_counter()
-        domain = scop.domain
-        clustering = None
-        if heuristic != "none":
-            clustering = cluster(scop, heuristic, None)
-            if clustering.clusters:
-                domain, deps = clustering.domain, clustering.macro(deps)
-            else:
-                clustering = None
-        constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
-        if relaxed is None:
-            constraints = constraints.set_validity(deps).set_proximity(deps).set_coincidence(deps)
-        else:
-            problem = clustering.macro_relaxed(relaxed, scop) if clustering is not None else relaxed
-            enforced = problem.enforced
-            constraints = (constraints.set_validity(enforced).set_proximity(enforced).set_coincidence(enforced)
-                           .set_conditional_validity(problem.live_ranges, problem.relaxed))
-            deps = enforced.union(problem.relaxed)
-        schedule = constraints.compute_schedule()
+        clustering = cluster(scop, heuristic, None) if heuristic != "none" else None
+        if clustering is not None and not clustering.clusters:
+            clustering = None
+        problem = scheduling_problem(scop, relaxed, clustering, 0)
+        schedule = schedule_constraints(problem, scop.context).compute_schedule()
         if clustering is not None:
             schedule = clustering.statement_schedule(schedule, scop.domain)
         seconds += time.perf_counter() - start
-        statements += len(set(map(str, _names(domain))))
-        relations += relation_count(deps)
+        _, domain, deps, relaxed = problem
+        statements += len(set(_names(domain)))
+        relations += relation_count(deps if relaxed is None else deps.union(relaxed.relaxed))
     return statements, relations, seconds
 
 
