@@ -9,6 +9,8 @@ fused `C *= beta`, a single strongly connected component is scheduled once, and
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
 from clangpass.poly.dependences import dependences
@@ -214,6 +216,38 @@ def test_a_schedule_without_parallel_loops_loses_to_one_with_them(tmp_path):
     threadless = ScheduleCost(0, 0, 0, 0, matrix_passes=1, serial_statements=3, statements=3)
     threaded = ScheduleCost(0, 3, 0, 0, matrix_passes=3, serial_statements=1, statements=3)
     assert threadless.threadless and not threaded.threadless and threaded.key() < threadless.key()
+
+
+
+TRISOLV_3AC = """\
+void trisolv(int n, double L[static const restrict n][n], double x[static const restrict n],
+             double b[static const restrict n]) {
+  double t1, t2, t3;
+  for (int i = 0; i < n; i++) {
+    x[i] = b[i];
+    for (int j = 0; j < i; j++) {
+      t1 = L[i][j] * x[j];
+      t2 = x[i] - t1;
+      x[i] = t2;
+    }
+    t3 = x[i] / L[i][i];
+    x[i] = t3;
+  }
+}
+"""
+
+
+def test_a_parallel_loop_anywhere_breaks_a_tie(tmp_path):
+    # The solve has no parallel loop under any fusion. With its temporaries' conditional validity
+    # constraints, isl's maximal fusion skews everything into one band, `x[i] = b[i]` included;
+    # minimal fusion distributes that statement into a parallel loop of its own, as the original
+    # kernel's schedule does. Otherwise equal, the candidate with a parallel loop wins.
+    outcome = optimised_and_checked(tmp_path, TRISOLV_3AC, sizes=(1, 5))
+    assert outcome.fusion == "min", outcome.fusion_reason
+    assert "no parallel loop at all" in outcome.fusion_reason.split("; min:")[0]
+    assert outcome.parallel_loops == 1 and not outcome.source_order
+    somewhere = ScheduleCost(0, 3, 0, 5, matrix_passes=1, serial_statements=3, statements=3)
+    assert replace(somewhere, parallel_loops=False).key() > somewhere.key()
 
 
 
