@@ -350,3 +350,25 @@ def test_clustered_builds_are_opt_in_and_pass_their_heuristic(tmp_path: Path) ->
         compiler = next(c for c in compilers_mod.detect([name], "x86-64", tmp_path) if c.name == name)
         assert f"-fpencil-cluster={heuristic}" in compiler.command
     assert ("pencilcc", "pencilcc-bb") in report.RATIO_PAIRS
+
+
+def test_variants_pairs_each_round_and_judges_the_target() -> None:
+    from test_suite.bench import variants
+    # A drift that slows the second half of the runs falls on both forms of a round alike.
+    assert variants.paired_ratio([1.0, 1.0, 2.0, 2.0, 2.0], [1.0, 1.1, 2.0, 2.1, 2.0]) == pytest.approx(1.0)
+    assert variants.paired_ratio([1.0, 1.0, 1.0], [1.2, 1.25, 1.1]) == pytest.approx(1 / 1.2)
+    assert variants.paired_ratio([], []) is None
+    forms = variants.kernel_forms(["gemm", "trisolv"])
+    assert set(forms["gemm"]) == {"original", "3ac", "pre"} and set(forms["trisolv"]) == {"original", "3ac"}
+    with pytest.raises(ValueError):
+        variants.kernel_forms(["no-such-kernel"])
+    kernel = forms["gemm"]["original"]
+    results = {"gemm": {"original": variants.Form(kernel, seconds=[1.0, 1.0, 1.0]),
+                        "3ac": variants.Form(kernel, seconds=[1.02, 1.04, 1.01]),
+                        "pre": variants.Form(kernel, seconds=[1.3, 1.2, 1.25])},
+               "trisolv": {"original": variants.Form(kernel, seconds=[1.0]),
+                           "3ac": variants.Form(kernel, seconds=[1.0], error="checksums differ from the original's")}}
+    table, summary = variants.report(results)
+    assert summary["within"] == {"3ac": [1, 2], "pre": [0, 1]}
+    assert "| gemm | 1 | 1.02 | 0.98 | 1.25 | 0.80 |" in table
+    assert "miss: checksums differ" in table
