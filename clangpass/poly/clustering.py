@@ -263,9 +263,12 @@ class Clustering:
         `to_macro` only renames (Algorithm 1, step 3), so each statement pair's map is renamed
         rather than composed with it (composition costs isl work in the number of pairs). A
         macro-statement pair's map made of several statement pairs' is coalesced within
-        `max_operations` (over it: left as is)."""
+        `max_operations` (over it: left as is). `deps` run forward in the source order, as
+        dependences and live ranges do (`_renamed`)."""
         by_pair: dict[tuple[str, str], list[isl.Map]] = {}
-        for key, dep in self._renamed(deps):
+        for key, dep, within in self._renamed(deps):
+            if within:
+                dep = dep.subtract(isl.Map.identity(dep.get_space()))   # { M[i..] -> M[i..] } dropped
             by_pair.setdefault(key, []).append(dep)
         return union_of([maps[0] if len(maps) == 1 else _coalesced(reduce(isl.Map.union, maps), max_operations)
                          for maps in by_pair.values()], deps.get_space())
@@ -273,21 +276,34 @@ class Clustering:
     def macro_relation_count(self, deps: isl.UnionMap) -> int:
         """`relation_count(self.macro(deps))`, without building the maps: the macro-statement pairs
         that some dependence of `deps` relates (outside one macro-statement instance)."""
-        return len({key for key, dep in self._renamed(deps) if key[0] != key[1] or not dep.is_empty()})
+        keys: set[tuple[str, str]] = set()
+        maybe: list[tuple[tuple[str, str], isl.Map]] = []
+        for key, dep, within in self._renamed(deps):
+            if within:
+                maybe.append((key, dep))
+            else:
+                keys.add(key)
+        for key, dep in maybe:
+            if key not in keys and not dep.is_subset(isl.Map.identity(dep.get_space())):
+                keys.add(key)
+        return len(keys)
 
-    def _renamed(self, deps: isl.UnionMap) -> Iterator[tuple[tuple[str, str], isl.Map]]:
+    def _renamed(self, deps: isl.UnionMap) -> Iterator[tuple[tuple[str, str], isl.Map, bool]]:
         """Each statement pair's map of `deps` ([P] -> { S[i..] -> T[j..] }) renamed onto the
-        macro-statements ([P] -> { M[i..] -> N[j..] }, `to_macro` only renames: Algorithm 1, step 3),
-        with its (source, sink) macro names; a pair within one macro-statement loses the pairs within
-        one instance, which the order inside it keeps."""
+        macro-statements ([P] -> { M[i..] -> N[j..] }: `to_macro` only renames, Algorithm 1, step 3),
+        with its (source, sink) macro names and whether it may relate two statements of one
+        macro-statement instance. Only a pair from a member to a later member of the same
+        macro-statement can: the members share their loops and domain, and `deps` run forward in
+        the source order (dependences, live ranges), so an instance of a statement never reaches
+        itself or an earlier member at the same iteration."""
         macro_of = {name: macro for cluster, macro in zip(self.clusters, self.names) for name in cluster}
+        rank = {name: k for k, name in enumerate(self.order)}
         for dep in maps_of(deps):                                  # [P] -> { S[i..] -> T[j..] }
-            source = macro_of.get(dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.in_))
-            sink = macro_of.get(dep.get_tuple_name(isl.dim_type.out), dep.get_tuple_name(isl.dim_type.out))
-            dep = dep.set_tuple_name(isl.dim_type.in_, source).set_tuple_name(isl.dim_type.out, sink)
-            if source == sink:
-                dep = dep.subtract(isl.Map.identity(dep.get_space()))   # { M[i..] -> M[i..] } dropped
-            yield (source, sink), dep
+            first, second = dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.out)
+            source, sink = macro_of.get(first, first), macro_of.get(second, second)
+            if (source, sink) != (first, second):
+                dep = dep.set_tuple_name(isl.dim_type.in_, source).set_tuple_name(isl.dim_type.out, sink)
+            yield (source, sink), dep, source == sink and rank.get(first, -1) < rank.get(second, -1)
 
     def macro_relaxed(self, relaxed: RelaxedDependences, scop: Scop, max_operations: int = 0) -> RelaxedDependences:
         """`relaxed` (relax-false-deps' split of `scop`'s dependences) between macro-statements:
@@ -310,16 +326,20 @@ class Clustering:
         local = frozenset(relaxed.arrays)
         reads, writes = _arrays_by_statement(scop.reads, local), _arrays_by_statement(scop.writes, local)
         macro_of = {name: macro for cluster, macro in zip(self.clusters, self.names) for name in cluster}
+        rank = {name: k for k, name in enumerate(self.order)}
         shared: set[str] = set()
         for live in maps_of(relaxed.live_ranges):                  # [P] -> { W[i..] -> R[j..] }
             source, sink = live.get_tuple_name(isl.dim_type.in_), live.get_tuple_name(isl.dim_type.out)
             through = writes.get(source, frozenset()) & reads.get(sink, frozenset())
+            if through <= shared:
+                continue
             macro = macro_of.get(source)
-            if macro is None or macro != macro_of.get(sink):
+            # A live range from a member to itself or an earlier member leaves the instance (`_renamed`).
+            if macro is None or macro != macro_of.get(sink) or rank[source] >= rank[sink]:
                 shared |= through
                 continue
             live = live.set_tuple_name(isl.dim_type.in_, macro).set_tuple_name(isl.dim_type.out, macro)
-            if not live.subtract(isl.Map.identity(live.get_space())).is_empty():
+            if not live.is_subset(isl.Map.identity(live.get_space())):
                 shared |= through
         return local - shared
 
