@@ -334,7 +334,6 @@ def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
     the statements of one three-address expression (`t1 = ..; t2 = t1 * ..; A[i][j] = t2;`),
     whose temporaries live within an iteration, go into one loop together; each unit in
     textual order, the units in the order of their first statements."""
-    scalars = scop.local_scalars
     owner = {n: n for n in names}
 
     def find(n: str) -> str:
@@ -343,8 +342,7 @@ def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
         return n
 
     holders: dict[str, str] = {}
-    for access in maps_of(accesses_through(scop.reads.union(scop.writes), scalars)):
-        statement, scalar = access.get_tuple_name(isl.dim_type.in_), access.get_tuple_name(isl.dim_type.out)
+    for statement, scalar in _scalar_accesses(scop):
         if statement not in owner:
             continue
         if scalar in holders:
@@ -355,6 +353,21 @@ def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
     for n in names:
         units.setdefault(find(n), []).append(n)
     return sorted(units.values(), key=lambda unit: names.index(unit[0]))
+
+
+_SCALAR_ACCESSES_KEY = "local scalar accesses"
+
+
+def _scalar_accesses(scop: Scop) -> tuple[tuple[str, str], ...]:
+    """(statement, scalar) for each statement's reads and writes of a region-local scalar, cached
+    on the Scop (mark-vector asks per innermost band: a 1,000-statement region has hundreds)."""
+    cached = scop.analyses.get(_SCALAR_ACCESSES_KEY)
+    if cached is None:
+        accesses = accesses_through(scop.reads.union(scop.writes), scop.local_scalars)   # { S[i..] -> t[] }
+        cached = tuple((a.get_tuple_name(isl.dim_type.in_), a.get_tuple_name(isl.dim_type.out))
+                       for a in maps_of(accesses))
+        scop.analyses[_SCALAR_ACCESSES_KEY] = cached
+    return cached
 
 
 def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) -> list[str]:
