@@ -115,11 +115,13 @@ def literal_spelling(cursor: ci.Cursor, macros: MacroTable) -> str:
     literal; for an object-like macro the extent is the macro's name, resolved
     through `macros`.
     """
-    tokens = list(cursor.get_tokens())
-    if tokens and tokens[0].kind == ci.TokenKind.LITERAL:
-        return tokens[0].spelling
+    # The first token only: the extent of a literal from an object-like macro can run from the
+    # macro's definition to its use (each use of `N` at the end of a 1,200-line file: 15,000 tokens).
+    first = next(iter(cursor.get_tokens()), None)
+    if first is not None and first.kind == ci.TokenKind.LITERAL:
+        return first.spelling
     ext = cursor.extent
-    name = tokens[0].spelling if tokens else ""
+    name = first.spelling if first is not None else ""
     if not name and ext.start.file is not None and ext.start.file.name == (ext.end.file.name if ext.end.file else ""):
         with open(ext.start.file.name, "rb") as f:
             f.seek(ext.start.offset)
