@@ -10,7 +10,10 @@ every band above the sequence; among the children free to go next, the one whose
 comes first in the source goes (Kahn's topological sort with the source rank as priority). The
 order satisfies every dependence, the false ones of local storage included, so it is legal under
 any criterion the scheduler worked with. When no order satisfies them all (the scheduler may
-order a relaxed false dependence against the source), the sequence is kept as built.
+order a relaxed false dependence against the source), the sequence is kept as built. The
+children of each set node (isl's scheduler's independent components: no dependence between
+them at equal dates above, so any order is legal) are listed in source order too: the AST
+generator runs a set's children in the order they are listed wherever their dates overlap.
 
 Why: when isl's scheduler cannot put the statements of a band in one more band member, it
 orders its strongly connected components topologically and breaks ties by its own numbering.
@@ -19,6 +22,9 @@ initialises (3AC syrk: `t1 = ..; t2 = ..; C[i][j] *= beta; C[i][j] += t2;`), whe
 had it first: the AST then tests `k == 0` inside the innermost loop at every iteration instead
 of running the initialisation before the loop, and the temporaries' statements are not
 consecutive (clangpass.poly.codegen generates consecutive statements of one domain as one).
+A set listed against the source has the same effect: 3AC gesummv's two reductions (the `tmp`
+and `y` chains, independent components) ran in the inner loop `y` chain first, 8% slower than
+the original, whose set isl happened to list in source order.
 This is the ordering step of Algorithm 1's recovery (thesis section 3.5: statements of a
 macro-statement in their original order) applied to the scheduler's own sequences.
 
@@ -36,7 +42,8 @@ from clangpass.poly.validity import maps_of
 
 
 def source_ordered_sequences(schedule: isl.Schedule, deps: isl.UnionMap, rank: Mapping[str, int]) -> isl.Schedule:
-    """`schedule` with each sequence's children in source order where `deps` allow (module doc)."""
+    """`schedule` with each sequence's children in source order where `deps` allow, and each
+    set's children in source order (module doc)."""
     paths = _sequence_paths(schedule.get_root(), ())
     # Deepest first: reordering a sequence moves its subtrees whole, so the paths of the
     # sequences above it (which are shorter) stay valid.
@@ -44,21 +51,36 @@ def source_ordered_sequences(schedule: isl.Schedule, deps: isl.UnionMap, rank: M
         node = schedule.get_root()
         for k in path:
             node = node.child(k)
-        order = _preferred_order(node, deps, rank)
+        is_set = node.get_type() == isl.schedule_node_type.set
+        order = _source_order(node, rank) if is_set else _preferred_order(node, deps, rank)
         if order is not None and order != list(range(node.n_children())):
             filters = isl.UnionSetList.alloc(node.get_ctx(), len(order))
             for k in order:
                 filters = filters.add(node.child(k).filter_get_filter())
-            schedule = node.insert_sequence(filters).get_schedule()
+            node = node.insert_set(filters) if is_set else node.insert_sequence(filters)
+            schedule = node.get_schedule()
     return schedule
 
 
 def _sequence_paths(node: isl.ScheduleNode, path: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """The child-index paths from the root of every sequence node at or under `node`."""
-    found = [path] if node.get_type() == isl.schedule_node_type.sequence else []
+    """The child-index paths from the root of every sequence and set node at or under `node`."""
+    found = [path] if node.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set) else []
     for k in range(node.n_children()):
         found += _sequence_paths(node.child(k), path + (k,))
     return found
+
+
+def _first_ranks(node: isl.ScheduleNode, rank: Mapping[str, int]) -> list[int]:
+    """Per child of the sequence or set `node`: the source rank of its first statement."""
+    domain = node.get_domain()
+    return [min((rank.get(name, len(rank)) for name in statement_names(node.child(k).filter_get_filter().intersect(domain))),
+                default=len(rank)) for k in range(node.n_children())]
+
+
+def _source_order(node: isl.ScheduleNode, rank: Mapping[str, int]) -> list[int]:
+    """The children of the set `node` (indices) by the source rank of their first statements."""
+    first = _first_ranks(node, rank)
+    return sorted(range(len(first)), key=lambda k: (first[k], k))
 
 
 def _preferred_order(sequence: isl.ScheduleNode, deps: isl.UnionMap, rank: Mapping[str, int]) -> list[int] | None:
@@ -86,7 +108,7 @@ def _preferred_order(sequence: isl.ScheduleNode, deps: isl.UnionMap, rank: Mappi
                 if len(sources) == 1 and len(sinks) == 1 or not (
                         isl.UnionMap.from_map(dep).intersect_domain(filters[x]).intersect_range(filters[y]).is_empty()):
                     before[y].add(x)
-    first = [min((rank.get(name, len(rank)) for name in members), default=len(rank)) for members in names]
+    first = _first_ranks(sequence, rank)
     placed: list[int] = []
     waiting = set(range(n))
     while waiting:

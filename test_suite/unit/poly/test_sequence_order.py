@@ -7,7 +7,8 @@ import islpy as isl
 import pytest
 
 from clangpass.poly.sequence_order import source_ordered_sequences
-from test_suite.unit.poly.snippets import optimise
+from clangpass.poly.codegen import format_ast
+from test_suite.unit.poly.snippets import optimise, optimised_and_checked
 
 RANK = {"A": 0, "B": 1, "C": 2}
 
@@ -64,3 +65,64 @@ def test_initialisation_before_three_address_code(tmp_path):
     """, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
     assert outcome.unit.groups == {"S_1": ("S_1", "S_2", "S_3")}
+
+
+def _set_under_band(order: list[str]) -> isl.Schedule:
+    """{ A[i]; B[i]; C[i] } under one band [i], each its own child of a set node, in `order`."""
+    schedule = _sequence_under_band(order)
+    sequence = schedule.get_root().child(0).child(0)
+    filters = isl.UnionSetList.alloc(schedule.get_ctx(), len(order))
+    for k in range(sequence.n_children()):
+        filters = filters.add(sequence.child(k).filter_get_filter())
+    band = isl.Schedule.from_domain(schedule.get_domain()).get_root().child(0).insert_partial_schedule(
+        schedule.get_root().child(0).band_get_partial_schedule())
+    return band.child(0).insert_set(filters).get_schedule()
+
+
+def _set_order(schedule: isl.Schedule) -> list[str]:
+    node = schedule.get_root().child(0).child(0)
+    assert node.get_type() == isl.schedule_node_type.set
+    return [node.child(k).filter_get_filter().get_set_list().get_at(0).get_tuple_name()
+            for k in range(node.n_children())]
+
+
+def test_set_children_listed_in_source_order():
+    # A set's children are independent: listed in source order whatever the dependences say
+    # (a dependence between them at equal dates cannot exist in a valid schedule).
+    built = _set_under_band(["C", "A", "B"])
+    assert _set_order(built) == ["C", "A", "B"]
+    ordered = source_ordered_sequences(built, isl.UnionMap.read_from_str(built.get_ctx(), "{ }"), RANK)
+    assert _set_order(ordered) == ["A", "B", "C"]
+    ast = isl.AstBuild.from_context(isl.Set.read_from_str(built.get_ctx(), "[n] -> { : }"))
+    assert ast.node_from_schedule(ordered).to_C_str().split("\n")[1:4] == ["  A(c0);", "  B(c0);", "  C(c0);"]
+
+
+def test_independent_reductions_in_source_order(tmp_path):
+    # Three-address gesummv: the `tmp` and `y` chains are independent components of the inner
+    # loop (isl lists them in a set, `y` first); they run as written, `tmp`'s first.
+    outcome = optimised_and_checked(tmp_path, """\
+        void f(int n, double alpha, double beta, double A[static const restrict n][n],
+               double B[static const restrict n][n], double tmp[static const restrict n],
+               double x[static const restrict n], double y[static const restrict n]) {
+          double t1, t2, t3, t4, t5, t6, t7;
+          for (int i = 0; i < n; i++) {
+            tmp[i] = 0.0;
+            y[i] = 0.0;
+            for (int j = 0; j < n; j++) {
+              t1 = A[i][j] * x[j];
+              t2 = t1 + tmp[i];
+              tmp[i] = t2;
+              t3 = B[i][j] * x[j];
+              t4 = t3 + y[i];
+              y[i] = t4;
+            }
+            t5 = alpha * tmp[i];
+            t6 = beta * y[i];
+            t7 = t5 + t6;
+            y[i] = t7;
+          }
+        }
+    """)
+    ast = format_ast(outcome.unit)
+    inner = ast[ast.index("for (int c1"):]
+    assert inner.index("S_2(") < inner.index("S_5("), ast
