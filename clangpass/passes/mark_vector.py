@@ -32,7 +32,9 @@ loops, one per statement, when (a) the dependences between instances that share
 the outer dates (all memory dependences, false ones included, so that no live range
 is cut) order the statements without a cycle, the sequence following that order,
 and (b) at least one of the single-statement loops then carries no dependence and
-gets its `vector` mark. This is loop distribution (Kennedy & Allen, "Optimizing
+gets its `vector` mark. Consecutive statements of that order that would give no vector
+loop (a constant date there, or a dependence carried) keep sharing one loop (`_grouped`):
+only the vector loops are split off, and only loops that iterate are marked. This is loop distribution (Kennedy & Allen, "Optimizing
 compilers for modern architectures", 2001, section 2.4.2: the statements of an
 acyclic dependence graph in topological order) applied to the innermost point loop,
 where it costs no locality: the loops run over the same few cache lines.
@@ -98,11 +100,12 @@ class MarkVector(Pass):
                         # that share a temporary.
                         order = (_statement_order(node, last, memory_deps(), None)
                                  or _statement_order(node, last, memory_deps(), scop))
-                        if order is not None and any(_iterates(node, last, f)
-                                                     and not carries_dependence(node, deps.intersect_domain(f), last)
-                                                     for f in order):
-                            node, count = _split_last(node, order, deps)
-                            marked[0] += count
+                        if order is not None:
+                            vector = [_iterates(node, last, f) and not carries_dependence(
+                                          node, deps.intersect_domain(f).intersect_range(f), last) for f in order]
+                            if any(vector):
+                                node, count = _split_last(node, _grouped(order, vector), deps)
+                                marked[0] += count
                         return node
                     for k in range(node.n_children()):
                         node = visit(node.child(k)).parent()
@@ -202,6 +205,22 @@ def _iterates(band: isl.ScheduleNode, member: int, instances: isl.UnionSet) -> b
     return found[0]
 
 
+def _grouped(order: list[isl.UnionSet], vector: list[bool]) -> list[isl.UnionSet]:
+    """`order` with each run of consecutive pieces that give no vector loop (`vector` False: a
+    constant date, or a dependence carried) joined into one piece: those statements keep sharing
+    one loop. Joining neighbours of a valid order keeps it valid: the band ran them in one loop,
+    and no other piece comes between them. Split apart they would only lose: two recurrences
+    (PRE adi's `p` and `q` sweeps, each a chain of divisions) overlap in one loop and run one
+    after the other in two, and the statements' shared loads are repeated."""
+    grouped: list[isl.UnionSet] = []
+    for k, piece in enumerate(order):
+        if k and not vector[k] and not vector[k - 1]:
+            grouped[-1] = grouped[-1].union(piece)
+        else:
+            grouped.append(piece)
+    return grouped
+
+
 def _split_last(band: isl.ScheduleNode, order: list[isl.UnionSet],
                 deps: isl.UnionMap) -> tuple[isl.ScheduleNode, int]:
     """`band` with its last member split into one loop per statement set of `order`, each
@@ -215,7 +234,7 @@ def _split_last(band: isl.ScheduleNode, order: list[isl.UnionSet],
     marked = 0
     for k in range(node.n_children()):
         loop = node.child(k).child(0)                                # the member's loop over one statement
-        if not carries_dependence(loop, deps, 0):
+        if _iterates(loop, 0, loop.get_domain()) and not carries_dependence(loop, deps, 0):
             loop = loop.insert_mark(isl.Id(VECTOR_MARK, context=loop.get_ctx()))
             marked += 1
         node = loop.parent().parent()                                # filter, then the sequence

@@ -17,7 +17,9 @@ from clangpass.poly.dependences import dependences
 from clangpass.poly.strides import Stride, access_strides
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations, parallel_violations
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
-from test_suite.unit.poly.snippets import optimise, region_of, scop_of
+from clangpass.passes.mark_vector import _grouped
+from clangpass.poly.scop import statement_names
+from test_suite.unit.poly.snippets import optimise, optimised_and_checked, region_of, scop_of
 from test_suite.unit.poly.test_schedule import GEMM
 
 # Row sweep: j carries the dependence, i is parallel but jumps a row per iteration.
@@ -166,3 +168,25 @@ def test_a_skewed_three_address_stencil_splits_into_one_vector_loop_per_update(t
         RegionInterpreter(expected).run(region.body)
         AstInterpreter(outcome.unit, actual).run()
         assert np.array_equal(expected["A"], actual["A"]) and np.array_equal(expected["B"], actual["B"]), n
+
+
+def test_recurrences_split_off_together_stay_in_one_loop(tmp_path):
+    # PRE adi: isl puts `v[n-1][i] = 1.0` (S_31) in the band of the forward sweep at date (n, i),
+    # so the j loop carries a dependence and mark-vector distributes it: S_31 gets its vector
+    # loop, but the `p` and `q` recurrences (S_22, S_23), neither a vector loop, keep one loop
+    # (split, their chains of divisions ran one after the other: 0.75 of the original's speed).
+    from test_suite.e2e import harness
+    source = (harness.KERNELS_DIR / "three_address" / "polybench_pre" / "adi.c").read_text()
+    outcome = optimised_and_checked(tmp_path, source, sizes=(5,))
+    lines = [line.strip() for line in format_ast(outcome.unit).splitlines()]
+    sweep = next(k for k, line in enumerate(lines) if line.startswith("S_22("))
+    assert lines[sweep - 1].startswith("for (int c2") and lines[sweep + 1].startswith("S_23("), lines
+    assert all(lines[k + 1].startswith("for (") for k, line in enumerate(lines) if line == "// vector"), lines
+
+
+def test_grouped_joins_runs_of_pieces_without_a_vector_loop():
+    ctx = isl.Context()
+    pieces = [isl.UnionSet.read_from_str(ctx, f"{{ S_{k}[i] }}") for k in range(5)]
+    grouped = _grouped(pieces, [False, False, True, False, False])
+    assert [sorted(statement_names(g)) for g in grouped] == [["S_0", "S_1"], ["S_2"], ["S_3", "S_4"]]
+    assert len(_grouped(pieces, [True] * 5)) == 5
