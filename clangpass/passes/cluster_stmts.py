@@ -135,16 +135,27 @@ def scc_decision(structure: SourceStructure, pairs: dict[tuple[str, str], isl.Ma
 def _dense(component: list[str], pairs: dict[tuple[str, str], isl.Map], depth: int) -> bool:
     """Whether `component` stays strongly connected, at each loop depth, through dependences that
     reach the same or the next iteration of that loop (the outer loops' iterations fixed)."""
+    deepest = {(source, sink): _deepest_reach(pairs[(source, sink)], depth)
+               for source in component for sink in component if source != sink and (source, sink) in pairs}
     for k in range(depth):
         successors: dict[str, set[str]] = {}
-        for source in component:
-            for sink in component:
-                dep = pairs.get((source, sink))
-                if source != sink and dep is not None and _reaches_next(dep, k):
-                    successors.setdefault(source, set()).add(sink)
+        for (source, sink), reach in deepest.items():
+            if reach >= k:
+                successors.setdefault(source, set()).add(sink)
         if len(strongly_connected(component, successors)) != 1:
             return False
     return True
+
+
+def _deepest_reach(dep: isl.Map, depth: int) -> int:
+    """The deepest loop k < `depth` at which `_reaches_next(dep, k)`, or -1. The test is monotone in
+    k (a pair equal in the first k dimensions at distance 0 or 1 along dimension k is equal in the
+    first k - 1 at distance 0 along k - 1), so it runs from the innermost loop outwards and stops at
+    the first success: one emptiness test for the usual dependence within one iteration."""
+    for k in reversed(range(depth)):
+        if _reaches_next(dep, k):
+            return k
+    return -1
 
 
 def _reaches_next(dep: isl.Map, k: int) -> bool:

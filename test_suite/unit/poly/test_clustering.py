@@ -5,7 +5,7 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from clangpass.passes.cluster_stmts import bb_decision, cluster, scc_decision, user_decision
+from clangpass.passes.cluster_stmts import _deepest_reach, _reaches_next, bb_decision, cluster, scc_decision, user_decision
 from clangpass.poly.clustering import (apply_decision, decision_problems, dependence_pairs, format_clustering,
                                        source_structure, strongly_connected)
 from clangpass.poly.dependences import dependences
@@ -246,3 +246,18 @@ def test_storage_private_to_a_macro_statement_instance_constrains_nothing(tmp_pa
         assert clustered.scheduled_statements < clustered.statements
         assert (clustered.parallel_loops, clustered.tiled_bands) == (unclustered.parallel_loops,
                                                                      unclustered.tiled_bands)
+
+
+@pytest.mark.parametrize("dep, deepest", [
+    ("[n] -> { S[i, j, k] -> T[i, j, k] : 0 <= i, j, k < n }", 2),              # within one iteration
+    ("[n] -> { S[i, j, k] -> T[i, j, k + 1] : 0 <= i, j, k < n }", 2),          # the next k
+    ("[n] -> { S[i, j, k] -> T[i, j, k + 2] : 0 <= i, j, k < n }", 1),          # two k on: same j only
+    ("[n] -> { S[i, j, k] -> T[i, j + 3, k'] : 0 <= i, j, k, k' < n }", 0),     # three j on: same i only
+    ("[n] -> { S[i, j, k] -> T[i + 2, j', k'] : 0 <= i, j, j', k, k' < n }", -1),
+])
+def test_deepest_reach_is_the_deepest_loop_each_test_passes(dep, deepest):
+    # _dense asks _reaches_next at every depth; _deepest_reach answers them all (the test is
+    # monotone in the depth) from the innermost loop outwards.
+    m = isl.Map(dep)
+    assert _deepest_reach(m, 3) == deepest
+    assert [_reaches_next(m, k) for k in range(3)] == [k <= deepest for k in range(3)]
