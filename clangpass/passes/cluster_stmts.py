@@ -15,8 +15,9 @@ user, and is judged by `decision_problems` (section 3.6.1):
 - `bb` (-fpencil-cluster=bb): all the statements of each basic block (section 3.6.3);
   also what a region of more than CLUSTER_ABOVE_STATEMENTS statements gets under
   `none` (CLUSTER_ABOVE_RELAXED_STATEMENTS when `relax-false-deps` relaxed some false
-  dependences; clangpass.poly.budget), and what `schedule` tries when scheduling exceeds
-  the budget;
+  dependences; clangpass.poly.budget), what a region gets under `scc` when SCC clustering
+  leaves more statements than that to schedule (the limit is on what the scheduler sees),
+  and what `schedule` tries when scheduling exceeds the budget;
 - a user's decision (-fpencil-cluster-decision=FILE, JSON: a list of clusters for every
   region, or an object from region labels to such lists; statement names as in the
   `scop` dump). An invalid one is not applied: the region is scheduled unclustered and
@@ -57,17 +58,23 @@ class ClusterStatements(Pass):
         user = user_decision(options.cluster_decision, unit.region.label)
         scop = unit.scop
         heuristic = options.cluster
+        relaxed = unit.relaxed is not None and unit.relaxed.active
+        limit = CLUSTER_ABOVE_RELAXED_STATEMENTS if relaxed else CLUSTER_ABOVE_STATEMENTS
+        more_than = f"more than {limit}{' with relaxed false dependences' if relaxed else ''}"
         if heuristic == "none" and user is None:
             statements = len(scop.compute_statements)
-            relaxed = unit.relaxed is not None and unit.relaxed.active
-            limit = CLUSTER_ABOVE_RELAXED_STATEMENTS if relaxed else CLUSTER_ABOVE_STATEMENTS
             if statements <= limit:
                 return unit
             heuristic = "bb"
-            scop = scop.with_note(f"{statements} statements: clustered by basic blocks (more than {limit}"
-                                  f"{' with relaxed false dependences' if relaxed else ''})")
+            scop = scop.with_note(f"{statements} statements: clustered by basic blocks ({more_than})")
         try:
             clustering = cluster(scop, heuristic, user, options.isl_max_operations)
+            if user is None and heuristic == "scc" and clustering.scheduled_statements > limit:
+                # The limit is on what isl's scheduler sees: SCC clustering that leaves more
+                # statements than an unclustered region may have is coarsened to basic blocks.
+                scop = scop.with_note(f"scc clustering left {clustering.scheduled_statements} statements to "
+                                      f"schedule: clustered by basic blocks ({more_than})")
+                clustering = cluster(scop, "bb", None, options.isl_max_operations)
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: statements scheduled unclustered"))
         if clustering.problems:

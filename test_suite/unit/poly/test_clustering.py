@@ -261,3 +261,18 @@ def test_deepest_reach_is_the_deepest_loop_each_test_passes(dep, deepest):
     m = isl.Map(dep)
     assert _deepest_reach(m, 3) == deepest
     assert [_reaches_next(m, k) for k in range(3)] == [k <= deepest for k in range(3)]
+
+
+def test_scc_clustering_that_leaves_a_large_region_is_coarsened_to_basic_blocks(tmp_path):
+    # The limit is on what isl's scheduler sees: 3AC adi's SCCs leave 42 of its 80 statements to
+    # schedule (its maximal fusion then skews and keeps no parallel loop, and minimal fusion
+    # splits the p and q recurrences into nests of their own: 0.76 of the speed); basic blocks.
+    from clangpass.poly.budget import CLUSTER_ABOVE_RELAXED_STATEMENTS
+    from test_suite.e2e import harness
+    source = (harness.KERNELS_DIR / "three_address" / "polybench_3ac" / "adi.c").read_text()
+    big = optimise(tmp_path, source, opt_level=3, cluster="scc")
+    assert big.status == "optimized", big.reason
+    assert big.clustering == "bb" and big.scheduled_statements <= CLUSTER_ABOVE_RELAXED_STATEMENTS
+    assert "scc clustering left 42 statements to schedule: clustered by basic blocks" in big.reason
+    small = optimise(tmp_path, MATMUL_3AC, opt_level=3, cluster="scc")
+    assert small.status == "optimized" and small.clustering == "scc", small.reason
