@@ -2,7 +2,7 @@
 """Scheduling time with and without statement clustering (thesis Table 3.1, Fig. 3.6).
 
     python -m test_suite.bench.clustering scaling [--sizes 10,20,...] [--timeout 120]
-    python -m test_suite.bench.clustering kernels [FILE.c ...]
+    python -m test_suite.bench.clustering kernels [FILE.c ...] [--isl-floor]
     python -m test_suite.bench.clustering quality [FILE.c ...]
 
 `scaling`: regions from test_suite/random/large.py (chained three-address stencil
@@ -57,10 +57,11 @@ def _scops(path: str) -> list:
     return [extract_scop(r, result.module, isl.Context()) for r in find_regions(result.module) if not r.problems]
 
 
-def _measure(path: str, heuristic: str) -> tuple[int, int, float]:
-    """(statements scheduled, dependence relations scheduled, seconds) over the regions of `path`."""
+def _measure(path: str, heuristic: str) -> tuple[int, int, float, float]:
+    """(statements scheduled, dependence relations scheduled, seconds, of which isl's scheduler
+    alone) over the regions of `path`."""
     statements = relations = 0
-    seconds = 0.0
+    seconds = isl_seconds = 0.0
     for scop in _scops(path):
         # As the `schedule` pass poses the problem: with region-local storage (the temporaries
         # of three-address code), its false dependences relaxed into conditional validity
@@ -72,14 +73,17 @@ def _measure(path: str, heuristic: str) -> tuple[int, int, float]:
         if clustering is not None and not clustering.clusters:
             clustering = None
         problem = scheduling_problem(scop, relaxed, clustering, 0)
-        schedule = schedule_constraints(problem, scop.context).compute_schedule()
+        constraints = schedule_constraints(problem, scop.context)
+        isl_start = time.perf_counter()
+        schedule = constraints.compute_schedule()
+        isl_seconds += time.perf_counter() - isl_start
         if clustering is not None:
             schedule = clustering.statement_schedule(schedule, scop.domain)
         seconds += time.perf_counter() - start
         _, domain, deps, relaxed = problem
         statements += len(set(_names(domain)))
         relations += relation_count(deps if relaxed is None else deps.union(relaxed.relaxed))
-    return statements, relations, seconds
+    return statements, relations, seconds, isl_seconds
 
 
 def _names(domain: isl.UnionSet) -> list[str]:
@@ -104,7 +108,7 @@ def _child(queue, path: str, heuristic: str) -> None:
     queue.put(best)
 
 
-def measure(path: str, heuristic: str, timeout: float) -> Optional[tuple[int, int, float]]:
+def measure(path: str, heuristic: str, timeout: float) -> Optional[tuple[int, int, float, float]]:
     """`_measure` in a child process; None when it ran past `timeout` seconds."""
     queue: multiprocessing.Queue = multiprocessing.Queue()
     child = multiprocessing.Process(target=_child, args=(queue, path, heuristic))
@@ -117,10 +121,11 @@ def measure(path: str, heuristic: str, timeout: float) -> Optional[tuple[int, in
     return queue.get() if not queue.empty() else None
 
 
-def _row(name: str, path: str, timeout: float) -> tuple[str, list]:
+def _row(name: str, path: str, timeout: float, floor: bool = False) -> tuple[str, list]:
     results = [measure(path, h, timeout) for h in HEURISTICS]
     base = results[0]
     cells: list = []
+    floors: list = []
     for h, r in zip(HEURISTICS, results):
         if r is None:
             cells += ["?", "?", f">{timeout:g}"] + (["-"] if h != "none" else [])
@@ -128,7 +133,9 @@ def _row(name: str, path: str, timeout: float) -> tuple[str, list]:
         cells += [r[0], r[1], f"{r[2]:.3f}"]
         if h != "none":
             cells.append(f"{base[2] / r[2]:.2f}" if base is not None and r[2] > 0 else f">{timeout / r[2]:.0f}")
-    return name, cells
+            # The speedup if clustering, renaming and recovery cost nothing: isl's scheduler alone.
+            floors.append(f"{base[2] / r[3]:.2f}" if base is not None and r[3] > 0 else f">{timeout / max(r[3], 1e-9):.0f}")
+    return name, cells + (floors if floor else [])
 
 
 def quality(path: str) -> dict[str, tuple]:
@@ -152,8 +159,14 @@ def _default_files() -> list[str]:
         + [str(p) for p in sorted((harness.KERNELS_DIR / "image").glob("*.c"))]
 
 
-HEADER = ("| region | stmts | deps | none s | scc stmts | scc deps | scc s | scc speedup "
-          "| bb stmts | bb deps | bb s | bb speedup |\n|---|" + "---|" * 11)
+COLUMNS = ("region", "stmts", "deps", "none s", "scc stmts", "scc deps", "scc s", "scc speedup",
+           "bb stmts", "bb deps", "bb s", "bb speedup")
+FLOOR_COLUMNS = ("scc isl floor", "bb isl floor")
+
+
+def _header(floor: bool) -> str:
+    columns = COLUMNS + (FLOOR_COLUMNS if floor else ())
+    return "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -163,7 +176,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--sizes", default="10,20,50,100,200,500,1000,2000")
     parser.add_argument("--timeout", type=float, default=120.0)
-    args = parser.parse_args(argv)
+    parser.add_argument("--isl-floor", action="store_true",
+                        help="two more columns: the speedup with only isl's scheduler on the clustered "
+                             "side (clustering, renaming and recovery free), under scc and bb")
+    args = parser.parse_intermixed_args(argv)
     if args.what == "quality":
         print("| region | none: tiled/parallel/vector, stmts, s | scc | bb | changed |\n|---|---|---|---|---|")
         for f in args.files or [str(p) for p in sorted(harness.POLYBENCH_DIR.glob("*.c"))] + _default_files():
@@ -173,8 +189,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"| {Path(f).parent.name}/{Path(f).stem} | " + " | ".join(cells) + f" | {', '.join(changed)} |",
                   flush=True)
         return 0
-    print(HEADER)
+    print(_header(args.isl_floor))
     speedups: dict[str, list[float]] = {"scc": [], "bb": []}
+    if args.isl_floor:
+        speedups.update({"scc isl floor": [], "bb isl floor": []})
     with tempfile.TemporaryDirectory() as tmp:
         if args.what == "scaling":
             jobs = []
@@ -187,9 +205,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             files = args.files or _default_files()
             jobs = [(Path(f).stem, f) for f in files]
         for name, path in jobs:
-            name, cells = _row(name, path, args.timeout)
+            name, cells = _row(name, path, args.timeout, args.isl_floor)
             print(f"| {name} | " + " | ".join(str(c) for c in cells) + " |", flush=True)
-            for h, cell in (("scc", cells[6]), ("bb", cells[10])):
+            columns = [("scc", 6), ("bb", 10)] + ([("scc isl floor", 11), ("bb isl floor", 12)] if args.isl_floor else [])
+            for h, cell in ((h, cells[k]) for h, k in columns):
                 try:
                     speedups[h].append(float(cell))
                 except ValueError:

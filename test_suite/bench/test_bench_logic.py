@@ -372,3 +372,15 @@ def test_variants_pairs_each_round_and_judges_the_target() -> None:
     assert summary["within"] == {"3ac": [1, 2], "pre": [0, 1]}
     assert "| gemm | 1 | 1.02 | 0.98 | 1.25 | 0.80 |" in table
     assert "miss: checksums differ" in table
+
+
+def test_clustering_rows_with_the_isl_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The floor divides the unclustered seconds by isl's scheduler alone on the clustered side.
+    from test_suite.bench import clustering
+    results = {"none": (6, 16, 0.008, 0.0079), "scc": (2, 2, 0.002, 0.0005), "bb": (2, 2, 0.004, 0.001)}
+    monkeypatch.setattr(clustering, "measure", lambda path, h, timeout: results[h])
+    name, cells = clustering._row("gemm", "gemm.c", 60.0, floor=True)
+    assert cells == [6, 16, "0.008", 2, 2, "0.002", "4.00", 2, 2, "0.004", "2.00", "16.00", "8.00"]
+    assert len(clustering._row("gemm", "gemm.c", 60.0)[1]) == 11
+    header = clustering._header(True).splitlines()
+    assert header[0].count("|") - 1 == len(cells) + 1 and header[1].count("---") == len(cells) + 1
