@@ -100,29 +100,9 @@ def test_set_children_listed_in_source_order():
 def test_independent_reductions_in_source_order(tmp_path):
     # Three-address gesummv: the `tmp` and `y` chains are independent components of the inner
     # loop (isl lists them in a set, `y` first); they run as written, `tmp`'s first.
-    outcome = optimised_and_checked(tmp_path, """\
-        void f(int n, double alpha, double beta, double A[static const restrict n][n],
-               double B[static const restrict n][n], double tmp[static const restrict n],
-               double x[static const restrict n], double y[static const restrict n]) {
-          double t1, t2, t3, t4, t5, t6, t7;
-          for (int i = 0; i < n; i++) {
-            tmp[i] = 0.0;
-            y[i] = 0.0;
-            for (int j = 0; j < n; j++) {
-              t1 = A[i][j] * x[j];
-              t2 = t1 + tmp[i];
-              tmp[i] = t2;
-              t3 = B[i][j] * x[j];
-              t4 = t3 + y[i];
-              y[i] = t4;
-            }
-            t5 = alpha * tmp[i];
-            t6 = beta * y[i];
-            t7 = t5 + t6;
-            y[i] = t7;
-          }
-        }
-    """)
+    from test_suite.e2e import harness
+    source = (harness.KERNELS_DIR / "three_address" / "polybench_3ac" / "gesummv.c").read_text()
+    outcome = optimised_and_checked(tmp_path, source)
     ast = format_ast(outcome.unit)
     inner = ast[ast.index("for (int c1"):]
     assert inner.index("S_2(") < inner.index("S_5("), ast
