@@ -94,8 +94,8 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                          "none (default), the dense strongly connected components "
                                          "of each basic block (scc), or whole basic blocks (bb). A "
                                          "region of more than 200 statements (31 with relaxed "
-                                         "false dependences), or over the isl budget "
-                                         "unclustered, gets bb all the same."),
+                                         "false dependences), or that many left by scc, or over "
+                                         "the isl budget unclustered, gets bb all the same."),
         ("-fpencil-cluster-decision=FILE", "Cluster the statements as FILE says (JSON: a list of "
                                            "clusters of statement names, or an object from region "
                                            "labels to such lists); an invalid decision is an error."),
