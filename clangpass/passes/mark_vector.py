@@ -34,10 +34,11 @@ is cut) order the statements without a cycle, the sequence following that order,
 and (b) at least one of the single-statement loops then carries no dependence and
 gets its `vector` mark. Consecutive statements of that order that would give no vector
 loop (a constant date there, or a dependence carried) keep sharing one loop (`_grouped`):
-only the vector loops are split off, and only loops that iterate are marked. This is loop distribution (Kennedy & Allen, "Optimizing
-compilers for modern architectures", 2001, section 2.4.2: the statements of an
-acyclic dependence graph in topological order) applied to the innermost point loop,
-where it costs no locality: the loops run over the same few cache lines.
+only the vector loops are split off, and only loops that iterate are marked. This is
+loop distribution (Kennedy & Allen, "Optimizing compilers for modern architectures",
+2001, section 2.4.2: the statements of an acyclic dependence graph in topological
+order) applied to the innermost point loop, where it costs no locality: the loops run
+over the same few cache lines.
 """
 from __future__ import annotations
 

@@ -73,8 +73,8 @@ def _sequence_paths(node: isl.ScheduleNode, path: tuple[int, ...]) -> list[tuple
 def _first_ranks(node: isl.ScheduleNode, rank: Mapping[str, int]) -> list[int]:
     """Per child of the sequence or set `node`: the source rank of its first statement."""
     domain = node.get_domain()
-    return [min((rank.get(name, len(rank)) for name in statement_names(node.child(k).filter_get_filter().intersect(domain))),
-                default=len(rank)) for k in range(node.n_children())]
+    children = (statement_names(node.child(k).filter_get_filter().intersect(domain)) for k in range(node.n_children()))
+    return [min((rank.get(name, len(rank)) for name in names), default=len(rank)) for names in children]
 
 
 def _source_order(node: isl.ScheduleNode, rank: Mapping[str, int]) -> list[int]:

@@ -134,7 +134,8 @@ def _row(name: str, path: str, timeout: float, floor: bool = False) -> tuple[str
         if h != "none":
             cells.append(f"{base[2] / r[2]:.2f}" if base is not None and r[2] > 0 else f">{timeout / r[2]:.0f}")
             # The speedup if clustering, renaming and recovery cost nothing: isl's scheduler alone.
-            floors.append(f"{base[2] / r[3]:.2f}" if base is not None and r[3] > 0 else f">{timeout / max(r[3], 1e-9):.0f}")
+            floors.append(f"{base[2] / r[3]:.2f}" if base is not None and r[3] > 0
+                          else f">{timeout / max(r[3], 1e-9):.0f}")
     return name, cells + (floors if floor else [])
 
 
@@ -207,7 +208,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         for name, path in jobs:
             name, cells = _row(name, path, args.timeout, args.isl_floor)
             print(f"| {name} | " + " | ".join(str(c) for c in cells) + " |", flush=True)
-            columns = [("scc", 6), ("bb", 10)] + ([("scc isl floor", 11), ("bb isl floor", 12)] if args.isl_floor else [])
+            columns = [("scc", 6), ("bb", 10)]
+            if args.isl_floor:
+                columns += [("scc isl floor", 11), ("bb isl floor", 12)]
             for h, cell in ((h, cells[k]) for h, k in columns):
                 try:
                     speedups[h].append(float(cell))
