@@ -44,6 +44,49 @@ def unary_operator(cursor: ci.Cursor) -> str:
     return _UNARY_KINDS.get(kind, "?")
 
 
+def var_decl_initializer(cursor: ci.Cursor) -> Optional[ci.Cursor]:
+    """The initialiser expression of a VAR_DECL cursor (`clang_Cursor_getVarDeclInitializer`), or None."""
+    init = _fn("clang_Cursor_getVarDeclInitializer", ci.Cursor, ci.Cursor)(cursor)
+    return ci.Cursor.from_result(init, None, (cursor,))  # None for the null cursor
+
+
+def is_inline_function(cursor: ci.Cursor) -> bool:
+    """Whether a FUNCTION_DECL is declared `inline` (`clang_Cursor_isFunctionInlined`)."""
+    return bool(_fn("clang_Cursor_isFunctionInlined", ctypes.c_uint, ci.Cursor)(cursor))
+
+
+def for_header_slots(cursor: ci.Cursor) -> tuple[bool, bool, bool]:
+    """Which of a FOR_STMT's init, condition and increment are written.
+
+    libclang lists a for loop's children without the empty parts, so two children may be
+    init and cond or cond and inc. The loop's tokens say which parts are written: only
+    their count per part is read, never their offsets, because a header written by a
+    macro has its tokens in the macro's definition and its children at the macro's use.
+    """
+    counts = [0, 0, 0]
+    depth, part = 0, 0
+    for tok in cursor.get_tokens():
+        s = tok.spelling
+        if depth == 0:
+            if s == "(":
+                depth = 1
+            continue
+        if s in ("(", "[", "{"):
+            depth += 1
+        elif s in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                break
+        elif s == ";" and depth == 1:
+            part += 1
+            if part > 2:
+                break
+            continue
+        if part <= 2:
+            counts[part] += 1
+    return counts[0] > 0, counts[1] > 0, counts[2] > 0
+
+
 # CXEvalResultKind
 _EVAL_INT, _EVAL_FLOAT = 1, 2
 

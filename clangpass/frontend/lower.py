@@ -21,7 +21,9 @@ from typing import Optional
 import clang.cindex as ci
 
 from clangpass.builtins import is_builtin
-from clangpass.frontend.clang_api import MacroTable, binary_operator, evaluate, literal_spelling, unary_operator
+from clangpass.frontend.clang_api import (MacroTable, binary_operator, evaluate, is_inline_function,
+                                          for_header_slots, literal_spelling, unary_operator,
+                                          var_decl_initializer)
 from clangpass.frontend.pragmas import PlacedPragma
 from clangpass.frontend.types import TypeLowering
 from clangpass.ir import nodes as N
@@ -115,22 +117,23 @@ class Lowering:
         if shape.kind not in _ARRAY_KINDS and t.kind not in _ARRAY_KINDS:
             return self.types.lower(t)
         init = self._initializer(cursor)
-        # clang visits the size expressions innermost first: source order is outermost first.
-        extents = sorted((c for c in cursor.get_children()
-                          if c.kind.is_expression() and (init is None or c != init)),
-                         key=lambda c: c.extent.start.offset)
+        # clang's cursor visitor walks an array declarator's type from the element outwards
+        # (element type first, then the dimension's size expression), so the size expressions
+        # come innermost first: reversed, they are outermost first. Their source offsets
+        # cannot order them: behind a macro (`double POLYBENCH_2D(C, NI, NJ, ni, nj)`) every
+        # one of them sits at the macro's use.
+        extents = [c for c in cursor.get_children()
+                   if c.kind.is_expression() and (init is None or c != init)]
+        extents.reverse()
         return self.types.lower(t, extents)
 
     @staticmethod
     def _initializer(cursor: ci.Cursor) -> Optional[ci.Cursor]:
-        """The initialiser of a VAR_DECL: the last child expression after '='."""
-        children = [c for c in cursor.get_children() if c.kind.is_expression()]
-        if not children:
+        """The initialiser of a VAR_DECL, as clang's AST holds it (None for a parameter or a
+        declaration without one): not looked for in the tokens, which a macro may hide."""
+        if cursor.kind != CK.VAR_DECL:
             return None
-        tokens = list(cursor.get_tokens())
-        if not any(tok.spelling == "=" for tok in tokens):
-            return None
-        return children[-1]
+        return var_decl_initializer(cursor)
 
     # ---------------------------------------------------------------- expressions
     def expr(self, c: ci.Cursor) -> N.Expr:
@@ -365,42 +368,32 @@ class Lowering:
         storage = {ci.StorageClass.STATIC: "static", ci.StorageClass.EXTERN: "extern"}.get(c.storage_class, "")
         return N.VarDecl(c.spelling, self.decl_type(c), init, location(c), storage)
 
-    def _for_parts(self, c: ci.Cursor) -> tuple[Optional[ci.Cursor], Optional[ci.Cursor], Optional[ci.Cursor], ci.Cursor]:
-        """Split a FOR_STMT's children into init/cond/inc/body by the header's semicolons."""
+    def _for_parts(self, c: ci.Cursor) -> Optional[tuple[Optional[ci.Cursor], Optional[ci.Cursor], Optional[ci.Cursor], ci.Cursor]]:
+        """A FOR_STMT's init/cond/inc/body, or None when they cannot be told apart.
+
+        libclang lists the header's parts in that order but leaves out the empty ones: with
+        none or all three written, the children say it all; with one or two, the loop's
+        tokens say which parts are written (`for_header_slots`). Where the two disagree (a
+        part written as a macro that expands to nothing), None: the loop is not guessed at.
+        """
         children = list(c.get_children())
-        body = children[-1]
-        tokens = list(c.get_tokens())
-        depth = 0
-        semis: list[int] = []
-        close = None
-        for tok in tokens:
-            s = tok.spelling
-            if s == "(":
-                depth += 1
-            elif s == ")":
-                depth -= 1
-                if depth == 0:
-                    close = tok.extent.start.offset
-                    break
-            elif s == ";" and depth == 1:
-                semis.append(tok.extent.start.offset)
-        init = cond = inc = None
-        if len(semis) == 2 and close is not None:
-            for ch in children[:-1]:
-                off = ch.extent.start.offset
-                if off < semis[0]:
-                    init = ch
-                elif off < semis[1]:
-                    cond = ch
-                elif off < close:
-                    inc = ch
-        else:  # macro-generated header: fall back to clang's child order
-            header = children[:-1]
+        body, header = children[-1], children[:-1]
+        if len(header) in (0, 3):
             init, cond, inc = (header + [None, None, None])[:3]
+            return init, cond, inc, body
+        written = for_header_slots(c)
+        if sum(written) != len(header):
+            return None
+        parts = iter(header)
+        init, cond, inc = (next(parts) if w else None for w in written)
         return init, cond, inc, body
 
     def stmt_FOR_STMT(self, c: ci.Cursor) -> N.Stmt:
-        init_c, cond_c, inc_c, body_c = self._for_parts(c)
+        parts = self._for_parts(c)
+        if parts is None:
+            return N.OpaqueStmt("for (header split by an empty macro)", "", loc=location(c),
+                                extent=source_range(c))
+        init_c, cond_c, inc_c, body_c = parts
         init = self.stmt(init_c) if init_c is not None else None
         cond = self.expr(cond_c) if cond_c is not None else None
         step = self.expr(inc_c) if inc_c is not None else None
@@ -438,8 +431,8 @@ class Lowering:
         return N.Continue(loc=location(c), extent=source_range(c))
 
     def stmt_GOTO_STMT(self, c: ci.Cursor) -> N.Stmt:
-        tokens = [t.spelling for t in c.get_tokens()]
-        return N.Goto(tokens[1] if len(tokens) > 1 else "", loc=location(c), extent=source_range(c))
+        label = next((ch.spelling for ch in c.get_children() if ch.kind == CK.LABEL_REF), "")
+        return N.Goto(label, loc=location(c), extent=source_range(c))
 
     def stmt_LABEL_STMT(self, c: ci.Cursor) -> N.Stmt:
         children = list(c.get_children())
@@ -459,16 +452,11 @@ class Lowering:
         body_cursor = next((ch for ch in c.get_children() if ch.kind == CK.COMPOUND_STMT), None)
         body = self.stmt_COMPOUND_STMT(body_cursor) if body_cursor is not None else None
         storage = {ci.StorageClass.STATIC: "static", ci.StorageClass.EXTERN: "extern"}.get(c.storage_class, "")
-        tokens_before_name = []
-        for tok in c.get_tokens():
-            if tok.spelling == c.spelling:
-                break
-            tokens_before_name.append(tok.spelling)
         fn_type = c.type
         variadic = fn_type.kind == ci.TypeKind.FUNCTIONPROTO and fn_type.is_function_variadic()
         return N.Function(
             name=c.spelling, result=self.types.lower(c.result_type), params=params, body=body,
             loc=location(c), extent=source_range(c), attributes=attributes, storage=storage,
-            inline="inline" in tokens_before_name, variadic=variadic,
+            inline=is_inline_function(c), variadic=variadic,
             in_main_file=self._in_main_file(c),
         )
