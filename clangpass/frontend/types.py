@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Callable, Optional
 
 import clang.cindex as ci
@@ -57,7 +58,6 @@ class TypeLowering:
                 return self._array(canonical, extents or [])
             lowered = self.lower(canonical, extents)
             if t.is_const_qualified() and not lowered.const:
-                from dataclasses import replace
                 lowered = replace(lowered, const=True)
             return lowered
         if kind in _INTEGERS:
@@ -90,7 +90,12 @@ class TypeLowering:
         dims: list[tuple[ci.Type, Optional[ci.Cursor]]] = []
         cur = t
         remaining = list(extents)
+        # Clang keeps the element's qualifiers on a canonical array type (`const row_t R[2]`
+        # is a const array of `float[8]`, whose element type is plain `float`): collected here.
+        element_const = element_volatile = False
         while cur.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
+            element_const |= cur.is_const_qualified()
+            element_volatile |= cur.is_volatile_qualified()
             size_cursor = remaining.pop(0) if (cur.kind != TK.INCOMPLETEARRAY and remaining) else None
             dims.append((cur, size_cursor))
             cur = cur.element_type
@@ -99,6 +104,9 @@ class TypeLowering:
                 if canonical.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY):
                     cur = canonical
         element = self.lower(cur)
+        if (element_const and not element.const) or (element_volatile and not element.volatile):
+            element = replace(element, const=element.const or element_const,
+                              volatile=element.volatile or element_volatile)
         first_brackets = _BRACKET_QUALS.search(t.spelling)
         words = set(first_brackets.group(1).replace(",", " ").split()) if first_brackets else set()
         result: T.CType = element
@@ -123,21 +131,24 @@ class TypeLowering:
         return result
 
     def _record(self, t: ci.Type) -> T.StructType:
+        """The struct or union, with `t`'s own qualifiers: the cache holds each declaration's
+        unqualified type (a `const struct grid *` lowered first must not make every later
+        `struct grid *` const)."""
         decl = t.get_declaration()
         is_union = decl.kind == ci.CursorKind.UNION_DECL
         name = decl.spelling or t.spelling
         key = f"{decl.location.file}:{decl.location.line}:{decl.location.column}:{name}"
-        if key in self._structs:
-            return self._structs[key]
-        # Placeholder first: a struct may point to itself.
-        self._structs[key] = T.StructType(name=name, is_union=is_union, **_quals(t))
-        fields = []
-        for child in decl.get_children():
-            if child.kind == ci.CursorKind.FIELD_DECL:
-                width = child.get_bitfield_width() if child.is_bitfield() else None
-                where = child.location
-                loc = SourceLoc(where.file.name, where.line, where.column) if where.file is not None else None
-                fields.append(T.StructField(child.spelling, self.lower(child.type), width, loc))
-        lowered = T.StructType(name=name, is_union=is_union, fields=tuple(fields), **_quals(t))
-        self._structs[key] = lowered
-        return lowered
+        if key not in self._structs:
+            # Placeholder first: a struct may point to itself.
+            self._structs[key] = T.StructType(name=name, is_union=is_union)
+            fields = []
+            for child in decl.get_children():
+                if child.kind == ci.CursorKind.FIELD_DECL:
+                    width = child.get_bitfield_width() if child.is_bitfield() else None
+                    where = child.location
+                    loc = SourceLoc(where.file.name, where.line, where.column) if where.file is not None else None
+                    fields.append(T.StructField(child.spelling, self.lower(child.type), width, loc))
+            self._structs[key] = T.StructType(name=name, is_union=is_union, fields=tuple(fields))
+        cached = self._structs[key]
+        quals = _quals(t)
+        return replace(cached, **quals) if any(quals.values()) else cached
