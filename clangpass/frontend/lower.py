@@ -238,6 +238,11 @@ class Lowering:
         return N.Unary(unary_operator(c), self.expr(operand), type=self.type_of(c), loc=location(c))
 
     def expr_CXX_UNARY_EXPR(self, c: ci.Cursor) -> N.Expr:
+        """sizeof/_Alignof: clang's value where it is a constant (not of a VLA)."""
+        value = evaluate(c)
+        if isinstance(value, int):
+            return N.IntLit(value, type=self.type_of(c), loc=location(c))
+        # A VLA's size: kept opaque; the first token only names it in messages.
         tokens = [t.spelling for t in c.get_tokens()]
         return N.OpaqueExpr(tokens[0] if tokens else "sizeof", " ".join(tokens),
                             type=self.type_of(c), loc=location(c))
