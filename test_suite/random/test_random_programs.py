@@ -39,8 +39,9 @@ SLOW_ANALYSIS: tuple[str, ...] = ("-fpencil-time-limit=30",)
 from test_suite.random import generator
 from test_suite.random.generator import (
     SMALL, Aff, ArrayDecl, ArrayRef, Assign, Compare, Const, DataCompare, DataGuard, GenConfig,
-    Guard, Local, Loop, ModEq, Program, ScalarRef, check_in_bounds, generate, instance_counts,
-    provably_independent, walk_nodes, walk_statements,
+    Guard, Local, Loop, ModEq, Program, ScalarRef, Spelling, check_in_bounds, draw_spelling, generate,
+    instance_counts, plain, provably_independent, render, walk_nodes, walk_statements, with_pending_forms,
+    without_pending_forms,
 )
 
 SANITIZER_SEEDS = tuple(range(30))
@@ -74,7 +75,9 @@ def test_seeds_give_distinct_programs() -> None:
 
 @pytest.fixture(scope="module")
 def variety_sources() -> list[str]:
-    return [generate(seed).source for seed in VARIETY_SEEDS]
+    """The programs in plain C (no macro, typedef or pragma of `Spelling`), so that the patterns
+    below see every statement and loop header as such; the spelling forms are checked apart."""
+    return [generate(seed, plain(GenConfig())).source for seed in VARIETY_SEEDS]
 
 
 def _scop(source: str) -> str:
@@ -144,7 +147,10 @@ def test_sizes_are_runtime_parameters() -> None:
     for seed in range(20):
         generated = generate(seed, config)
         source, program = generated.source, generated.program
-        assert "#define" not in source
+        # Macros spell a size parameter as itself (`#define PB_N n`, `#define BOUND_n n`); only a
+        # typedef'd row's extent is a constant (`#define A_COLS 13`: the value main passes).
+        for name, value in re.findall(r"#define (\w+) (\w+)\n", source):
+            assert value in program.sizes() or re.fullmatch(r"[A-Z]_(COLS|DIM\d)", name), (name, value)
         for name, value in program.params:
             assert config.min_size <= value <= config.max_size
             assert re.search(rf"\n  int {name} = {value};", source)
@@ -186,6 +192,106 @@ def test_config_knobs_shape_programs() -> None:
     assert {f[0] for f in clustered.values() if f} == {"-fpencil-cluster=scc", "-fpencil-cluster=bb"}
     assert not any(f.startswith("-fpencil-cluster=") for s in range(100)
                    for f in generate(s, replace(SMALL, p_cluster=0.0)).flags)
+
+
+# ----------------------------------------------------------------------------
+# Spelling: the forms real code writes a region in (macros, typedefs, pragmas)
+# ----------------------------------------------------------------------------
+
+SPELLING_FORMS = {  # description name: (pattern in the source, least number of 100 programs)
+    "declarator macros": (r"\b(int|double) ARR[123]\([A-Z]", 12),
+    "typedef rows": (r"\ntypedef (int|double) [A-Z]_(row|plane)_t\[", 4),
+    "bound macros": (r"\b(PB_[NMP]|BOUND\([nmp]\))", 12),
+    "for macros": (r"\n *FOR_(UP|DOWN)\(i\d, ", 5),
+    "statement macros": (r"\n *(SET\(|UPDATE\(|S\d+\(|S\d+;)", 8),
+    "_Float16 helper": (r"\n_Float16 half_blend\(_Float16 x, _Float16 y\)\n\{", 4),
+    "loop pragmas": (r"\n#pragma (GCC unroll 4|GCC ivdep|omp simd)\n *(for|FOR_)", 5),
+}
+ALL_SPELLING = replace(GenConfig(), p_declarator_macros=1.0, p_typedef_rows=1.0, p_bound_macros=1.0,
+                       p_for_macros=1.0, p_statement_macros=1.0, p_unknown_type=1.0, p_loop_pragmas=1.0)
+
+
+def test_spelling_is_drawn_apart_from_the_program() -> None:
+    """A seed's program is the same however it is spelled; a spelling with every form off is the
+    plain rendering; the spelling is deterministic."""
+    for seed in range(20):
+        spelled, plain_one = generate(seed, ALL_SPELLING), generate(seed, plain(GenConfig()))
+        assert spelled.program == plain_one.program == generate(seed).program
+        assert spelled.flags == plain_one.flags
+        assert spelled.source == generate(seed, ALL_SPELLING).source
+        assert render(plain_one.program, plain_one.description, Spelling(seed=seed)) == plain_one.source
+        assert spelled.spelling == draw_spelling(seed, ALL_SPELLING)
+
+
+@pytest.mark.parametrize("form", sorted(SPELLING_FORMS))
+def test_programs_are_spelled_in_each_form(form: str) -> None:
+    """With the command line's configuration (pending forms on), each form shows up, and only
+    in the programs whose description names it."""
+    pattern, least = SPELLING_FORMS[form]
+    generated = [generate(seed, with_pending_forms(GenConfig())) for seed in VARIETY_SEEDS]
+    showing = [g.seed for g in generated if re.search(pattern, g.source)]
+    assert len(showing) >= least, f"{form}: {len(showing)} of {len(generated)} programs"
+    assert all(form in generate(s, with_pending_forms(GenConfig())).description for s in showing)
+    assert not any(re.search(pattern, generate(s).source) for s in range(20)
+                   if form not in generate(s).description)
+
+
+@needs_gcc
+def test_spelled_programs_print_what_plain_ones_print(tmp_path: Path) -> None:
+    """Every form at once: warning-free under -Wall -Wextra -Werror, clean under the sanitizers,
+    and gcc -O0 prints exactly what it prints for the same program in plain C (also built with
+    -fopenmp, where `omp simd` is a directive: it must still compile)."""
+    for seed in range(8):
+        spelled, plain_one = generate(seed, ALL_SPELLING), generate(seed, plain(GenConfig()))
+        for name, text in (("spelled", spelled.source), ("plain", plain_one.source)):
+            (tmp_path / f"{name}{seed}.c").write_text(text)
+        harness.build(["gcc"], [tmp_path / f"spelled{seed}.c"], tmp_path / "san",
+                      WARNING_FLAGS + SANITIZER_FLAGS)
+        harness.build(["gcc"], [tmp_path / f"spelled{seed}.c"], tmp_path / "omp", WARNING_FLAGS + ("-fopenmp",))
+        harness.build(["gcc"], [tmp_path / f"plain{seed}.c"], tmp_path / "plain", WARNING_FLAGS)
+        assert harness.run(tmp_path / "san", timeout=120) == harness.run(tmp_path / "plain"), seed
+
+
+@needs_gcc
+def test_spelled_programs_are_optimized_and_match_gcc(tmp_path: Path) -> None:
+    """The forms pencilcc handles (declarators, extents and loop bounds through macros, typedef'd
+    rows, loop headers and statements through macros, all at once): every region optimized,
+    same output as gcc -O0."""
+    config = without_pending_forms(replace(SMALL, **{k: 1.0 for k in (
+        "p_declarator_macros", "p_typedef_rows", "p_bound_macros", "p_for_macros", "p_statement_macros")}))
+    for seed in range(6):
+        outcome = check_seed(seed, tmp_path, PENCILCC, config)
+        assert outcome.passed, outcome.summary() + "\n" + generate(seed, config).source
+        assert not outcome.fell_back, (seed, outcome.candidate_warnings)
+
+
+PENDING_XFAIL = {
+    "p_unknown_type": "pencilcc cannot analyse a file holding a _Float16 anywhere (libclang's Python "
+                      "bindings raise 'Unknown template argument kind 32' on its type): the whole file "
+                      "goes to the host compiler; being fixed in the front end",
+    "p_loop_pragmas": "a loop pragma (#pragma GCC unroll 4, GCC ivdep, omp simd) in a region makes it "
+                      "fall back ('UNEXPOSED_STMT' statement); being fixed in the front end",
+}
+
+
+@needs_gcc
+@pytest.mark.parametrize("knob", sorted(PENDING_XFAIL))
+def test_pending_forms_match_gcc(knob: str, tmp_path: Path) -> None:
+    """The pending forms (generator.PENDING_FORMS) forced on: the programs print what gcc -O0
+    prints. Their regions still fall back (an xfail, with the reason); once pencilcc optimizes
+    them this test fails, saying so: then make them GenConfig's defaults (drop them from
+    PENDING_FORMS and from PENDING_XFAIL)."""
+    config = replace(without_pending_forms(SMALL), **{knob: 1.0})
+    form = "_Float16 helper" if knob == "p_unknown_type" else "loop pragmas"
+    seeds = [s for s in range(12) if re.search(SPELLING_FORMS[form][0], generate(s, config).source)][:3]
+    assert seeds
+    fell_back = []
+    for seed in seeds:
+        outcome = check_seed(seed, tmp_path, PENCILCC, config)
+        assert outcome.passed, outcome.summary() + "\n" + generate(seed, config).source
+        fell_back += [seed] if outcome.fell_back else []
+    assert fell_back, f"{form}: every region now optimized: make it a default (generator.PENDING_FORMS)"
+    pytest.xfail(f"seeds {fell_back} fell back: {PENDING_XFAIL[knob]}")
 
 
 # ----------------------------------------------------------------------------
@@ -403,7 +509,7 @@ class GccRun:
 
 
 def _gcc_run(seed: int, workdir: Path) -> GccRun:
-    generated = generate(seed)
+    generated = generate(seed, with_pending_forms(GenConfig()))
     program = generated.program
     sizes = program.sizes()
     expected = [(a.name, math.prod(sizes[p] + c for p, c in a.extents)) for a in program.arrays]
@@ -557,7 +663,7 @@ PIVOT_FORMS = {  # every way the relaxation is written, `G[i][j]` being X[i1][i2
 def test_pivot_nests_are_varied_in_bounds_and_sanitizer_clean(tmp_path: Path) -> None:
     """With the pivot nest forced: every form of the min, i and j swapped, a sub-square, int and
     double arrays; in bounds for any sizes; free of undefined behaviour under the sanitizers."""
-    config = replace(SMALL, p_pivot=1.0)
+    config = plain(replace(SMALL, p_pivot=1.0))     # the patterns read statements as written plainly
     rng = random.Random(7)
     seen: set[str] = set()
     pivots = []
@@ -603,8 +709,8 @@ def test_pivot_nest_programs_match_gcc(tmp_path: Path) -> None:
     seeds = [s for s in PIVOT_SEEDS if "pivot nest" in generate(s, SMALL).description]
     assert len(seeds) >= 5, seeds
     for seed in seeds:
-        assert re.search(FEATURES["pivot nest"][1], _scop(generate(seed, SMALL).source)), seed
-        outcome = check_seed(seed, tmp_path, (*PENCILCC, *SLOW_ANALYSIS), SMALL)
+        assert re.search(FEATURES["pivot nest"][1], _scop(generate(seed, plain(SMALL)).source)), seed
+        outcome = check_seed(seed, tmp_path, (*PENCILCC, *SLOW_ANALYSIS), without_pending_forms(SMALL))
         assert outcome.passed, outcome.summary() + "\n" + generate(seed, SMALL).source
         assert not outcome.fell_back, (seed, outcome.candidate_warnings)
 
@@ -620,7 +726,7 @@ def test_bitwise_reduction_programs_are_warning_free_and_match_gcc(tmp_path: Pat
     the programs are warning-free (operands in parentheses for -Wparentheses) and clean under
     the sanitizers, and pencilcc prints what gcc -O0 prints."""
     config = replace(SMALL, p_reduction=1.0, p_bitwise_reduction=1.0)
-    programs = [g for g in (generate(seed, config) for seed in range(40))
+    programs = [g for g in (generate(seed, plain(config)) for seed in range(40))
                 if "bitwise reduction pragma" in g.description]
     assert len(programs) >= 8, len(programs)
     seen = {m for g in programs for m in re.findall(r"reduction\(([&|^]): q0\)", g.source)}
@@ -633,7 +739,7 @@ def test_bitwise_reduction_programs_are_warning_free_and_match_gcc(tmp_path: Pat
         harness.build(["gcc"], [source], exe, WARNING_FLAGS + SANITIZER_FLAGS)
         harness.run(exe, timeout=120)
         outcome = check_seed(generated.seed, tmp_path, PENCILCC, config)
-        assert outcome.passed, outcome.summary() + "\n" + generated.source
+        assert outcome.passed, outcome.summary() + "\n" + generate(generated.seed, config).source
 
 
 # The dynamic nest's parts (GenConfig.p_dynamic), as they show in the region.
@@ -647,7 +753,7 @@ def test_dynamic_nests_are_sanitizer_clean_optimized_and_match_gcc(tmp_path: Pat
     """With the dynamic nest forced: each of its parts shows up, the programs are warning-free
     and clean under the sanitizers, and pencilcc optimizes them (opaque statements, a call
     modelled by the callee's accesses) and prints what gcc -O0 prints."""
-    config = replace(SMALL, p_dynamic=1.0)
+    config = without_pending_forms(replace(SMALL, p_dynamic=1.0))   # every region optimized
     programs = [g for g in (generate(seed, config) for seed in range(100))
                 if any(form in g.description for form in DYNAMIC_FORMS)]
     assert len(programs) >= 10, len(programs)
