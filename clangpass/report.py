@@ -198,10 +198,10 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
         for use in o.pragma_uses:
             at = SourceLoc(use.file, use.line, use.column)
             if use.used and remarks:
-                engine.report("pencil", "remark", at, f"'#pragma pencil {use.kind}' used: {use.detail}",
+                engine.report("pencil", "remark", at, f"'{use.spelling}' used: {use.detail}",
                               option="-Rpass=pencil")
             if use.missed and missed_remarks:
-                engine.report("pencil", "remark", at, f"'#pragma pencil {use.kind}' "
+                engine.report("pencil", "remark", at, f"'{use.spelling}' "
                               f"{'partly ' if use.used else 'not '}used: {use.missed}",
                               option="-Rpass-missed=pencil")
         if o.status == "optimized" and o.reason and missed_remarks:

@@ -21,7 +21,9 @@ from typing import Optional
 import clang.cindex as ci
 
 from clangpass.diagnostics import Diagnostic
+from clangpass.frontend.clang_api import cursor_kind
 from clangpass.frontend.lower import Lowering, location, source_range
+from clangpass.frontend.openmp import without_openmp
 from clangpass.frontend.pragmas import collect_pragmas
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
@@ -159,11 +161,12 @@ def _cursor_attributes(cursor: ci.Cursor, main_file: str) -> list[N.Attribute]:
     out: list[N.Attribute] = []
     for child in cursor.get_children():
         loc = location(child)
-        if child.kind == CK.CONST_ATTR:
+        kind = cursor_kind(child)
+        if kind == CK.CONST_ATTR:
             out.append(N.Attribute("const", (), loc))
-        elif child.kind == CK.PURE_ATTR:
+        elif kind == CK.PURE_ATTR:
             out.append(N.Attribute("pure", (), loc))
-        elif child.kind == CK.ANNOTATE_ATTR:
+        elif kind == CK.ANNOTATE_ATTR:
             attr = _annotation_attribute(child.spelling, loc)
             if attr is not None:
                 out.append(attr)
@@ -260,7 +263,9 @@ def parse_file(path: str, options: FrontendOptions = FrontendOptions()) -> Front
 def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -> N.Module:
     """The IR of the main file of `tu`, PENCIL functions marked."""
     main_file = tu.spelling
-    lowering = Lowering(tu, main_file, collect_pragmas(tu, main_file))
+    args = clang_args(options)
+    lowering = Lowering(tu, main_file, collect_pragmas(tu, main_file),
+                        lambda version: _parse_on_large_stack(path, without_openmp(args, version)))
     pencil_file = options.force_pencil or path.endswith(".pencil.c")
 
     attributes: dict[str, list[N.Attribute]] = {}
@@ -268,7 +273,8 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
     globals_: list[N.VarDecl] = []
     records: list[N.RecordDecl] = []
     for cursor in tu.cursor.get_children():
-        if cursor.kind == CK.FUNCTION_DECL:
+        kind = cursor_kind(cursor)
+        if kind == CK.FUNCTION_DECL:
             attrs = attributes.setdefault(cursor.spelling, [])
             for a in _cursor_attributes(cursor, main_file):
                 if a not in attrs:
@@ -276,10 +282,10 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
             previous = decl_cursors.get(cursor.spelling)
             if previous is None or (cursor.is_definition() and not previous.is_definition()):
                 decl_cursors[cursor.spelling] = cursor
-        elif cursor.kind == CK.VAR_DECL and cursor.location.file is not None \
+        elif kind == CK.VAR_DECL and cursor.location.file is not None \
                 and cursor.location.file.name == main_file:
             globals_.append(lowering.var_decl(cursor))
-        elif cursor.kind in (CK.STRUCT_DECL, CK.UNION_DECL) and cursor.location.file is not None \
+        elif kind in (CK.STRUCT_DECL, CK.UNION_DECL) and cursor.location.file is not None \
                 and cursor.location.file.name == main_file:
             records.extend(_record_decls(cursor))
 

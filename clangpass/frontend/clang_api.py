@@ -7,6 +7,12 @@ expression that comes from a macro expansion point into the macro definition.
 Literal values come from clang's own evaluation (`clang_Cursor_Evaluate`) for the
 same reason: a literal pasted by a macro (`#define SCALAR_VAL(x) x##f`, as in
 PolyBench) has no spelling in any file.
+
+The bindings also know fewer type and cursor kinds than the library they load
+(`_Float16` is type kind 32, `#pragma omp scope` cursor kind 306, both unknown to
+them): their `.kind` raises `ValueError` for those. `type_kind` and `cursor_kind`
+answer None instead, so that such a kind becomes an opaque type or statement of the
+one region that uses it, not a failure of the whole file.
 """
 from __future__ import annotations
 
@@ -15,6 +21,30 @@ from functools import lru_cache
 from typing import Optional, Union
 
 import clang.cindex as ci
+
+
+def type_kind(t: ci.Type) -> Optional[ci.TypeKind]:
+    """`t.kind`, or None for a kind the Python bindings do not know."""
+    try:
+        return t.kind
+    except ValueError:
+        return None
+
+
+def cursor_kind(cursor: ci.Cursor) -> Optional[ci.CursorKind]:
+    """`cursor.kind`, or None for a kind the Python bindings do not know."""
+    try:
+        return cursor.kind
+    except ValueError:
+        return None
+
+
+def cursor_kind_name(cursor: ci.Cursor) -> str:
+    """The bindings' name of the cursor's kind (`FOR_STMT`), or `CURSOR_KIND_<id>` for a kind they do
+    not know; the name stays an internal one, which messages translate (clangpass.poly.extract)."""
+    kind = cursor_kind(cursor)
+    return kind.name if kind is not None else f"CURSOR_KIND_{cursor._kind_id}"
+
 
 # CXUnaryOperatorKind, in libclang's order.
 _UNARY_KINDS = {

@@ -10,20 +10,25 @@ Conventions:
   lvalue-to-rvalue and array/function decay are dropped (the types say it);
 - `#pragma scop ... #pragma endscop` inside a compound becomes a `Region('scop')`,
   a compound after `#pragma pencil region` a `Region('pencil')`;
-- other pragmas are attached to the statement that follows them.
-Unknown forms become `OpaqueExpr`/`OpaqueStmt`, so lowering never fails on valid C.
+- other pragmas are attached to the statement that follows them, also where clang
+  wraps the statement (`#pragma GCC unroll 4`, `#pragma clang loop ...` make an
+  attributed statement, shown as `UNEXPOSED_STMT`) or, under `-fopenmp`, replaces it
+  with a directive (the loop of `omp simd` and `omp parallel for`, clangpass.frontend.openmp).
+Unknown forms, kinds the Python bindings do not know included, become
+`OpaqueExpr`/`OpaqueStmt` named by clang's kind, so lowering never fails on valid C.
 """
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Optional
+from typing import Callable, Optional
 
 import clang.cindex as ci
 
 from clangpass.builtins import is_builtin
-from clangpass.frontend.clang_api import (MacroTable, binary_operator, evaluate, is_inline_function,
-                                          for_header_slots, literal_spelling, unary_operator,
-                                          var_decl_initializer)
+from clangpass.frontend import openmp
+from clangpass.frontend.clang_api import (MacroTable, binary_operator, cursor_kind, cursor_kind_name, evaluate,
+                                          is_inline_function, for_header_slots, literal_spelling, type_kind,
+                                          unary_operator, var_decl_initializer)
 from clangpass.frontend.pragmas import PlacedPragma
 from clangpass.frontend.types import TypeLowering
 from clangpass.ir import nodes as N
@@ -74,9 +79,14 @@ def _parse_char_literal(text: str) -> int:
 
 
 class Lowering:
-    """One instance per translation unit."""
+    """One instance per translation unit.
 
-    def __init__(self, tu: ci.TranslationUnit, main_file: str, pragmas: list[PlacedPragma]) -> None:
+    `parse_without_openmp(openmp_version)` parses the main file again without `-fopenmp`
+    (clangpass.frontend.openmp); called at most once, at the first OpenMP loop directive.
+    """
+
+    def __init__(self, tu: ci.TranslationUnit, main_file: str, pragmas: list[PlacedPragma],
+                 parse_without_openmp: Optional[Callable[[str], ci.TranslationUnit]] = None) -> None:
         self.tu = tu
         self.main_file = main_file
         self.pragmas = pragmas
@@ -84,6 +94,8 @@ class Lowering:
         self._consumed: set[int] = set()
         self.types = TypeLowering(self.expr)
         self.macros = MacroTable(tu)
+        self._parse_without_openmp = parse_without_openmp
+        self._plain_loops: Optional[dict[int, ci.Cursor]] = None
 
     # ---------------------------------------------------------------- pragmas
     def _pragmas_between(self, start: int, end: int) -> list[PlacedPragma]:
@@ -112,9 +124,9 @@ class Lowering:
         """
         t = cursor.type
         shape = t.get_canonical()
-        if shape.kind == ci.TypeKind.POINTER:
+        if type_kind(shape) == ci.TypeKind.POINTER:
             shape = shape.get_pointee().get_canonical()
-        if shape.kind not in _ARRAY_KINDS and t.kind not in _ARRAY_KINDS:
+        if type_kind(shape) not in _ARRAY_KINDS and type_kind(t) not in _ARRAY_KINDS:
             return self.types.lower(t)
         init = self._initializer(cursor)
         # clang's cursor visitor walks an array declarator's type from the element outwards
@@ -123,7 +135,7 @@ class Lowering:
         # cannot order them: behind a macro (`double POLYBENCH_2D(C, NI, NJ, ni, nj)`) every
         # one of them sits at the macro's use.
         extents = [c for c in cursor.get_children()
-                   if c.kind.is_expression() and (init is None or c != init)]
+                   if (k := cursor_kind(c)) is not None and k.is_expression() and (init is None or c != init)]
         extents.reverse()
         return self.types.lower(t, extents)
 
@@ -137,14 +149,15 @@ class Lowering:
 
     # ---------------------------------------------------------------- expressions
     def expr(self, c: ci.Cursor) -> N.Expr:
-        method = getattr(self, "expr_" + c.kind.name, None)
+        kind = cursor_kind_name(c)
+        method = getattr(self, "expr_" + kind, None)
         if method is None:
-            return N.OpaqueExpr(c.kind.name, " ".join(t.spelling for t in c.get_tokens()),
+            return N.OpaqueExpr(kind, " ".join(t.spelling for t in c.get_tokens()),
                                 type=self.type_of(c), loc=location(c))
         return method(c)
 
     def _children(self, c: ci.Cursor) -> list[ci.Cursor]:
-        return [ch for ch in c.get_children() if ch.kind not in (CK.TYPE_REF,)]
+        return [ch for ch in c.get_children() if cursor_kind(ch) != CK.TYPE_REF]
 
     # Literal values are clang's (`evaluate`): a literal pasted by a macro (`x##f`) has no
     # spelling to parse. The spelling, when there is one, is kept for the dumps and messages.
@@ -220,7 +233,7 @@ class Lowering:
         return self.expr(inner)
 
     def expr_CSTYLE_CAST_EXPR(self, c: ci.Cursor) -> N.Expr:
-        operand = [ch for ch in self._children(c) if ch.kind.is_expression()][-1]
+        operand = [ch for ch in self._children(c) if (k := cursor_kind(ch)) is not None and k.is_expression()][-1]
         return N.Cast(self.expr(operand), False, type=self.type_of(c), loc=location(c))
 
     def expr_ARRAY_SUBSCRIPT_EXPR(self, c: ci.Cursor) -> N.Expr:
@@ -291,13 +304,45 @@ class Lowering:
 
     # ---------------------------------------------------------------- statements
     def stmt(self, c: ci.Cursor) -> N.Stmt:
-        if c.kind.is_expression():
+        kind = cursor_kind(c)
+        if kind is not None and kind.is_expression():
             return N.ExprStmt(self.expr(c), loc=location(c), extent=source_range(c))
-        method = getattr(self, "stmt_" + c.kind.name, None)
+        if kind in openmp.LOOP_DIRECTIVES:
+            return self._openmp_loop(c)
+        method = getattr(self, "stmt_" + cursor_kind_name(c), None)
         if method is None:
-            return N.OpaqueStmt(c.kind.name, " ".join(t.spelling for t in c.get_tokens())[:200],
-                                loc=location(c), extent=source_range(c))
+            return self._opaque_stmt(c)
         return method(c)
+
+    def _opaque_stmt(self, c: ci.Cursor) -> N.OpaqueStmt:
+        return N.OpaqueStmt(cursor_kind_name(c), " ".join(t.spelling for t in c.get_tokens())[:200],
+                            loc=location(c), extent=source_range(c))
+
+    def stmt_UNEXPOSED_STMT(self, c: ci.Cursor) -> N.Stmt:
+        """An attributed statement (clang's `AttributedStmt`): the loop hints of `#pragma unroll`,
+        `#pragma GCC unroll 4`, `#pragma clang loop ...` or statement attributes (`fallthrough`)
+        around one statement, which is lowered, the pragmas inside the wrapper attached to it.
+        Other unexposed statements (an OpenMP directive's captured statement) stay opaque."""
+        children = list(c.get_children())
+        inner = cursor_kind(children[0]) if len(children) == 1 else None
+        if inner is None or not inner.is_statement():
+            return self._opaque_stmt(c)
+        return self._child_stmt(children[0], c.extent.start.offset)
+
+    def _openmp_loop(self, c: ci.Cursor) -> N.Stmt:
+        """The loop of an OpenMP loop directive (clangpass.frontend.openmp), its pragma attached;
+        the directive stays opaque where its loop cannot be read or holds other directives."""
+        captured = openmp.captured_statement(c)
+        if captured is None or self._parse_without_openmp is None:
+            return self._opaque_stmt(c)
+        if self._plain_loops is None:
+            plain = self._parse_without_openmp(self.macros.literal("_OPENMP"))
+            parsed = not any(d.severity >= ci.Diagnostic.Error for d in plain.diagnostics)
+            self._plain_loops = openmp.loops_by_offset(plain, self.main_file) if parsed else {}
+        loop = self._plain_loops.get(captured.extent.start.offset)
+        if loop is None or openmp.holds_other_directives(loop, self.pragmas):
+            return self._opaque_stmt(c)
+        return self._child_stmt(loop, c.extent.start.offset)
 
     def _with_pragmas(self, s: N.Stmt, placed: list[PlacedPragma]) -> N.Stmt:
         if not placed:
@@ -363,7 +408,7 @@ class Lowering:
     def stmt_DECL_STMT(self, c: ci.Cursor) -> N.Stmt:
         decls = []
         for child in c.get_children():
-            if child.kind == CK.VAR_DECL:
+            if cursor_kind(child) == CK.VAR_DECL:
                 decls.append(self.var_decl(child))
         return N.DeclStmt(tuple(decls), loc=location(c), extent=source_range(c))
 
@@ -454,11 +499,11 @@ class Lowering:
     # ---------------------------------------------------------------- declarations
     def function(self, c: ci.Cursor, attributes: tuple[N.Attribute, ...]) -> N.Function:
         params = tuple(N.Param(p.spelling, self.decl_type(p), location(p)) for p in c.get_arguments())
-        body_cursor = next((ch for ch in c.get_children() if ch.kind == CK.COMPOUND_STMT), None)
+        body_cursor = next((ch for ch in c.get_children() if cursor_kind(ch) == CK.COMPOUND_STMT), None)
         body = self.stmt_COMPOUND_STMT(body_cursor) if body_cursor is not None else None
         storage = {ci.StorageClass.STATIC: "static", ci.StorageClass.EXTERN: "extern"}.get(c.storage_class, "")
         fn_type = c.type
-        variadic = fn_type.kind == ci.TypeKind.FUNCTIONPROTO and fn_type.is_function_variadic()
+        variadic = type_kind(fn_type) == ci.TypeKind.FUNCTIONPROTO and fn_type.is_function_variadic()
         return N.Function(
             name=c.spelling, result=self.types.lower(c.result_type), params=params, body=body,
             loc=location(c), extent=source_range(c), attributes=attributes, storage=storage,

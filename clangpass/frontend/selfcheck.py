@@ -31,6 +31,7 @@ from typing import Iterator, Optional, Sequence
 import clang.cindex as ci
 
 from clangpass.frontend import FrontendOptions, _parse_on_large_stack, clang_args, select_parser_args
+from clangpass.frontend.clang_api import cursor_kind, type_kind
 from clangpass.frontend.lower import Lowering
 from clangpass.frontend.pragmas import collect_pragmas
 from clangpass.ir import nodes as N
@@ -125,7 +126,8 @@ def compare(clang_type: ci.Type, lowered: T.CType, path: str = "",
     t = clang_type.get_canonical()
     where = f" ({path})" if path else ""
     qualifiers = tuple(a or b for a, b in zip(_quals(t), inherited))
-    if t.kind in _ARRAYS:
+    kind = type_kind(t)     # None: a kind the Python bindings do not know (`_Float16`)
+    if kind in _ARRAYS:
         if not isinstance(lowered, T.ArrayType):
             return f"an array, lowered as {type(lowered).__name__}{where}"
         bracket = _bracket(t)
@@ -133,10 +135,10 @@ def compare(clang_type: ci.Type, lowered: T.CType, path: str = "",
         for word in _BRACKET_WORDS if bracket is not None else ():
             if (word in words) != bool(getattr(lowered, word)):
                 return f"'{word}' inside the brackets {'missing' if word in words else 'added'}{where}"
-        if t.kind == TK.CONSTANTARRAY:
+        if kind == TK.CONSTANTARRAY:
             if lowered.constant_extent != t.element_count:
                 return f"extent {t.element_count}, lowered as {lowered.constant_extent}{where}"
-        elif t.kind == TK.VARIABLEARRAY:
+        elif kind == TK.VARIABLEARRAY:
             if lowered.extent is None:
                 return f"extent '{bracket}' lost{where}"
             size = re.sub(r"^(?:(?:static|const|volatile|restrict)\s+)*", "", bracket or "")
@@ -152,24 +154,25 @@ def compare(clang_type: ci.Type, lowered: T.CType, path: str = "",
         names = ("const", "volatile", "restrict")
         diff = [("+" if o else "-") + n for n, q, o in zip(names, qualifiers, ours) if q != o]
         return f"qualifiers differ ({', '.join(diff)}){where}"
-    if t.kind == TK.POINTER:
+    if kind == TK.POINTER:
         if not isinstance(lowered, T.PointerType):
             return f"a pointer, lowered as {type(lowered).__name__}{where}"
         return compare(t.get_pointee(), lowered.pointee, path + "*")
-    if t.kind == TK.ENUM:
+    if kind == TK.ENUM:
         t = t.get_declaration().enum_type.get_canonical()
-    if t.kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
+        kind = type_kind(t)
+    if kind in (TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
         if not isinstance(lowered, T.FunctionType):
             return f"a function type, lowered as {type(lowered).__name__}{where}"
         problem = compare(t.get_result(), lowered.result, path + "()")
         if problem:
             return problem
-        if t.kind == TK.FUNCTIONPROTO:
+        if kind == TK.FUNCTIONPROTO:
             args = list(t.argument_types())
             if len(args) != len(lowered.params):
                 return f"{len(args)} parameters, lowered with {len(lowered.params)}{where}"
             for k, (a, p) in enumerate(zip(args, lowered.params)):
-                if isinstance(p, T.ArrayType) and a.get_canonical().kind == TK.POINTER:
+                if isinstance(p, T.ArrayType) and type_kind(a.get_canonical()) == TK.POINTER:
                     # C adjusts an array parameter of a function type to a pointer (6.7.5.3).
                     p = T.PointerType(p.element, const=p.const, volatile=p.volatile, restrict=p.restrict)
                 problem = compare(a, p, f"{path}(#{k + 1})")
@@ -177,23 +180,23 @@ def compare(clang_type: ci.Type, lowered: T.CType, path: str = "",
                     return problem
         return None
     if isinstance(lowered, T.IntType):
-        if t.kind == TK.BOOL:
+        if kind == TK.BOOL:
             return None if lowered.name == "_Bool" else f"_Bool, lowered as '{lowered.name}'{where}"
         size = t.get_size()
-        signed = t.kind in (TK.CHAR_S, TK.SCHAR, TK.SHORT, TK.INT, TK.LONG, TK.LONGLONG, TK.INT128, TK.WCHAR)
+        signed = kind in (TK.CHAR_S, TK.SCHAR, TK.SHORT, TK.INT, TK.LONG, TK.LONGLONG, TK.INT128, TK.WCHAR)
         if size * 8 != lowered.bits or signed != lowered.signed:
             return f"'{t.spelling}' ({size * 8}-bit), lowered as '{lowered.name}' ({lowered.bits}-bit){where}"
         return None
     if isinstance(lowered, T.FloatType):
         expected = {TK.FLOAT: "float", TK.DOUBLE: "double", TK.LONGDOUBLE: "long double",
-                    TK.HALF: "_Float16"}.get(t.kind)
+                    TK.HALF: "_Float16"}.get(kind)
         if expected != lowered.name:
             return f"'{t.spelling}', lowered as '{lowered.name}'{where}"
         return None
     if isinstance(lowered, T.VoidType):
-        return None if t.kind == TK.VOID else f"'{t.spelling}', lowered as void{where}"
+        return None if kind == TK.VOID else f"'{t.spelling}', lowered as void{where}"
     if isinstance(lowered, T.StructType):
-        decl = t.get_declaration() if t.kind == TK.RECORD else None
+        decl = t.get_declaration() if kind == TK.RECORD else None
         if decl is None or (decl.kind == CK.UNION_DECL) != lowered.is_union \
                 or (decl.spelling or t.spelling) != lowered.name:
             return f"'{t.spelling}', lowered as '{lowered.spelling()}'{where}"
@@ -209,7 +212,7 @@ def _declarations(tu: ci.TranslationUnit, main_file: str) -> Iterator[ci.Cursor]
             f = child.location.file
             if f is None or f.name != main_file:
                 continue
-            if child.kind in _DECLS:
+            if cursor_kind(child) in _DECLS:
                 yield child
             yield from walk(child)
     yield from walk(tu.cursor)

@@ -1,5 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Lowering of clang types (as libclang shows them) to pencilcc's `CType` values."""
+"""Lowering of clang types (as libclang shows them) to pencilcc's `CType` values.
+
+A type pencilcc does not model (`_Complex double`, vectors, `_Atomic int`) or whose
+kind the Python bindings do not know (`_Float16`, or `__bf16` and `_BitInt(24)`, which
+clang shows as unexposed even canonically) lowers to an `OpaqueType` spelled as clang
+spells it: only code that uses such a value is left to the host compiler.
+"""
 from __future__ import annotations
 
 import re
@@ -8,6 +14,7 @@ from typing import Callable, Optional
 
 import clang.cindex as ci
 
+from clangpass.frontend.clang_api import type_kind
 from clangpass.ir import types as T
 from clangpass.ir.nodes import Expr, IntLit, SourceLoc
 
@@ -31,12 +38,20 @@ _FLOATS = {TK.FLOAT: ("float", 32), TK.DOUBLE: ("double", 64), TK.LONGDOUBLE: ("
 # Type sugar that is looked through to the canonical type.
 _SUGAR = tuple(getattr(TK, k) for k in ("ELABORATED", "TYPEDEF", "ATTRIBUTED", "UNEXPOSED") if hasattr(TK, k))
 
+_ARRAYS = (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY)
 _BRACKET_QUALS = re.compile(r"\[([^\]]*)\]")
+_QUALIFIER_WORDS = re.compile(r"\b(?:const|volatile|restrict)\b\s*")
 
 
 def _quals(t: ci.Type) -> dict:
     return {"const": t.is_const_qualified(), "volatile": t.is_volatile_qualified(),
             "restrict": t.is_restrict_qualified()}
+
+
+def _opaque(t: ci.Type) -> T.OpaqueType:
+    """`t` kept by clang's spelling, its qualifiers as flags (not twice in the spelling)."""
+    name = _QUALIFIER_WORDS.sub("", t.spelling).strip() or t.spelling
+    return T.OpaqueType(name, **_quals(t))
 
 
 class TypeLowering:
@@ -51,12 +66,19 @@ class TypeLowering:
 
     def lower(self, t: ci.Type, extents: Optional[list[ci.Cursor]] = None) -> T.CType:
         """Lower `t`; `extents` are the size-expression cursors of a declarator, outermost first."""
-        kind = t.kind
+        kind = type_kind(t)
+        if kind is None:
+            return _opaque(t)
         if kind in _SUGAR:
             canonical = t.get_canonical()
-            if canonical.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY):
+            canonical_kind = type_kind(canonical)
+            if canonical_kind in _ARRAYS:
                 return self._array(canonical, extents or [])
-            lowered = self.lower(canonical, extents)
+            if canonical_kind is None or canonical_kind in _SUGAR:
+                # Unexposed even canonically (`__bf16`, `_BitInt(24)`): nothing to look through.
+                lowered: T.CType = _opaque(canonical)
+            else:
+                lowered = self.lower(canonical, extents)
             if t.is_const_qualified() and not lowered.const:
                 lowered = replace(lowered, const=True)
             return lowered
@@ -75,7 +97,7 @@ class TypeLowering:
                              getattr(base, "bits", 32), getattr(base, "signed", True), **_quals(t))
         if kind == TK.POINTER:  # a pointer to a VLA row keeps the row's extents
             return T.PointerType(self.lower(t.get_pointee(), extents), **_quals(t))
-        if kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
+        if kind in (*_ARRAYS, TK.DEPENDENTSIZEDARRAY):
             return self._array(t, extents or [])
         if kind == TK.RECORD:
             return self._record(t)
@@ -83,7 +105,7 @@ class TypeLowering:
             params = tuple(self.lower(a) for a in t.argument_types()) if kind == TK.FUNCTIONPROTO else ()
             return T.FunctionType(self.lower(t.get_result()), params,
                                   t.is_function_variadic() if kind == TK.FUNCTIONPROTO else False)
-        return T.OpaqueType(t.spelling, **_quals(t))
+        return _opaque(t)
 
     def _array(self, t: ci.Type, extents: list[ci.Cursor]) -> T.ArrayType:
         """One ArrayType per dimension; bracket qualifiers (static const restrict) on the outermost."""
@@ -93,15 +115,15 @@ class TypeLowering:
         # Clang keeps the element's qualifiers on a canonical array type (`const row_t R[2]`
         # is a const array of `float[8]`, whose element type is plain `float`): collected here.
         element_const = element_volatile = False
-        while cur.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
+        while type_kind(cur) in (*_ARRAYS, TK.DEPENDENTSIZEDARRAY):
             element_const |= cur.is_const_qualified()
             element_volatile |= cur.is_volatile_qualified()
-            size_cursor = remaining.pop(0) if (cur.kind != TK.INCOMPLETEARRAY and remaining) else None
+            size_cursor = remaining.pop(0) if (type_kind(cur) != TK.INCOMPLETEARRAY and remaining) else None
             dims.append((cur, size_cursor))
             cur = cur.element_type
-            if cur.kind in _SUGAR:
+            if type_kind(cur) in _SUGAR:
                 canonical = cur.get_canonical()
-                if canonical.kind in (TK.CONSTANTARRAY, TK.VARIABLEARRAY, TK.INCOMPLETEARRAY):
+                if type_kind(canonical) in _ARRAYS:
                     cur = canonical
         element = self.lower(cur)
         if (element_const and not element.const) or (element_volatile and not element.volatile):
@@ -111,7 +133,7 @@ class TypeLowering:
         words = set(first_brackets.group(1).replace(",", " ").split()) if first_brackets else set()
         result: T.CType = element
         for index, (dim, size_cursor) in reversed(list(enumerate(dims))):
-            constant = dim.element_count if dim.kind == TK.CONSTANTARRAY else None
+            constant = dim.element_count if type_kind(dim) == TK.CONSTANTARRAY else None
             extent: Optional[Expr]
             if size_cursor is not None:
                 extent = self._lower_expr(size_cursor)

@@ -65,9 +65,13 @@ def _source_text(e: N.Expr) -> str:
 
 
 def _without_implicit_casts(e: N.Expr) -> N.Expr:
-    """`e` as the user wrote it: clang's implicit conversions removed (for messages only)."""
+    """`e` as the user wrote it: clang's implicit conversions removed, an opaque expression
+    printed as its tokens rather than clang's name of its kind (for messages only)."""
     while isinstance(e, N.Cast) and e.implicit:
         e = e.operand
+    if isinstance(e, N.OpaqueExpr) and e.text:
+        text = e.text if len(e.text) <= 80 else e.text[:77] + "..."
+        return N.VarRef(text, "local", type=e.type, loc=e.loc)
     changes = {}
     for f in fields(e):
         value = getattr(e, f.name)

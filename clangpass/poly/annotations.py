@@ -42,6 +42,12 @@ not reading v; and loops may run on threads at all (not -fno-pencil-parallel).
 list `+ - * min max` (clangpass.frontend.pragmas). Otherwise the dependences stay
 and the remark says why. Which parallel loop performs the reduction is decided
 after scheduling (clangpass.passes.mark_parallel, `Scop.reductions`).
+
+Other compilers' loop pragmas (`#pragma omp parallel for`, `#pragma GCC unroll 4`,
+`#pragma GCC ivdep`, `#pragma clang loop ...`) in an optimized region are not used:
+the region's schedule, threads and vector loops come from its dependences alone.
+Each is reported not used, saying what replaces it (`foreign_pragma_uses`); in a
+region that falls back the host compiler reads them, so nothing is said there.
 """
 from __future__ import annotations
 
@@ -74,7 +80,7 @@ _LOGICAL = frozenset({"&&", "||"})
 class PragmaUse:
     """What one loop pragma did; plain values (it crosses processes in the region outcome)."""
 
-    kind: str          # 'independent' | 'ivdep'
+    kind: str          # 'independent' | 'ivdep' | 'other' (another compiler's loop pragma)
     file: str
     line: int
     column: int
@@ -83,10 +89,18 @@ class PragmaUse:
     missed: str = ""   # what of it could not be used, and why ('' if nothing)
     # (variable, clause operator, whether a loop run on threads reduces it) per reduction clause variable
     reductions: tuple[tuple[str, str, bool], ...] = ()
+    text: str = ""     # the pragma as written (`pragma omp simd`), for kind 'other'
+
+    @property
+    def spelling(self) -> str:
+        """The pragma as messages quote it: `#pragma pencil ivdep`, `#pragma omp simd`."""
+        return f"#{self.text}" if self.text else f"#pragma pencil {self.kind}"
 
     def as_record(self) -> dict:
         record = {"pragma": self.kind, "line": self.line, "column": self.column, "used": self.used,
                   "detail": self.detail, "missed": self.missed}
+        if self.text:   # only other compilers' pragmas have the field
+            record["text"] = self.text
         if self.reductions:   # only pragmas with reduction clauses have the field
             record["reductions"] = [{"variable": v, "operator": op, "threads": threads}
                                     for v, op, threads in self.reductions]
@@ -344,6 +358,37 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap]) -> tuple[PragmaUse
         if stmt.opaque and stmt.body is not None:
             uses.extend(unused_pragmas(stmt.body, f"the loop is part of a {stmt.opaque}, which runs whole as "
                                                   "one statement"))
+    uses.extend(foreign_pragma_uses(scop.region.body))
+    return tuple(uses)
+
+
+# What replaces another compiler's loop pragma in an optimized region, by its first word.
+_FOREIGN = {
+    "omp": "pencilcc's own parallelization and vectorization replace the OpenMP directive: the loop runs "
+           "on threads and in vector lanes as its dependences allow (the directive's clauses are not used)",
+    "unroll": "pencilcc chooses unrolling itself; the hint is not passed on to LLVM",
+    "ivdep": "pencilcc's vector loops follow its dependence analysis; '#pragma pencil ivdep' makes the "
+             "same promise to pencilcc",
+    "clang loop": "pencilcc chooses unrolling and vector loops itself; the hint is not passed on to LLVM",
+}
+_FOREIGN["nounroll"] = _FOREIGN["unroll"]
+
+
+def foreign_pragma_uses(body: N.Stmt) -> tuple[PragmaUse, ...]:
+    """The other compilers' pragmas on the loops of an optimized region, each not used, with what
+    replaces it."""
+    uses = []
+    for s in iter_stmts(body):
+        if not isinstance(s, N.For):
+            continue
+        for p in s.pragmas:
+            if p.kind != "other":
+                continue
+            words = [w.split("(")[0] for w in p.text.split()[1:3]]   # `pragma GCC unroll 4`: GCC, unroll
+            key = " ".join(words[1:2] if words[:1] == ["GCC"] else words[:2] if words[:1] == ["clang"]
+                           else words[:1])
+            missed = _FOREIGN.get(key, "pencilcc does not use this pragma")
+            uses.append(PragmaUse("other", p.loc.file, p.loc.line, p.loc.col, False, "", missed, text=p.text))
     return tuple(uses)
 
 

@@ -54,6 +54,35 @@ _UNSUPPORTED = {N.While: "'while' loop", N.DoWhile: "'do-while' loop", N.Return:
                 N.Break: "'break' statement", N.Continue: "'continue' statement", N.Goto: "'goto' statement",
                 N.Label: "label", N.Switch: "'switch' statement"}
 
+# Opaque statements by the clang kind the front end names them with (libclang's cursor kinds), in C's
+# words: reasons never show those names where C has a word for the statement.
+_CLANG_STATEMENTS = {
+    "ASM_STMT": "inline assembly", "MS_ASM_STMT": "inline assembly",
+    "INDIRECT_GOTO_STMT": "computed 'goto'", "CASE_STMT": "'case' label", "DEFAULT_STMT": "'default' label",
+    "STMTEXPR": "GNU statement expression",
+    "UNEXPOSED_STMT": "statement clang does not show to pencilcc (an attributed or captured statement)",
+    "SEH_TRY_STMT": "'__try' statement", "SEH_EXCEPT_STMT": "'__except' statement",
+    "SEH_FINALLY_STMT": "'__finally' statement", "SEH_LEAVE_STMT": "'__leave' statement",
+}
+# Opaque expressions likewise (the bindings spell a statement expression's kind `StmtExpr`).
+_CLANG_EXPRESSIONS = {
+    "StmtExpr": "GNU statement expression", "GENERIC_SELECTION_EXPR": "'_Generic' selection",
+    "COMPOUND_LITERAL_EXPR": "compound literal", "ADDR_LABEL_EXPR": "label address",
+    "UNEXPOSED_EXPR": "expression", "sizeof": "'sizeof' of a variable-length array",
+}
+# OpenMP directives clang names in one word; the others read with their words apart.
+_OPENMP_WORDS = {"parallelforsimd": "parallel for simd", "parallelfor": "parallel for",
+                 "task loop": "taskloop", "generic loop": "loop"}
+# Why an OpenMP directive is not lowered, where the name alone does not say it (clangpass.frontend.openmp).
+_OPENMP_WHY = {
+    "for": "its iterations are shared among the threads of an enclosing parallel region, which pencilcc "
+           "does not see; 'parallel for' is lowered",
+    "simd": "its loop holds other OpenMP directives",
+    "parallel for": "its loop holds other OpenMP directives",
+    "parallel for simd": "its loop holds other OpenMP directives",
+}
+_OPENMP_WHY["for simd"] = _OPENMP_WHY["for"]
+
 
 class NotModelled(Exception):
     """The region is outside the polyhedral model; `reason` says exactly why."""
@@ -245,6 +274,10 @@ class _Extractor:
                 extents.append(scope.constant(len(leaves)).project_domain_on_params())
                 return _ArrayVar(name, leaves[0].unqualified(), tuple(extents), local=local, fields=t,
                                  bounded=bounded)
+        if isinstance(t, T.OpaqueType):   # `_Float16`, `_Complex double`, vectors: kept by clang's name
+            return _ArrayVar(name, t, tuple(extents), local=local,
+                             problem=f"'{name}' has {'elements of ' if extents else ''}type '{t.spelling()}', "
+                                     "which pencilcc does not model")
         if not isinstance(t, (T.IntType, T.FloatType)):
             return _ArrayVar(name, t, tuple(extents), local=local,
                              problem=f"'{name}' has elements of type '{t.spelling()}', not numbers")
@@ -272,8 +305,7 @@ class _Extractor:
         method: Optional[Callable[[N.Stmt, _Frame], Optional[isl.Schedule]]] = \
             getattr(self, f"visit_{type(s).__name__}", None)
         if method is None:
-            what = _UNSUPPORTED.get(type(s)) or f"'{getattr(s, 'kind', '') or type(s).__name__.lower()}' statement"
-            raise NotModelled(f"{what} at {where(s.loc)}")
+            raise NotModelled(f"{statement_words(s)} at {where(s.loc)}")
         return method(s, frame)
 
     def visit_Compound(self, s: N.Compound, frame: _Frame) -> Optional[isl.Schedule]:
@@ -487,6 +519,11 @@ class _Extractor:
         var = self._array_var(d.name, d.type, local=True)
         if var.problem:
             raise NotModelled(f"local variable {var.problem} at {where(d.loc)}")
+        if isinstance(d.type, T.PointerType):
+            # Its first dimension is unknown because it is a pointer, whatever the extents of what it
+            # points to (`double (*A)[n] = malloc(...)` has the affine row extent n).
+            raise NotModelled(f"pointer '{d.name}' declared in the region at {where(d.loc)}: what it points "
+                              "to is not modelled (a region may declare arrays, not pointers)")
         if any(e is None for e in var.extents):
             raise NotModelled(f"local array '{d.name}' at {where(d.loc)} has a non-affine extent")
         previous = self.locals.get(d.name)
@@ -625,6 +662,8 @@ class _AccessCollector:
 
     def collect(self, e: N.Expr, must: bool) -> None:
         method = getattr(self, f"collect_{type(e).__name__}", None)
+        if method is None and isinstance(e, N.OpaqueExpr):
+            raise NotModelled(f"{expression_words(e)} {describe(e)} is not supported in an optimised region")
         if method is None:
             raise NotModelled(f"expression {describe(e)} is not supported in an optimised region")
         method(e, must)
@@ -939,8 +978,8 @@ def _guard_problem(s: N.If, summary: bool = False) -> str:
     summary function, `__pencil_use` and `__pencil_def` are accesses like others)."""
     for sub in iter_stmts(s):
         if not isinstance(sub, (N.If, N.ExprStmt, N.Compound, N.NullStmt)):
-            what = {N.For: "'for' loop", N.DeclStmt: "declaration"}.get(type(sub)) or _UNSUPPORTED.get(type(sub))
-            return f"{what or type(sub).__name__.lower()} at {where(sub.loc)}"
+            what = {N.For: "'for' loop", N.DeclStmt: "declaration"}.get(type(sub)) or statement_words(sub)
+            return f"{what} at {where(sub.loc)}"
         if isinstance(sub, N.ExprStmt) and isinstance(sub.expr, N.Call) and sub.expr.callee in PENCIL_SPECIAL \
                 and not (summary and sub.expr.callee in SUMMARY_ONLY):
             return f"'{sub.expr.callee}' at {where(sub.loc)}"
@@ -975,9 +1014,49 @@ def _opaque_problem(s: N.Stmt, summary: bool = False, iterators: frozenset[str] 
             if bad:
                 return f"declaration of '{bad[0].name}' at {where(sub.loc)}"
             continue
-        what = _UNSUPPORTED.get(type(sub)) or f"{type(sub).__name__.lower()}"
-        return f"{what} at {where(sub.loc)}"
+        return f"{statement_words(sub)} at {where(sub.loc)}"
     return ""
+
+
+def statement_words(s: N.Stmt) -> str:
+    """What a statement outside the model is, in C's words (`'while' loop`, `inline assembly`,
+    `OpenMP 'parallel' directive`); a kind of clang's that C has no word for is named as clang
+    names it, after saying so."""
+    if type(s) in _UNSUPPORTED:
+        return _UNSUPPORTED[type(s)]
+    kind = getattr(s, "kind", "") or type(s).__name__.lower()
+    if kind in _CLANG_STATEMENTS:
+        return _CLANG_STATEMENTS[kind]
+    if kind.startswith("OMP_") and kind.endswith("_DIRECTIVE"):
+        name = kind[len("OMP_"):-len("_DIRECTIVE")].lower().replace("_", " ")
+        for joined, words in _OPENMP_WORDS.items():
+            name = name.replace(joined, words)
+        why = _OPENMP_WHY.get(name)
+        return f"OpenMP '{name}' directive" + (f" ({why})" if why else "")
+    if _is_clang_kind(kind):
+        return f"statement of a kind pencilcc does not model ({_clang_kind(kind)})"
+    return f"'{kind}' statement"
+
+
+def expression_words(e: N.OpaqueExpr) -> str:
+    """What an expression outside the model is, in C's words (`GNU statement expression`)."""
+    if e.kind in _CLANG_EXPRESSIONS:
+        return _CLANG_EXPRESSIONS[e.kind]
+    if _is_clang_kind(e.kind):
+        return f"expression of a kind pencilcc does not model ({_clang_kind(e.kind)})"
+    return "expression"
+
+
+def _is_clang_kind(kind: str) -> bool:
+    """Whether `kind` is a libclang cursor kind's name (`ASM_STMT`), not words of the front end's."""
+    return kind.isupper() and kind.replace("_", "").isalnum()
+
+
+def _clang_kind(kind: str) -> str:
+    """`clang: OBJC_AT_TRY_STMT`, or for a kind the Python bindings do not know `clang cursor kind 306`."""
+    if kind.startswith("CURSOR_KIND_"):
+        return f"clang cursor kind {kind[len('CURSOR_KIND_'):]}"
+    return f"clang: {kind}"
 
 
 def _jumps_out_of(body: N.Stmt) -> bool:
