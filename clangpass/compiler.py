@@ -23,13 +23,13 @@ sequences the passes and the target.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Mapping, Optional, Protocol, Sequence
+from typing import Mapping, Optional, Protocol
 
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import optimise_region
+from clangpass.passes.manager import Pipeline, build_pipeline, optimise_region
 from clangpass.regions import OptRegion, find_regions
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, Target
@@ -76,7 +76,8 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     regions fall back (PENCILCC_DEBUG=1)."""
     dumps = dumps if dumps is not None else DumpSink()
     left_out = left_out or {}
-    pipeline = target.pipeline(options.opt_level)
+    # Checked before any region: an inconsistent pipeline raises PipelineError here.
+    pipeline = build_pipeline(target.pipeline(options.opt_level), options.disabled_passes)
     outcomes: list[RegionOutcome] = []
     for index, region in enumerate(find_regions(module)):
         if region.problems:
@@ -111,7 +112,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
 
 
 def _optimise(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,
-              pipeline: Sequence[str], reraise: bool) -> RegionOutcome:
+              pipeline: Pipeline, reraise: bool) -> RegionOutcome:
     try:
         return optimise_region(region, module, options, dumps, pipeline)
     except Exception as exc:  # a bug in a pass must not stop a build: fall back, say why

@@ -41,7 +41,7 @@ from clangpass.poly.budget import CLUSTER_ABOVE_RELAXED_STATEMENTS, CLUSTER_ABOV
 from clangpass.poly.clustering import (Clustering, SourceStructure, apply_decision, decision_problems, dependence_pairs,
                                        pairs_within, relation_count, same_iteration, shared_loops, source_structure,
                                        strongly_connected)
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import Dependences
 from clangpass.poly.scop import Scop
 
 
@@ -51,6 +51,7 @@ class ClusterStatements(Pass):
 
     name = "cluster-stmts"
     requires = frozenset({"scop", "dependences"})
+    provides = frozenset({"clustering"})
     dump_stage = "deps"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -68,13 +69,13 @@ class ClusterStatements(Pass):
             heuristic = "bb"
             scop = scop.with_note(f"{statements} statements: clustered by basic blocks ({more_than})")
         try:
-            clustering = cluster(scop, heuristic, user, options.isl_max_operations)
+            clustering = cluster(scop, unit.dependences, heuristic, user, options.isl_max_operations)
             if user is None and heuristic == "scc" and clustering.scheduled_statements > limit:
                 # The limit is on what isl's scheduler sees: SCC clustering that leaves more
                 # statements than an unclustered region may have is coarsened to basic blocks.
                 scop = scop.with_note(f"scc clustering left {clustering.scheduled_statements} statements to "
                                       f"schedule: clustered by basic blocks ({more_than})")
-                clustering = cluster(scop, "bb", None, options.isl_max_operations)
+                clustering = cluster(scop, unit.dependences, "bb", None, options.isl_max_operations)
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: statements scheduled unclustered"))
         if clustering.problems:
@@ -82,10 +83,10 @@ class ClusterStatements(Pass):
         return replace(unit, scop=scop, clustering=clustering)
 
 
-def cluster(scop: Scop, heuristic: str, user: Optional[list[list[str]]], max_operations: int = 0) -> Clustering:
-    """`scop`'s clustering: the user's decision when given (unclustered, with the problems, if
-    invalid), else the heuristic's."""
-    d = dependences(scop, max_operations)
+def cluster(scop: Scop, d: Dependences, heuristic: str, user: Optional[list[list[str]]],
+            max_operations: int = 0) -> Clustering:
+    """`scop`'s clustering, given its dependences `d`: the user's decision when given (unclustered,
+    with the problems, if invalid), else the heuristic's."""
     deps = d.flow.union(d.anti).union(d.output)               # [P] -> { S[i..] -> T[j..] }
     ctx = scop.context.get_ctx()
     with isl_budget(ctx, max_operations, "statement clustering"):

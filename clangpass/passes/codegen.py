@@ -8,6 +8,7 @@ import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.poly.annotations import annotation_reductions, reduction_updates
 from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
@@ -29,12 +30,15 @@ class GenerateAst(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         original = scop.original_compute_schedule()
+        # Without dependences (-O0), what the annotations allow is computed here.
+        updates = reduction_updates(unit.dependences.reductions if unit.dependences is not None
+                                    else annotation_reductions(scop))
         try:
             # A transformed schedule's AST is bounded by the isl budget: isl's AST generator
             # has been seen to run for minutes on a skewed schedule (random program seed 30239).
             budget = 0 if scop.schedule.plain_is_equal(original) else ctx.options.isl_max_operations
             with isl_budget(ctx.isl_ctx, budget, "AST generation"):
-                codegen = generate_ast(scop)
+                codegen = generate_ast(scop, updates)
         except (isl.Error, BudgetExceeded) as exc:
             # isl's AST generator can fail on a transformed schedule; the source order is
             # the one it must handle (a failure there is a bug and propagates).
@@ -44,7 +48,7 @@ class GenerateAst(Pass):
                 f"isl AST generation failed ({isl_error_reason(exc)})"
             note = f"{why}: original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
-            codegen = generate_ast(scop)
+            codegen = generate_ast(scop, updates)
         # isl's AST generator can stop a loop of a strided domain early and drop instances, or
         # lose a loop's stride (clangpass.poly.ast_soundness; random program seeds 900227 and
         # 107 SMALL): the AST is read back and must run exactly the schedule's domain. If not,
@@ -55,7 +59,7 @@ class GenerateAst(Pass):
             # First isl's own loop types (they separate where atomic loops merged the domains).
             try:
                 with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "AST generation"):
-                    retry = generate_ast(scop, atomic=False)
+                    retry = generate_ast(scop, updates, atomic=False)
             except (isl.Error, BudgetExceeded):
                 retry = None
             if retry is not None and not _ast_problems(retry, scop, ctx):
@@ -63,7 +67,7 @@ class GenerateAst(Pass):
         if unsound and not scop.schedule.plain_is_equal(original):
             note = f"unsound isl AST ({unsound[0]}): original schedule used"
             scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
-            codegen = generate_ast(scop)
+            codegen = generate_ast(scop, updates)
             unsound = _ast_problems(codegen, scop, ctx)
         if unsound:
             raise NotModelled(f"unsound isl AST of the source order ({unsound[0]})")

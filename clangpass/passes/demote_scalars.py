@@ -26,15 +26,17 @@ class DemoteScalars(Pass):
 
     name = "demote-scalars"
     requires = frozenset({"scop"})
+    changes_model = True
     dump_stage = "scop"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         try:
-            demoted, done = demote_scalars(scop, ctx.options.isl_max_operations)
+            demoted, done, live = demote_scalars(scop, ctx.options.isl_max_operations, unit.live_ranges)
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: no scalar demoted"))
+        # The live ranges it computed are those of the model it returns: handed on to `live-ranges`.
         if not done:
-            return unit
-        return replace(unit, scop=replace(demoted, demoted_scalars=scop.demoted_scalars + tuple(
-            d.describe() for d in done)))
+            return replace(unit, live_ranges=live)
+        return replace(unit.with_model(replace(demoted, demoted_scalars=scop.demoted_scalars + tuple(
+            d.describe() for d in done))), live_ranges=live)

@@ -30,7 +30,8 @@ in at most `MAX_STATEMENTS` statements of a region.
 Legality: the pieces partition the statement's domain and keep its body, accesses and
 position in the source order (their dates are the statement's: the source order and
 every schedule on the unsplit statement are schedules of the pieces); dependences are
-recomputed on the new model. Knob: --disable-pass=index-set-split. Regions with
+recomputed on the new model (when nothing is split, the dependences computed here are handed
+on to the `dependences` pass). Knob: --disable-pass=index-set-split. Regions with
 `#pragma pencil` loop annotations are left alone (the annotations name statements).
 """
 from __future__ import annotations
@@ -44,8 +45,8 @@ import islpy as isl
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import scalar_units
+from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.live_ranges import scalar_accesses, scalar_units
 from clangpass.poly.scop import Scop, ScopStatement, statement_names
 
 MAX_HYPERPLANES = 2
@@ -62,14 +63,18 @@ class IndexSetSplit(Pass):
 
     name = "index-set-split"
     requires = frozenset({"scop"})
+    changes_model = True
     dump_stage = "scop"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         if scop.annotations:
             return unit
+        dependences = unit.dependences
         try:
-            deps = dependences(scop, ctx.options.isl_max_operations).all       # [P] -> { S[i..] -> T[j..] }
+            if dependences is None:
+                dependences = compute_dependences(scop, ctx.options.isl_max_operations)
+            deps = dependences.all                                            # [P] -> { S[i..] -> T[j..] }
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "index-set splitting"):
                 units = _units(scop)
                 planes: dict[str, list[tuple[int, int]]] = {}
@@ -81,11 +86,12 @@ class IndexSetSplit(Pass):
                     if found:
                         planes.update((s.name, found) for s in members)
                 if not planes:
-                    return unit
+                    return replace(unit, dependences=dependences)
                 unit_of = {s.name: members[0].name for members in units for s in members}
-                return replace(unit, scop=split_statements(scop, planes, unit_of))
+                split = split_statements(scop, planes, unit_of)
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no statement split"))
+            return replace(unit, scop=scop.with_note(f"{exc}: no statement split"), dependences=dependences)
+        return replace(unit, dependences=dependences) if split is scop else unit.with_model(split)
 
 
 def pivots(members: list[ScopStatement], deps: isl.UnionMap) -> list[tuple[int, int]]:
@@ -115,7 +121,8 @@ def _units(scop: Scop) -> list[list[ScopStatement]]:
     loops: dict[tuple[str, ...], list[str]] = {}
     for s in scop.compute_statements:
         loops.setdefault(s.iterators, []).append(s.name)
-    units = [[by_name[n] for n in unit] for names in loops.values() for unit in scalar_units(names, scop)]
+    accesses = scalar_accesses(scop)
+    units = [[by_name[n] for n in unit] for names in loops.values() for unit in scalar_units(names, accesses)]
     rank = {s.name: k for k, s in enumerate(scop.compute_statements)}
     return sorted(units, key=lambda members: rank[members[0].name])
 

@@ -7,18 +7,22 @@ Output: a `RegionOutcome`: `optimized` with the `CodegenUnit` the back end
 lowers, or `fallback` with the reason the region stays with the host compiler.
 
 Each pipeline is a plain list of pass names (classes in this package, looked
-up in `PASSES`). The manager checks each pass's `requires` against what earlier
-passes `provide`, skips passes named by --disable-pass (and those that need
-what a disabled pass would have provided), times every pass (-ftime-report),
-emits the stage dumps (-fpencil-dump=scop|deps|schedule|ast) and
---dump-before/--dump-after=NAME, and names the pass in any exception it lets
-through (a note; the exception itself is untouched).
+up in `PASSES`). Before anything runs, `build_pipeline` checks each pass's
+`requires` against what earlier passes `provide` (less the analyses a pass that
+changes the model drops), and leaves out passes named by --disable-pass and those
+that need what a disabled pass would have provided: a missing provider is an
+error of the pipeline, never of a region. While it runs, the manager checks that
+a pass that changed the model declared it and dropped the analyses of the old one,
+times every pass (-ftime-report), emits the stage dumps
+(-fpencil-dump=scop|deps|schedule|ast) and --dump-before/--dump-after=NAME, and
+names the pass in any exception it lets through (a note; the exception itself is
+untouched).
 """
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from typing import Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence, Union
 
 import islpy as isl
 
@@ -26,18 +30,18 @@ from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 # Importing the pass modules registers them.
-from clangpass.passes import index_set_split, keep_streams, reduction_jam, register_tile, source_order  # noqa: F401
+from clangpass.passes import index_set_split, keep_streams, live_ranges, reduction_jam, register_tile, source_order  # noqa: F401
 from clangpass.passes import (alias_check, cluster_stmts, codegen, demote_scalars, dependences, extract, mark_parallel,  # noqa: F401
                               mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
                               thread_team, verify_schedule, wavefront)
-from clangpass.passes.registry import PASSES, PassContext
-from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.passes.registry import PASSES, Pass, PassContext
+from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, Stage
 from clangpass.poly.alias_check import unchecked_overlap
-from clangpass.poly.annotations import pragma_uses
+from clangpass.poly.annotations import annotation_reductions, pragma_uses
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.budget import BudgetExceeded
 from clangpass.poly.clustering import format_clustering
-from clangpass.poly.dependences import Dependences, cached_dependences, dependences as scop_dependences, format_deps
+from clangpass.poly.dependences import Dependences, format_deps
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.live_ranges import format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
@@ -46,6 +50,7 @@ from clangpass.report import RegionOutcome, fallback
 
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
+# - `live-ranges` after the last pass that changes the model (privatize-arrays), before its readers;
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
 #   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
@@ -72,10 +77,10 @@ from clangpass.report import RegionOutcome, fallback
 PIPELINES: dict[int, list[str]] = {
     0: ["extract", "alias-check", "codegen"],
     1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
+    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
-    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
+    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
         "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
         "thread-team", "codegen"],
 }
@@ -86,10 +91,10 @@ PIPELINES: dict[int, list[str]] = {
 OPENCL_PIPELINES: dict[int, list[str]] = {
     0: PIPELINES[0],
     1: PIPELINES[1],
-    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
-        "mark-parallel", "source-order", "verify-schedule", "codegen"],
-    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "relax-false-deps", "cluster-stmts", "schedule",
-        "mark-parallel", "source-order", "verify-schedule", "codegen"],
+    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts",
+        "schedule", "mark-parallel", "source-order", "verify-schedule", "codegen"],
+    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts",
+        "schedule", "mark-parallel", "source-order", "verify-schedule", "codegen"],
 }
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
@@ -98,7 +103,49 @@ SCHEDULING_PASSES = frozenset({"demote-scalars", "index-set-split", "relax-false
 
 
 class PipelineError(Exception):
-    """A pipeline is inconsistent (a pass requires what no earlier pass provides)."""
+    """A pipeline is inconsistent (a pass requires what no earlier pass provides), or a pass broke
+    its declaration (it changed the model without `changes_model`, or kept an analysis of the old one)."""
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A checked pipeline: the passes that run, in order (`build_pipeline`)."""
+
+    names: tuple[str, ...]              # as asked for
+    passes: tuple[type[Pass], ...]      # those that run: disabled ones and their dependents left out
+
+
+def build_pipeline(names: Sequence[str], disabled: frozenset[str] = frozenset(),
+                   given: frozenset[str] = frozenset()) -> Pipeline:
+    """The passes `names` checked against each other: every `requires` met by an earlier pass's
+    `provides` (or by `given`, what the unit they run on holds already), not dropped since by a
+    pass that changes the model (raises PipelineError). A pass in `disabled` is left out, and so
+    is every pass that needs what a left-out pass would have provided."""
+    available: set[str] = set(given)
+    skipped: set[str] = set()         # facts a left-out pass would have provided
+    dropped: dict[str, str] = {}      # analysis -> the pass that last dropped it
+    passes: list[type[Pass]] = []
+    for name in names:
+        cls = PASSES.get(name)
+        if cls is None:
+            raise PipelineError(f"unknown pass '{name}'")
+        if name in disabled:
+            skipped |= cls.provides
+            continue
+        missing = cls.requires - available
+        if missing:
+            if missing <= skipped:
+                skipped |= cls.provides
+                continue
+            why = "".join(f"; '{dropped[m]}' changes the model, which drops '{m}'" for m in sorted(missing)
+                          if m in dropped)
+            raise PipelineError(f"pass '{name}' requires {sorted(missing)}, which no earlier pass provides{why}")
+        if cls.changes_model:
+            dropped.update((m, name) for m in MODEL_ANALYSES & available)
+            available -= MODEL_ANALYSES
+        available |= cls.provides
+        passes.append(cls)
+    return Pipeline(tuple(names), tuple(passes))
 
 
 def pipeline_for(opt_level: int) -> list[str]:
@@ -112,14 +159,16 @@ def opencl_pipeline_for(opt_level: int) -> list[str]:
 
 
 def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,
-                    pipeline: Optional[Sequence[str]] = None) -> RegionOutcome:
+                    pipeline: Union[Pipeline, Sequence[str], None] = None) -> RegionOutcome:
     """Run `pipeline` (default: the one of `options.opt_level`) on `region`; never raises for
-    unsupported input."""
+    unsupported input (raises PipelineError for an inconsistent pipeline, before any pass runs)."""
     ctx = PassContext(options, isl.Context())
     seconds: dict[str, float] = {}
-    names = list(pipeline) if pipeline is not None else pipeline_for(options.opt_level)
+    if not isinstance(pipeline, Pipeline):
+        pipeline = build_pipeline(list(pipeline) if pipeline is not None else pipeline_for(options.opt_level),
+                                  options.disabled_passes)
     try:
-        unit = run_pipeline(PolyUnit(region, module), names, ctx, dumps, seconds)
+        unit = run_pipeline(PolyUnit(region, module), pipeline, ctx, dumps, seconds)
     except NotModelled as exc:
         return _with_timings(fallback(region, exc.reason), seconds)
     except BudgetExceeded as exc:
@@ -132,7 +181,7 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     if unchecked:
         return _with_timings(fallback(region, unchecked), seconds)
     cg = replace(unit.codegen, alias_check=unit.alias_check)
-    deps = cached_dependences(unit.scop)
+    deps = unit.dependences
     notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.scop.notes
     return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,
                          statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
@@ -146,7 +195,8 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                          split_statements=unit.scop.split_statements,
                          approximated_accesses=unit.scop.approximated_accesses,
                          privatized_arrays=unit.scop.private_arrays, demoted_scalars=unit.scop.demoted_scalars,
-                         pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None),
+                         pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None,
+                                             deps.reductions if deps is not None else annotation_reductions(unit.scop)),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds, **_clustering_fields(unit, deps))
 
@@ -166,27 +216,19 @@ def _clustering_fields(unit: PolyUnit, deps: Optional[Dependences]) -> dict:
                 clustering_problems=clustering.problems)
 
 
-def run_pipeline(unit: PolyUnit, names: list[str], ctx: PassContext, dumps: DumpSink,
+def run_pipeline(unit: PolyUnit, pipeline: Union[Pipeline, Sequence[str]], ctx: PassContext, dumps: DumpSink,
                  seconds: dict[str, float]) -> PolyUnit:
-    """Run the passes `names` in order on `unit`, filling `seconds` with each pass's time."""
+    """Run `pipeline` (a list of names is checked first, `build_pipeline`) on `unit`, filling
+    `seconds` with each pass's time."""
     options = ctx.options
-    skipped: set[str] = set()        # facts a disabled pass would have provided
+    if not isinstance(pipeline, Pipeline):
+        pipeline = build_pipeline(pipeline, options.disabled_passes, unit.provided)
     previous = "start"
-    for name in names:
-        cls = PASSES.get(name)
-        if cls is None:
-            raise PipelineError(f"unknown pass '{name}'")
-        if name in options.disabled_passes:
-            skipped |= cls.provides
-            continue
-        missing = cls.requires - unit.provided
-        if missing:
-            if missing <= skipped:
-                skipped |= cls.provides
-                continue
-            raise PipelineError(f"pass '{name}' requires {sorted(missing)}, which no earlier pass provides")
+    for cls in pipeline.passes:
+        name = cls.name
         if name in options.dump_before:
             _dump_unit(unit, dumps, previous)
+        before = unit
         start = time.perf_counter()
         try:
             unit = cls().run(unit, ctx)
@@ -197,21 +239,37 @@ def run_pipeline(unit: PolyUnit, names: list[str], ctx: PassContext, dumps: Dump
             raise
         finally:
             seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
+        _check_model_change(cls, before, unit)
         unit = replace(unit, provided=unit.provided | cls.provides)
-        if dumps.wants(cls.dump_stage):
-            dumps.emit(cls.dump_stage, unit.region.label, name, format_stage(unit, cls.dump_stage, options))
+        if cls.dump_stage and dumps.wants(cls.dump_stage):
+            dumps.emit(cls.dump_stage, unit.region.label, name, format_stage(unit, cls.dump_stage))
         if name in options.dump_after:
             _dump_unit(unit, dumps, name)
         previous = name
     return unit
 
 
-def format_stage(unit: PolyUnit, stage: str, options: CompileOptions) -> str:
+def _check_model_change(cls: type[Pass], before: PolyUnit, after: PolyUnit) -> None:
+    """Raise PipelineError when `cls` changed the model of `before` without declaring it, or kept
+    an analysis of the old model."""
+    if before.scop is None or after.scop is None or all(
+            old is new for old, new in zip(before.scop.model, after.scop.model)):
+        return
+    if not cls.changes_model:
+        raise PipelineError(f"pass '{cls.name}' changed the model without declaring `changes_model`")
+    kept = [name for name in ("dependences", "live_ranges", "relaxed", "clustering")
+            if getattr(before, name) is not None and getattr(after, name) is getattr(before, name)]
+    if kept:
+        raise PipelineError(f"pass '{cls.name}' changed the model but kept {kept} of the old one "
+                            "(`PolyUnit.with_model` drops them)")
+
+
+def format_stage(unit: PolyUnit, stage: str) -> str:
     """The canonical text of `unit` at dump stage `stage` ('scop', 'deps', 'schedule', 'ast')."""
     if stage == "ast":
         return format_ast(unit.codegen)
     if stage == "deps":
-        text = format_deps(scop_dependences(unit.scop, options.isl_max_operations))
+        text = format_deps(unit.dependences)
         text += "\n" + format_relaxed(unit.relaxed) if unit.relaxed is not None else ""
         return text + ("\n" + format_clustering(unit.clustering) if unit.clustering is not None else "")
     if stage == "schedule":
@@ -227,9 +285,8 @@ def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
         dumps.emit("ast", unit.region.label, after, format_ast(unit.codegen), force=True)
         return
     text = format_scop(unit.scop)
-    cached = cached_dependences(unit.scop)
-    if cached is not None:
-        text += "\nDependences {\n" + format_deps(cached) + "\n}"
+    if unit.dependences is not None:
+        text += "\nDependences {\n" + format_deps(unit.dependences) + "\n}"
     dumps.emit("scop", unit.region.label, after, text, force=True)
 
 

@@ -33,9 +33,9 @@ import islpy as isl
 from clangpass.passes.mark_vector import is_innermost_band
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.annotations import carried_pairs, thread_reductions
+from clangpass.poly.annotations import ThreadReductions, carried_pairs
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.live_ranges import local_live_ranges, values_leaving
+from clangpass.poly.live_ranges import LiveRanges, values_leaving
 from clangpass.poly.scop import LoopReduction, Scop, accesses_through, instances_of, statement_names
 from clangpass.poly.validity import COINCIDENT_MARK, PARALLEL_MARK, carries_dependence
 
@@ -45,32 +45,36 @@ class MarkParallel(Pass):
     """Insert a `parallel` mark above the outermost coincident band member of each nest."""
 
     name = "mark-parallel"
-    requires = frozenset({"schedule"})
+    requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         if not ctx.options.parallel:
             return unit
         scop = unit.scop
-        return replace(unit, scop=mark_parallel_loops(scop, scop.schedule, ctx.options.isl_max_operations,
+        return replace(unit, scop=mark_parallel_loops(scop, scop.schedule, unit.live_ranges,
+                                                      unit.dependences.reductions, ctx.options.isl_max_operations,
                                                       scop.reductions, second=ctx.options.target == "opencl"))
 
 
-def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, max_operations: int,
+def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, live_ranges: LiveRanges,
+                        usable: tuple[ThreadReductions, ...], max_operations: int,
                         reductions: tuple[LoopReduction, ...] = (), innermost: bool = True,
                         second: bool = False) -> Scop:
     """`scop` with `schedule`, its outermost coincident loops marked `parallel`, and
     `reductions` (the reductions of an earlier schedule are the caller's to keep or drop)
-    plus the parallel reductions the marked loops perform. With `innermost` false, a loop
+    plus the parallel reductions the marked loops perform, given the live ranges of local
+    storage and the `thread_reductions` of each annotation (`usable`,
+    `Dependences.reductions`). With `innermost` false, a loop
     with no loop inside it is not marked (it is left to `mark-vector`). With `second`, the
     next member of a marked one's band, when coincident too (and no reduction is performed),
     is marked `coincident` (the OpenCL target's two-dimensional kernels)."""
     try:
-        live = local_live_ranges(scop, max_operations)           # [P] -> { W -> R }
+        live = live_ranges.get()                                 # [P] -> { W -> R }
     except BudgetExceeded as exc:
         return scop.with_schedule(schedule, reductions=reductions).with_note(f"{exc}: no parallel loop marked")
     found: list[LoopReduction] = []
-    candidates = any(thread_reductions(scop, a)[0] for a in scop.annotations)
+    candidates = any(mine for mine, _ in usable)
 
     def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
         """Mark under `node`; returns the node now at `node`'s position."""
@@ -81,7 +85,7 @@ def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, max_operations: int,
             # Threads get private copies of local storage: a local value that flows out of
             # the loop would be lost, so such a loop stays sequential (inner ones may not).
             if member is not None and values_leaving(node, live, member + 1).is_empty():
-                performed = _loop_reductions(scop, node, member, max_operations) if candidates else []
+                performed = _loop_reductions(scop, usable, node, member, max_operations) if candidates else []
                 if performed is not None:
                     found.extend(performed)
                     inner = member + 1
@@ -122,19 +126,20 @@ def with_coincidence(schedule: isl.Schedule, deps: isl.UnionMap) -> isl.Schedule
     return flag(schedule.get_root()).get_schedule()
 
 
-def _loop_reductions(scop: Scop, band: isl.ScheduleNode, member: int,
+def _loop_reductions(scop: Scop, usable: tuple[ThreadReductions, ...], band: isl.ScheduleNode, member: int,
                      max_operations: int) -> list[LoopReduction] | None:
     """The reductions that member `member` of `band` performs if it runs on threads, or None if
     it cannot be a parallel loop: a reduced variable is touched under it other than by the
     updates, two reductions of one variable under it differ, or the isl budget ran out."""
     try:
         with isl_budget(band.get_ctx(), max_operations, "parallel reductions"):
-            return _separated_reductions(scop, band, member)
+            return _separated_reductions(scop, usable, band, member)
     except BudgetExceeded:
         return None
 
 
-def _separated_reductions(scop: Scop, band: isl.ScheduleNode, member: int) -> list[LoopReduction] | None:
+def _separated_reductions(scop: Scop, usable: tuple[ThreadReductions, ...], band: isl.ScheduleNode,
+                          member: int) -> list[LoopReduction] | None:
     instances = band.get_domain()                              # [P] -> { S[i..] } under the band
     outer = band.get_prefix_schedule_union_map()               # [P] -> { S[i..] -> [outer dates] }
     partial = band.band_get_partial_schedule()
@@ -147,8 +152,8 @@ def _separated_reductions(scop: Scop, band: isl.ScheduleNode, member: int) -> li
     same_loop = dates.apply_range(dates.reverse())             # ... and same iteration of the member
     under = statement_names(instances)
     by_variable: dict[str, list[LoopReduction]] = {}
-    for annotation in scop.annotations:
-        for r in thread_reductions(scop, annotation)[0]:
+    for annotation, (mine_usable, _) in zip(scop.annotations, usable):
+        for r in mine_usable:
             mine = frozenset(r.statements) & under
             if not mine:
                 continue

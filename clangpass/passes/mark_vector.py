@@ -51,11 +51,9 @@ from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.annotations import vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.live_ranges import scalar_units
-from clangpass.poly.dependences import dependences
-from clangpass.poly.scop import Scop, accesses_through, instances_of, statement_names
+from clangpass.poly.live_ranges import scalar_accesses, scalar_units
+from clangpass.poly.scop import accesses_through, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, carries_dependence, maps_of
 
 
@@ -71,19 +69,25 @@ class MarkVector(Pass):
         scop = unit.scop
         marked = [0]
         calling = calling_statements(scop)
+        accesses: list[tuple[tuple[str, str], ...]] = []      # the region's, computed once if needed
         try:
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "mark-vector"):
                 # The dependences verify-schedule holds parallel loops to: after relax-false-deps
                 # the enforced ones (local storage is not in the loop's access group: LLVM
                 # checks it itself).
-                deps = (unit.relaxed.enforced if unit.relaxed is not None
-                        else dependences(scop, ctx.options.isl_max_operations).all)   # [P] -> { S -> T }
+                deps = unit.relaxed.enforced if unit.relaxed is not None else unit.dependences.all   # [P] -> { S -> T }
                 if scop.annotations:
-                    deps = deps.subtract(vector_independent(scop))   # `ivdep` loops (and `independent`)
+                    deps = deps.subtract(unit.dependences.vector_independent)   # `ivdep` loops (and `independent`)
 
                 def memory_deps() -> isl.UnionMap:
                     """Every memory dependence: what a split into statements must keep in order."""
-                    return dependences(scop, ctx.options.isl_max_operations).all   # [P] -> { S -> T }
+                    return unit.dependences.all                      # [P] -> { S -> T }
+
+                def local_scalar_accesses() -> tuple[tuple[str, str], ...]:
+                    """The region's `scalar_accesses`, computed when a band first needs them."""
+                    if not accesses:
+                        accesses.append(scalar_accesses(scop))
+                    return accesses[0]
 
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Mark under `node`; returns the node now at `node`'s position."""
@@ -100,7 +104,7 @@ class MarkVector(Pass):
                         # By statement, else (three-address code) by units of statements
                         # that share a temporary.
                         order = (_statement_order(node, last, memory_deps(), None)
-                                 or _statement_order(node, last, memory_deps(), scop))
+                                 or _statement_order(node, last, memory_deps(), local_scalar_accesses()))
                         if order is not None:
                             vector = [_iterates(node, last, f) and not carries_dependence(
                                           node, deps.intersect_domain(f).intersect_range(f), last) for f in order]
@@ -159,14 +163,14 @@ MAX_SPLIT_STATEMENTS = 8
 
 
 def _statement_order(band: isl.ScheduleNode, member: int, deps: isl.UnionMap,
-                     scop: Scop | None) -> list[isl.UnionSet] | None:
-    """The instances of each statement reaching `band` (with `scop`, of each unit of statements
-    that share a region-local scalar: `scalar_units`), in an order in which member `member` may run
+                     accesses: tuple[tuple[str, str], ...] | None) -> list[isl.UnionSet] | None:
+    """The instances of each statement reaching `band` (with the region's `scalar_accesses`, of
+    each unit of statements that share a region-local scalar: `scalar_units`), in an order in which member `member` may run
     one loop per unit (see the module docstring), or None: one unit, too many, or dependences
     between instances sharing the outer dates in both directions."""
     instances = band.get_domain()                                    # [P] -> { S[i..] }
     names = sorted(statement_names(instances), key=lambda n: (len(n), n))   # S_2 before S_10: textual order
-    units = scalar_units(names, scop) if scop is not None else [[n] for n in names]
+    units = scalar_units(names, accesses) if accesses is not None else [[n] for n in names]
     names = [unit[0] for unit in units]                              # each unit by its first statement
     if not 2 <= len(names) <= MAX_SPLIT_STATEMENTS:
         return None

@@ -9,7 +9,9 @@ The record lists the arrays in `privatized_arrays`.
 Ordering: after `alias-check`, whose ranges and pairs are those of the caller's
 arrays as the source accesses them (the copy-outs write a subset of them), and
 before `dependences`, which then sees the private copies as region-local storage
-whose false dependences `relax-false-deps` relaxes.
+whose false dependences `relax-false-deps` relaxes. It needs the dependences of the model
+it is given: handed on by `index-set-split`, or computed here (and handed on to
+`dependences` when no array is privatized).
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from dataclasses import replace
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.dependences import compute_dependences
 from clangpass.poly.privatization import privatize_arrays, with_size_condition
 
 
@@ -27,15 +30,20 @@ class PrivatizeArrays(Pass):
 
     name = "privatize-arrays"
     requires = frozenset({"scop"})
+    changes_model = True
     dump_stage = "scop"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
+        limit = ctx.options.isl_max_operations
+        dependences = unit.dependences
         try:
-            private, privatization = privatize_arrays(scop, ctx.options.isl_max_operations,
-                                                      guarded=unit.alias_check is not None)
+            if dependences is None:
+                dependences = compute_dependences(scop, limit)
+            private, privatization = privatize_arrays(scop, dependences, limit, guarded=unit.alias_check is not None,
+                                                      live=unit.live_ranges)
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no array privatized"))
+            return replace(unit, scop=scop.with_note(f"{exc}: no array privatized"), dependences=dependences)
         if not privatization.arrays:
-            return unit
-        return replace(unit, scop=private, alias_check=with_size_condition(unit.alias_check, privatization))
+            return replace(unit, dependences=dependences)
+        return replace(unit.with_model(private), alias_check=with_size_condition(unit.alias_check, privatization))

@@ -61,7 +61,6 @@ import islpy as isl
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import RelaxedDependences, relax_false_dependences, relaxed_violations
 from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations
@@ -81,7 +80,7 @@ class ReductionJam(Pass):
     """Unroll-and-jam loops around serial innermost reductions (independent accumulation chains)."""
 
     name = "reduction-jam"
-    requires = frozenset({"schedule", "dependences"})
+    requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -92,7 +91,7 @@ class ReductionJam(Pass):
         split: list[RelaxedDependences] = []              # computed once, when first needed
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
-                deps = dependences(scop, limit).all                # [P] -> { S[i..] -> T[j..] }
+                deps = unit.dependences.all                        # [P] -> { S[i..] -> T[j..] }
 
                 def broken(schedule: isl.Schedule) -> bool:
                     # With region-local storage (three-address temporaries) a schedule that breaks
@@ -104,7 +103,7 @@ class ReductionJam(Pass):
                     if not local:
                         return True
                     if not split:
-                        split.append(relax_false_dependences(scop, dependences(scop, limit), limit))
+                        split.append(relax_false_dependences(scop, unit.dependences, unit.live_ranges, limit))
                     return bool(relaxed_violations(schedule, scop, split[0]))
 
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:

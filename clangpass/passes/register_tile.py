@@ -69,6 +69,7 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import POINT_MARK
 from clangpass.passes.unit import PolyUnit
 from clangpass.options import CompileOptions
+from clangpass.poly.annotations import reduction_updates
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
@@ -86,7 +87,7 @@ class RegisterTile(Pass):
     """Unroll-and-jam point bands of matrix-product nests: register tiles of R x C accumulators."""
 
     name = "register-tile"
-    requires = frozenset({"schedule"})
+    requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -101,7 +102,7 @@ class RegisterTile(Pass):
                     and node.mark_get_id().get_name() == POINT_MARK):
                 band = node.child(0)
                 # Three-address temporaries live in registers: only the arrays count.
-                private = iteration_private_scalars(band, scop, limit)
+                private = iteration_private_scalars(band, scop, unit.live_ranges, limit)
                 roles = register_roles(band, accesses_through(scop.reads, private, False),
                                        accesses_through(scop.writes, private, False))
                 if roles is not None:
@@ -124,7 +125,7 @@ class RegisterTile(Pass):
             # `codegen` generates the AST under the same budget and falls back to the source
             # order when it is exceeded: the isolated tiles must not cost the region its tiling.
             with isl_budget(ctx.isl_ctx, limit, "AST generation of register tiles"):
-                generate_ast(tiled_scop)
+                generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: no register tiles"))
         except isl.Error as exc:

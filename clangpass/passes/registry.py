@@ -2,8 +2,12 @@
 """What a pass is: a registered class with a kebab-case `name`, `requires`/`provides` and `run`.
 
 Input/output: `PolyUnit` -> `PolyUnit` (a new value; passes never mutate nor print).
-`PassContext` carries the options and the region's isl context. The pass manager
-(clangpass.passes.manager) looks passes up by name in `PASSES`.
+`PassContext` carries the options and the region's isl context. `requires` and
+`provides` name fields of the unit (clangpass.passes.unit: `scop`, `dependences`,
+`live-ranges`, ...); a pass that changes the model sets `changes_model`, which drops
+the analyses of the model (`MODEL_ANALYSES`). The pass manager
+(clangpass.passes.manager) looks passes up by name in `PASSES` and checks a pipeline
+against these declarations before it runs.
 """
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ class Pass:
     name: ClassVar[str]
     requires: ClassVar[frozenset[str]] = frozenset()
     provides: ClassVar[frozenset[str]] = frozenset()
-    dump_stage: ClassVar[str] = "scop"   # the -fpencil-dump stage that shows this pass's result
+    changes_model: ClassVar[bool] = False   # may return `unit.with_model(...)` (drops MODEL_ANALYSES)
+    dump_stage: ClassVar[str] = "scop"   # the -fpencil-dump stage that shows this pass's result ('': none)
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         raise NotImplementedError

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Pass `relax-false-deps`: let scheduling ignore false dependences of region-local storage.
 
-Input: Scop + dependences. Output: the unit with `relaxed` set
+Input: Scop + dependences + live ranges. Output: the unit with `relaxed` set
 (clangpass.poly.live_ranges.RelaxedDependences): the live ranges of the region's
 local scalars and arrays, their false (anti/output) dependences, and every other
 dependence. `schedule` then enforces the other dependences and makes the false
@@ -17,7 +17,6 @@ from dataclasses import replace
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded
-from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import relax_false_dependences
 
 
@@ -26,15 +25,14 @@ class RelaxFalseDeps(Pass):
     """Split false dependences of local storage from those the schedule must respect."""
 
     name = "relax-false-deps"
-    requires = frozenset({"scop", "dependences"})
+    requires = frozenset({"scop", "dependences", "live-ranges"})
     provides = frozenset({"relaxed-dependences"})
     dump_stage = "deps"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         scop = unit.scop
         try:
-            relaxed = relax_false_dependences(scop, dependences(scop, ctx.options.isl_max_operations),
-                                              ctx.options.isl_max_operations)
+            relaxed = relax_false_dependences(scop, unit.dependences, unit.live_ranges, ctx.options.isl_max_operations)
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: false dependences kept"))
         return replace(unit, relaxed=relaxed if relaxed.active else None)

@@ -36,7 +36,7 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.band_merge import joined_nested_bands, relaxed_storage
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.clustering import Clustering
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import Dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
 from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
 from clangpass.poly.scop import Scop, instances_of, statement_names
@@ -65,22 +65,23 @@ class IslSchedule(Pass):
         options = ctx.options
         clustering = unit.clustering if unit.clustering is not None and unit.clustering.clusters else None
         limit = options.isl_max_operations
+        deps = unit.dependences
         candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
-                                                          scheduling_problem(scop, unit.relaxed, clustering, limit))
+                                                          scheduling_problem(scop, deps, unit.relaxed, clustering, limit))
         heuristic = coarser(unit.clustering)
         if _over_budget(candidates, failures) and heuristic is not None:
             # Ordering: cluster-stmts ran before; over the budget, the next coarser heuristic's
             # macro-statements are tried (thesis ch. 3), then each loop nest alone.
             try:
-                coarse = cluster(scop, heuristic, None, options.isl_max_operations)
+                coarse = cluster(scop, deps, heuristic, None, options.isl_max_operations)
             except BudgetExceeded as exc:
                 failures.append(str(exc))
             else:
                 scop = scop.with_note(f"{failures[0]}: rescheduled with {heuristic} clustering "
                                       f"({coarse.scheduled_statements} statements scheduled)")
                 clustering, unit = coarse, replace(unit, clustering=coarse)
-                candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
-                                                                  scheduling_problem(scop, unit.relaxed, clustering, limit))
+                candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx, scheduling_problem(
+                    scop, deps, unit.relaxed, clustering, limit))
         if _over_budget(candidates, failures):
             schedule, why = _per_nest_schedule(unit, scop, clustering, ctx)
             if schedule is not None:
@@ -111,10 +112,10 @@ class IslSchedule(Pass):
 Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
 
 
-def scheduling_problem(scop: Scop, relaxed: Optional[RelaxedDependences], clustering: Optional[Clustering],
-                       max_operations: int) -> Problem:
+def scheduling_problem(scop: Scop, dependences: Dependences, relaxed: Optional[RelaxedDependences],
+                       clustering: Optional[Clustering], max_operations: int) -> Problem:
     """The statements ([P] -> { S[i..] }) and what isl schedules: the domain (the statements, or the
-    macro-statements' [P] -> { M[i..] }), the dependences it enforces (all of them; with `relaxed`,
+    macro-statements' [P] -> { M[i..] }), the dependences it enforces (all of `dependences`; with `relaxed`,
     relax-false-deps' enforced part) and the relaxed ones, mapped onto the macro-statements under
     `clustering` (its `macro_relaxed`, which leaves out what one macro-statement instance keeps)."""
     statements = scop.domain                                   # [P] -> { S[i..] }
@@ -123,7 +124,7 @@ def scheduling_problem(scop: Scop, relaxed: Optional[RelaxedDependences], cluste
         if clustering is not None:
             relaxed = clustering.macro_relaxed(relaxed, scop, max_operations)
         return statements, domain, relaxed.enforced, relaxed
-    deps = dependences(scop, max_operations).all               # [P] -> { S[i..] -> T[j..] }
+    deps = dependences.all                                     # [P] -> { S[i..] -> T[j..] }
     if clustering is not None:
         deps = clustering.macro(deps, max_operations)          # [P] -> { M[i..] -> N[j..] }
     return statements, domain, deps, None
@@ -159,7 +160,7 @@ def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clusteri
     if top.get_type() != isl.schedule_node_type.sequence:
         return None, "one loop nest: no per-nest scheduling"
     domain = scop.domain if clustering is None else clustering.domain            # [P] -> { S[i..] } or { M[i..] }
-    deps = dependences(scop, ctx.options.isl_max_operations).all                 # [P] -> { S[i..] -> T[j..] }
+    deps = unit.dependences.all                                                  # [P] -> { S[i..] -> T[j..] }
     if clustering is not None:
         deps = clustering.macro(deps, ctx.options.isl_max_operations)            # [P] -> { M[i..] -> N[j..] }
     macro_of = {name: macro for cluster, macro in zip(clustering.clusters, clustering.names)
@@ -242,7 +243,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
                     candidate = clustering.statement_schedule(candidate, statements)
                 if unit.relaxed is not None and unit.relaxed.active:
                     candidate = _joined(candidate, scop, unit.relaxed, options.isl_max_operations)
-                candidates[strategy] = _in_source_order(candidate, scop, options.isl_max_operations)
+                candidates[strategy] = _in_source_order(candidate, scop, unit.dependences, options.isl_max_operations)
             except BudgetExceeded as exc:
                 failures.append(str(exc))
             except isl.Error as exc:
@@ -269,12 +270,13 @@ def _joined(schedule: isl.Schedule, scop: Scop, relaxed: RelaxedDependences, max
         return schedule
 
 
-def _in_source_order(schedule: isl.Schedule, scop: Scop, max_operations: int) -> isl.Schedule:
-    """`schedule` with its sequences in source order where the dependences allow
+def _in_source_order(schedule: isl.Schedule, scop: Scop, dependences: Dependences,
+                     max_operations: int) -> isl.Schedule:
+    """`schedule` with its sequences in source order where `dependences` allow
     (clangpass.poly.sequence_order); as it is when that exceeds the budget."""
     rank = {s.name: k for k, s in enumerate(scop.statements)}
     try:
-        deps = dependences(scop, max_operations).all              # [P] -> { S[i..] -> T[j..] }
+        deps = dependences.all                                    # [P] -> { S[i..] -> T[j..] }
         with isl_budget(scop.context.get_ctx(), max_operations, "source-ordered sequences"):
             return source_ordered_sequences(schedule, deps, rank)
     except BudgetExceeded:

@@ -40,7 +40,6 @@ from clangpass.passes.tile import TILE_MARK
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
-from clangpass.poly.dependences import dependences
 from clangpass.poly.memory_streams import restreamed_matrices
 from clangpass.poly.scop import Scop
 from clangpass.poly.validity import PARALLEL_MARK
@@ -67,7 +66,7 @@ class SourceOrder(Pass):
     when it streams a matrix from memory more often than the source order."""
 
     name = "source-order"
-    requires = frozenset({"schedule"})
+    requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -125,10 +124,11 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
     try:
         with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "parallel loops of the source order"):
             if deps is None:
-                deps = dependences(scop, ctx.options.isl_max_operations).all
+                deps = unit.dependences.all
             flagged = with_coincidence(original, deps)
     except BudgetExceeded as exc:
         return scop.with_note(f"{exc}: no parallel loop marked")
     # The OpenCL target runs an innermost parallel loop as a kernel (jacobi-1d's sweeps).
     opencl = ctx.options.target == "opencl"
-    return mark_parallel_loops(scop, flagged, ctx.options.isl_max_operations, innermost=opencl, second=opencl)
+    return mark_parallel_loops(scop, flagged, unit.live_ranges, unit.dependences.reductions,
+                               ctx.options.isl_max_operations, innermost=opencl, second=opencl)

@@ -3,21 +3,31 @@
 
 Input: an `OptRegion` and its `Module` (stage REGION). The `extract` pass adds the
 `Scop` (stage SCOP), scheduling passes replace it by rescheduled copies, and
-`codegen` adds the `CodegenUnit` for the back ends (stage AST). `provided` names
-the facts established so far (`scop`, `dependences`, `schedule`, `ast`), which
-the pass manager checks against each pass's `requires`.
+`codegen` adds the `CodegenUnit` for the back ends (stage AST).
+
+Analyses are typed fields of the unit, each set by the pass that computes it and named
+in that pass's `provides` (`dependences`, `live-ranges`, `relaxed-dependences`,
+`clustering`, `alias-check`); `provided` names what is established so far, which the
+pass manager checks against each pass's `requires` before anything runs. An analysis
+holds for the model it was computed from: a pass that changes the model (statements,
+accesses, original schedule: `Scop.model`) declares `changes_model` and returns
+`unit.with_model(scop)`, which drops them (the manager checks both). A transformation
+that computed an analysis itself on a model it leaves as it found it hands it on in
+the field (index-set-split its dependences, demote-scalars its live ranges), and the
+analysis pass then keeps it rather than computing it again.
 """
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from clangpass.ir import nodes as N
 from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.clustering import Clustering
 from clangpass.poly.codegen_unit import CodegenUnit
-from clangpass.poly.live_ranges import RelaxedDependences
+from clangpass.poly.dependences import Dependences
+from clangpass.poly.live_ranges import LiveRanges, RelaxedDependences
 from clangpass.poly.scop import Scop
 from clangpass.regions import OptRegion
 
@@ -28,6 +38,10 @@ class Stage(enum.Enum):
     AST = "ast"
 
 
+# The analyses of the model, which a pass that changes the model drops (`PolyUnit.with_model`).
+MODEL_ANALYSES = frozenset({"dependences", "live-ranges", "relaxed-dependences", "clustering"})
+
+
 @dataclass(frozen=True)
 class PolyUnit:
     region: OptRegion
@@ -35,7 +49,16 @@ class PolyUnit:
     stage: Stage = Stage.REGION
     scop: Optional[Scop] = None
     codegen: Optional[CodegenUnit] = None
+    # Analyses of the model (MODEL_ANALYSES), each set by the pass that provides it.
+    dependences: Optional[Dependences] = None      # set by `dependences`
+    live_ranges: Optional[LiveRanges] = None       # set by `live-ranges`: flow through region-local storage
     relaxed: Optional[RelaxedDependences] = None   # set by relax-false-deps when local storage has false deps
-    alias_check: Optional[AliasCheck] = None       # set by alias-check
     clustering: Optional[Clustering] = None        # set by cluster-stmts: what `schedule` schedules
+    alias_check: Optional[AliasCheck] = None       # set by alias-check
     provided: frozenset[str] = field(default=frozenset())
+
+    def with_model(self, scop: Scop) -> "PolyUnit":
+        """The unit with `scop`, whose model differs from the current one: the analyses of the
+        model are dropped (the pipeline computes them again before their next user)."""
+        return replace(self, scop=scop, dependences=None, live_ranges=None, relaxed=None, clustering=None,
+                       provided=self.provided - MODEL_ANALYSES)

@@ -20,9 +20,7 @@ from dataclasses import replace
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.annotations import vector_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.dependences import dependences
 from clangpass.poly.live_ranges import (privatization_violations, relax_false_dependences,
                                         relaxed_criterion_violations)
 from clangpass.poly.validity import parallel_violations
@@ -33,7 +31,7 @@ class VerifySchedule(Pass):
     """Fall back to the original schedule if the current one breaks a dependence."""
 
     name = "verify-schedule"
-    requires = frozenset({"scop", "dependences"})
+    requires = frozenset({"scop", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -44,12 +42,12 @@ class VerifySchedule(Pass):
         limit = ctx.options.isl_max_operations
         try:
             # Recomputed from the unrelaxed dependences, not taken from relax-false-deps.
-            split = relax_false_dependences(scop, dependences(scop, limit), limit)
+            split = relax_false_dependences(scop, unit.dependences, unit.live_ranges, limit)
             problems = relaxed_criterion_violations(scop.schedule, scop, split, limit)
             with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
                 # A parallel loop may carry false dependences of local storage (each thread has its
                 # own copy of it), but no local value may leave it.
-                ivdep = vector_independent(scop) if scop.annotations else None
+                ivdep = unit.dependences.vector_independent if scop.annotations else None
                 problems += (parallel_violations(scop.schedule, split.enforced, ivdep)
                              + privatization_violations(scop.schedule, split.live_ranges))
         except BudgetExceeded as exc:

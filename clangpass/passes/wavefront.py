@@ -37,9 +37,9 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import TILE_MARK
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
+from clangpass.poly.annotations import reduction_updates
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
-from clangpass.poly.dependences import dependences
 from clangpass.poly.validity import dependence_violations
 
 
@@ -70,8 +70,7 @@ class Wavefront(Pass):
         # [P] -> { S[i..] -> T[j..] }: the dependences the schedule must respect (after
         # relax-false-deps, the enforced ones; verify-schedule checks the relaxed criterion,
         # live ranges included, on the final schedule).
-        deps = unit.relaxed.enforced if unit.relaxed is not None else \
-            dependences(scop, ctx.options.isl_max_operations).all
+        deps = unit.relaxed.enforced if unit.relaxed is not None else unit.dependences.all
         changed = [0]
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -106,7 +105,7 @@ class Wavefront(Pass):
         trial_budget = ctx.options.isl_max_operations // 2
         try:
             with isl_budget(ctx.isl_ctx, trial_budget, "AST generation of the wavefront"):
-                generate_ast(skewed)
+                generate_ast(skewed, reduction_updates(unit.dependences.reductions))
         except BudgetExceeded as exc:
             return replace(unit, scop=scop.with_note(f"{exc}: no wavefront"))
         except isl.Error as exc:

@@ -62,8 +62,6 @@ from clangpass.ir.walk import iter_exprs, iter_stmts, strip_implicit_casts
 from clangpass.poly.scop import LoopAnnotation, LoopReduction, Scop, accesses_through
 from clangpass.poly.validity import PARALLEL_MARK
 
-_CACHE_KEY = "annotations"
-
 # The operator that combines partial results of each clause operator (OpenMP's: '-' sums).
 COMBINERS = {"+": "+", "-": "+", "*": "*", "min": "min", "max": "max",
              "&": "&", "|": "|", "^": "^", "&&": "&&", "||": "||"}
@@ -124,24 +122,29 @@ def carried_pairs(scop: Scop, annotation: LoopAnnotation) -> isl.UnionMap:
     return out
 
 
-def kept_storage(scop: Scop, annotation: LoopAnnotation) -> frozenset[str]:
-    """The variables whose dependences the annotation does not remove (see the module doc)."""
-    reduced = {r.variable for r in thread_reductions(scop, annotation)[0]}
+# The reductions of one annotation that threads may perform, and why each other variable of
+# its clauses cannot be reduced on threads (`thread_reductions`).
+ThreadReductions = tuple[tuple[LoopReduction, ...], dict[str, str]]
+
+
+def annotation_reductions(scop: Scop) -> tuple[ThreadReductions, ...]:
+    """The `thread_reductions` of each annotation of `scop`, in order (`Dependences.reductions`
+    holds them once the dependences are computed)."""
+    return tuple(thread_reductions(scop, a) for a in scop.annotations)
+
+
+def kept_storage(scop: Scop, annotation: LoopAnnotation, reductions: ThreadReductions) -> frozenset[str]:
+    """The variables whose dependences the annotation does not remove (see the module doc), given
+    its `thread_reductions`."""
+    reduced = {r.variable for r in reductions[0]}
     return frozenset(a.name for a in scop.arrays
                      if (a.local or a.rank == 0 or a.name in annotation.reductions) and a.name not in reduced)
 
 
-def thread_reductions(scop: Scop, annotation: LoopAnnotation) -> tuple[tuple[LoopReduction, ...], dict[str, str]]:
+def thread_reductions(scop: Scop, annotation: LoopAnnotation) -> ThreadReductions:
     """The reductions of `annotation` that threads may perform, each with all the update
-    statements of the loop, and why each other reduction variable cannot be (see the module doc)."""
-    cache = scop.analyses.setdefault(_CACHE_KEY, {})
-    key = ("reductions", annotation)
-    if key not in cache:
-        cache[key] = _thread_reductions(scop, annotation)
-    return cache[key]
-
-
-def _thread_reductions(scop: Scop, annotation: LoopAnnotation) -> tuple[tuple[LoopReduction, ...], dict[str, str]]:
+    statements of the loop, and why each other reduction variable cannot be (see the module doc).
+    Computed with the dependences (`Dependences.reductions`), which later passes read."""
     usable: list[LoopReduction] = []
     why: dict[str, str] = {}
     arrays = {a.name: a for a in scop.arrays}
@@ -286,45 +289,42 @@ def _conflicts(scop: Scop, names: frozenset[str]) -> isl.UnionMap:
     return touch
 
 
-def removable(scop: Scop, annotation: LoopAnnotation) -> isl.UnionMap:
-    """The dependence pairs `annotation` declares absent."""
-    return carried_pairs(scop, annotation).subtract(_conflicts(scop, kept_storage(scop, annotation)))
+def removable(scop: Scop, annotation: LoopAnnotation, reductions: ThreadReductions) -> isl.UnionMap:
+    """The dependence pairs `annotation` declares absent, given its `thread_reductions`."""
+    return carried_pairs(scop, annotation).subtract(_conflicts(scop, kept_storage(scop, annotation, reductions)))
 
 
-def _union(scop: Scop, kinds: tuple[str, ...]) -> isl.UnionMap:
+def _union(scop: Scop, kinds: tuple[str, ...], reductions: tuple[ThreadReductions, ...]) -> isl.UnionMap:
     out = isl.UnionMap.empty(scop.context.get_space())
-    for a in scop.annotations:
+    for a, mine in zip(scop.annotations, reductions):
         if a.kind in kinds:
-            out = out.union(removable(scop, a))
+            out = out.union(removable(scop, a, mine))
     return out.coalesce()
 
 
-def declared_independent(scop: Scop) -> isl.UnionMap:
-    """Pairs no dependence joins, by `independent` loops (removed from every dependence)."""
-    cache = scop.analyses.setdefault(_CACHE_KEY, {})
-    if "independent" not in cache:
-        cache["independent"] = _union(scop, ("independent",))
-    return cache["independent"]
+def declared_independent(scop: Scop, reductions: tuple[ThreadReductions, ...]) -> isl.UnionMap:
+    """Pairs no dependence joins, by `independent` loops (removed from every dependence), given the
+    `thread_reductions` of each annotation."""
+    return _union(scop, ("independent",), reductions)
 
 
-def vector_independent(scop: Scop) -> isl.UnionMap:
+def vector_independent(scop: Scop, reductions: tuple[ThreadReductions, ...]) -> isl.UnionMap:
     """Pairs that do not keep a loop from being a vector loop (`ivdep` and `independent` loops)."""
-    cache = scop.analyses.setdefault(_CACHE_KEY, {})
-    if "vector" not in cache:
-        cache["vector"] = _union(scop, ("independent", "ivdep"))
-    return cache["vector"]
+    return _union(scop, ("independent", "ivdep"), reductions)
 
 
-def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap]) -> tuple[PragmaUse, ...]:
+def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
+                reductions: tuple[ThreadReductions, ...]) -> tuple[PragmaUse, ...]:
     """What each annotation of an optimized region did, given `declared`: the dependences the
     annotations removed or let vector loops ignore (`Dependences.declared`; None: none known),
-    and `scop.reductions`: the reductions parallel loops perform."""
+    the `thread_reductions` of each annotation, and `scop.reductions`: the reductions parallel
+    loops perform."""
     uses = []
-    for a in scop.annotations:
-        gone = (declared.intersect(removable(scop, a)) if declared is not None
+    for a, mine in zip(scop.annotations, reductions):
+        gone = (declared.intersect(removable(scop, a, mine)) if declared is not None
                 else isl.UnionMap.empty(scop.context.get_space()))
-        kept = sorted(kept_storage(scop, a) & _touched_in_loop(scop, a))
-        usable, why = thread_reductions(scop, a)
+        kept = sorted(kept_storage(scop, a, mine) & _touched_in_loop(scop, a))
+        usable, why = mine
         on_threads = sorted({r.variable for r in performed_reductions(scop) if r.loc == a.loc})
         details = []
         if gone.is_empty():
@@ -392,7 +392,7 @@ def foreign_pragma_uses(body: N.Stmt) -> tuple[PragmaUse, ...]:
     return tuple(uses)
 
 
-def reduction_results(scop: Scop, earlier: isl.UnionMap) -> isl.UnionMap:
+def reduction_results(scop: Scop, reductions: tuple[ThreadReductions, ...], earlier: isl.UnionMap) -> isl.UnionMap:
     """[P] -> { U[i..] -> R[j..] }: every update of a reduction variable whose dependences were
     dropped, to every later read of it by another statement (`earlier`: [P] -> { S -> T : S runs
     before T in the source }).
@@ -400,8 +400,8 @@ def reduction_results(scop: Scop, earlier: isl.UnionMap) -> isl.UnionMap:
     Value-based flow reaches a read after the loop from the last update in the source order
     only; once the updates may run in any order, every one of them must precede the read."""
     out = isl.UnionMap.empty(scop.context.get_space())
-    for a in scop.annotations:
-        for r in thread_reductions(scop, a)[0]:
+    for usable, _ in reductions:
+        for r in usable:
             names = frozenset({r.variable})
             updates = isl.UnionSet.empty(scop.context.get_space())
             readers = isl.UnionSet.empty(scop.context.get_space())
@@ -417,9 +417,10 @@ def reduction_results(scop: Scop, earlier: isl.UnionMap) -> isl.UnionMap:
     return out
 
 
-def reduction_updates(scop: Scop) -> frozenset[str]:
-    """The statements updating a variable whose carried dependences an annotation dropped."""
-    return frozenset(n for a in scop.annotations for r in thread_reductions(scop, a)[0] for n in r.statements)
+def reduction_updates(reductions: tuple[ThreadReductions, ...]) -> frozenset[str]:
+    """The statements updating a variable whose carried dependences an annotation dropped, given
+    the `thread_reductions` of each annotation."""
+    return frozenset(n for usable, _ in reductions for r in usable for n in r.statements)
 
 
 def performed_reductions(scop: Scop, schedule: Optional[isl.Schedule] = None) -> tuple[LoopReduction, ...]:

@@ -37,7 +37,7 @@ from typing import Callable, Optional
 import islpy as isl
 
 from clangpass.ir import nodes as N
-from clangpass.poly.annotations import performed_reductions, reduction_updates
+from clangpass.poly.annotations import performed_reductions
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, maps_of
@@ -50,14 +50,16 @@ _ITERATOR_PREFIX = "__pencil_c"
 _POINT_MARK = "point"
 
 
-def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
-    """The isl AST of `scop.schedule` and the bodies its user nodes call.
+def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = True) -> CodegenUnit:
+    """The isl AST of `scop.schedule` and the bodies its user nodes call. `unordered_updates`:
+    the update statements of reductions whose carried dependences an annotation dropped
+    (clangpass.poly.annotations.reduction_updates), which run in any order.
 
     `atomic=False` leaves the loop types to isl (the second try of pass `codegen` when
     the atomic AST does not run the schedule's domain, clangpass.poly.ast_soundness).
     """
     schedule = scop.schedule
-    groups = statement_groups(scop, schedule)
+    groups = statement_groups(scop, schedule, unordered_updates)
     generated = schedule
     followers = frozenset(name for members in groups.values() for name in members[1:])
     if followers:
@@ -88,7 +90,7 @@ def generate_ast(scop: Scop, atomic: bool = True) -> CodegenUnit:
                        tiled_bands=scop.tiled_bands,
                        tile_sizes=scop.tile_sizes, reordered_bands=scop.reordered_bands,
                        vector_loops=_count_marks(ast, VECTOR_MARK),
-                       reductions=performed_reductions(scop, schedule), unordered_updates=reduction_updates(scop))
+                       reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates)
 
 
 def format_ast(unit: CodegenUnit) -> str:
@@ -98,12 +100,12 @@ def format_ast(unit: CodegenUnit) -> str:
     return "\n".join([*lines, unit.ast.to_C_str().rstrip()])
 
 
-def statement_groups(scop: Scop, schedule: isl.Schedule) -> dict[str, tuple[str, ...]]:
+def statement_groups(scop: Scop, schedule: isl.Schedule, unordered_updates: frozenset[str]) -> dict[str, tuple[str, ...]]:
     """{first: (first, second, ..)}: runs of consecutive leaf children of a sequence of
     `schedule` whose statements run as one (module docstring): same loops (iterator names),
     the same domain and the same dates in every band above, their names swapped. Statements
     of reductions are left alone (the back ends treat their updates by statement name)."""
-    apart = reduction_updates(scop) | {n for r in scop.reductions for n in r.statements}
+    apart = unordered_updates | {n for r in scop.reductions for n in r.statements}
     everything = schedule.get_domain()                              # [P] -> { S[i..] }
     groups: dict[str, tuple[str, ...]] = {}
 

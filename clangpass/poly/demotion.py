@@ -32,12 +32,13 @@ type is `t`'s), checked on the model:
   conditional write;
 - no instance other than `W` accesses `X[f(x)]` while the block of iteration `x` runs (after
   its first instance, before `W`; its first instance may read it: `t2 = D[i][j]`).
-Demotions are applied one at a time, each on the model the previous one left.
+Demotions are applied one at a time, each on the model the previous one left, whose live
+ranges are computed when an anchor first needs them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import islpy as isl
 
@@ -45,7 +46,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir.printer import format_expr
 from clangpass.ir.walk import base_variable, iter_exprs, transform
 from clangpass.poly.budget import isl_budget
-from clangpass.poly.live_ranges import local_live_ranges
+from clangpass.poly.live_ranges import LiveRanges, live_ranges
 from clangpass.poly.scop import Scop, ScopStatement, accesses_through
 from clangpass.poly.validity import earlier_pairs, maps_of
 
@@ -62,23 +63,33 @@ class Demotion:
         return f"{self.scalar} -> {self.element}"
 
 
-def demote_scalars(scop: Scop, max_operations: int = 0) -> tuple[Scop, tuple[Demotion, ...]]:
-    """`scop` with its demotable scalars replaced (module doc), and what was done.
+def demote_scalars(scop: Scop, max_operations: int = 0, live: Optional[LiveRanges] = None
+                   ) -> tuple[Scop, tuple[Demotion, ...], Optional[LiveRanges]]:
+    """`scop` with its demotable scalars replaced (module doc), what was done, and the live ranges
+    of the scop returned if they were computed (`live`: those of `scop`, if known).
     Raises BudgetExceeded."""
     done: list[Demotion] = []
     tried: set[str] = set()
+    known = [live]                                   # the live ranges of the current `scop`
+
+    def live_of(current: Scop) -> isl.UnionMap:
+        if known[0] is None:
+            known[0] = live_ranges(current, max_operations)
+        return known[0].get()
+
     while True:
-        found = _next_demotion(scop, tried, max_operations)
+        found = _next_demotion(scop, tried, max_operations, live_of)
         if found is None:
-            return scop, tuple(done)
+            return scop, tuple(done), known[0]
         anchor, scalar, block = found
         tried.add(anchor.name)
         if block:
             scop, demotion = _demoted(scop, anchor, scalar, block)
+            known[0] = None
             done.append(demotion)
 
 
-def _next_demotion(scop: Scop, tried: set[str], max_operations: int
+def _next_demotion(scop: Scop, tried: set[str], max_operations: int, live_of: Callable[[Scop], isl.UnionMap]
                    ) -> Optional[tuple[ScopStatement, str, list[ScopStatement]]]:
     """The next anchor to try (not in `tried`), its scalar and its block (empty: not demotable)."""
     local = scop.local_scalars
@@ -96,7 +107,7 @@ def _next_demotion(scop: Scop, tried: set[str], max_operations: int
                 if stores else value.type != scalars[scalar].element:
             return anchor, scalar, []
         with isl_budget(scop.context.get_ctx(), max_operations, "scalar demotion"):
-            block = _block(scop, anchor, scalar, base.name if stores else "", max_operations)
+            block = _block(scop, anchor, scalar, base.name if stores else "", live_of)
         return anchor, scalar, block
     return None
 
@@ -126,7 +137,8 @@ def _pure(e: N.Expr) -> bool:
 _INCREMENTS = frozenset({"++", "--", "post++", "post--"})
 
 
-def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str, max_operations: int) -> list[ScopStatement]:
+def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str,
+           live_of: Callable[[Scop], isl.UnionMap]) -> list[ScopStatement]:
     """The statements whose accesses to `scalar` go to the element `anchor` stores (`array`), or
     whose reads of it become the expression the anchor defines it by (`array` empty), in textual
     order, the anchor included; empty when a condition of the module doc does not hold."""
@@ -136,7 +148,7 @@ def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str, max_opera
         return []
     writes = accesses_through(scop.must_writes, one)                 # [P] -> { S[i..] -> t[] }
     reads = accesses_through(scop.reads, one)
-    live = local_live_ranges(scop, max_operations).intersect(writes.apply_range(reads.reverse()))
+    live = live_of(scop).intersect(writes.apply_range(reads.reverse()))
     members = {anchor.name}
     while True:
         linked = {n for m in maps_of(live) for n in (m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))}

@@ -19,9 +19,11 @@ of accesses to one element in source order. Each step is bounded by
 it), memory-based flow dependences (a superset) replace it and `note` says so; when the memory-based
 relations exceed it, `BudgetExceeded` is raised (the region falls back).
 The pairs a `#pragma pencil independent` loop declares absent are removed from all
-three (clangpass.poly.annotations).
-The result is cached on the Scop (`dependences(scop)`) since only a change of
-the model invalidates it.
+three (clangpass.poly.annotations); what the annotations allow (the pairs they remove,
+the pairs vector loops may ignore, the reductions threads may perform) comes with
+the dependences, computed once with them.
+The `dependences` pass puts the result on the compilation unit (`PolyUnit.dependences`),
+where it holds until a pass changes the model.
 """
 from __future__ import annotations
 
@@ -31,13 +33,11 @@ from typing import Optional
 
 import islpy as isl
 
-from clangpass.poly.annotations import declared_independent, reduction_results, vector_independent
+from clangpass.poly.annotations import (ThreadReductions, annotation_reductions, declared_independent, reduction_results,
+                                        vector_independent)
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.scop import Scop, sorted_pieces
 from clangpass.poly.validity import ALL_PAIRS_MAX_STATEMENTS, dates_by_statement, maps_of, ordered_pair, union_of
-
-_CACHE_KEY = "dependences"
-
 
 @dataclass(frozen=True)
 class Dependences:
@@ -48,6 +48,10 @@ class Dependences:
     # Pairs of the dependences above that `independent` removed or `ivdep` lets vector loops
     # ignore (clangpass.poly.annotations); None when the region has no such pragma.
     declared: Optional[isl.UnionMap] = None
+    # What the loop annotations allow (clangpass.poly.annotations), for the passes that read it:
+    independent: Optional[isl.UnionMap] = None          # [P] -> { S -> T }: pairs `independent` removed
+    vector_independent: Optional[isl.UnionMap] = None   # [P] -> { S -> T }: pairs vector loops may ignore
+    reductions: tuple[ThreadReductions, ...] = ()       # `thread_reductions` of each annotation, in order
 
     @cached_property
     def all(self) -> isl.UnionMap:
@@ -55,22 +59,9 @@ class Dependences:
         return self.flow.union(self.anti).union(self.output).coalesce()
 
 
-def dependences(scop: Scop, max_operations: int = 0) -> Dependences:
-    """The dependences of `scop`, computed once per model (raises BudgetExceeded)."""
-    cached = scop.analyses.get(_CACHE_KEY)
-    if cached is None:
-        cached = compute_dependences(scop, max_operations)
-        scop.analyses[_CACHE_KEY] = cached
-    return cached
-
-
-def cached_dependences(scop: Scop) -> Optional[Dependences]:
-    """The dependences of `scop` if some pass computed them, else None (never computes)."""
-    return scop.analyses.get(_CACHE_KEY)
-
-
 def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
-    """Flow (value-based when the budget allows, else memory-based), anti and output dependences.
+    """Flow (value-based when the budget allows, else memory-based), anti and output dependences
+    (raises BudgetExceeded), with what the loop annotations allow.
 
     Memory-based flow dependences are a superset of the value-based ones, so falling back to
     them when value-based analysis exceeds `max_operations` only costs scheduling freedom.
@@ -84,15 +75,19 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
         flow, anti, output, note = _whole(scop, dates, max_operations)
     context = scop.context                           # [P] -> { : ... }
     declared = None
+    none = isl.UnionMap.empty(context.get_space())
+    independent, vector, reductions = none, none, ()
     if scop.annotations:
         with isl_budget(ctx, max_operations, step):
-            declared = flow.union(anti).union(output).intersect(vector_independent(scop)).coalesce()
-            independent = declared_independent(scop)
+            reductions = annotation_reductions(scop)
+            vector = vector_independent(scop, reductions)
+            declared = flow.union(anti).union(output).intersect(vector).coalesce()
+            independent = declared_independent(scop, reductions)
             flow, anti, output = (d.subtract(independent) for d in (flow, anti, output))
             # Ordering: after the subtraction (the reads of a reduction's result are outside its loop).
-            flow = flow.union(reduction_results(scop, dates.lex_lt_union_map(dates)))
+            flow = flow.union(reduction_results(scop, reductions, dates.lex_lt_union_map(dates)))
     return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note,
-                       declared)
+                       declared, independent, vector, reductions)
 
 
 def _whole(scop: Scop, dates: isl.UnionMap, max_operations: int) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap, str]:

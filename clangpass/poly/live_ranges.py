@@ -17,7 +17,8 @@ each thread its own copy of them (copy-in at entry, no copy-back), which is why
 `mark-parallel` never marks a loop out of which a local value flows
 (`values_leaving`) and `privatization_violations` checks it on any schedule.
 
-Input: a `Scop` and its `Dependences`. Output: `RelaxedDependences` and the checks
+Input: a `Scop`, its `Dependences` and its `LiveRanges` (the `live-ranges` pass puts them on
+the compilation unit). Output: `RelaxedDependences` and the checks
 the `verify-schedule` pass runs on every transformed schedule: the relaxed
 criterion on the unrelaxed dependences (`relaxed_criterion_violations`, with
 `interference_violations`) and `privatization_violations`.
@@ -38,10 +39,10 @@ a device; one it leaves dead (written, not live-out) needs no copy back.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import islpy as isl
 
-from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces
@@ -68,7 +69,27 @@ def false_dependences(reads: isl.UnionMap, writes: isl.UnionMap, earlier: isl.Un
     return anti.union(output)
 
 
-_LIVE_RANGES_KEY = "local-live-ranges"
+@dataclass(frozen=True)
+class LiveRanges:
+    """The live ranges of region-local storage (`local_live_ranges`), or why they are unknown."""
+
+    flow: Optional[isl.UnionMap]   # [P] -> { W[..] -> R[..] }; None when the analysis exceeded the budget
+    exceeded: str = ""             # the BudgetExceeded message then
+
+    def get(self) -> isl.UnionMap:
+        """[P] -> { W[..] -> R[..] } (raises BudgetExceeded when the analysis exceeded the budget)."""
+        if self.flow is None:
+            raise BudgetExceeded(self.exceeded)
+        return self.flow
+
+
+def live_ranges(scop: Scop, max_operations: int = 0) -> LiveRanges:
+    """`local_live_ranges` of `scop`, or why they are unknown."""
+    try:
+        return LiveRanges(local_live_ranges(scop, max_operations))
+    except BudgetExceeded as exc:
+        return LiveRanges(None, str(exc))
+
 
 # Up to this many statements the verification orders every pair of statements at once (cheapest on
 # tiled schedules of a few statements: doitgen, ludcmp), under half the caller's isl budget; beyond,
@@ -79,13 +100,10 @@ SMALL_REGION_STATEMENTS = 16
 
 
 def local_live_ranges(scop: Scop, max_operations: int = 0) -> isl.UnionMap:
-    """[P] -> { W[..] -> R[..] }: value-based flow through region-local storage, cached on the Scop.
+    """[P] -> { W[..] -> R[..] }: value-based flow through region-local storage.
 
     Raises BudgetExceeded when even the memory-based superset exceeds `max_operations`.
     """
-    cached = scop.analyses.get(_LIVE_RANGES_KEY)
-    if cached is not None:
-        return cached
     names = _local_names(scop)
     ctx = scop.context.get_ctx()
     reads_l = accesses_through(scop.reads, names, True)              # [P] -> { S[i..] -> t[..] }
@@ -101,9 +119,7 @@ def local_live_ranges(scop: Scop, max_operations: int = 0) -> isl.UnionMap:
         dates = scop.original_schedule.get_map()             # [P] -> { S[i..] -> [t..] }
         with isl_budget(ctx, max_operations, "live-range analysis"):
             live = must_l.union(may_l).apply_range(reads_l.reverse()).intersect(dates.lex_lt_union_map(dates))
-    live = _simplified(live, scop.context)
-    scop.analyses[_LIVE_RANGES_KEY] = live
-    return live
+    return _simplified(live, scop.context)
 
 
 def live_out_arrays(writes: isl.UnionMap, kills: isl.UnionMap, schedule: isl.Schedule,
@@ -142,8 +158,9 @@ def _local_names(scop: Scop) -> frozenset[str]:
     return frozenset(a.name for a in scop.arrays if a.local)
 
 
-def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) -> RelaxedDependences:
-    """Split the dependences of `scop` into enforced ones and relaxable false ones (raises BudgetExceeded)."""
+def relax_false_dependences(scop: Scop, deps: Dependences, live: LiveRanges, max_operations: int) -> RelaxedDependences:
+    """Split the dependences of `scop` into enforced ones and relaxable false ones, given its live
+    ranges (raises BudgetExceeded)."""
     names = _local_names(scop)
     ctx = scop.context.get_ctx()
     dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
@@ -152,9 +169,8 @@ def relax_false_dependences(scop: Scop, deps: Dependences, max_operations: int) 
                                                     accesses_through(scop.writes, names, True), dates)
         other = _source_ordered_false_dependences(accesses_through(scop.reads, names, False),
                                                   accesses_through(scop.writes, names, False), dates)
-        other = other.subtract(declared_independent(scop))   # `#pragma pencil independent` loops
-    live = local_live_ranges(scop, max_operations)
-    return RelaxedDependences(tuple(sorted(names)), live, _simplified(relaxed, scop.context),
+        other = other.subtract(deps.independent)   # `#pragma pencil independent` loops
+    return RelaxedDependences(tuple(sorted(names)), live.get(), _simplified(relaxed, scop.context),
                               _simplified(deps.flow.union(other), scop.context))
 
 
@@ -297,7 +313,8 @@ def _same_iteration(band: isl.ScheduleNode, members: int) -> isl.UnionMap:
     return same.intersect_domain(inside).intersect_range(inside)
 
 
-def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations: int = 0) -> frozenset[str]:
+def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, live_ranges: LiveRanges,
+                              max_operations: int = 0) -> frozenset[str]:
     """The region-local scalars used under `band` whose every value lives within one iteration
     of the band (all its members): written before it is read in the same iteration, never read
     in another. Three-address temporaries (`t1 = alpha * A[i][k]; t2 = t1 * B[k][j];
@@ -305,7 +322,7 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
     the band's memory accesses (strides, accumulators) may leave them out. An accumulator that
     lives across a loop of the band (`t = 0` before the `k` loop) is not one.
 
-    Raises BudgetExceeded as `local_live_ranges` does.
+    Raises BudgetExceeded when `live_ranges` are unknown.
     """
     names = scop.local_scalars
     inside = band.get_domain()                                          # [P] -> { S[i..] }
@@ -314,7 +331,7 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
     used = sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(writes.union(reads))})
     if not used:
         return frozenset()
-    live = local_live_ranges(scop, max_operations)
+    live = live_ranges.get()
     ctx = scop.context.get_ctx()
     with isl_budget(ctx, max_operations, "iteration-private scalars"):
         crossing = (live.intersect_domain(inside).union(live.intersect_range(inside))
@@ -329,11 +346,12 @@ def iteration_private_scalars(band: isl.ScheduleNode, scop: Scop, max_operations
     return frozenset(private)
 
 
-def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
-    """`names` (in textual order) joined into units by the region-local scalars they share:
-    the statements of one three-address expression (`t1 = ..; t2 = t1 * ..; A[i][j] = t2;`),
-    whose temporaries live within an iteration, go into one loop together; each unit in
-    textual order, the units in the order of their first statements."""
+def scalar_units(names: list[str], accesses: tuple[tuple[str, str], ...]) -> list[list[str]]:
+    """`names` (in textual order) joined into units by the region-local scalars they share
+    (`accesses`: the region's `scalar_accesses`): the statements of one three-address expression
+    (`t1 = ..; t2 = t1 * ..; A[i][j] = t2;`), whose temporaries live within an iteration, go into
+    one loop together; each unit in textual order, the units in the order of their first
+    statements."""
     owner = {n: n for n in names}
 
     def find(n: str) -> str:
@@ -342,7 +360,7 @@ def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
         return n
 
     holders: dict[str, str] = {}
-    for statement, scalar in _scalar_accesses(scop):
+    for statement, scalar in accesses:
         if statement not in owner:
             continue
         if scalar in holders:
@@ -355,19 +373,12 @@ def scalar_units(names: list[str], scop: Scop) -> list[list[str]]:
     return sorted(units.values(), key=lambda unit: names.index(unit[0]))
 
 
-_SCALAR_ACCESSES_KEY = "local scalar accesses"
-
-
-def _scalar_accesses(scop: Scop) -> tuple[tuple[str, str], ...]:
-    """(statement, scalar) for each statement's reads and writes of a region-local scalar, cached
-    on the Scop (mark-vector asks per innermost band: a 1,000-statement region has hundreds)."""
-    cached = scop.analyses.get(_SCALAR_ACCESSES_KEY)
-    if cached is None:
-        accesses = accesses_through(scop.reads.union(scop.writes), scop.local_scalars)   # { S[i..] -> t[] }
-        cached = tuple((a.get_tuple_name(isl.dim_type.in_), a.get_tuple_name(isl.dim_type.out))
-                       for a in maps_of(accesses))
-        scop.analyses[_SCALAR_ACCESSES_KEY] = cached
-    return cached
+def scalar_accesses(scop: Scop) -> tuple[tuple[str, str], ...]:
+    """(statement, scalar) for each statement's reads and writes of a region-local scalar: what
+    `scalar_units` joins statements by (a pass that asks per band computes this once: a
+    1,000-statement region has hundreds of innermost bands)."""
+    accesses = accesses_through(scop.reads.union(scop.writes), scop.local_scalars)   # { S[i..] -> t[] }
+    return tuple((a.get_tuple_name(isl.dim_type.in_), a.get_tuple_name(isl.dim_type.out)) for a in maps_of(accesses))
 
 
 def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) -> list[str]:

@@ -54,10 +54,9 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.walk import base_variable, iter_exprs, transform
 from clangpass.poly.alias_check import AliasCheck, c_expression
-from clangpass.poly.annotations import declared_independent
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
-from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import false_dependences, local_live_ranges, scalar_units
+from clangpass.poly.dependences import Dependences
+from clangpass.poly.live_ranges import LiveRanges, false_dependences, live_ranges, scalar_accesses, scalar_units
 from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement, accesses_through, statement_names
 from clangpass.poly.validity import earlier_pairs, maps_of, union_of
 
@@ -94,9 +93,10 @@ class Privatization:
         return tuple(a.name for a in self.arrays)
 
 
-def privatize_arrays(scop: Scop, max_operations: int = 0, bytes_limit: int = PRIVATE_BYTES_LIMIT,
-                     guarded: bool = True) -> tuple[Scop, Privatization]:
-    """`scop` with its privatizable caller arrays made private (raises BudgetExceeded).
+def privatize_arrays(scop: Scop, deps: Dependences, max_operations: int = 0, bytes_limit: int = PRIVATE_BYTES_LIMIT,
+                     guarded: bool = True, live: Optional[LiveRanges] = None) -> tuple[Scop, Privatization]:
+    """`scop` with its privatizable caller arrays made private (raises BudgetExceeded), given its
+    dependences and, if known, its live ranges (computed here when needed otherwise).
 
     `guarded`: the region runs under a versioning condition the size condition can join;
     without one, only arrays of constant size are privatized."""
@@ -106,7 +106,7 @@ def privatize_arrays(scop: Scop, max_operations: int = 0, bytes_limit: int = PRI
     chosen: list[tuple[ArrayInfo, int, isl.UnionMap]] = []
     kept: list[tuple[str, str]] = []
     dates = scop.original_schedule.get_map()                         # [P] -> { S[i..] -> [t..] }
-    blocking = _Blocking(scop, dates, max_operations)
+    blocking = _Blocking(scop, deps, dates, max_operations)
     for array in scop.arrays:
         if array.local or array.read_only:
             continue
@@ -148,7 +148,7 @@ def privatize_arrays(scop: Scop, max_operations: int = 0, bytes_limit: int = PRI
     if not chosen:
         return scop, Privatization(kept=tuple(kept))
     try:
-        return _rewrite(scop, chosen, tuple(kept), " && ".join(terms), max_operations)
+        return _rewrite(scop, chosen, tuple(kept), " && ".join(terms), max_operations, live)
     except _UnexpectedNode as exc:
         return scop, Privatization(kept=tuple(kept) + tuple(
             (a.name, f"the source order has a {exc} node") for a, _, _ in chosen))
@@ -234,8 +234,8 @@ class _Blocking:
     loop the array's false dependences carry (then privatization frees nothing: adi's `p` and
     `q` rows are reused across the time loop, which `u` and `v` carry anyway)."""
 
-    def __init__(self, scop: Scop, dates: isl.UnionMap, max_operations: int):
-        self.scop, self.dates, self.max_operations = scop, dates, max_operations
+    def __init__(self, scop: Scop, deps: Dependences, dates: isl.UnionMap, max_operations: int):
+        self.scop, self.deps, self.dates, self.max_operations = scop, deps, dates, max_operations
         self._false: dict[str, isl.UnionMap] = {}
 
     def false_dependences_of(self, name: str) -> isl.UnionMap:
@@ -253,14 +253,14 @@ class _Blocking:
         """'' when some schedule dimension within `level` is carried by `name`'s false dependences
         and by no other dependence (flow through any storage, false through the caller's)."""
         scop = self.scop
-        flow = dependences(scop, self.max_operations).flow           # [P] -> { S[i..] -> T[j..] }
+        flow = self.deps.flow                                        # [P] -> { S[i..] -> T[j..] }
         ctx = scop.context.get_ctx()
         try:
             with isl_budget(ctx, self.max_operations, f"privatization of '{name}'"):
                 shared = [a.name for a in scop.arrays if not a.local and a.name != name]
                 other = union_of([m for a in shared for m in maps_of(self.false_dependences_of(a))] + maps_of(flow),
                                  flow.get_space())
-                other = other.subtract(declared_independent(scop)).intersect_params(scop.context)
+                other = other.subtract(self.deps.independent).intersect_params(scop.context)
                 mine = self.false_dependences_of(name).intersect_params(scop.context)
                 for k in range(level):
                     outer, inner = _same_prefix(self.dates, k), _same_prefix(self.dates, k + 1)
@@ -387,7 +387,7 @@ def _c_extent(extent: isl.PwAff) -> str:
 
 # ----------------------------------------------------------------------------- rewriting
 def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept: tuple[tuple[str, str], ...],
-             condition: str, max_operations: int = 0) -> tuple[Scop, Privatization]:
+             condition: str, max_operations: int = 0, live: Optional[LiveRanges] = None) -> tuple[Scop, Privatization]:
     """The Scop with the arrays of `chosen` private and their last writes split off (see the module)."""
     args = {a.name: a for a in scop.region.args}
     renamed = {a.name: PRIVATE_PREFIX + a.name for a, _, _ in chosen}
@@ -432,7 +432,7 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
                 isl.Map.from_union_map(mine).preimage_domain_multi_aff(finals[s.name][1])))
         done.append(PrivateArray(array.name, renamed[array.name], tuple(names), level))
     fresh: dict[str, str] = {}
-    for writer, companions, scalars in _three_address_units(scop, finals, max_operations):
+    for writer, companions, scalars in _three_address_units(scop, finals, max_operations, live):
         # The unit's split-off instances work on scalars of their own (see `_three_address_units`).
         fresh.update((t, LAST_PREFIX + t) for t in scalars)
         for companion, instances in companions:
@@ -471,7 +471,8 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
     return result, Privatization(tuple(done), kept, condition)
 
 
-def _three_address_units(scop: Scop, finals: dict[str, tuple[isl.Set, isl.MultiAff]], max_operations: int
+def _three_address_units(scop: Scop, finals: dict[str, tuple[isl.Set, isl.MultiAff]], max_operations: int,
+                         live_ranges_of_scop: Optional[LiveRanges] = None
                          ) -> list[tuple[str, list[tuple[ScopStatement, isl.Set]], frozenset[str]]]:
     """For each split-off last writer of `finals`, the statements that compute its value through
     region-local scalars in the same loops (3AC doitgen's `t1 = A[r][q][s] * C4[s][p]; t2 = sum[p]
@@ -484,22 +485,24 @@ def _three_address_units(scop: Scop, finals: dict[str, tuple[isl.Set, isl.MultiA
     temporaries' anti and output dependences would keep them inside it. Renaming is exact when
     every value of those scalars that the split-off instances write is read by split-off
     instances only, and every value they read was written by one (value-based flow,
-    `local_live_ranges`); a unit where that does not hold is left as it is."""
+    `live_ranges_of_scop`, computed here if not given); a unit where that does not hold is left
+    as it is."""
     scalars = scop.local_scalars
     by_name = {s.name: s for s in scop.compute_statements}
     writers = [n for n in finals if n in by_name]
     if not scalars or not writers:
         return []
     try:
-        live = local_live_ranges(scop, max_operations)                   # [P] -> { W[..] -> R[..] }
+        live = (live_ranges_of_scop or live_ranges(scop, max_operations)).get()   # [P] -> { W[..] -> R[..] }
     except BudgetExceeded:
         return []
+    accesses = scalar_accesses(scop)
     found: list[tuple[str, list[tuple[ScopStatement, isl.Set]], frozenset[str]]] = []
     taken = set(writers)
     for writer in writers:
         final = finals[writer][0].set_tuple_name(writer)                   # [P] -> { S[i..] }
         loops = [s.name for s in scop.compute_statements if s.iterators == by_name[writer].iterators]
-        unit = next(u for u in scalar_units(loops, scop) if writer in u)
+        unit = next(u for u in scalar_units(loops, accesses) if writer in u)
         if any(n in taken and n != writer for n in unit):
             continue
         companions = [(by_name[n], final.set_tuple_name(n).intersect(by_name[n].domain)) for n in unit if n != writer]

@@ -19,8 +19,10 @@ Model conventions (as in pet, Verdoolaege & Grosser, IMPACT 2012):
   statement (kills included, as dependence analysis needs them); `schedule` is the
   current schedule over the executed statements only, rewritten by the passes.
 
-Analyses (dependences...) are cached in `analyses`, shared by copies that keep
-the model (`with_schedule`) and dropped by copies that change it (`with_model`).
+A Scop holds the model and the schedule, nothing computed from them: analyses
+(dependences, live ranges...) are typed fields of the compilation unit
+(clangpass.passes.unit.PolyUnit), which a pass that changes the model
+(`with_model`) drops there.
 """
 from __future__ import annotations
 
@@ -123,7 +125,6 @@ class Scop:
     demoted_scalars: tuple[str, ...] = ()  # `t1 -> tmp[i][j]`: scalars demote-scalars replaced
     reductions: tuple[LoopReduction, ...] = ()   # reductions of parallel-marked loops (mark-parallel)
     notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
-    analyses: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # --------------------------------------------------------------- derived
     @property
@@ -166,12 +167,19 @@ class Scop:
 
     # --------------------------------------------------------------- copies
     def with_schedule(self, schedule: isl.Schedule, **changes: Any) -> "Scop":
-        """A copy with a new schedule; the model, hence every cached analysis, is kept."""
+        """A copy with a new schedule; the model, hence every analysis of it, is kept."""
         return replace(self, schedule=schedule, **changes)
 
     def with_model(self, **changes: Any) -> "Scop":
-        """A copy with a changed model (domains, accesses, context): analyses are dropped."""
-        return replace(self, analyses={}, **changes)
+        """A copy with a changed model (domains, accesses, context): the analyses of the unit that
+        holds it no longer apply (`PolyUnit.with_model` drops them)."""
+        return replace(self, **changes)
+
+    @property
+    def model(self) -> tuple[object, ...]:
+        """What analyses are computed from: a copy that keeps these objects keeps the model."""
+        return (self.context, self.statements, self.arrays, self.reads, self.must_writes, self.may_writes,
+                self.kills, self.original_schedule, self.annotations)
 
     def with_note(self, note: str) -> "Scop":
         return replace(self, notes=self.notes + (note,))

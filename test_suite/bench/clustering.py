@@ -42,8 +42,8 @@ from clangpass.passes.manager import optimise_region
 from clangpass.passes.cluster_stmts import cluster
 from clangpass.passes.schedule import schedule_constraints, scheduling_problem
 from clangpass.poly.clustering import relation_count
-from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import relax_false_dependences
+from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.live_ranges import live_ranges, relax_false_dependences
 from clangpass.poly.extract import extract_scop
 from clangpass.regions import find_regions
 from test_suite.e2e import harness
@@ -66,13 +66,14 @@ def _measure(path: str, heuristic: str) -> tuple[int, int, float, float]:
         # As the `schedule` pass poses the problem: with region-local storage (the temporaries
         # of three-address code), its false dependences relaxed into conditional validity
         # constraints, and each component scheduled whole.
-        relaxed = relax_false_dependences(scop, dependences(scop), 0) if any(a.local for a in scop.arrays) else None
+        deps = compute_dependences(scop)
+        relaxed = relax_false_dependences(scop, deps, live_ranges(scop), 0) if any(a.local for a in scop.arrays) else None
         scop.context.get_ctx().set_schedule_whole_component(relaxed is not None)
         start = time.perf_counter()
-        clustering = cluster(scop, heuristic, None) if heuristic != "none" else None
+        clustering = cluster(scop, deps, heuristic, None) if heuristic != "none" else None
         if clustering is not None and not clustering.clusters:
             clustering = None
-        problem = scheduling_problem(scop, relaxed, clustering, 0)
+        problem = scheduling_problem(scop, deps, relaxed, clustering, 0)
         constraints = schedule_constraints(problem, scop.context)
         isl_start = time.perf_counter()
         schedule = constraints.compute_schedule()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import islpy as isl
 
 from clangpass.poly.band_merge import joined_nested_bands, relaxed_storage
-from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import relax_false_dependences
+from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.live_ranges import live_ranges, relax_false_dependences
 from test_suite.unit.poly.snippets import scop_of
 
 # Three-address matrix-vector product: `t1`, `t2` live within one (i, j) iteration.
@@ -77,7 +77,7 @@ def _nested_bands(scop) -> isl.Schedule:
 
 def _joined(tmp_path, source) -> isl.ScheduleNode:
     scop = scop_of(tmp_path, source)
-    relaxed = relax_false_dependences(scop, dependences(scop), 0)
+    relaxed = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
     assert relaxed.active
     return joined_nested_bands(_nested_bands(scop), relaxed.enforced, relaxed_storage(scop, relaxed)).get_root().child(0)
 

@@ -8,8 +8,8 @@ import pytest
 from clangpass.passes.cluster_stmts import _deepest_reach, _reaches_next, bb_decision, cluster, scc_decision, user_decision
 from clangpass.poly.clustering import (apply_decision, decision_problems, dependence_pairs, format_clustering,
                                        source_structure, strongly_connected)
-from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import relax_false_dependences
+from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.live_ranges import live_ranges, relax_false_dependences
 from clangpass.poly.validity import dependence_violations
 
 from test_suite.unit.poly.snippets import optimise, optimised_and_checked, scop_of
@@ -56,7 +56,7 @@ void f(int n, double x[static const restrict n], double y[static const restrict 
 
 
 def _all(scop) -> isl.UnionMap:
-    return dependences(scop).all
+    return compute_dependences(scop).all
 
 
 def test_source_structure_finds_loops_and_basic_blocks(tmp_path):
@@ -71,7 +71,7 @@ def test_scc_clustering_of_the_thesis_example(tmp_path):
     scop = scop_of(tmp_path, FIG_3_1)
     structure = source_structure(scop)
     assert scc_decision(structure, dependence_pairs(_all(scop))) == [["S_0", "S_1"], ["S_2", "S_3"]]
-    clustering = cluster(scop, "scc", None)
+    clustering = cluster(scop, compute_dependences(scop), "scc", None)
     assert clustering.clusters == (("S_0", "S_1"), ("S_2", "S_3")) and clustering.names == ("M_0", "M_1")
     # Fig. 3.2 -> Fig. 3.3: 4 statements and 7 dependences become 2 macro-statements and 3 dependences.
     assert (clustering.dependences_before, clustering.scheduled_statements, clustering.dependences_after) == (7, 2, 3)
@@ -79,7 +79,8 @@ def test_scc_clustering_of_the_thesis_example(tmp_path):
 
 
 def test_bb_clustering_makes_one_macro_statement_per_block(tmp_path):
-    clustering = cluster(scop_of(tmp_path, FIG_3_1), "bb", None)
+    fig = scop_of(tmp_path, FIG_3_1)
+    clustering = cluster(fig, compute_dependences(fig), "bb", None)
     assert clustering.clusters == (("S_0", "S_1", "S_2", "S_3"),)
     assert clustering.scheduled_statements == 1 and clustering.dependences_after == 1
 
@@ -225,8 +226,8 @@ def test_storage_private_to_a_macro_statement_instance_constrains_nothing(tmp_pa
     # bb: the four statements of the product are one macro-statement, and every temporary lives
     # within one of its instances: none of their false dependences is left to the scheduler.
     scop = scop_of(tmp_path, MATMUL_3AC)
-    relaxed = relax_false_dependences(scop, dependences(scop), 0)
-    clustering = cluster(scop, "bb", None)
+    relaxed = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
+    clustering = cluster(scop, compute_dependences(scop), "bb", None)
     assert [list(c) for c in clustering.clusters] == [["S_0", "S_1", "S_2", "S_3"]]
     assert clustering.instance_private(relaxed, scop) == {"t1", "t2", "t3"}
     problem = clustering.macro_relaxed(relaxed, scop)
@@ -235,8 +236,8 @@ def test_storage_private_to_a_macro_statement_instance_constrains_nothing(tmp_pa
     # In the matrix-vector product acc lives from one instance to the next, and into y[i] =
     # acc: its false dependences stay (t1 and t2 are private, and share their pairs with acc's).
     vector = scop_of(tmp_path, MATVEC_3AC)
-    relaxed = relax_false_dependences(vector, dependences(vector), 0)
-    clustering = cluster(vector, "bb", None)
+    relaxed = relax_false_dependences(vector, compute_dependences(vector), live_ranges(vector), 0)
+    clustering = cluster(vector, compute_dependences(vector), "bb", None)
     assert [list(c) for c in clustering.clusters] == [["S_1", "S_2", "S_3"]]
     assert clustering.instance_private(relaxed, vector) == {"t1", "t2"}
     assert clustering.macro_relaxed(relaxed, vector).relaxed.is_equal(clustering.macro(relaxed.relaxed))

@@ -123,10 +123,10 @@ def test_ast_generation_failure_falls_back_to_the_source_order(tmp_path, monkeyp
 
     real = codegen_pass.generate_ast
 
-    def fails_on_transformed(scop):
+    def fails_on_transformed(scop, unordered_updates):
         if not scop.schedule.plain_is_equal(scop.original_compute_schedule()):
             raise isl.Error("call to isl_ast_build_node_from_schedule failed: unbounded optimum in /isl.c:1")
-        return real(scop)
+        return real(scop, unordered_updates)
 
     monkeypatch.setattr(codegen_pass, "generate_ast", fails_on_transformed)
     outcome = optimise(tmp_path, SCALE.replace("A[i] = alpha * A[i];", "A[i] = alpha * A[i];\n  "
@@ -177,7 +177,7 @@ def test_a_statement_split_over_two_leaves_is_not_grouped(tmp_path):
     schedule = node.child(0).insert_sequence(filters).get_schedule()
     # S_1 and the first part of S_0 have the same instances and dates, but grouping them would
     # drop S_0 from the AST, its second leaf included.
-    assert statement_groups(scop, schedule) == {}
+    assert statement_groups(scop, schedule, frozenset()) == {}
 
 
 
@@ -229,7 +229,7 @@ def test_a_band_split_around_statements_run_once(tmp_path, value, loops):
     # (At -1 the schedule runs S_1 first: valid only where S_1 does not read B.)
     scop = scop_of(tmp_path, THREE_LOOPS if value != "-1" else THREE_LOOPS.replace("B[i] + 2.0", "2.0"))
     schedule = isl.Schedule.read_from_str(scop.context.get_ctx(), SPLIT_BAND.replace("VALUE", value))
-    unit = generate_ast(scop.with_schedule(schedule))
+    unit = generate_ast(scop.with_schedule(schedule), frozenset())
     text = format_ast(unit)
     assert unit.parallel_loops == loops and text.count("// parallel") == loops, text
     after = [line.strip() for line in text.rsplit("// parallel", 1)[1].strip().splitlines()]

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import islpy as isl
 
+from clangpass.dumps import DumpSink
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import run_pipeline
+from clangpass.passes.registry import PassContext
+from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded
-from clangpass.poly.dependences import compute_dependences, dependences, format_deps
+from clangpass.poly.dependences import compute_dependences, format_deps
 
-from test_suite.unit.poly.snippets import optimise, scop_of
+from test_suite.unit.poly.snippets import optimise, region_of, scop_of
 
 STENCIL = """\
 void stencil(int T, int n, double A[static const restrict n], double B[static const restrict n]) {
@@ -22,7 +27,7 @@ void stencil(int T, int n, double A[static const restrict n], double B[static co
 
 
 def test_stencil_dependences_exact(tmp_path):
-    deps = dependences(scop_of(tmp_path, STENCIL))
+    deps = compute_dependences(scop_of(tmp_path, STENCIL))
     assert format_deps(deps).splitlines() == [
         "Flow :=",
         "    [T, n] -> { S_0[t, i] -> S_1[t' = t, i' = i] : 0 <= t < T and 0 < i <= -2 + n };",
@@ -53,7 +58,7 @@ void f(int n, double A[static const restrict n], double x[static const restrict 
 def test_flow_is_value_based_and_cut_by_kills(tmp_path):
     scop = scop_of(tmp_path, KILLED.replace("KILL", ""))
     ctx = scop.context.get_ctx()
-    deps = dependences(scop)
+    deps = compute_dependences(scop)
     # Value-based: each read of x[0] sees only the write of the previous iteration.
     assert deps.flow.is_equal(isl.UnionMap.read_from_str(
         ctx, "[n] -> { S_0[i] -> S_1[i] : 0 <= i < n; S_1[i] -> S_0[i + 1] : 0 <= i < n - 1 }"))
@@ -63,18 +68,26 @@ def test_flow_is_value_based_and_cut_by_kills(tmp_path):
         ctx, "[n] -> { S_0[i] -> S_1[j] : 0 <= i <= j < n }"))
 
     killed_scop = scop_of(tmp_path, KILLED.replace("KILL", "__pencil_kill(x);"))
-    killed = dependences(killed_scop)
+    killed = compute_dependences(killed_scop)
     ctx = killed_scop.context.get_ctx()
     assert killed.flow.is_equal(isl.UnionMap.read_from_str(ctx, "[n] -> { S_0[i] -> S_1[i] : 0 <= i < n }"))
     assert killed.output.is_equal(isl.UnionMap.read_from_str(ctx, "[n] -> { S_1[i] -> S_1[j] : 0 <= i < j < n }"))
 
 
-def test_dependences_are_cached_on_the_scop(tmp_path):
-    scop = scop_of(tmp_path, STENCIL)
-    assert dependences(scop) is dependences(scop)
+def test_dependences_are_a_field_of_the_unit_until_the_model_changes(tmp_path):
+    region, module = region_of(tmp_path, STENCIL)
+    ctx = PassContext(CompileOptions(opt_level=3), isl.Context())
+    unit = run_pipeline(PolyUnit(region, module), ["extract", "dependences"], ctx, DumpSink(), {})
+    assert unit.dependences is not None and "dependences" in unit.provided
     # A rescheduled copy keeps the model, hence the analysis; a model change drops it.
-    assert dependences(scop.with_schedule(scop.schedule)) is dependences(scop)
-    assert "dependences" not in scop.with_model().analyses
+    assert unit.scop.with_schedule(unit.scop.schedule).model == unit.scop.model
+    changed = unit.with_model(unit.scop.with_model())
+    assert changed.dependences is None and "dependences" not in changed.provided
+    # index-set-split computes the dependences of the model it leaves alone and hands them on.
+    handed = run_pipeline(PolyUnit(region, module), ["extract", "index-set-split"], ctx, DumpSink(), {})
+    assert handed.dependences is not None and "dependences" not in handed.provided
+    kept = run_pipeline(handed, ["dependences"], ctx, DumpSink(), {})
+    assert kept.dependences is handed.dependences
 
 
 def test_analysis_budget(tmp_path):
@@ -130,7 +143,7 @@ def test_isl_failure_in_flow_analysis_falls_back_to_memory_based_flow(tmp_path):
     # isl 0.27's compute_flow fails on this input ("affine expression involves some of the
     # domain dimensions"; found by the random differential tests).
     scop = scop_of(tmp_path, ISL_FLOW_FAILURE)
-    deps = dependences(scop)
+    deps = compute_dependences(scop)
     if deps.note:
         assert deps.note.startswith("value-based dependence analysis failed in isl")
     ctx = scop.context.get_ctx()

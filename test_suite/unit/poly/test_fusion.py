@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import islpy as isl
 
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import compute_dependences
 from clangpass.poly.fusion import ScheduleCost, choose_fusion, dependence_components, schedule_cost
 
 from test_suite.unit.poly.snippets import optimise, optimised_and_checked, scop_of
@@ -63,7 +63,7 @@ void jacobi(int tsteps, int n, double A[static const restrict n], double B[stati
 
 def _candidates(scop) -> dict[str, isl.Schedule]:
     """isl's schedules of `scop` with maximal and with minimal fusion (every dependence as constraint)."""
-    deps = dependences(scop, 0).all
+    deps = compute_dependences(scop, 0).all
     constraints = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
                    .set_validity(deps).set_proximity(deps).set_coincidence(deps))
     ctx = scop.domain.get_ctx()
@@ -113,9 +113,9 @@ def test_equal_schedules_keep_the_first(tmp_path):
 def test_dependence_components(tmp_path):
     stencil = scop_of(tmp_path, STENCIL)
     names = [s.name for s in stencil.compute_statements]
-    assert dependence_components(names, dependences(stencil, 0).all) == [set(names)]
+    assert dependence_components(names, compute_dependences(stencil, 0).all) == [set(names)]
     three = scop_of(tmp_path, THREE_MM)
-    components = dependence_components([s.name for s in three.compute_statements], dependences(three, 0).all)
+    components = dependence_components([s.name for s in three.compute_statements], compute_dependences(three, 0).all)
     # Each initialisation and its reduction form a chain, not a cycle: one component per statement.
     assert len(components) == len(three.compute_statements)
     assert all(len(c) == 1 for c in components)

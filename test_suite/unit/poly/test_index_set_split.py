@@ -9,7 +9,7 @@ import re
 import islpy as isl
 
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import compute_dependences
 from test_suite.unit.poly.snippets import optimise, scop_of
 
 # Floyd-Warshall's min-plus relaxation: row k and column k pivot every other row and column.
@@ -41,9 +41,9 @@ def test_pivot_hyperplanes_come_from_the_dependences(tmp_path):
     from clangpass.passes.index_set_split import pivots
     scop = scop_of(tmp_path, PIVOT)
     [statement] = scop.compute_statements
-    assert sorted(pivots([statement], dependences(scop).all)) == [(0, 1), (0, 2)]   # i = k, j = k
+    assert sorted(pivots([statement], compute_dependences(scop).all)) == [(0, 1), (0, 2)]   # i = k, j = k
     plain = scop_of(tmp_path, NO_PIVOT)
-    assert pivots([plain.compute_statements[0]], dependences(plain).all) == []
+    assert pivots([plain.compute_statements[0]], compute_dependences(plain).all) == []
 
 
 def test_pieces_run_rows_in_parallel_and_columns_as_vector_loops(tmp_path):
@@ -78,7 +78,7 @@ def test_the_split_source_order_is_the_source_order(tmp_path):
     for source in (PIVOT, DOWNWARDS):
         scop = scop_of(tmp_path, source)
         [statement] = scop.compute_statements
-        split = split_statements(scop, {statement.name: pivots([statement], dependences(scop).all)})
+        split = split_statements(scop, {statement.name: pivots([statement], compute_dependences(scop).all)})
         assert len(split.compute_statements) == 9
         before = scop.original_compute_schedule().get_map()          # { S[k, i, j] -> [dates] }
         after = split.original_compute_schedule().get_map()          # { S_n[k, i, j] -> [dates] }
@@ -121,8 +121,8 @@ def test_a_three_address_unit_is_split_alike_and_runs_rows_in_parallel(tmp_path)
     from test_suite.unit.poly.snippets import optimised_and_checked
     scop = scop_of(tmp_path, PIVOT_3AC)
     (unit,) = _units(scop)
-    assert [pivots([s], dependences(scop).all) for s in unit] == [[], [], []]
-    assert sorted(pivots(unit, dependences(scop).all)) == [(0, 1), (0, 2)]
+    assert [pivots([s], compute_dependences(scop).all) for s in unit] == [[], [], []]
+    assert sorted(pivots(unit, compute_dependences(scop).all)) == [(0, 1), (0, 2)]
     outcome = optimised_and_checked(tmp_path, PIVOT_3AC, sizes=(1, 4, 7))
     assert outcome.status == "optimized" and outcome.split_statements == 3 and outcome.statements == 27
     assert outcome.parallel_loops >= 2, format_ast(outcome.unit)

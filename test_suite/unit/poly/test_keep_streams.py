@@ -5,7 +5,7 @@ from __future__ import annotations
 import islpy as isl
 
 from clangpass.passes.keep_streams import is_streaming_band
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import compute_dependences
 
 from test_suite.unit.poly.snippets import optimise, scop_of
 
@@ -77,7 +77,7 @@ def test_one_stream_with_one_chain_stays_untiled_and_is_jammed(tmp_path):
 
 def test_is_streaming_band_reads_the_scheduled_band(tmp_path):
     scop = scop_of(tmp_path, TWO_STREAMS)
-    deps = dependences(scop, 0).all
+    deps = compute_dependences(scop, 0).all
     schedule = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
                 .set_validity(deps).set_proximity(deps).set_coincidence(deps).compute_schedule())
     accesses = scop.reads.union(scop.writes)

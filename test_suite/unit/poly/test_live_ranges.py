@@ -12,9 +12,9 @@ from clangpass.passes.manager import run_pipeline
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.dependences import dependences
-from clangpass.poly.live_ranges import (interference_violations, local_live_ranges, privatization_violations,
-                                        relax_false_dependences)
+from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.live_ranges import (interference_violations, live_ranges, local_live_ranges,
+                                        privatization_violations, relax_false_dependences)
 from clangpass.poly.scop import format_scop
 from clangpass.poly.validity import PARALLEL_MARK
 
@@ -56,20 +56,20 @@ def test_temporaries_no_longer_prevent_tiling_and_parallelism(tmp_path):
 
 def test_split_of_the_dependences(tmp_path):
     scop = scop_of(tmp_path, THREE_ADDRESS)
-    split = relax_false_dependences(scop, dependences(scop), 0)
+    split = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
     assert split.arrays == ("g", "r")
     # Live ranges stay inside one (i, j) iteration; what is enforced is the flow only.
     ctx = scop.context.get_ctx()
     same_iteration = isl.UnionMap.read_from_str(
         ctx, "[rows, cols] -> { S_0[i, j] -> S_2[i, j]; S_1[i, j] -> S_2[i, j] }")
     assert split.live_ranges.is_subset(same_iteration) and not split.live_ranges.is_empty()
-    assert split.enforced.is_equal(dependences(scop).flow)
+    assert split.enforced.is_equal(compute_dependences(scop).flow)
     assert not split.relaxed.is_empty()
 
 
 def test_interference_is_detected_when_live_ranges_are_interleaved(tmp_path):
     scop = scop_of(tmp_path, THREE_ADDRESS)
-    split = relax_false_dependences(scop, dependences(scop), 0)
+    split = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
     ctx = scop.context.get_ctx()
     # Loop distribution: every write of r and g first, then every use: live ranges interleave.
     distributed = isl.Schedule.from_domain(scop.domain).insert_partial_schedule(
@@ -83,7 +83,7 @@ def test_interference_is_detected_when_live_ranges_are_interleaved(tmp_path):
 
 def test_a_local_live_after_a_parallel_loop_is_refused(tmp_path):
     scop = scop_of(tmp_path, LIVE_OUT)
-    split = relax_false_dependences(scop, dependences(scop), 0)
+    split = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
     root = scop.original_compute_schedule().get_root()
     loop = root.child(0).child(1).child(0)          # sequence -> filter of the loop -> its band
     assert loop.get_type() == isl.schedule_node_type.band
@@ -143,7 +143,7 @@ def test_equal_dates_count_as_interleaved(tmp_path):
     # With no sequence below the loop the four statements of an iteration share one date, so
     # the AST may run the second write of t between the first write and its read.
     scop = scop_of(tmp_path, TWO_VALUES)
-    split = relax_false_dependences(scop, dependences(scop), 0)
+    split = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
     assert interference_violations(_schedule(scop, ONE_DATE), scop, split)
     assert interference_violations(scop.original_compute_schedule(), scop, split) == []
 
@@ -152,7 +152,7 @@ def test_a_superset_of_live_ranges_does_not_reject_the_source_order(tmp_path):
     # Memory-based live ranges (the fallback over budget) also pair the first write of t with
     # the second read; the second write sits between them in source order, which is no violation.
     scop = scop_of(tmp_path, TWO_VALUES)
-    split = relax_false_dependences(scop, dependences(scop), 0)
+    split = relax_false_dependences(scop, compute_dependences(scop), live_ranges(scop), 0)
     dates = scop.original_schedule.get_map()                                  # [n] -> { S[i] -> [t..] }
     memory_based = scop.must_writes.apply_range(scop.reads.reverse()).intersect(dates.lex_lt_union_map(dates))
     assert split.live_ranges.is_strict_subset(memory_based)
@@ -167,7 +167,7 @@ def _verified(tmp_path, source: str, schedule_text: str):
     """verify-schedule run on `source`'s region with its schedule replaced by `schedule_text`."""
     region, module = region_of(tmp_path, source)
     ctx = PassContext(CompileOptions(opt_level=3), isl.Context())
-    unit = run_pipeline(PolyUnit(region, module), ["extract", "dependences", "relax-false-deps"], ctx,
+    unit = run_pipeline(PolyUnit(region, module), ["extract", "dependences", "live-ranges", "relax-false-deps"], ctx,
                         DumpSink(), {})
     bad = isl.Schedule.read_from_str(ctx.isl_ctx, schedule_text)
     return unit, PASSES["verify-schedule"]().run(replace(unit, scop=unit.scop.with_schedule(bad)), ctx)

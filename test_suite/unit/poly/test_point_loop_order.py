@@ -13,7 +13,7 @@ from clangpass.passes.manager import run_pipeline
 from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import compute_dependences
 from clangpass.poly.strides import Stride, access_strides
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations, parallel_violations
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
@@ -115,7 +115,7 @@ def test_untiled_band_is_reordered_below_its_parallel_loop(tmp_path):
 
 def test_verification_rejects_a_vector_mark_on_a_carried_loop(tmp_path):
     scop = scop_of(tmp_path, ROW_RECURRENCE)
-    deps = dependences(scop).all
+    deps = compute_dependences(scop).all
     ctx = scop.context.get_ctx()
     inner = scop.schedule.get_root().child(0).child(0)         # the j loop of the source order
     assert inner.get_type() == isl.schedule_node_type.band

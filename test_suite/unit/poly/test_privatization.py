@@ -15,6 +15,7 @@ import islpy as isl
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import optimise_region
+from clangpass.poly.dependences import compute_dependences
 from clangpass.poly.extract import extract_scop
 from clangpass.poly.privatization import LAST_PREFIX, PRIVATE_PREFIX, privatize_arrays
 from clangpass.poly.scop import accesses_through
@@ -142,7 +143,8 @@ void k(int n, int m, double a[n][m], double c[n], double t[m]) {
 
 def _privatized(tmp_path, source):
     region, module = region_of(tmp_path, source)
-    return privatize_arrays(extract_scop(region, module, isl.Context()))
+    scop = extract_scop(region, module, isl.Context())
+    return privatize_arrays(scop, compute_dependences(scop))
 
 
 def test_doitgen_sum_gets_a_private_copy_and_a_last_value_copy_out(tmp_path):

@@ -10,8 +10,8 @@ import islpy as isl
 
 
 from clangpass.ir import nodes as N
-from clangpass.poly.annotations import declared_independent, reduction_results, thread_reductions
-from clangpass.poly.dependences import dependences
+from clangpass.poly.annotations import annotation_reductions, declared_independent, reduction_results, thread_reductions
+from clangpass.poly.dependences import compute_dependences
 
 from test_suite.unit.poly.snippets import optimise, scop_of
 
@@ -90,17 +90,18 @@ def test_other_uses_keep_the_dependences(tmp_path):
     assert why["w"].startswith("the statement at line 8 uses it other than")
     assert why["x"].startswith("the statement at line 9 uses it other than as a '*' update")
     # The carried dependences through them stay.
-    flow = dependences(scop).flow
+    flow = compute_dependences(scop).flow
     assert not flow.is_empty()
 
 
 def test_the_update_pairs_are_declared_independent(tmp_path):
     scop = scop_of(tmp_path, UPDATES)
-    deps = dependences(scop)
+    deps = compute_dependences(scop)
     for kind in (deps.flow, deps.anti, deps.output):
         # Only the order of the updates within one iteration is left (the next update reads s).
         kind.foreach_map(assert_same_iteration)
-    assert not declared_independent(scop).is_empty()
+    assert not declared_independent(scop, annotation_reductions(scop)).is_empty()
+    assert deps.independent.is_equal(declared_independent(scop, annotation_reductions(scop)))
 
 
 def assert_same_iteration(m: isl.Map) -> None:
@@ -109,10 +110,10 @@ def assert_same_iteration(m: isl.Map) -> None:
 
 def test_without_threads_the_dependences_stay(tmp_path):
     scop = scop_of(tmp_path, UPDATES)
-    scop = replace(scop, annotations=tuple(replace(a, threads=False) for a in scop.annotations), analyses={})
+    scop = replace(scop, annotations=tuple(replace(a, threads=False) for a in scop.annotations))
     usable, why = _reductions(scop)
     assert usable == () and why["s"] == "no loop runs on threads (-fno-pencil-parallel)"
-    assert not dependences(scop).flow.is_empty()
+    assert not compute_dependences(scop).flow.is_empty()
 
 
 def test_region_locals_are_not_reduced_on_threads(tmp_path):
@@ -184,9 +185,9 @@ void r(int n, int a[static const restrict n], int s[static const restrict 1], in
 }
 """)
     dates = scop.original_schedule.get_map()
-    results = reduction_results(scop, dates.lex_lt_union_map(dates))
+    results = reduction_results(scop, annotation_reductions(scop), dates.lex_lt_union_map(dates))
     ctx = scop.context.get_ctx()
     every = isl.UnionMap.read_from_str(ctx, "[n] -> { S_0[i] -> S_1[] : 0 <= i < n }")
     assert results.is_equal(every)
     # Value-based flow alone would order only the last update before the read.
-    assert every.is_subset(dependences(scop).flow)
+    assert every.is_subset(compute_dependences(scop).flow)

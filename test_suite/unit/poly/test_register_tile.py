@@ -17,7 +17,7 @@ from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, 
 from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.live_ranges import iteration_private_scalars
+from clangpass.poly.live_ranges import iteration_private_scalars, live_ranges
 from clangpass.poly.scop import accesses_through
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
 from test_suite.unit.poly.snippets import optimise, region_of
@@ -206,7 +206,7 @@ def test_three_address_temporaries_do_not_stop_register_tiles(tmp_path):
     # t1 and t2 live within one iteration of the point band: registers, not memory to tile.
     unit = _unit_before(tmp_path, GEMM_3AC, "point-loop-order", tile_size=32)
     point = _bands_under(unit.scop.schedule.get_root())[-1]
-    assert iteration_private_scalars(point, unit.scop) == {"t1", "t2"}
+    assert iteration_private_scalars(point, unit.scop, unit.live_ranges) == {"t1", "t2"}
     assert register_roles(point, unit.scop.reads, unit.scop.writes) is None
     private = frozenset({"t1", "t2"})
     assert register_roles(point, accesses_through(unit.scop.reads, private, False),
@@ -247,6 +247,6 @@ def test_an_accumulator_is_not_iteration_private(tmp_path):
     inner = [b for b in bands if b.get_schedule_depth() == 1]
     assert len(inner) == 1
     # `t` lives within one iteration of j; `acc` from before the j loop to after it.
-    assert iteration_private_scalars(inner[0], unit.scop) == {"t"}
+    assert iteration_private_scalars(inner[0], unit.scop, live_ranges(unit.scop)) == {"t"}
     # Within one iteration of i, both do.
-    assert iteration_private_scalars(bands[0], unit.scop) == {"acc", "t"}
+    assert iteration_private_scalars(bands[0], unit.scop, live_ranges(unit.scop)) == {"acc", "t"}

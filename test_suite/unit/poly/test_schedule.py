@@ -13,7 +13,8 @@ from clangpass.passes.manager import PIPELINES, optimise_region, run_pipeline
 from clangpass.passes.registry import PASSES, PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.dependences import dependences
+from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.live_ranges import live_ranges
 from clangpass.poly.validity import PARALLEL_MARK, dependence_violations, parallel_violations
 
 from test_suite.unit.poly.snippets import optimise, region_of, scop_of
@@ -85,7 +86,7 @@ def test_knobs_and_disabled_passes(tmp_path):
     no_schedule = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"schedule"}))
     assert no_schedule.status == "optimized"
     assert set(no_schedule.pass_seconds) == {"extract", "alias-check", "demote-scalars", "index-set-split",
-                                             "privatize-arrays", "dependences",
+                                             "privatize-arrays", "dependences", "live-ranges",
                                              "relax-false-deps", "cluster-stmts", "verify-schedule", "codegen"}
     no_codegen = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"codegen"}))
     assert no_codegen.status == "fallback" and no_codegen.reason == "pass 'codegen' is disabled"
@@ -98,7 +99,7 @@ def test_carried_dependence_is_not_parallel(tmp_path):
 
 def test_validity_check_rejects_an_invalid_schedule(tmp_path):
     scop = scop_of(tmp_path, CARRIED)
-    deps = dependences(scop).all
+    deps = compute_dependences(scop).all
     ctx = scop.context.get_ctx()
     reversed_loop = isl.Schedule.from_domain(scop.domain).insert_partial_schedule(
         isl.MultiUnionPwAff.read_from_str(ctx, "[n] -> [{ S_0[i] -> [(-i)] }]"))
@@ -113,7 +114,8 @@ def test_validity_check_rejects_an_invalid_schedule(tmp_path):
     region, module = region_of(tmp_path, CARRIED)
     pass_ctx = PassContext(CompileOptions(opt_level=3), ctx)
     for bad in (reversed_loop, marked):
-        unit = PolyUnit(region, module, scop=scop.with_schedule(bad))
+        unit = PolyUnit(region, module, scop=scop.with_schedule(bad), dependences=compute_dependences(scop),
+                        live_ranges=live_ranges(scop))
         fixed = PASSES["verify-schedule"]().run(unit, pass_ctx).scop
         assert fixed.schedule.plain_is_equal(scop.original_compute_schedule())
         assert fixed.notes and fixed.notes[0].startswith("invalid schedule replaced by the original one")
