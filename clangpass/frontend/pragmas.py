@@ -5,6 +5,7 @@ Input: the tokens of the main file. Output: `Pragma` values with the byte offset
 of their `#`, which the lowering attaches to the statement that follows. Syntax:
 
     #pragma pencil independent [reduction(op: v, ...)]*   op in + - * min max & | ^ && ||
+                                                          v a variable or an element a[c]..[c]
     #pragma pencil ivdep
     #pragma pencil region
     #pragma scop / #pragma endscop
@@ -12,6 +13,9 @@ of their `#`, which the lowering attaches to the statement that follows. Syntax:
 The thesis (section 4.3.4 i, appendix A) lists the operators `+ - * min max`
 and says the clause has OpenMP's syntax; pencilcc also takes OpenMP's other
 operators `& | ^ && ||` (`EXTENSION_OPERATORS`, integer and logical reductions).
+A clause item may name an array element, `a[0]` or `S[0][0]` (`Reduction.subscripts`,
+the subscripts as written): the compiler reduces the array `a`, the linter checks
+the element. This is the one parser of reduction clauses, for both.
 Malformed `pencil` pragmas keep their errors for the linter (rule pencil-pragma).
 """
 from __future__ import annotations
@@ -118,19 +122,94 @@ def _parse_reductions(words: list[ci.Token], loc: SourceLoc):
         if j >= len(words) or words[j].spelling != ":":
             errors.append((_loc(words[min(j, len(words) - 1)]), "expected ':' after the reduction operator"))
             break
-        j += 1
-        names: list[str] = []
-        while j < len(words) and words[j].spelling != ")":
-            if words[j].kind == ci.TokenKind.IDENTIFIER:
-                names.append(words[j].spelling)
-            elif words[j].spelling != ",":
-                errors.append((_loc(words[j]), f"expected a variable name, found '{words[j].spelling}'"))
-            j += 1
-        if j >= len(words):
-            errors.append((_loc(w), "expected ')' to close the reduction clause"))
-            break
-        if not names:
+        items, j, item_errors, complete = _parse_items(words, j + 1, w)
+        errors.extend(item_errors)
+        if not items and not item_errors:
             errors.append((_loc(w), "reduction clause names no variable"))
-        reductions.append(Reduction(op, tuple(names), _loc(w)))
+        # Even a malformed clause keeps the names it gives, so that the compiler does not drop
+        # the dependences through them (it reduces them or keeps them in order).
+        if items:
+            reductions.append(Reduction(op, tuple(n for n, _ in items), _loc(w), tuple(s for _, s in items)))
+        if not complete:  # no ')' or an unclosed '[': the rest of the line cannot be read
+            break
         i = j + 1
     return reductions, errors
+
+
+def _parse_items(words: list[ci.Token], j: int, clause: ci.Token):
+    """The items `v, a[c]..[c], ...` of a clause, from words[j] to its ')': the items as
+    (name, subscripts as written; those read, for a malformed item), the index of the ')',
+    the errors, and whether the clause ends with its ')' (False after an unclosed '[' or at
+    the end of the line)."""
+    items: list[tuple[str, tuple[str, ...]]] = []
+    errors: list[tuple[SourceLoc, str]] = []
+    after_comma = False
+    while True:
+        if j >= len(words):
+            errors.append((_loc(clause), "expected ')' to close the reduction clause"))
+            return items, j, errors, False
+        w = words[j]
+        if w.spelling == ")":
+            if after_comma:
+                errors.append((_loc(w), "expected a variable name after ','"))
+            return items, j, errors, True
+        if w.kind != ci.TokenKind.IDENTIFIER:
+            errors.append((_loc(w), f"expected a variable name, found '{w.spelling}'"))
+        else:
+            j, subscripts, error = _parse_subscripts(words, j + 1, w.spelling)
+            items.append((w.spelling, subscripts))
+            if error is not None:
+                errors.append(error)
+                if j < 0:  # unclosed '['
+                    return items, len(words), errors, False
+            elif j < len(words) and words[j].spelling in (",", ")"):
+                after_comma = words[j].spelling == ","
+                j += 1 if after_comma else 0
+                continue
+            elif j < len(words):
+                written = w.spelling + "".join(f"[{x}]" for x in subscripts)
+                errors.append((_loc(words[j]),
+                               f"expected ',' or ')' after '{written}', found '{words[j].spelling}'"))
+        # skip the rest of a bad item, to the next ',' or ')' outside brackets
+        depth = 0
+        while j < len(words) and not (depth == 0 and words[j].spelling in (",", ")")):
+            depth = max(0, depth + (words[j].spelling in ("(", "[")) - (words[j].spelling in (")", "]")))
+            j += 1
+        after_comma = j < len(words) and words[j].spelling == ","
+        j += 1 if after_comma else 0
+
+
+def _parse_subscripts(words: list[ci.Token], j: int, name: str):
+    """`[c]..[c]` after `name` from words[j]: (the index after them, the subscripts as written,
+    None), or (index, the subscripts before the bad one, error); the index is -1 after an
+    unclosed '['."""
+    subscripts: list[str] = []
+    while j < len(words) and words[j].spelling == "[":
+        stack, k = ["["], j + 1
+        while k < len(words) and stack:
+            s = words[k].spelling
+            if s in ("(", "["):
+                stack.append(s)
+            elif s in (")", "]"):
+                if (s == ")") != (stack[-1] == "("):
+                    break  # `a[)`: the clause's ')' inside the subscript
+                stack.pop()
+            k += 1
+        if stack:
+            return -1, tuple(subscripts), (_loc(words[j]), f"expected ']' to close the subscript of '{name}'")
+        if k == j + 2:
+            return k, tuple(subscripts), (_loc(words[j]), f"expected a subscript in '{name}[]'")
+        subscripts.append(_spelled(words[j + 1:k - 1]))
+        j = k
+    return j, tuple(subscripts), None
+
+
+def _spelled(tokens: list[ci.Token]) -> str:
+    """Tokens as C text: `n - 1`, `f(x)`, `b[0]`."""
+    out = ""
+    for previous, t in zip([None] + tokens[:-1], tokens):
+        s = t.spelling
+        tight = previous is None or previous.spelling in ("(", "[") or s in (")", "]", ",") \
+            or (s in ("(", "[") and previous.kind == ci.TokenKind.IDENTIFIER)
+        out += s if tight else " " + s
+    return out

@@ -170,9 +170,22 @@ class OpaqueExpr(Expr):
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Reduction:
+    """`reduction(op: v, a[c]..[c], ...)`: `variables` are the names (an element's array),
+    `subscripts` each item's subscripts as written (`()` for a variable; `()` throughout
+    when empty)."""
+
     op: str                      # one of + - * min max (& | ^ && ||: OpenMP's, an extension)
     variables: tuple[str, ...]
     loc: SourceLoc = field(default=NOLOC, compare=False)
+    subscripts: tuple[tuple[str, ...], ...] = ()
+
+    def subscripts_of(self, k: int) -> tuple[str, ...]:
+        """The subscripts of the k-th item, `()` for a variable."""
+        return self.subscripts[k] if k < len(self.subscripts) else ()
+
+    def item(self, k: int) -> str:
+        """The k-th item as written: `s`, `a[i][0]`."""
+        return self.variables[k] + "".join(f"[{x}]" for x in self.subscripts_of(k))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 """PENCIL directives (thesis sections 4.2.3, 4.3.4, appendix A `<for directive>`).
 
     #pragma pencil independent [reduction(op: v, ...)]*     op in + - * min max & | ^ && ||
+                                                            v a variable or an element a[c]..[c]
     #pragma pencil ivdep
     #pragma pencil region
 
@@ -14,11 +15,20 @@ outside the loop, not the iterator, and are used in the loop only in reduction
 statements, as in OpenMP; `& | ^`, OpenMP's operators that pencilcc accepts
 beyond the definition's `+ - * min max`, need an integer variable, as in OpenMP).
 
+A clause may name one array element with constant subscripts, `reduction(+: s[0])`,
+as the compiler reduces one such element (clangpass.poly.annotations): the array is
+declared before the loop with arithmetic elements, the item has one constant
+subscript per dimension, and the loop uses the array only in reduction statements
+of that element (`s[0] += e`). A subscript that reads a variable (`hist[i]`) names
+no element the compiler can reduce: one pencil-reduction error says so. A clause
+with syntax errors is not checked further (its pencil-pragma errors come first).
+
 A `#pragma pencil region` starts PENCIL code, so a misplaced one is reported
 even inside a C function; other directives are checked in PENCIL code only.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from clangpass.frontend.pragmas import REDUCTION_OPERATORS
@@ -26,7 +36,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.lint.unit import PencilUnit
 from clangpass.ir.walk import descendants, strip_casts, strip_implicit_casts
-from clangpass.lint.walker import INCREMENTS, PencilWalker
+from clangpass.lint.walker import INCREMENTS, PencilWalker, Variable
 # Compound assignments that implement each reduction operator; `-` partial results
 # are combined with + as in OpenMP, so both += and -= are accepted for + and -.
 _COMPOUND_FORMS = {"+": ("+=", "-="), "-": ("+=", "-="), "*": ("*=",), "&": ("&=",), "|": ("|=",), "^": ("^=",)}
@@ -57,21 +67,46 @@ class PragmaCheck(PencilWalker):
                             f"'#pragma pencil {pragma.kind}' must be followed by a for loop")
 
 
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*")
+_INTEGER = re.compile(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uUlL]*")
+
+
+def _integer(text: str) -> Optional[int]:
+    """The value of a subscript written as an integer literal (`0`, `0x1f`, `2u`), else None."""
+    if not _INTEGER.fullmatch(text):
+        return None
+    digits = text.rstrip("uUlL")
+    return int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 8 if digits[:1] == "0" else 10)
+
+
+def _is_target(e: N.Expr, name: str, subscripts: tuple[str, ...]) -> bool:
+    """Whether `e` is the variable `name` (no subscripts) or its element `name[c]..[c]`: integer
+    constants, as the compiler requires, equal to the clause's where those are literals."""
+    e = strip_casts(e)
+    indices: list[N.Expr] = []
+    while isinstance(e, N.Subscript):
+        indices.append(strip_casts(e.index))
+        e = strip_casts(e.base)
+    if not isinstance(e, N.VarRef) or e.name != name or len(indices) != len(subscripts):
+        return False
+    return all(isinstance(index, N.IntLit) and _integer(text) in (None, index.value)
+               for index, text in zip(reversed(indices), subscripts))
+
+
 def _occurrences(e: N.Expr, name: str) -> int:
     return sum(1 for n in descendants(e) if isinstance(n, N.VarRef) and n.name == name)
 
 
-def is_reduction_statement(expr: N.Expr, name: str, op: str) -> bool:
+def is_reduction_statement(expr: N.Expr, name: str, op: str, subscripts: tuple[str, ...] = ()) -> bool:
     """`v op= e`, `v = v op e`, `v = e op v` (commutative op), `v = min(v, e)`, e free of v,
-    or `v++`/`v--` for + and -; `&&` and `||` have no compound form."""
+    or `v++`/`v--` for + and -; `&&` and `||` have no compound form. v is the variable `name`,
+    or its element `name[c]..[c]` with `subscripts` (see `_is_target`); e is free of `name`."""
     e = strip_implicit_casts(expr)
     if isinstance(e, N.Unary) and e.op in INCREMENTS:
-        operand = strip_casts(e.operand)
-        return op in ("+", "-") and isinstance(operand, N.VarRef) and operand.name == name
+        return op in ("+", "-") and _is_target(e.operand, name, subscripts)
     if not isinstance(e, N.Assign):
         return False
-    target = strip_casts(e.target)
-    if not isinstance(target, N.VarRef) or target.name != name:
+    if not _is_target(e.target, name, subscripts):
         return False
     if e.op != "=":
         return e.op in _COMPOUND_FORMS.get(op, ()) and _occurrences(e.value, name) == 0
@@ -79,36 +114,40 @@ def is_reduction_statement(expr: N.Expr, name: str, op: str) -> bool:
     if _occurrences(value, name) != 1:
         return False
     if isinstance(value, N.Binary) and value.op in _BINARY_FORMS.get(op, ()):
-        lhs, rhs = strip_casts(value.lhs), strip_casts(value.rhs)
-        if isinstance(lhs, N.VarRef) and lhs.name == name:
+        if _is_target(value.lhs, name, subscripts):
             return True
-        return value.op in _COMMUTATIVE and isinstance(rhs, N.VarRef) and rhs.name == name
+        return value.op in _COMMUTATIVE and _is_target(value.rhs, name, subscripts)
     if isinstance(value, N.Call) and op in ("min", "max") and op in value.callee:
-        return any(isinstance(strip_casts(a), N.VarRef) and strip_casts(a).name == name for a in value.args)
+        return any(_is_target(a, name, subscripts) for a in value.args)
     return False
 
 
 class _ReductionUses(PencilWalker):
     """Reports uses of a reduction variable outside its reduction statements."""
 
-    def __init__(self, unit: PencilUnit, function: N.Function, reduction: N.Reduction, name: str) -> None:
+    def __init__(self, unit: PencilUnit, function: N.Function, reduction: N.Reduction, k: int) -> None:
         super().__init__(unit, function)
         self.in_pencil = True
         self.scopes = [{}]  # a variable the body declares shadows the reduction variable
         self.reduction = reduction
-        self.name = name
+        self.name = reduction.variables[k]
+        self.subscripts = reduction.subscripts_of(k)
+        self.item = reduction.item(k)
 
     def visit_VarRef(self, node: N.VarRef) -> None:
         if node.name != self.name or self.lookup(node.name) is not None:
             return
         statement = next((p for p in reversed(self.parents) if isinstance(p, N.Stmt)), None)
         if isinstance(statement, N.ExprStmt) and is_reduction_statement(statement.expr, self.name,
-                                                                         self.reduction.op):
+                                                                         self.reduction.op, self.subscripts):
             return
+        op, item = self.reduction.op, self.item
+        what = (f"reduction variable '{item}'" if not self.subscripts
+                else f"array '{self.name}' of reduction element '{item}'")
         self.report("pencil-reduction", node.loc,
-                    f"reduction variable '{self.name}' is used outside a reduction statement "
-                    f"(expected '{self.name} {_example(self.reduction.op, self.name)}')",
-                    [(self.reduction.loc, f"'{self.name}' is a reduction({self.reduction.op}) variable here")])
+                    f"{what} is used outside a reduction statement (expected '{item} {_example(op, item)}')",
+                    [(self.reduction.loc, f"'{item}' is a reduction({op}) "
+                                          f"{'element' if self.subscripts else 'variable'} here")])
 
 
 def _example(op: str, name: str) -> str:
@@ -124,6 +163,8 @@ class ReductionCheck(PencilWalker):
         pragma = node.pragma("independent")
         if pragma is None:
             return
+        if pragma.errors:
+            return  # a malformed pragma: its syntax errors (pencil-pragma) come first
         iterator = self.iterator_of(node)
         for reduction in pragma.reductions:
             if reduction.op not in REDUCTION_OPERATORS:
@@ -132,12 +173,13 @@ class ReductionCheck(PencilWalker):
                 self.report("pencil-reduction-extension", reduction.loc,
                             f"reduction operator '{reduction.op}' is an extension: the PENCIL definition "
                             "has + - * min max")
-            for name in reduction.variables:
-                if self._check_declaration(node, reduction, name, iterator):
-                    _ReductionUses(self.unit, self.function, reduction, name).walk(node.body)
+            for k, name in enumerate(reduction.variables):
+                if self._check_declaration(node, reduction, k, iterator):
+                    _ReductionUses(self.unit, self.function, reduction, k).walk(node.body)
 
-    def _check_declaration(self, node: N.For, reduction: N.Reduction, name: str,
+    def _check_declaration(self, node: N.For, reduction: N.Reduction, k: int,
                            iterator: Optional[str]) -> bool:
+        name, subscripts, item = reduction.variables[k], reduction.subscripts_of(k), reduction.item(k)
         if name == iterator:
             self.report("pencil-reduction", reduction.loc,
                         f"the loop iterator '{name}' cannot be a reduction variable")
@@ -145,14 +187,20 @@ class ReductionCheck(PencilWalker):
         variable = self.lookup(name)
         if variable is None:
             inside = any(isinstance(n, N.VarDecl) and n.name == name for n in descendants(node.body))
+            what = f"array '{name}' of reduction element '{item}'" if subscripts else f"reduction variable '{name}'"
             self.report("pencil-reduction", reduction.loc,
-                        f"reduction variable '{name}' is declared inside the loop; declare it before the loop"
-                        if inside else f"reduction variable '{name}' is not declared")
+                        f"{what} is declared inside the loop; declare it before the loop"
+                        if inside else f"{what} is not declared")
             return False
+        if subscripts:
+            return self._check_element(node, reduction, item, variable, subscripts, iterator)
         if not isinstance(variable.type, (T.IntType, T.FloatType)):
+            hint = ""
+            if isinstance(variable.type, T.ArrayType):
+                hint = f"; name one element, such as '{name}{'[0]' * len(variable.type.dims())}'"
             self.report("pencil-reduction", reduction.loc,
                         f"reduction variable '{name}' has type '{variable.type.spelling()}'; "
-                        "only scalar variables can be reduction variables",
+                        f"only scalar variables can be reduction variables{hint}",
                         [(variable.loc, f"'{name}' is declared here")])
             return False
         if reduction.op in _INTEGER_ONLY and not isinstance(variable.type, T.IntType):
@@ -160,5 +208,50 @@ class ReductionCheck(PencilWalker):
                         f"reduction operator '{reduction.op}' needs an integer variable; '{name}' has type "
                         f"'{variable.type.spelling()}'",
                         [(variable.loc, f"'{name}' is declared here")])
+            return False
+        return True
+
+    def _check_element(self, node: N.For, reduction: N.Reduction, item: str, variable: Variable,
+                       subscripts: tuple[str, ...], iterator: Optional[str]) -> bool:
+        """`reduction(op: a[c]..[c])`: `a` an array with arithmetic elements, one constant
+        subscript per dimension (the element the compiler reduces)."""
+        name, note = variable.name, [(variable.loc, f"'{variable.name}' is declared here")]
+        if not isinstance(variable.type, T.ArrayType):
+            self.report("pencil-reduction", reduction.loc,
+                        f"reduction element '{item}' subscripts '{name}', which has type "
+                        f"'{variable.type.spelling()}' and is not an array", note)
+            return False
+        rank = len(variable.type.dims())
+        element = variable.type.scalar_element()
+        example = name + "[0]" * rank
+        if len(subscripts) != rank:
+            self.report("pencil-reduction", reduction.loc,
+                        f"reduction element '{item}' has {len(subscripts)} subscript"
+                        f"{'s' if len(subscripts) != 1 else ''} but '{name}' has {rank} dimension"
+                        f"{'s' if rank != 1 else ''}: name one element, such as '{example}'", note)
+            return False
+        inside = {n.name for n in descendants(node.body) if isinstance(n, N.VarDecl)}
+        for text in subscripts:
+            for ident in _IDENTIFIER.findall(text):
+                if ident == iterator or ident in self.loop_iterators():
+                    why = f"'{ident}' is a loop iterator"
+                elif self.lookup(ident) is not None or ident in inside:
+                    why = f"'{ident}' is a variable"
+                else:
+                    continue  # a macro or an enumerator: a constant
+                self.report("pencil-reduction", reduction.loc,
+                            f"reduction element '{item}' has a subscript that is not a constant ({why}): "
+                            f"pencilcc reduces one element with constant subscripts, such as '{example}', "
+                            f"and keeps the loop's updates of '{name}' in order otherwise")
+                return False
+        if not isinstance(element, (T.IntType, T.FloatType)):
+            self.report("pencil-reduction", reduction.loc,
+                        f"reduction element '{item}' has type '{element.spelling()}'; "
+                        "only scalar (arithmetic) elements can be reduced", note)
+            return False
+        if reduction.op in _INTEGER_ONLY and not isinstance(element, T.IntType):
+            self.report("pencil-reduction", reduction.loc,
+                        f"reduction operator '{reduction.op}' needs an integer variable; '{item}' has type "
+                        f"'{element.spelling()}'", note)
             return False
         return True

@@ -149,7 +149,13 @@ _RULES = (
          "a statement `v op= e` or `v = v op e` (for `+ - * & | ^`; `+=`, `-=`, `++` and `--` for `+` "
          "and `-`), `v = v op e` for `&&` and `||`, `v = e op v` for the commutative operators, "
          "or `v = min(v, e)` / `v = max(v, e)` with any PENCIL min/max builtin, with `v` not "
-         "occurring in `e`. As in OpenMP, a `& | ^` reduction variable must have an integer type.",
+         "occurring in `e`. As in OpenMP, a `& | ^` reduction variable must have an integer type. "
+         "pencilcc reads the definition's scalar variable as one scalar location: an item may also name "
+         "one array element with constant subscripts, `s[0]` or `S[1][0]` (an array declared before the loop, "
+         "with arithmetic elements and one subscript per dimension), which the compiler reduces; the loop may "
+         "then use the array only in reduction statements of that element. An element whose subscript reads a "
+         "variable (`hist[i]`) is not one the compiler can reduce (it keeps the updates in order): one error "
+         "says so.",
          section="4.3.4 i"),
     Rule("pencil-variadic", "no variadic functions",
          "The PENCIL grammar (appendix A) has no `...` in function arguments, and OpenCL has no "

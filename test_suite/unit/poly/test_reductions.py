@@ -191,3 +191,35 @@ void r(int n, int a[static const restrict n], int s[static const restrict 1], in
     assert results.is_equal(every)
     # Value-based flow alone would order only the last update before the read.
     assert every.is_subset(compute_dependences(scop).flow)
+
+
+def test_a_clause_may_name_the_element_it_reduces(tmp_path):
+    """`reduction(+: s[0], S[1][0])` reduces the arrays s and S (the frontend's clause parser
+    gives the array names; subscripts are not variables), `hist[i]` names only `hist`."""
+    scop = scop_of(tmp_path, """\
+void e(int n, int m, int a[static const restrict n], int s[static const restrict 1],
+       int S[static const restrict 2][2], int hist[static const restrict m]) {
+#pragma pencil independent reduction(+: s[0], S[1][0]) reduction(+: hist[i])
+  for (int i = 0; i < n; i++) {
+    s[0] += a[i];
+    S[1][0] = S[1][0] + a[i];
+    hist[a[i]] += 1;
+  }
+}
+""")
+    [annotation] = scop.annotations
+    assert annotation.reductions == ("s", "S", "hist")
+    usable, why = _reductions(scop)
+    assert [r.variable for r in usable] == ["s", "S"]
+    assert why == {"hist": "the loop does not update one element of it with constant subscripts"}
+
+
+def test_the_element_reductions_the_linter_accepts_are_used(tmp_path):
+    """--lint and -O3 agree on the lint snippet of valid element reductions: every pragma is
+    used and names the arrays of its elements (threads or not is the schedule's choice)."""
+    from test_suite.unit.lint.snippet_harness import SNIPPETS
+    outcome = optimise(tmp_path, (SNIPPETS / "reduction.ok-element.c").read_text(), opt_level=3)
+    assert [(use.used, [v for v, _, _ in use.reductions]) for use in outcome.pragmas] == [
+        (True, ["s"]), (True, ["hi"]), (True, ["t", "S"]), (True, ["C", "hi"])]
+    for use in outcome.pragmas:  # (the local scalar t is kept in order: not reduced on threads yet)
+        assert not any(f"reduction variable '{array}' kept" in use.missed for array in ("s", "hi", "S", "C"))
