@@ -7,57 +7,63 @@ schedule and AST, and our back end emitted its code; anything else is a
 The record follows clang's convention (`<output>.opt.json` or
 `-foptimization-record-file=FILE`); `-Rpass=pencil` / `-Rpass-missed=pencil`
 print the same facts as remarks.
+
+What the passes did comes from their records (clangpass.passes.registry.PassRecord,
+one frozen record per pass, declared beside it): the JSON record holds the region's
+own keys and the flattening of those records (`RegionOutcome.facts`), every record
+type's keys in every region, with their defaults where a pass did not run.
 """
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.ir.nodes import SourceLoc
+from clangpass.passes.registry import PassRecord, record_fields
 from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.annotations import PragmaUse, unused_pragmas
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.regions import OptRegion
 
 
-@dataclass
+class Status(enum.StrEnum):
+    """A region's outcome; the value is the record's `status`."""
+
+    OPTIMIZED = "optimized"    # our code runs the region
+    FALLBACK = "fallback"      # the host compiler compiles its original text, for `reason`
+
+
+@dataclass(frozen=True)
 class RegionOutcome:
     region: OptRegion
-    status: str                              # 'optimized' | 'fallback'
+    status: Status
     reason: str = ""
     unit: Optional[CodegenUnit] = None
+    records: tuple[PassRecord, ...] = ()     # what each pass did (clangpass.passes.registry.PassRecord)
     statements: int = 0
-    tiled_bands: int = 0
-    tile_sizes: tuple[int, ...] = ()
-    parallel_loops: int = 0
-    wavefronts: int = 0
-    fusion: str = ""
-    fusion_reason: str = ""
-    streaming_bands: int = 0
-    source_order: bool = False               # the schedule gained nothing: the source order was kept
-    source_order_reason: str = ""            # why (source-order: no gain, or matrices the schedule restreams)
-    untiled_reason: str = ""                 # why tile left a permutable band untiled (a wavefront out of cache)
-    split_statements: int = 0                # statements index-set-split cut at pivot hyperplanes
-    approximated_accesses: tuple[str, ...] = ()   # accesses modelled as touching any element (non-affine subscripts)
-    reordered_bands: int = 0
-    vector_loops: int = 0
-    register_tiled_bands: int = 0            # point bands register-tile unrolled and jammed
-    jammed_loops: int = 0                    # loops reduction-jam unrolled and jammed (independent add chains)
-    privatized_arrays: tuple[str, ...] = ()  # caller arrays given private copies (privatize-arrays)
-    demoted_scalars: tuple[str, ...] = ()    # `t1 -> tmp[i][j]`: scalar accumulators demoted (demote-scalars)
     pragmas: tuple[PragmaUse, ...] = ()       # what each independent/ivdep pragma did (optimized regions)
     target: str = ""                          # the target that emitted an optimized region ('cpu', 'opencl')
-    mapping: dict = field(default_factory=dict)   # how that target mapped it (OpenCL: kernels, host loops)
+    mapping: Mapping[str, object] = field(default_factory=dict)   # how that target mapped it (OpenCL: kernels, host loops)
     scheduling_seconds: float = 0.0
-    pass_seconds: dict[str, float] = field(default_factory=dict)
+    pass_seconds: Mapping[str, float] = field(default_factory=dict)
     # Statement clustering (clangpass.passes.cluster_stmts, thesis ch. 3): what the scheduler saw.
     clustering: str = ""                     # the heuristic ('scc', 'bb'), 'user', or '' (none)
     scheduled_statements: int = 0            # macro-statements and unclustered statements scheduled
     dependences_before_clustering: int = 0   # dependence relations between statement pairs
     dependences_after_clustering: int = 0    # ... between the scheduled (macro-)statements
     clustering_problems: tuple[str, ...] = ()   # why the user's clustering decision was invalid
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED
+
+    @property
+    def facts(self) -> dict[str, object]:
+        """The pass records flattened: every record type's fields, with their defaults where a pass
+        did not run (clangpass.passes.registry.record_fields)."""
+        return record_fields(self.records)
 
     @property
     def clustering_time(self) -> float:
@@ -73,7 +79,7 @@ class RegionOutcome:
     def alias_check(self) -> Optional[AliasCheck]:
         """The run-time check the optimized code is guarded by (plain values: it crosses processes)."""
         # getattr: driver tests stand a region in for the unit (test_suite/e2e/test_driver_stubs.py).
-        return getattr(self.unit, "alias_check", None) if self.status == "optimized" else None
+        return getattr(self.unit, "alias_check", None) if self.status is Status.OPTIMIZED else None
 
     @property
     def alias_checks(self) -> tuple[tuple[str, str], ...]:
@@ -83,58 +89,42 @@ class RegionOutcome:
     @property
     def parallel_regions(self) -> int:
         """Places of the optimized code that start threads (thread teams and lone parallel loops)."""
-        return parallel_regions(self.unit.ast) if self.unit is not None and self.status == "optimized" else 0
+        return parallel_regions(self.unit.ast) if self.unit is not None and self.status is Status.OPTIMIZED else 0
 
     @property
     def thread_teams(self) -> int:
         """Sequential loops around parallel loops whose threads start once (`thread-team` marks)."""
-        return thread_teams(self.unit.ast) if self.unit is not None and self.status == "optimized" else 0
+        return thread_teams(self.unit.ast) if self.unit is not None and self.status is Status.OPTIMIZED else 0
 
     @property
     def pragma_uses(self) -> tuple[PragmaUse, ...]:
         """What each loop pragma of the region did; in a fallback region, nothing."""
-        if self.status == "optimized":
+        if self.status is Status.OPTIMIZED:
             return self.pragmas
         return unused_pragmas(self.region.body, f"the region was not optimized: {self.reason}")
 
     def as_record(self) -> dict:
         r = self.region
-        return {
+        optimized = self.status is Status.OPTIMIZED
+        values = {
             "function": r.function.name,
             "file": r.loc.file,
             "line": r.loc.line,
             "kind": r.kind,
-            "symbol": r.symbol if self.status == "optimized" else "",
-            "status": self.status,
+            "symbol": r.symbol if optimized else "",
+            "status": self.status.value,
             "reason": self.reason,
             "statements": self.statements,
-            "tiled_bands": self.tiled_bands,
-            "tile_sizes": list(self.tile_sizes),
-            "parallel_loops": self.parallel_loops,
-            "wavefronts": self.wavefronts,
-            "fusion": self.fusion,
-            "fusion_reason": self.fusion_reason,
-            "streaming_bands": self.streaming_bands,
-            "source_order": self.source_order,
-            "source_order_reason": self.source_order_reason,
-            "reordered_bands": self.reordered_bands,
-            "vector_loops": self.vector_loops,
-            "register_tiled_bands": self.register_tiled_bands,
-            "jammed_loops": self.jammed_loops,
-            "untiled_reason": self.untiled_reason,
-            "split_statements": self.split_statements,
-            "approximated_accesses": list(self.approximated_accesses) if self.status == "optimized" else [],
+            **{key: _plain(value) for key, value in self.facts.items()},
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,
             "pragmas": [use.as_record() for use in self.pragma_uses],
             "local_variables": [d.name for d in r.privatized],
-            "privatized_arrays": list(self.privatized_arrays),
-            "demoted_scalars": list(self.demoted_scalars),
             "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
-            "target": self.target if self.status == "optimized" else "",
-            "mapping": self.mapping if self.status == "optimized" else {},
+            "target": self.target if optimized else "",
+            "mapping": dict(self.mapping) if optimized else {},
             "clustering": self.clustering,
             "scheduled_statements": self.scheduled_statements,
             "dependences_before_clustering": self.dependences_before_clustering,
@@ -143,10 +133,28 @@ class RegionOutcome:
             "clustering_time": round(self.clustering_time, 6),
             "scheduling_time": round(self.scheduling_time, 6),
         }
+        # Today's keys in their order (scripts read them); keys of newer records follow.
+        return {**{key: values.pop(key) for key in RECORD_KEYS if key in values}, **values}
+
+
+# The order of the record's keys as they were before the passes kept records of their own.
+RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason", "statements", "tiled_bands",
+               "tile_sizes", "parallel_loops", "wavefronts", "fusion", "fusion_reason", "streaming_bands",
+               "source_order", "source_order_reason", "reordered_bands", "vector_loops", "register_tiled_bands",
+               "jammed_loops", "untiled_reason", "split_statements", "approximated_accesses", "alias_checks",
+               "parallel_regions", "thread_teams", "pragmas", "local_variables", "privatized_arrays",
+               "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping", "clustering",
+               "scheduled_statements", "dependences_before_clustering", "dependences_after_clustering",
+               "clustering_problems", "clustering_time", "scheduling_time")
+
+
+def _plain(value: object) -> object:
+    """A record field as JSON holds it: tuples as lists."""
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
 def fallback(region: OptRegion, reason: str) -> RegionOutcome:
-    return RegionOutcome(region, "fallback", reason)
+    return RegionOutcome(region, Status.FALLBACK, reason)
 
 
 def write_record(path: str, source: str, outcomes: list[RegionOutcome]) -> None:
@@ -173,7 +181,7 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
     """-Wpencil warnings for fallbacks; -Rpass=pencil / -Rpass-missed=pencil remarks."""
     for o in outcomes:
         where = o.region.loc
-        if o.status == "fallback":
+        if o.status is Status.FALLBACK:
             engine.report("pencil", "warning", where,
                           f"region in '{o.region.function.name}' not optimized, compiled by the host "
                           f"compiler: {o.reason}", option="-Wpencil")
@@ -181,10 +189,11 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' missed: {o.reason}",
                               option="-Rpass-missed=pencil")
         elif remarks:
+            facts = o.facts
             engine.report("pencil", "remark", where,
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
-                          f"{o.tiled_bands} tiled bands {list(o.tile_sizes)}, {o.parallel_loops} parallel loops",
-                          option="-Rpass=pencil")
+                          f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
+                          f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,
@@ -204,7 +213,7 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 engine.report("pencil", "remark", at, f"'{use.spelling}' "
                               f"{'partly ' if use.used else 'not '}used: {use.missed}",
                               option="-Rpass-missed=pencil")
-        if o.status == "optimized" and o.reason and missed_remarks:
+        if o.status is Status.OPTIMIZED and o.reason and missed_remarks:
             # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
             # an unsound isl AST, a budget): the reason says which.
             engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' partly missed: "

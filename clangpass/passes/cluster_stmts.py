@@ -67,20 +67,20 @@ class ClusterStatements(Pass):
             if statements <= limit:
                 return unit
             heuristic = "bb"
-            scop = scop.with_note(f"{statements} statements: clustered by basic blocks ({more_than})")
+            unit = unit.with_note(f"{statements} statements: clustered by basic blocks ({more_than})")
         try:
             clustering = cluster(scop, unit.dependences, heuristic, user, options.isl_max_operations)
             if user is None and heuristic == "scc" and clustering.scheduled_statements > limit:
                 # The limit is on what isl's scheduler sees: SCC clustering that leaves more
                 # statements than an unclustered region may have is coarsened to basic blocks.
-                scop = scop.with_note(f"scc clustering left {clustering.scheduled_statements} statements to "
+                unit = unit.with_note(f"scc clustering left {clustering.scheduled_statements} statements to "
                                       f"schedule: clustered by basic blocks ({more_than})")
                 clustering = cluster(scop, unit.dependences, "bb", None, options.isl_max_operations)
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: statements scheduled unclustered"))
+            return unit.with_note(f"{exc}: statements scheduled unclustered")
         if clustering.problems:
-            scop = scop.with_note("clustering decision not applied: " + "; ".join(clustering.problems))
-        return replace(unit, scop=scop, clustering=clustering)
+            unit = unit.with_note("clustering decision not applied: " + "; ".join(clustering.problems))
+        return replace(unit, clustering=clustering)
 
 
 def cluster(scop: Scop, d: Dependences, heuristic: str, user: Optional[list[list[str]]],

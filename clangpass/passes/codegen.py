@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""Pass `codegen`: isl AST and statement bodies for the back ends (clangpass.poly.codegen)."""
+"""Pass `codegen`: isl AST and statement bodies for the back ends (clangpass.poly.codegen).
+
+Its record counts what the final code has: the loops marked `parallel`, `wavefront` and
+`vector` in the AST, and the register-tiled bands of the schedule it was generated from.
+"""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.register_tile import register_tiled_bands
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
+from clangpass.passes.tile import without_tiles
 from clangpass.passes.unit import PolyUnit, Stage
 from clangpass.poly.annotations import annotation_reductions, reduction_updates
 from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
@@ -18,6 +24,17 @@ from clangpass.poly.scop import Scop, instances_of
 from clangpass.poly.codegen_unit import CodegenUnit
 
 
+@dataclass(frozen=True)
+class CodegenRecord(PassRecord):
+    """What the generated code has: parallel loops, wavefront loops and vector loops (marks in
+    the AST), and register-tiled bands."""
+
+    parallel_loops: int = 0
+    wavefronts: int = 0
+    vector_loops: int = 0
+    register_tiled_bands: int = 0
+
+
 @register
 class GenerateAst(Pass):
     """Final schedule -> isl AST with parallel/tile marks -> CodegenUnit."""
@@ -25,6 +42,7 @@ class GenerateAst(Pass):
     name = "codegen"
     requires = frozenset({"scop"})
     provides = frozenset({"ast"})
+    record = CodegenRecord
     dump_stage = "ast"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -46,8 +64,8 @@ class GenerateAst(Pass):
                 raise
             why = str(exc) if isinstance(exc, BudgetExceeded) else \
                 f"isl AST generation failed ({isl_error_reason(exc)})"
-            note = f"{why}: original schedule used"
-            scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
+            scop = scop.with_schedule(original)
+            unit = without_tiles(unit).with_note(f"{why}: original schedule used")
             codegen = generate_ast(scop, updates)
         # isl's AST generator can stop a loop of a strided domain early and drop instances, or
         # lose a loop's stride (clangpass.poly.ast_soundness; random program seeds 900227 and
@@ -65,8 +83,8 @@ class GenerateAst(Pass):
             if retry is not None and not _ast_problems(retry, scop, ctx):
                 codegen, unsound = retry, []
         if unsound and not scop.schedule.plain_is_equal(original):
-            note = f"unsound isl AST ({unsound[0]}): original schedule used"
-            scop = scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note)
+            scop = scop.with_schedule(original)
+            unit = without_tiles(unit).with_note(f"unsound isl AST ({unsound[0]}): original schedule used")
             codegen = generate_ast(scop, updates)
             unsound = _ast_problems(codegen, scop, ctx)
         if unsound:
@@ -85,7 +103,9 @@ class GenerateAst(Pass):
                                       exit_dead=exit_dead_arrays(scop))
             except BudgetExceeded:
                 codegen = replace(codegen, beyond_extents=frozenset(a.name for a in scop.arrays))
-        return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen)
+        record = CodegenRecord(codegen.parallel_loops, codegen.wavefronts, codegen.vector_loops,
+                               register_tiled_bands(scop.schedule))
+        return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen).with_record(record)
 
 
 def _ast_problems(codegen: CodegenUnit, scop: Scop, ctx: PassContext) -> list[str]:

@@ -2,11 +2,18 @@
 """Pass `extract`: build the polyhedral model of the region (clangpass.poly.extract)."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit, Stage
-from clangpass.poly.extract import extract_scop
+from clangpass.poly.extract import extract_region
+
+
+@dataclass(frozen=True)
+class ExtractRecord(PassRecord):
+    """The accesses modelled as touching any element of their array (non-affine subscripts)."""
+
+    approximated_accesses: tuple[str, ...] = ()
 
 
 @register
@@ -15,11 +22,12 @@ class ExtractScop(Pass):
 
     name = "extract"
     provides = frozenset({"scop"})
+    record = ExtractRecord
     dump_stage = "scop"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
-        scop = extract_scop(unit.region, unit.module, ctx.isl_ctx)
+        scop, approximated = extract_region(unit.region, unit.module, ctx.isl_ctx)
         if not ctx.options.parallel and scop.annotations:
             # No loop runs on threads, so no reduction does: its dependences stay (poly.annotations).
             scop = replace(scop, annotations=tuple(replace(a, threads=False) for a in scop.annotations))
-        return replace(unit, stage=Stage.SCOP, scop=scop)
+        return replace(unit, stage=Stage.SCOP, scop=scop).with_record(ExtractRecord(approximated))

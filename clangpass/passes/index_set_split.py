@@ -4,7 +4,7 @@
 Input: Scop after `alias-check` (the model as extracted). Output: the same Scop, or one
 in which a statement `S` is replaced by the pieces of its domain on either side of, and
 on, each hyperplane `x_a = x_b` (two of its loop iterators equal) on which its
-self-dependences pivot, with the record's `split_statements` counting the statements
+self-dependences pivot, with its record's `split_statements` counting the statements
 split.
 
 Which hyperplanes: a dependence of `S` on itself whose sources (or sinks) all lie on
@@ -36,13 +36,13 @@ on to the `dependences` pass). Knob: --disable-pass=index-set-split. Regions wit
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Optional
 
 import islpy as isl
 
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import compute_dependences
@@ -57,6 +57,13 @@ MIN_ITERATORS = 3
 MAX_STATEMENTS = 4
 
 
+@dataclass(frozen=True)
+class IndexSetSplitRecord(PassRecord):
+    """The statements cut into pieces at pivot hyperplanes."""
+
+    split_statements: int = 0
+
+
 @register
 class IndexSetSplit(Pass):
     """Split statements at the `x_a = x_b` hyperplanes their self-dependences pivot on."""
@@ -64,6 +71,7 @@ class IndexSetSplit(Pass):
     name = "index-set-split"
     requires = frozenset({"scop"})
     changes_model = True
+    record = IndexSetSplitRecord
     dump_stage = "scop"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -88,10 +96,13 @@ class IndexSetSplit(Pass):
                 if not planes:
                     return replace(unit, dependences=dependences)
                 unit_of = {s.name: members[0].name for members in units for s in members}
-                split = split_statements(scop, planes, unit_of)
+                split, count = split_statements(scop, planes, unit_of)
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no statement split"), dependences=dependences)
-        return replace(unit, dependences=dependences) if split is scop else unit.with_model(split)
+            return replace(unit.with_note(f"{exc}: no statement split"), dependences=dependences)
+        if not count:
+            return replace(unit, dependences=dependences)
+        done = unit.record(IndexSetSplitRecord).split_statements + count
+        return unit.with_model(split).with_record(IndexSetSplitRecord(done))
 
 
 def pivots(members: list[ScopStatement], deps: isl.UnionMap) -> list[tuple[int, int]]:
@@ -128,10 +139,11 @@ def _units(scop: Scop) -> list[list[ScopStatement]]:
 
 
 def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]],
-                     unit_of: Optional[dict[str, str]] = None) -> Scop:
+                     unit_of: Optional[dict[str, str]] = None) -> tuple[Scop, int]:
     """`scop` with each statement named in `planes` replaced by its non-empty pieces: for every
-    hyperplane `x_a = x_b`, the part with `x_b < x_a`, `x_b = x_a` or `x_b > x_a`. The first
-    piece keeps the statement's name, the others get new `S_<n>` names."""
+    hyperplane `x_a = x_b`, the part with `x_b < x_a`, `x_b = x_a` or `x_b > x_a`, and how many
+    statements were cut (0: `scop` itself). The first piece keeps the statement's name, the
+    others get new `S_<n>` names."""
     next_index = 1 + max((int(s.name[2:]) for s in scop.compute_statements), default=-1)
     statements: list[ScopStatement] = []
     sides: dict[str, tuple[str, tuple[int, ...]]] = {}      # piece -> (statement, side of each plane)
@@ -155,7 +167,7 @@ def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]],
             to_statement = isl.Map.identity(isl.Space.map_from_set(s.domain.get_space())).intersect_domain(part)
             rename = rename.union(isl.UnionMap.from_map(to_statement.set_tuple_name(isl.dim_type.in_, name)))
     if not split:
-        return scop
+        return scop, 0
     pullback = isl.UnionPwMultiAff.from_union_map(rename)   # [P] -> { piece[i..] -> S[i..] }
     every = rename.domain()
     compute = isl.UnionSet.empty(scop.context.get_space())
@@ -167,8 +179,7 @@ def split_statements(scop: Scop, planes: dict[str, list[tuple[int, int]]],
     return scop.with_model(statements=tuple(statements),
                            reads=rename.apply_range(scop.reads), must_writes=rename.apply_range(scop.must_writes),
                            may_writes=rename.apply_range(scop.may_writes), kills=rename.apply_range(scop.kills),
-                           original_schedule=original, schedule=original.intersect_domain(compute),
-                           split_statements=scop.split_statements + split)
+                           original_schedule=original, schedule=original.intersect_domain(compute)), split
 
 
 def _split_loops(schedule: isl.Schedule, planes: dict[str, list[tuple[int, int]]],

@@ -5,7 +5,7 @@ Input: Scop after `schedule`. Output: each innermost permutable band of exactly
 two members whose outer member is coincident (parallel without tiling) and whose
 inner member is already the best innermost loop (no fewer jumping accesses along
 the outer one, `clangpass.poly.strides`) is split into two one-member bands, so
-that `tile` leaves it alone; the Scop counts them (`streaming_bands` in the
+that `tile` leaves it alone; its record counts them (`streaming_bands` in the
 optimisation record).
 
 Why: in a two-deep band the data an iteration of the outer loop reuses from the
@@ -34,13 +34,13 @@ it only adds loop overhead and bounds that block vectorisation: floyd-warshall
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from clangpass.passes.mark_vector import is_innermost_band
 from clangpass.passes.reduction_jam import accumulation_chains
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.strides import Stride, access_strides
 
@@ -74,12 +74,20 @@ def _streamed_matrices(band: isl.ScheduleNode, accesses: isl.UnionMap) -> set[st
             and Stride.UNIT in access_strides(band, 1, isl.UnionMap.from_map(m))}
 
 
+@dataclass(frozen=True)
+class KeepStreamsRecord(PassRecord):
+    """The two-deep bands left untiled."""
+
+    streaming_bands: int = 0
+
+
 @register
 class KeepStreams(Pass):
     """Leave two-deep parallel nests in streaming order untiled."""
 
     name = "keep-streams"
     requires = frozenset({"schedule"})
+    record = KeepStreamsRecord
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -102,4 +110,5 @@ class KeepStreams(Pass):
         schedule = visit(scop.schedule.get_root()).get_schedule()
         if not kept:
             return unit
-        return replace(unit, scop=scop.with_schedule(schedule, streaming_bands=scop.streaming_bands + len(kept)))
+        done = unit.record(KeepStreamsRecord).streaming_bands + len(kept)
+        return replace(unit, scop=scop.with_schedule(schedule)).with_record(KeepStreamsRecord(done))

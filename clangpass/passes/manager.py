@@ -29,12 +29,7 @@ import islpy as isl
 from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
-# Importing the pass modules registers them.
-from clangpass.passes import index_set_split, keep_streams, live_ranges, reduction_jam, register_tile, source_order  # noqa: F401
-from clangpass.passes import (alias_check, cluster_stmts, codegen, demote_scalars, dependences, extract, mark_parallel,  # noqa: F401
-                              mark_vector, point_loop_order, privatize_arrays, relax_false_deps, schedule, tile,
-                              thread_team, verify_schedule, wavefront)
-from clangpass.passes.registry import PASSES, Pass, PassContext
+from clangpass.passes.registry import PASSES, Pass, PassContext, load_passes
 from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, Stage
 from clangpass.poly.alias_check import unchecked_overlap
 from clangpass.poly.annotations import annotation_reductions, pragma_uses
@@ -46,7 +41,10 @@ from clangpass.poly.extract import NotModelled
 from clangpass.poly.live_ranges import format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
-from clangpass.report import RegionOutcome, fallback
+from clangpass.report import RegionOutcome, Status, fallback
+
+# Importing a pass's module registers it: every module of the package is imported here.
+load_passes()
 
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
@@ -182,19 +180,9 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
         return _with_timings(fallback(region, unchecked), seconds)
     cg = replace(unit.codegen, alias_check=unit.alias_check)
     deps = unit.dependences
-    notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.scop.notes
-    return RegionOutcome(region, "optimized", reason="; ".join(notes), unit=cg,
-                         statements=len(unit.scop.compute_statements), tiled_bands=cg.tiled_bands,
-                         tile_sizes=cg.tile_sizes, parallel_loops=cg.parallel_loops, wavefronts=cg.wavefronts,
-                         fusion=unit.scop.fusion, fusion_reason=unit.scop.fusion_reason,
-                         streaming_bands=unit.scop.streaming_bands, source_order=unit.scop.source_order,
-                         source_order_reason=unit.scop.source_order_reason,
-                         reordered_bands=cg.reordered_bands, vector_loops=cg.vector_loops,
-                         register_tiled_bands=register_tile.register_tiled_bands(unit.scop.schedule),
-                         jammed_loops=unit.scop.jammed_loops, untiled_reason=unit.scop.untiled_reason,
-                         split_statements=unit.scop.split_statements,
-                         approximated_accesses=unit.scop.approximated_accesses,
-                         privatized_arrays=unit.scop.private_arrays, demoted_scalars=unit.scop.demoted_scalars,
+    notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.notes
+    return RegionOutcome(region, Status.OPTIMIZED, reason="; ".join(notes), unit=cg, records=unit.records,
+                         statements=len(unit.scop.compute_statements),
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None,
                                              deps.reductions if deps is not None else annotation_reductions(unit.scop)),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
@@ -274,7 +262,7 @@ def format_stage(unit: PolyUnit, stage: str) -> str:
         return text + ("\n" + format_clustering(unit.clustering) if unit.clustering is not None else "")
     if stage == "schedule":
         return format_schedule(unit.scop.schedule)
-    return format_scop(unit.scop)
+    return format_scop(unit.scop, unit.notes)
 
 
 def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
@@ -284,7 +272,7 @@ def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
     if unit.stage is Stage.AST:
         dumps.emit("ast", unit.region.label, after, format_ast(unit.codegen), force=True)
         return
-    text = format_scop(unit.scop)
+    text = format_scop(unit.scop, unit.notes)
     if unit.dependences is not None:
         text += "\nDependences {\n" + format_deps(unit.dependences) + "\n}"
     dumps.emit("scop", unit.region.label, after, text, force=True)

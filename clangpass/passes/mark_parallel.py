@@ -52,15 +52,16 @@ class MarkParallel(Pass):
         if not ctx.options.parallel:
             return unit
         scop = unit.scop
-        return replace(unit, scop=mark_parallel_loops(scop, scop.schedule, unit.live_ranges,
-                                                      unit.dependences.reductions, ctx.options.isl_max_operations,
-                                                      scop.reductions, second=ctx.options.target == "opencl"))
+        marked, note = mark_parallel_loops(scop, scop.schedule, unit.live_ranges, unit.dependences.reductions,
+                                           ctx.options.isl_max_operations, scop.reductions,
+                                           second=ctx.options.target == "opencl")
+        return replace(unit, scop=marked).with_note(note) if note else replace(unit, scop=marked)
 
 
 def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, live_ranges: LiveRanges,
                         usable: tuple[ThreadReductions, ...], max_operations: int,
                         reductions: tuple[LoopReduction, ...] = (), innermost: bool = True,
-                        second: bool = False) -> Scop:
+                        second: bool = False) -> tuple[Scop, str]:
     """`scop` with `schedule`, its outermost coincident loops marked `parallel`, and
     `reductions` (the reductions of an earlier schedule are the caller's to keep or drop)
     plus the parallel reductions the marked loops perform, given the live ranges of local
@@ -68,11 +69,12 @@ def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, live_ranges: LiveRan
     `Dependences.reductions`). With `innermost` false, a loop
     with no loop inside it is not marked (it is left to `mark-vector`). With `second`, the
     next member of a marked one's band, when coincident too (and no reduction is performed),
-    is marked `coincident` (the OpenCL target's two-dimensional kernels)."""
+    is marked `coincident` (the OpenCL target's two-dimensional kernels); and a note when no loop
+    could be marked ('' otherwise)."""
     try:
         live = live_ranges.get()                                 # [P] -> { W -> R }
     except BudgetExceeded as exc:
-        return scop.with_schedule(schedule, reductions=reductions).with_note(f"{exc}: no parallel loop marked")
+        return scop.with_schedule(schedule, reductions=reductions), f"{exc}: no parallel loop marked"
     found: list[LoopReduction] = []
     candidates = any(mine for mine, _ in usable)
 
@@ -107,7 +109,7 @@ def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, live_ranges: LiveRan
             node = visit(node.child(k)).parent()
         return node
 
-    return scop.with_schedule(visit(schedule.get_root()).get_schedule(), reductions=reductions + tuple(found))
+    return scop.with_schedule(visit(schedule.get_root()).get_schedule(), reductions=reductions + tuple(found)), ""
 
 
 def with_coincidence(schedule: isl.Schedule, deps: isl.UnionMap) -> isl.Schedule:

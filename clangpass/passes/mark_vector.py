@@ -118,7 +118,7 @@ class MarkVector(Pass):
 
                 schedule = visit(scop.schedule.get_root()).get_schedule()
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no vector loop marked"))
+            return unit.with_note(f"{exc}: no vector loop marked")
         if not marked[0]:
             return unit
         return replace(unit, scop=scop.with_schedule(schedule))

@@ -28,15 +28,22 @@ computation the costliest pass on heat-3d (2.7 s).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from clangpass.passes.mark_vector import is_innermost_band
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.strides import member_costs, preferred_innermost, stride_table
+
+
+@dataclass(frozen=True)
+class PointLoopOrderRecord(PassRecord):
+    """The bands whose members were permuted."""
+
+    reordered_bands: int = 0
 
 
 @register
@@ -45,6 +52,7 @@ class PointLoopOrder(Pass):
 
     name = "point-loop-order"
     requires = frozenset({"schedule"})
+    record = PointLoopOrderRecord
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -70,10 +78,11 @@ class PointLoopOrder(Pass):
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "point-loop-order"):
                 schedule = visit(scop.schedule.get_root()).get_schedule()
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: point loops keep their order"))
+            return unit.with_note(f"{exc}: point loops keep their order")
         if not permuted:
             return unit
-        return replace(unit, scop=scop.with_schedule(schedule, reordered_bands=scop.reordered_bands + len(permuted)))
+        done = unit.record(PointLoopOrderRecord).reordered_bands + len(permuted)
+        return replace(unit, scop=scop.with_schedule(schedule)).with_record(PointLoopOrderRecord(done))
 
 
 def innermost_first_order(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[int] | None:

@@ -53,12 +53,12 @@ for this pass. The record counts the jammed loops (`jammed_loops`).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import islpy as isl
 
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import RelaxedDependences, relax_false_dependences, relaxed_violations
@@ -75,12 +75,20 @@ JAM = 3
 MAX_STATEMENTS = 8
 
 
+@dataclass(frozen=True)
+class ReductionJamRecord(PassRecord):
+    """The loops unrolled and jammed (independent add chains)."""
+
+    jammed_loops: int = 0
+
+
 @register
 class ReductionJam(Pass):
     """Unroll-and-jam loops around serial innermost reductions (independent accumulation chains)."""
 
     name = "reduction-jam"
     requires = frozenset({"schedule", "dependences", "live-ranges"})
+    record = ReductionJamRecord
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -121,10 +129,11 @@ class ReductionJam(Pass):
 
                 schedule = visit(scop.schedule.get_root()).get_schedule()
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no loop jammed"))
+            return unit.with_note(f"{exc}: no loop jammed")
         if not jammed[0]:
             return unit
-        return replace(unit, scop=scop.with_schedule(schedule, jammed_loops=scop.jammed_loops + jammed[0]))
+        done = unit.record(ReductionJamRecord).jammed_loops + jammed[0]
+        return replace(unit, scop=scop.with_schedule(schedule)).with_record(ReductionJamRecord(done))
 
 
 def _inner_bands(node: isl.ScheduleNode) -> list[isl.ScheduleNode] | None:

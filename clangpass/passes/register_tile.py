@@ -127,10 +127,10 @@ class RegisterTile(Pass):
             with isl_budget(ctx.isl_ctx, limit, "AST generation of register tiles"):
                 generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no register tiles"))
+            return unit.with_note(f"{exc}: no register tiles")
         except isl.Error as exc:
-            return replace(unit, scop=scop.with_note(
-                f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles"))
+            return unit.with_note(
+                f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
         return replace(unit, scop=tiled_scop)
 
 

@@ -8,16 +8,35 @@ Input/output: `PolyUnit` -> `PolyUnit` (a new value; passes never mutate nor pri
 the analyses of the model (`MODEL_ANALYSES`). The pass manager
 (clangpass.passes.manager) looks passes up by name in `PASSES` and checks a pipeline
 against these declarations before it runs.
+
+What a pass did for the optimisation record is its own frozen `PassRecord` (declared
+beside it, named by its `record` attribute), which it puts on the unit
+(`PolyUnit.with_record`). The record of a region is the flattening of these: every
+field of every pass's record type is a key (`record_fields`), with its default when
+the pass did not run or the region fell back.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+import functools
+import importlib
+import pkgutil
+from dataclasses import dataclass, fields
+from typing import ClassVar, Optional
 
 import islpy as isl
 
 from clangpass.options import CompileOptions
 from clangpass.passes.unit import PolyUnit
+
+
+@dataclass(frozen=True)
+class PassRecord:
+    """Base of the records passes keep of what they did: each field is a key of the region's
+    optimisation record, its default the value when the pass did not run. Plain values only (a
+    record crosses the driver's process boundary)."""
+
+    def fields(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -33,6 +52,7 @@ class Pass:
     requires: ClassVar[frozenset[str]] = frozenset()
     provides: ClassVar[frozenset[str]] = frozenset()
     changes_model: ClassVar[bool] = False   # may return `unit.with_model(...)` (drops MODEL_ANALYSES)
+    record: ClassVar[Optional[type[PassRecord]]] = None   # what it puts on the unit for the record
     dump_stage: ClassVar[str] = "scop"   # the -fpencil-dump stage that shows this pass's result ('': none)
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -47,3 +67,35 @@ def register(cls: type[Pass]) -> type[Pass]:
         raise ValueError(f"pass '{cls.name}' registered twice")
     PASSES[cls.name] = cls
     return cls
+
+
+def load_passes() -> dict[str, type[Pass]]:
+    """`PASSES`, with every module of this package imported (importing a pass's module registers
+    it: a new pass is its module, nothing to add here)."""
+    _import_pass_modules()
+    return PASSES
+
+
+@functools.cache
+def _import_pass_modules() -> None:
+    package = importlib.import_module(__package__)
+    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
+        importlib.import_module(f"{__package__}.{module}")
+
+
+def record_fields(records: tuple[PassRecord, ...]) -> dict[str, object]:
+    """`records` flattened into the keys of the optimisation record: the fields of every pass's
+    record type, each from the record of `records` that has it, else its default. Two record
+    types may not share a key."""
+    out: dict[str, object] = {}
+    owner: dict[str, str] = {}
+    for cls in load_passes().values():
+        if cls.record is not None:
+            for key, default in cls.record().fields().items():
+                if key in owner:
+                    raise ValueError(f"the records of '{owner[key]}' and '{cls.name}' both have '{key}'")
+                owner[key] = cls.name
+                out[key] = default
+    for record in records:
+        out.update(record.fields())
+    return out

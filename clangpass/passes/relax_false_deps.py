@@ -34,5 +34,5 @@ class RelaxFalseDeps(Pass):
         try:
             relaxed = relax_false_dependences(scop, unit.dependences, unit.live_ranges, ctx.options.isl_max_operations)
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: false dependences kept"))
+            return unit.with_note(f"{exc}: false dependences kept")
         return replace(unit, relaxed=relaxed if relaxed.active else None)

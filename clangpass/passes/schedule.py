@@ -17,21 +17,21 @@ isl's clustering fuses what it can; 'min': schedule_serialize_sccs, one strongly
 connected component at a time), max_coefficient, outer_coincidence,
 isl_max_operations (when exceeded the region keeps its original schedule and a
 note says so; so it does when isl's scheduler gives up on a problem). The
-choice and its reason go to the Scop (`fusion`, `fusion_reason`) and from there
-to the optimisation record. With relaxed false dependences, a candidate that
+choice and its reason are the pass's record (`ScheduleRecord`: the optimisation
+record's `fusion`, `fusion_reason`). With relaxed false dependences, a candidate that
 interrupts a live range of local storage (isl's conditional validity does not
 always prevent it under maximal fusion) is dropped before the choice, as long as
 the other is valid: `verify-schedule` would otherwise put the source order back.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import islpy as isl
 
 from clangpass.passes.cluster_stmts import cluster, coarser
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.band_merge import joined_nested_bands, relaxed_storage
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
@@ -51,6 +51,15 @@ SERIALIZE_SCCS = {"max": False, "min": True}
 WHOLE_COMPONENT_SHARE = 4
 
 
+@dataclass(frozen=True)
+class ScheduleRecord(PassRecord):
+    """The fusion the schedule kept ('max', 'min'; '' if none) and why (the fusion model's costs,
+    the user's option, or the budget)."""
+
+    fusion: str = ""
+    fusion_reason: str = ""
+
+
 @register
 class IslSchedule(Pass):
     """Reschedule with isl_schedule_constraints_compute_schedule."""
@@ -58,6 +67,7 @@ class IslSchedule(Pass):
     name = "schedule"
     requires = frozenset({"scop", "dependences"})
     provides = frozenset({"schedule"})
+    record = ScheduleRecord
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -66,8 +76,9 @@ class IslSchedule(Pass):
         clustering = unit.clustering if unit.clustering is not None and unit.clustering.clusters else None
         limit = options.isl_max_operations
         deps = unit.dependences
-        candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx,
-                                                          scheduling_problem(scop, deps, unit.relaxed, clustering, limit))
+        candidates, failures, notes = _schedule_candidates(unit, clustering, ctx,
+                                                           scheduling_problem(scop, deps, unit.relaxed, clustering, limit))
+        unit = replace(unit, notes=unit.notes + notes)
         heuristic = coarser(unit.clustering)
         if _over_budget(candidates, failures) and heuristic is not None:
             # Ordering: cluster-stmts ran before; over the budget, the next coarser heuristic's
@@ -77,19 +88,20 @@ class IslSchedule(Pass):
             except BudgetExceeded as exc:
                 failures.append(str(exc))
             else:
-                scop = scop.with_note(f"{failures[0]}: rescheduled with {heuristic} clustering "
+                unit = unit.with_note(f"{failures[0]}: rescheduled with {heuristic} clustering "
                                       f"({coarse.scheduled_statements} statements scheduled)")
                 clustering, unit = coarse, replace(unit, clustering=coarse)
-                candidates, failures, scop = _schedule_candidates(unit, scop, clustering, ctx, scheduling_problem(
+                candidates, failures, notes = _schedule_candidates(unit, clustering, ctx, scheduling_problem(
                     scop, deps, unit.relaxed, clustering, limit))
+                unit = replace(unit, notes=unit.notes + notes)
         if _over_budget(candidates, failures):
-            schedule, why = _per_nest_schedule(unit, scop, clustering, ctx)
+            schedule, why = _per_nest_schedule(unit, clustering, ctx)
             if schedule is not None:
-                return replace(unit, scop=scop.with_schedule(schedule, fusion="max", fusion_reason=(
+                return replace(unit, scop=scop.with_schedule(schedule)).with_record(ScheduleRecord("max", (
                     f"{failures[0]}: each top-level loop nest scheduled alone, in source order")))
             failures.append(why)
         if not candidates:
-            return replace(unit, scop=scop.with_note(f"{failures[0]}: original schedule kept"))
+            return unit.with_note(f"{failures[0]}: original schedule kept")
         if options.fusion != "auto":
             choice = FusionChoice(options.fusion, f"-fpencil-fusion={options.fusion}")
         elif len(candidates) == 1 and not failures:
@@ -105,8 +117,8 @@ class IslSchedule(Pass):
                     choice = choose_fusion(scop, candidates)
             except BudgetExceeded as exc:
                 choice = FusionChoice(next(iter(candidates)), f"{exc}: default kept")
-        return replace(unit, scop=scop.with_schedule(candidates[choice.strategy], fusion=choice.strategy,
-                                                     fusion_reason=choice.reason))
+        return replace(unit, scop=scop.with_schedule(candidates[choice.strategy])).with_record(
+            ScheduleRecord(choice.strategy, choice.reason))
 
 
 Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
@@ -151,11 +163,12 @@ def _over_budget(candidates: dict[str, isl.Schedule], failures: list[str]) -> bo
     return not candidates and bool(failures) and all("isl operations" in f for f in failures)
 
 
-def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering],
+def _per_nest_schedule(unit: PolyUnit, clustering: Optional[Clustering],
                        ctx: PassContext) -> tuple[Optional[isl.Schedule], str]:
     """Each top-level loop nest of the source scheduled alone, the nests kept in source order (every
     dependence between two nests goes forward in it): the cheapest strategy before the original
     schedule. None and why when the region is one nest or a nest is still over the budget."""
+    scop = unit.scop
     top = scop.original_compute_schedule().get_root().child(0)
     if top.get_type() != isl.schedule_node_type.sequence:
         return None, "one loop nest: no per-nest scheduling"
@@ -185,7 +198,7 @@ def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clusteri
     for k, nest in enumerate(nests):
         mine = frozenset(name for name, at in nest_of.items() if at == k)
         problem = (nest, instances_of(domain, mine), deps_of[k], None)
-        candidates, failures, _ = _schedule_candidates(unit, scop, clustering, ctx, problem, first_only=True)
+        candidates, failures, _ = _schedule_candidates(unit, clustering, ctx, problem, first_only=True)
         if not candidates:
             return None, f"loop nest {k + 1}: {failures[0]}"
         part = next(iter(candidates.values()))
@@ -193,19 +206,21 @@ def _per_nest_schedule(unit: PolyUnit, scop: Scop, clustering: Optional[Clusteri
     return schedule, ""
 
 
-def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Clustering], ctx: PassContext,
-                         problem: Problem, first_only: bool = False) -> tuple[dict[str, isl.Schedule], list[str], Scop]:
+def _schedule_candidates(unit: PolyUnit, clustering: Optional[Clustering], ctx: PassContext, problem: Problem,
+                         first_only: bool = False) -> tuple[dict[str, isl.Schedule], list[str], tuple[str, ...]]:
     """The schedules of `problem`'s statements computed by isl for each fusion strategy tried (with
-    `first_only`, the first), the failures, and `scop` with notes. With `clustering`, isl schedules
+    `first_only`, the first), the failures, and notes for the record. With `clustering`, isl schedules
     its macro-statements (thesis Algorithm 1) and each statement's schedule is recovered from its
     macro-statement's."""
     options = ctx.options
+    scop = unit.scop
     statements, domain, deps, relaxed = problem
     constraints = schedule_constraints(problem, scop.context)
+    notes: tuple[str, ...] = ()
     if not proximity_affordable(domain):
         # Locality is worth little next to isl's time on deep nests (clangpass.poly.budget).
         constraints = constraints.set_proximity(isl.UnionMap.empty(deps.get_space()))
-        scop = scop.with_note(f"{nest_depth(domain)}-deep nest: scheduled without proximity constraints")
+        notes = (f"{nest_depth(domain)}-deep nest: scheduled without proximity constraints",)
     ic = ctx.isl_ctx
     saved = (ic.get_schedule_serialize_sccs(), ic.get_schedule_max_coefficient(),
              ic.get_schedule_outer_coincidence(), ic.get_schedule_whole_component())
@@ -257,7 +272,7 @@ def _schedule_candidates(unit: PolyUnit, scop: Scop, clustering: Optional[Cluste
         ic.set_schedule_max_coefficient(saved[1])
         ic.set_schedule_outer_coincidence(saved[2])
         ic.set_schedule_whole_component(saved[3])
-    return candidates, failures, scop
+    return candidates, failures, notes
 
 
 def _joined(schedule: isl.Schedule, scop: Scop, relaxed: RelaxedDependences, max_operations: int) -> isl.Schedule:

@@ -3,9 +3,9 @@
 
 Input: Scop after `schedule`, `keep-streams`, `tile`, `wavefront` and `mark-parallel`.
 Output: the same Scop, or, when its schedule has no tiled band, no parallel loop and
-no wavefront, the source order (`Scop.original_compute_schedule`), with
-`source_order` set (the optimisation record's `source_order`) and its independent
-loops that hold loops marked `parallel` (`_source_order`).
+no wavefront, the source order (`Scop.original_compute_schedule`), with its record's
+`source_order` set (and the tile record's tiles gone) and its independent loops that
+hold loops marked `parallel` (`_source_order`).
 
 Why: what a polyhedral schedule buys a CPU is locality through tiling and threads
 through parallel loops; without either, isl's schedule differs from the source
@@ -30,18 +30,18 @@ schedule is never given up this way (its statements are three-deep). The record 
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from clangpass.passes.mark_parallel import mark_parallel_loops, with_coincidence
-from clangpass.passes.registry import Pass, PassContext, register
-from clangpass.passes.tile import TILE_MARK
+from clangpass.passes.index_set_split import IndexSetSplitRecord
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
+from clangpass.passes.tile import TILE_MARK, without_tiles
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
 from clangpass.poly.memory_streams import restreamed_matrices
-from clangpass.poly.scop import Scop
 from clangpass.poly.validity import PARALLEL_MARK
 
 
@@ -60,6 +60,15 @@ def gained_marks(schedule: isl.Schedule) -> set[str]:
     return found
 
 
+@dataclass(frozen=True)
+class SourceOrderRecord(PassRecord):
+    """Whether the source order was kept instead of the schedule, and why (the schedule gained
+    nothing, or it streams matrices from memory more often)."""
+
+    source_order: bool = False
+    source_order_reason: str = ""
+
+
 @register
 class SourceOrder(Pass):
     """Keep the source order when the schedule has no tiled band, parallel loop or wavefront, or
@@ -67,6 +76,7 @@ class SourceOrder(Pass):
 
     name = "source-order"
     requires = frozenset({"schedule", "dependences", "live-ranges"})
+    record = SourceOrderRecord
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -77,8 +87,8 @@ class SourceOrder(Pass):
         gained = gained_marks(scop.schedule)
         if not gained:
             reason = "the schedule has no tiled band, parallel loop or wavefront"
-            return replace(unit, scop=_source_order(unit, ctx, original, reason))
-        if scop.split_statements and not gained & {PARALLEL_MARK, WAVEFRONT_MARK}:
+            return _source_order(unit, ctx, original, reason)
+        if unit.record(IndexSetSplitRecord).split_statements and not gained & {PARALLEL_MARK, WAVEFRONT_MARK}:
             # index-set-split's pieces in their split source order: isl's scheduler fuses and
             # skews the pieces (floyd-warshall: tiles, no parallel loop, column walks).
             # The pieces' independent loops decide, whether or not threads are on: without them
@@ -87,26 +97,26 @@ class SourceOrder(Pass):
             # took 86 s, gcc 12.5 s).
             reason = "the source order of the split statements has parallel loops, the schedule none"
             pieces = _source_order(unit, ctx, original, reason, threads=True)
-            if PARALLEL_MARK in gained_marks(pieces.schedule):
+            if PARALLEL_MARK in gained_marks(pieces.scop.schedule):
                 if not ctx.options.parallel:
                     pieces = _source_order(unit, ctx, original, reason)
-                return replace(unit, scop=pieces)
+                return pieces
         if ctx.options.source_order != "streams" or WAVEFRONT_MARK in gained:
             return unit
         try:
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "memory-stream model"):
                 restreamed = restreamed_matrices(scop, scop.schedule)
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: schedule kept"))
+            return unit.with_note(f"{exc}: schedule kept")
         if not restreamed:
             return unit
         reason = f"the schedule streams {', '.join(restreamed)} from memory more than once, the source order once"
-        return replace(unit, scop=_source_order(unit, ctx, original, reason))
+        return _source_order(unit, ctx, original, reason)
 
 
 def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reason: str,
-                  threads: bool = False) -> Scop:
-    """The Scop with the source order `original`, its outermost independent loops that hold a
+                  threads: bool = False) -> PolyUnit:
+    """The unit with the source order `original`, for `reason`, its outermost independent loops that hold a
     loop marked `parallel` (as `mark-parallel` marks isl's schedules, from coincidence flags
     computed against the dependences the scheduler had as coincidence constraints). An
     independent innermost loop is left to `mark-vector` on the CPU: in the source order it sits in a
@@ -116,10 +126,10 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
     are any)."""
     # The source order has no tiles, and no reduction of the schedule given up: the record
     # must not count them.
-    scop = unit.scop.with_schedule(original, source_order=True, source_order_reason=reason,
-                                   tiled_bands=0, tile_sizes=(), reductions=())
+    scop = unit.scop.with_schedule(original, reductions=())
+    unit = without_tiles(unit).with_record(SourceOrderRecord(True, reason))
     if not (ctx.options.parallel or threads) or "mark-parallel" in ctx.options.disabled_passes:
-        return scop
+        return replace(unit, scop=scop)
     deps = unit.relaxed.enforced if unit.relaxed is not None else None
     try:
         with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "parallel loops of the source order"):
@@ -127,8 +137,9 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
                 deps = unit.dependences.all
             flagged = with_coincidence(original, deps)
     except BudgetExceeded as exc:
-        return scop.with_note(f"{exc}: no parallel loop marked")
+        return replace(unit, scop=scop).with_note(f"{exc}: no parallel loop marked")
     # The OpenCL target runs an innermost parallel loop as a kernel (jacobi-1d's sweeps).
     opencl = ctx.options.target == "opencl"
-    return mark_parallel_loops(scop, flagged, unit.live_ranges, unit.dependences.reductions,
-                               ctx.options.isl_max_operations, innermost=opencl, second=opencl)
+    marked, note = mark_parallel_loops(scop, flagged, unit.live_ranges, unit.dependences.reductions,
+                                       ctx.options.isl_max_operations, innermost=opencl, second=opencl)
+    return replace(unit, scop=marked).with_note(note) if note else replace(unit, scop=marked)

@@ -9,16 +9,18 @@ band can be tiled without a legality check: every dependence has non-negative
 distance along all its members. Sizes: `tile_size` in every member when the
 option is set (0 disables tiling), otherwise per band from the cache model of
 `clangpass.poly.tile_sizes` (caches from `cache_sizes`, else the host's); the
-sizes are recorded in `Scop.tile_sizes` (the record's `tile_sizes`).
+sizes are the pass's record (`TileRecord`: the optimisation record's `tiled_bands`,
+`tile_sizes` and `untiled_reason`). A later pass that puts back a schedule without
+the tiles says so in that record (`without_tiles`).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import islpy as isl
 
-from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.scop import Scop
 from clangpass.poly.tile_sizes import band_tile_sizes, host_cache_sizes, skewed_footprint, tile_budget
@@ -27,12 +29,29 @@ TILE_MARK = "tile"
 POINT_MARK = "point"
 
 
+@dataclass(frozen=True)
+class TileRecord(PassRecord):
+    """The bands the schedule has tiled, the size of every tiled member (outermost first), and why
+    `tile` left a permutable band untiled ('' if none: a wavefront out of cache)."""
+
+    tiled_bands: int = 0
+    tile_sizes: tuple[int, ...] = ()
+    untiled_reason: str = ""
+
+
+def without_tiles(unit: PolyUnit) -> PolyUnit:
+    """`unit`, whose schedule a later pass replaced by one without the tiles (the source order):
+    its tile record says no band is tiled (why bands were left untiled stays)."""
+    return unit.with_record(replace(unit.record(TileRecord), tiled_bands=0, tile_sizes=()))
+
+
 @register
 class TileBands(Pass):
     """Tile permutable bands of depth >= 2 (options.tile_size, or sizes from the cache model)."""
 
     name = "tile"
     requires = frozenset({"schedule"})
+    record = TileRecord
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
@@ -63,12 +82,13 @@ class TileBands(Pass):
             return node
 
         schedule = visit(scop.schedule.get_root()).get_schedule()
+        record = unit.record(TileRecord)
         if notes:
-            scop = scop.with_schedule(scop.schedule, untiled_reason="; ".join(notes))
+            unit = unit.with_record(record := replace(record, untiled_reason="; ".join(notes)))
         if not tiled[0]:
-            return replace(unit, scop=scop)
-        return replace(unit, scop=scop.with_schedule(schedule, tiled_bands=scop.tiled_bands + tiled[0],
-                                                     tile_sizes=scop.tile_sizes + tuple(chosen)))
+            return unit
+        return replace(unit, scop=scop.with_schedule(schedule)).with_record(
+            replace(record, tiled_bands=record.tiled_bands + tiled[0], tile_sizes=record.tile_sizes + tuple(chosen)))
 
 
 def _uncached_wavefront(band: isl.ScheduleNode, scop: Scop, sizes: list[int], caches: tuple[int, ...]) -> Optional[str]:

@@ -15,12 +15,16 @@ accesses, original schedule: `Scop.model`) declares `changes_model` and returns
 that computed an analysis itself on a model it leaves as it found it hands it on in
 the field (index-set-split its dependences, demote-scalars its live ranges), and the
 analysis pass then keeps it rather than computing it again.
+
+What the passes did goes to `records` (one frozen record per pass, declared beside it:
+clangpass.passes.registry.PassRecord) and `notes` (what a pass gave up and why, in
+order: the record's `reason`); the optimisation record is their flattening.
 """
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, TypeVar
 
 from clangpass.ir import nodes as N
 from clangpass.poly.alias_check import AliasCheck
@@ -30,6 +34,11 @@ from clangpass.poly.dependences import Dependences
 from clangpass.poly.live_ranges import LiveRanges, RelaxedDependences
 from clangpass.poly.scop import Scop
 from clangpass.regions import OptRegion
+
+if TYPE_CHECKING:
+    from clangpass.passes.registry import PassRecord
+
+R = TypeVar("R", bound="PassRecord")
 
 
 class Stage(enum.Enum):
@@ -55,6 +64,8 @@ class PolyUnit:
     relaxed: Optional[RelaxedDependences] = None   # set by relax-false-deps when local storage has false deps
     clustering: Optional[Clustering] = None        # set by cluster-stmts: what `schedule` schedules
     alias_check: Optional[AliasCheck] = None       # set by alias-check
+    records: tuple["PassRecord", ...] = ()         # what each pass did, one record per pass (registry.PassRecord)
+    notes: tuple[str, ...] = ()                    # what the passes gave up and why, in order
     provided: frozenset[str] = field(default=frozenset())
 
     def with_model(self, scop: Scop) -> "PolyUnit":
@@ -62,3 +73,14 @@ class PolyUnit:
         model are dropped (the pipeline computes them again before their next user)."""
         return replace(self, scop=scop, dependences=None, live_ranges=None, relaxed=None, clustering=None,
                        provided=self.provided - MODEL_ANALYSES)
+
+    def with_note(self, note: str) -> "PolyUnit":
+        return replace(self, notes=self.notes + (note,))
+
+    def with_record(self, record: "PassRecord") -> "PolyUnit":
+        """The unit with `record` in place of the record of its type, if any."""
+        return replace(self, records=tuple(r for r in self.records if type(r) is not type(record)) + (record,))
+
+    def record(self, kind: type[R]) -> R:
+        """The record of type `kind` (its default when the pass has not put one yet)."""
+        return next((r for r in self.records if type(r) is kind), None) or kind()

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from clangpass.passes.registry import Pass, PassContext, register
+from clangpass.passes.tile import without_tiles
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import (privatization_violations, relax_false_dependences,
@@ -55,4 +56,4 @@ class VerifySchedule(Pass):
         if not problems:
             return unit
         note = f"invalid schedule replaced by the original one: {problems[0]}"
-        return replace(unit, scop=scop.with_schedule(original, tiled_bands=0, tile_sizes=()).with_note(note))
+        return without_tiles(replace(unit, scop=scop.with_schedule(original))).with_note(note)

@@ -89,12 +89,12 @@ class Wavefront(Pass):
                 schedule = visit(scop.schedule.get_root()).get_schedule()
                 problems = dependence_violations(schedule, deps) if changed[0] else []
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no wavefront"))
+            return unit.with_note(f"{exc}: no wavefront")
         if not changed[0]:
             return unit
         if problems:
             # Cannot happen for a permutable band; if it does, a bug costs speed, not results.
-            return replace(unit, scop=scop.with_note(f"wavefront skipped, it would break {problems[0]}"))
+            return unit.with_note(f"wavefront skipped, it would break {problems[0]}")
         skewed = scop.with_schedule(schedule)
         # The skew adds the tile origins' floor terms of two members into one loop bound, which
         # can make isl's AST generator explode where the tiled band alone did not (random
@@ -107,10 +107,9 @@ class Wavefront(Pass):
             with isl_budget(ctx.isl_ctx, trial_budget, "AST generation of the wavefront"):
                 generate_ast(skewed, reduction_updates(unit.dependences.reductions))
         except BudgetExceeded as exc:
-            return replace(unit, scop=scop.with_note(f"{exc}: no wavefront"))
+            return unit.with_note(f"{exc}: no wavefront")
         except isl.Error as exc:
-            return replace(unit, scop=scop.with_note(f"AST generation of the wavefront failed "
-                                                     f"({isl_error_reason(exc)}): no wavefront"))
+            return unit.with_note(f"AST generation of the wavefront failed ({isl_error_reason(exc)}): no wavefront")
         return replace(unit, scop=skewed)
 
 

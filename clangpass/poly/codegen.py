@@ -87,8 +87,6 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
                                            scop.statement(leader).iterators)
     return CodegenUnit(region=scop.region, ast=ast, statements=statements, groups=groups, locals=scop.locals,
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
-                       tiled_bands=scop.tiled_bands,
-                       tile_sizes=scop.tile_sizes, reordered_bands=scop.reordered_bands,
                        vector_loops=_count_marks(ast, VECTOR_MARK),
                        reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates)
 

@@ -79,9 +79,6 @@ class CodegenUnit:
     locals: tuple[N.VarDecl, ...] = ()
     parallel_loops: int = 0          # number of `parallel` marks in `ast`
     wavefronts: int = 0              # number of `wavefront` marks in `ast`
-    tiled_bands: int = 0
-    tile_sizes: tuple[int, ...] = field(default=())
-    reordered_bands: int = 0         # bands whose loop order point-loop-order changed
     vector_loops: int = 0            # number of `vector` marks in `ast`
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
     reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)

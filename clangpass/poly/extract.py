@@ -128,13 +128,20 @@ class _Accesses:
 
 def extract_scop(region: OptRegion, module: N.Module, ctx: isl.Context) -> Scop:
     """The model of `region`, built in the isl context `ctx`; raises NotModelled."""
+    return extract_region(region, module, ctx)[0]
+
+
+def extract_region(region: OptRegion, module: N.Module, ctx: isl.Context) -> tuple[Scop, tuple[str, ...]]:
+    """The model of `region` and the accesses it models as touching any element (non-affine
+    subscripts, for the record); raises NotModelled."""
     if region.problems:
         raise NotModelled("; ".join(region.problems))
     if returns_value(region) and not any(isinstance(s, N.DeclStmt) and any(d.name == RESULT for d in s.decls)
                                          for s in region.body.body[:1]):
         raise NotModelled(f"PENCIL function '{region.function.name}' returns a value other than by a final "
                           "'return' statement")
-    return _Extractor(region, module, ctx).run()
+    extractor = _Extractor(region, module, ctx)
+    return extractor.run(), tuple(extractor.accesses.approximated)
 
 
 class _Extractor:
@@ -194,8 +201,7 @@ class _Extractor:
         return Scop(region=self.region, params=self.params, context=self.context,
                     statements=statements, arrays=arrays, reads=reads, must_writes=must, may_writes=may,
                     kills=kills, original_schedule=schedule, schedule=schedule.intersect_domain(compute),
-                    locals=tuple(self.locals.values()), annotations=tuple(self.annotations),
-                    approximated_accesses=tuple(self.accesses.approximated))
+                    locals=tuple(self.locals.values()), annotations=tuple(self.annotations))
 
     def _array_infos(self, reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
                      schedule: isl.Schedule) -> tuple[ArrayInfo, ...]:

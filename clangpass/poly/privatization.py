@@ -466,8 +466,7 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, int, isl.UnionMap]], kept
     result = scop.with_model(statements=tuple(statements.values()), arrays=tuple(arrays), reads=reads,
                              must_writes=writes, kills=_renamed(scop.kills, renamed),
                              original_schedule=original, schedule=original.intersect_domain(compute),
-                             locals=tuple(locals_), annotations=annotations,
-                             private_arrays=scop.private_arrays + tuple(renamed))
+                             locals=tuple(locals_), annotations=annotations)
     return result, Privatization(tuple(done), kept, condition)
 
 

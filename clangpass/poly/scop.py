@@ -19,10 +19,11 @@ Model conventions (as in pet, Verdoolaege & Grosser, IMPACT 2012):
   statement (kills included, as dependence analysis needs them); `schedule` is the
   current schedule over the executed statements only, rewritten by the passes.
 
-A Scop holds the model and the schedule, nothing computed from them: analyses
-(dependences, live ranges...) are typed fields of the compilation unit
-(clangpass.passes.unit.PolyUnit), which a pass that changes the model
-(`with_model`) drops there.
+A Scop holds the model and the schedule, nothing computed from them nor said
+about them: analyses (dependences, live ranges...) are typed fields of the
+compilation unit (clangpass.passes.unit.PolyUnit), which a pass that changes the
+model (`with_model`) drops there, and what the passes did is in their records and
+notes on that unit.
 """
 from __future__ import annotations
 
@@ -109,22 +110,7 @@ class Scop:
     schedule: isl.Schedule                 # current schedule over compute statements
     locals: tuple[N.VarDecl, ...] = ()     # region-local variables (initialisers removed)
     annotations: tuple[LoopAnnotation, ...] = ()   # independent/ivdep loops (clangpass.poly.annotations)
-    tile_sizes: tuple[int, ...] = ()       # sizes of every tiled band member, outermost first
-    tiled_bands: int = 0
-    split_statements: int = 0              # statements index-set-split cut into pieces
-    approximated_accesses: tuple[str, ...] = ()   # accesses modelled as any element (non-affine subscripts)
-    untiled_reason: str = ""               # why `tile` left a permutable band untiled ('' if none)
-    fusion: str = ""                       # the fusion the schedule pass kept ('max', 'min'; '' if none)
-    fusion_reason: str = ""                # why it kept it (the fusion model's costs, or the user's option)
-    streaming_bands: int = 0               # two-deep bands keep-streams left untiled
-    jammed_loops: int = 0                  # loops reduction-jam unrolled and jammed
-    source_order: bool = False             # the source-order pass kept the source order
-    source_order_reason: str = ""          # why it did (the schedule gained nothing, or a matrix it restreams)
-    reordered_bands: int = 0               # bands whose members point-loop-order permuted
-    private_arrays: tuple[str, ...] = ()   # caller arrays privatize-arrays gave private copies
-    demoted_scalars: tuple[str, ...] = ()  # `t1 -> tmp[i][j]`: scalars demote-scalars replaced
     reductions: tuple[LoopReduction, ...] = ()   # reductions of parallel-marked loops (mark-parallel)
-    notes: tuple[str, ...] = ()            # what the passes decided and why (for reports)
 
     # --------------------------------------------------------------- derived
     @property
@@ -180,9 +166,6 @@ class Scop:
         """What analyses are computed from: a copy that keeps these objects keeps the model."""
         return (self.context, self.statements, self.arrays, self.reads, self.must_writes, self.may_writes,
                 self.kills, self.original_schedule, self.annotations)
-
-    def with_note(self, note: str) -> "Scop":
-        return replace(self, notes=self.notes + (note,))
 
 
 def statement_names(instances: isl.UnionSet) -> frozenset[str]:
@@ -245,8 +228,9 @@ def _extent_text(extent: Optional[isl.PwAff]) -> str:
     return build.expr_from_pw_aff(extent).to_C_str()
 
 
-def format_scop(scop: Scop) -> str:
-    """Polly-style dump: context, arrays, statements with domains, schedules and accesses."""
+def format_scop(scop: Scop, notes: tuple[str, ...] = ()) -> str:
+    """Polly-style dump: context, arrays, statements with domains, schedules and accesses, and the
+    passes' `notes` so far."""
     lines = [f"Region: {scop.region.label} ({scop.region.kind}, {where(scop.region.loc)})",
              "Context:", f"    {scop.context}",
              "Parameters: " + (", ".join(scop.params) if scop.params else "(none)"),
@@ -279,7 +263,7 @@ def format_scop(scop: Scop) -> str:
     lines.append("}")
     lines.append("Schedule tree:")
     lines.extend("    " + line for line in format_schedule(scop.schedule).splitlines())
-    if scop.notes:
+    if notes:
         lines.append("Notes:")
-        lines.extend(f"    {n}" for n in scop.notes)
+        lines.extend(f"    {n}" for n in notes)
     return "\n".join(lines)

@@ -149,7 +149,7 @@ def quality(path: str) -> dict[str, tuple]:
         for region in find_regions(result.module):
             start = time.perf_counter()
             o = optimise_region(region, result.module, CompileOptions(opt_level=3, cluster=h), DumpSink())
-            rows.append((o.status, o.tiled_bands, o.parallel_loops, o.vector_loops, o.scheduled_statements,
+            rows.append((o.status, o.facts["tiled_bands"], o.facts["parallel_loops"], o.facts["vector_loops"], o.scheduled_statements,
                          time.perf_counter() - start))
         out[h] = tuple(sum(r[k] for r in rows) if k else ",".join(sorted({r[0] for r in rows}))
                        for k in range(6))

@@ -252,9 +252,9 @@ def test_pass_marks_the_sequential_loop_around_parallel_loops() -> None:
     assert lines.count("// thread-team") == 1 and lines.count("// parallel") >= 1, lines
     team = lines.index("// thread-team")
     assert lines.index("// parallel") > team + 1, lines
-    assert outcome.parallel_regions == 1 and outcome.parallel_loops >= 1, lines
+    assert outcome.parallel_regions == 1 and outcome.facts["parallel_loops"] >= 1, lines
     without = _outcome(source, CompileOptions(opt_level=3, tile_size=32, disabled_passes=frozenset({"thread-team"})))
-    assert without.thread_teams == 0 and without.parallel_regions == without.parallel_loops >= 1
+    assert without.thread_teams == 0 and without.parallel_regions == without.facts["parallel_loops"] >= 1
     assert "// thread-team" not in format_ast(without.unit)
     sequential = _outcome(source, CompileOptions(opt_level=3, tile_size=32, parallel=False))
     assert sequential.thread_teams == 0 and sequential.parallel_regions == 0
@@ -270,9 +270,9 @@ def test_pass_makes_one_team_of_a_sequence_of_parallel_loops() -> None:
     lines = [line.strip() for line in format_ast(outcome.unit).splitlines()]
     assert lines.index("// thread-team") < lines.index("{") < lines.index("// parallel"), lines
     assert outcome.thread_teams == 1 and outcome.parallel_regions == 1, lines
-    assert outcome.parallel_loops >= 4, lines
+    assert outcome.facts["parallel_loops"] >= 4, lines
     without = _outcome(source, CompileOptions(opt_level=3, disabled_passes=frozenset({"thread-team"})))
-    assert without.thread_teams == 0 and without.parallel_regions == without.parallel_loops == outcome.parallel_loops
+    assert without.thread_teams == 0 and without.parallel_regions == without.facts["parallel_loops"] == outcome.facts["parallel_loops"]
 
 
 def test_threshold_option_on_the_command_line() -> None:

@@ -91,7 +91,7 @@ def test_an_unsound_atomic_ast_is_regenerated_with_isl_loop_types(tmp_path, monk
     monkeypatch.setattr(codegen_pass, "self_bounded_loops", lambda ast: next(verdicts))
     outcome = optimise(tmp_path, SCALE, opt_level=3)
     assert outcome.status == "optimized" and outcome.reason == ""
-    assert outcome.parallel_loops == 1
+    assert outcome.facts["parallel_loops"] == 1
     assert next(verdicts, "all used") == "all used"
 
 
@@ -103,7 +103,7 @@ def test_an_unsound_ast_of_a_transformed_schedule_gives_the_source_order(tmp_pat
     assert outcome.status == "optimized"
     assert outcome.reason == ("unsound isl AST (loop over c0 bounded by itself: c0 = 0; c0 % 2 == 0): "
                               "original schedule used")
-    assert outcome.parallel_loops == 0 and outcome.tiled_bands == 0
+    assert outcome.facts["parallel_loops"] == 0 and outcome.facts["tiled_bands"] == 0
     # -Rpass-missed=pencil says so, although the region is optimized.
     for missed in (False, True):
         engine = DiagnosticEngine()
@@ -191,6 +191,6 @@ def test_unions_too_costly_to_compare_are_not_vouched_for(tmp_path, monkeypatch)
         raise Unreadable("the instances of S_0 need 18 integer divisions by up to 768")
     monkeypatch.setattr(codegen_pass, "scan_mismatches", unreadable)
     outcome = optimise(tmp_path, SCALE, opt_level=3)
-    assert outcome.status == "optimized" and outcome.parallel_loops == 0
+    assert outcome.status == "optimized" and outcome.facts["parallel_loops"] == 0
     assert outcome.reason == ("unsound isl AST (AST of a strided domain not verified: the instances of S_0 "
                               "need 18 integer divisions by up to 768): original schedule used")

@@ -153,7 +153,7 @@ def test_clustered_regions_are_optimized_and_say_what_the_scheduler_saw(tmp_path
         outcome = optimise(tmp_path, FIG_3_1, opt_level=3, cluster=heuristic)
         assert outcome.status == "optimized" and outcome.reason == "", outcome.reason
         assert (outcome.clustering, outcome.statements, outcome.scheduled_statements) == (heuristic, 4, scheduled)
-        assert outcome.parallel_loops == plain.parallel_loops
+        assert outcome.facts["parallel_loops"] == plain.facts["parallel_loops"]
         record = outcome.as_record()
         assert record["dependences_before_clustering"] == 7 and record["clustering_time"] > 0
         assert record["scheduling_time"] > 0 and record["status"] == "optimized"
@@ -245,8 +245,8 @@ def test_storage_private_to_a_macro_statement_instance_constrains_nothing(tmp_pa
         unclustered = optimised_and_checked(tmp_path, source, sizes=(3, 6))
         clustered = optimised_and_checked(tmp_path, source, sizes=(3, 6), cluster="bb")
         assert clustered.scheduled_statements < clustered.statements
-        assert (clustered.parallel_loops, clustered.tiled_bands) == (unclustered.parallel_loops,
-                                                                     unclustered.tiled_bands)
+        assert (clustered.facts["parallel_loops"], clustered.facts["tiled_bands"]) == (unclustered.facts["parallel_loops"],
+                                                                     unclustered.facts["tiled_bands"])
 
 
 @pytest.mark.parametrize("dep, deepest", [

@@ -33,7 +33,7 @@ def test_ast_of_a_1d_loop(tmp_path):
         "for (int c0 = 0; c0 < n; c0 += 1)",
         "  S_0(c0);",
     ]
-    assert unit.parallel_loops == 1 and unit.tiled_bands == 0
+    assert unit.parallel_loops == 1 and outcome.facts["tiled_bands"] == 0
     assert unit.ast.get_type() == isl.ast_node_type.mark
     loop = unit.ast.mark_get_node()
     assert loop.get_type() == isl.ast_node_type.for_
@@ -108,7 +108,7 @@ def test_tiled_ast_runs_every_instance(tmp_path):
     region, module = region_of(tmp_path, ISL_SEPARATION_BUG)
     options = CompileOptions(opt_level=3, tile_size=3, disabled_passes=frozenset({"keep-streams"}))
     outcome = optimise_region(region, module, options, DumpSink())
-    assert outcome.tiled_bands >= 1
+    assert outcome.facts["tiled_bands"] >= 1
     for n in (5, 6, 7):
         memory = initial_memory(region, n)
         source, optimised = copy.deepcopy(memory), copy.deepcopy(memory)
@@ -134,7 +134,7 @@ def test_ast_generation_failure_falls_back_to_the_source_order(tmp_path, monkeyp
                        opt_level=3)
     assert outcome.status == "optimized"
     assert outcome.reason == "isl AST generation failed (unbounded optimum): original schedule used"
-    assert outcome.parallel_loops == 0 and outcome.tiled_bands == 0
+    assert outcome.facts["parallel_loops"] == 0 and outcome.facts["tiled_bands"] == 0
 
 
 def test_statements_of_other_domains_or_dates_are_not_grouped(tmp_path):

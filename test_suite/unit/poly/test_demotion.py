@@ -154,35 +154,35 @@ def _optimised(tmp_path, source, **options):
 
 def test_an_accumulator_becomes_the_element_it_is_stored_to(tmp_path):
     outcome = _optimised(tmp_path, ACCUMULATOR, tile_size=2)
-    assert outcome.demoted_scalars == ("t -> C[i][j]",)
+    assert outcome.facts["demoted_scalars"] == ("t -> C[i][j]",)
     assert outcome.as_record()["demoted_scalars"] == ["t -> C[i][j]"]
     assert outcome.statements == 3                   # the store of t is gone
     off = _optimised(tmp_path, ACCUMULATOR, tile_size=2, disabled_passes=frozenset({"demote-scalars"}))
-    assert off.demoted_scalars == () and off.statements == 4
+    assert off.facts["demoted_scalars"] == () and off.statements == 4
     # The k loop joins the tiled band: the scalar's live range no longer spans it.
-    assert len(outcome.tile_sizes) == 3 and len(off.tile_sizes) == 2, (outcome.tile_sizes, off.tile_sizes)
+    assert len(outcome.facts["tile_sizes"]) == 3 and len(off.facts["tile_sizes"]) == 2, (outcome.facts["tile_sizes"], off.facts["tile_sizes"])
 
 
 def test_a_hoisted_invariant_is_substituted_back(tmp_path):
     outcome = _optimised(tmp_path, INVARIANT, tile_size=2)
-    assert outcome.demoted_scalars == ("t1 -> (alpha * A[i][k])",) and outcome.statements == 1
-    assert outcome.tiled_bands == 1
+    assert outcome.facts["demoted_scalars"] == ("t1 -> (alpha * A[i][k])",) and outcome.statements == 1
+    assert outcome.facts["tiled_bands"] == 1
 
 
 @pytest.mark.parametrize("source", [READ_INSIDE, OPERAND_WRITTEN, PRIVATE, NARROWER, READ_AFTER, OVERWRITTEN],
                          ids=["read-inside", "operand-written", "private", "narrower", "read-after", "overwritten"])
 def test_scalars_that_cannot_be_replaced_are_kept(tmp_path, source):
     outcome = _optimised(tmp_path, source, tile_size=2)
-    assert outcome.demoted_scalars == ()
+    assert outcome.facts["demoted_scalars"] == ()
 
 
 def test_a_scalar_that_goes_on_after_a_store_becomes_the_last_element(tmp_path):
-    assert _optimised(tmp_path, GOES_ON, tile_size=2).demoted_scalars == ("t -> Z[i]",)
+    assert _optimised(tmp_path, GOES_ON, tile_size=2).facts["demoted_scalars"] == ("t -> Z[i]",)
 
 
 def test_iterations_that_store_to_one_element_take_turns(tmp_path):
-    assert _optimised(tmp_path, SAME_ELEMENT, tile_size=2).demoted_scalars == ("t -> X[0]",)
+    assert _optimised(tmp_path, SAME_ELEMENT, tile_size=2).facts["demoted_scalars"] == ("t -> X[0]",)
 
 
 def test_reads_after_the_store_read_the_element(tmp_path):
-    assert _optimised(tmp_path, READ_ON, tile_size=2).demoted_scalars == ("t -> tmp[i]",)
+    assert _optimised(tmp_path, READ_ON, tile_size=2).facts["demoted_scalars"] == ("t -> tmp[i]",)

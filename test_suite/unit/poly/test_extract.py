@@ -127,8 +127,8 @@ def test_non_affine_subscript_is_a_may_access_to_any_element(tmp_path):
     assert scop.reads.is_equal(isl.UnionMap.read_from_str(
         ctx, "[n] -> { S_0[i] -> B[i] : 0 <= i < n; S_1[i] -> A[o] : 0 <= i, o < n }"))
     outcome = optimise(tmp_path, source, opt_level=3)
-    assert outcome.status == "optimized" and outcome.parallel_loops == 0
-    assert outcome.approximated_accesses == (
+    assert outcome.status == "optimized" and outcome.facts["parallel_loops"] == 0
+    assert outcome.facts["approximated_accesses"] == (
         "'A[B[i]]' at t.c:3:5: any element along a non-affine subscript",
         "'A[((i * i) % n)]' at t.c:5:5: any element along a non-affine subscript")
 

@@ -124,21 +124,21 @@ def test_dependence_components(tmp_path):
 def test_schedule_pass_records_the_choice(tmp_path):
     outcome = optimise(tmp_path, THREE_MM, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.fusion == "min" and outcome.fusion_reason.startswith("fusion model")
+    assert outcome.facts["fusion"] == "min" and outcome.facts["fusion_reason"].startswith("fusion model")
     record = outcome.as_record()
     assert record["fusion"] == "min" and "strided accesses" in record["fusion_reason"]
     # Every initialisation and every product is a tiled band of its own.
-    assert outcome.tiled_bands == 6
+    assert outcome.facts["tiled_bands"] == 6
 
 
 def test_user_override_and_single_component(tmp_path):
     forced = optimise(tmp_path, THREE_MM, opt_level=3, fusion="max")
-    assert forced.fusion == "max" and forced.fusion_reason == "-fpencil-fusion=max"
-    assert forced.tiled_bands < 6
+    assert forced.facts["fusion"] == "max" and forced.facts["fusion_reason"] == "-fpencil-fusion=max"
+    assert forced.facts["tiled_bands"] < 6
     stencil = optimise(tmp_path, STENCIL, opt_level=3)
-    assert stencil.fusion == "max" and "one strongly connected component" in stencil.fusion_reason
+    assert stencil.facts["fusion"] == "max" and "one strongly connected component" in stencil.facts["fusion_reason"]
     # -O1 does not schedule: no fusion decision is recorded.
-    assert optimise(tmp_path, THREE_MM, opt_level=1).fusion == ""
+    assert optimise(tmp_path, THREE_MM, opt_level=1).facts["fusion"] == ""
 
 
 # gemver's shape: A updated, then read by columns for x, then x completed, then A read by rows
@@ -210,9 +210,9 @@ def test_a_schedule_without_parallel_loops_loses_to_one_with_them(tmp_path):
     # parallel loop; minimal fusion keeps the products apart, tiled and parallel. Ranked by
     # matrix passes alone, maximal fusion won and source-order then put the source order back.
     outcome = optimised_and_checked(tmp_path, GEMVER_3AC, sizes=(4, 7))
-    assert outcome.fusion == "min", outcome.fusion_reason
-    assert "with no parallel loop" in outcome.fusion_reason.split("; min:")[0]
-    assert not outcome.source_order and outcome.tiled_bands >= 1 and outcome.parallel_loops >= 2
+    assert outcome.facts["fusion"] == "min", outcome.facts["fusion_reason"]
+    assert "with no parallel loop" in outcome.facts["fusion_reason"].split("; min:")[0]
+    assert not outcome.facts["source_order"] and outcome.facts["tiled_bands"] >= 1 and outcome.facts["parallel_loops"] >= 2
     threadless = ScheduleCost(0, 0, 0, 0, matrix_passes=1, serial_statements=3, statements=3)
     threaded = ScheduleCost(0, 3, 0, 0, matrix_passes=3, serial_statements=1, statements=3)
     assert threadless.threadless and not threaded.threadless and threaded.key() < threadless.key()
@@ -243,9 +243,9 @@ def test_a_parallel_loop_anywhere_breaks_a_tie(tmp_path):
     # minimal fusion distributes that statement into a parallel loop of its own, as the original
     # kernel's schedule does. Otherwise equal, the candidate with a parallel loop wins.
     outcome = optimised_and_checked(tmp_path, TRISOLV_3AC, sizes=(1, 5))
-    assert outcome.fusion == "min", outcome.fusion_reason
-    assert "no parallel loop at all" in outcome.fusion_reason.split("; min:")[0]
-    assert outcome.parallel_loops == 1 and not outcome.source_order
+    assert outcome.facts["fusion"] == "min", outcome.facts["fusion_reason"]
+    assert "no parallel loop at all" in outcome.facts["fusion_reason"].split("; min:")[0]
+    assert outcome.facts["parallel_loops"] == 1 and not outcome.facts["source_order"]
     somewhere = ScheduleCost(0, 3, 0, 5, matrix_passes=1, serial_statements=3, statements=3)
     assert replace(somewhere, parallel_loops=False).key() > somewhere.key()
 

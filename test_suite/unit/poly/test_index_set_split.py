@@ -49,12 +49,12 @@ def test_pivot_hyperplanes_come_from_the_dependences(tmp_path):
 def test_pieces_run_rows_in_parallel_and_columns_as_vector_loops(tmp_path):
     outcome = optimise(tmp_path, PIVOT, opt_level=3)
     assert outcome.status == "optimized" and outcome.reason == "", outcome.reason
-    assert outcome.split_statements == 1 and outcome.statements == 9
-    assert outcome.source_order and "split statements" in outcome.source_order_reason
+    assert outcome.facts["split_statements"] == 1 and outcome.statements == 9
+    assert outcome.facts["source_order"] and "split statements" in outcome.facts["source_order_reason"]
     text = format_ast(outcome.unit)
     lines = [line.strip() for line in text.splitlines()]
     # One team around k; the rows before k and after k are parallel loops; row k between them.
-    assert lines[0] == "// thread-team" and outcome.parallel_loops == 2 and outcome.thread_teams == 1
+    assert lines[0] == "// thread-team" and outcome.facts["parallel_loops"] == 2 and outcome.thread_teams == 1
     parallel = [k for k, line in enumerate(lines) if line == "// parallel"]
     assert re.match(r"for \(int c1 = 0; c1 < c0; c1 \+= 1\)", lines[parallel[0] + 1]), text
     assert re.match(r"for \(int c1 = c0 \+ 1; c1 < n; c1 \+= 1\)", lines[parallel[1] + 1]), text
@@ -63,11 +63,11 @@ def test_pieces_run_rows_in_parallel_and_columns_as_vector_loops(tmp_path):
     # Without threads the split source order is kept too: its rows run their columns as vector
     # loops, where isl's skewed schedule of the pieces walks columns.
     serial = optimise(tmp_path, PIVOT, opt_level=3, parallel=False)
-    assert serial.source_order and serial.split_statements == 1 and serial.parallel_loops == 0
+    assert serial.facts["source_order"] and serial.facts["split_statements"] == 1 and serial.facts["parallel_loops"] == 0
     assert format_ast(serial.unit).replace("// parallel\n", "").replace("// thread-team\n", "") \
         .count("// vector") == text.count("// vector")
     off = optimise(tmp_path, PIVOT, opt_level=3, disabled_passes=frozenset({"index-set-split"}))
-    assert off.split_statements == 0 and off.statements == 1 and off.parallel_loops == 0
+    assert off.facts["split_statements"] == 0 and off.statements == 1 and off.facts["parallel_loops"] == 0
 
 
 def test_the_split_source_order_is_the_source_order(tmp_path):
@@ -78,8 +78,8 @@ def test_the_split_source_order_is_the_source_order(tmp_path):
     for source in (PIVOT, DOWNWARDS):
         scop = scop_of(tmp_path, source)
         [statement] = scop.compute_statements
-        split = split_statements(scop, {statement.name: pivots([statement], compute_dependences(scop).all)})
-        assert len(split.compute_statements) == 9
+        split, count = split_statements(scop, {statement.name: pivots([statement], compute_dependences(scop).all)})
+        assert count == 1 and len(split.compute_statements) == 9
         before = scop.original_compute_schedule().get_map()          # { S[k, i, j] -> [dates] }
         after = split.original_compute_schedule().get_map()          # { S_n[k, i, j] -> [dates] }
         to_statement = isl.UnionMap.empty(after.get_space())
@@ -97,7 +97,7 @@ def test_the_split_source_order_is_the_source_order(tmp_path):
 
 def test_statements_without_pivots_are_not_split(tmp_path):
     outcome = optimise(tmp_path, NO_PIVOT, opt_level=3)
-    assert outcome.status == "optimized" and outcome.split_statements == 0 and outcome.statements == 1
+    assert outcome.status == "optimized" and outcome.facts["split_statements"] == 0 and outcome.statements == 1
 
 
 # The three-address form: the pivot dependences run between the unit's statements (the store
@@ -124,7 +124,7 @@ def test_a_three_address_unit_is_split_alike_and_runs_rows_in_parallel(tmp_path)
     assert [pivots([s], compute_dependences(scop).all) for s in unit] == [[], [], []]
     assert sorted(pivots(unit, compute_dependences(scop).all)) == [(0, 1), (0, 2)]
     outcome = optimised_and_checked(tmp_path, PIVOT_3AC, sizes=(1, 4, 7))
-    assert outcome.status == "optimized" and outcome.split_statements == 3 and outcome.statements == 27
-    assert outcome.parallel_loops >= 2, format_ast(outcome.unit)
+    assert outcome.status == "optimized" and outcome.facts["split_statements"] == 3 and outcome.statements == 27
+    assert outcome.facts["parallel_loops"] >= 2, format_ast(outcome.unit)
     off = optimise(tmp_path, PIVOT_3AC, opt_level=3, disabled_passes=frozenset({"index-set-split"}))
-    assert off.split_statements == 0 and off.parallel_loops == 0
+    assert off.facts["split_statements"] == 0 and off.facts["parallel_loops"] == 0

@@ -54,25 +54,25 @@ def _bands(schedule: isl.Schedule) -> list[isl.ScheduleNode]:
 def test_two_row_streams_stay_untiled(tmp_path):
     outcome = optimise(tmp_path, TWO_STREAMS, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.streaming_bands == 1 and outcome.tiled_bands == 0
-    assert outcome.parallel_loops == 1
+    assert outcome.facts["streaming_bands"] == 1 and outcome.facts["tiled_bands"] == 0
+    assert outcome.facts["parallel_loops"] == 1
     assert outcome.as_record()["streaming_bands"] == 1
     disabled = optimise(tmp_path, TWO_STREAMS, opt_level=3, disabled_passes=frozenset({"keep-streams"}))
-    assert disabled.streaming_bands == 0 and disabled.tiled_bands == 1
+    assert disabled.facts["streaming_bands"] == 0 and disabled.facts["tiled_bands"] == 1
 
 
 def test_column_walks_stay_tileable(tmp_path):
     outcome = optimise(tmp_path, COLUMNS, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.streaming_bands == 0 and outcome.tiled_bands == 1
+    assert outcome.facts["streaming_bands"] == 0 and outcome.facts["tiled_bands"] == 1
 
 
 def test_one_stream_with_one_chain_stays_untiled_and_is_jammed(tmp_path):
     outcome = optimise(tmp_path, ONE_STREAM, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.streaming_bands == 1 and outcome.tiled_bands == 0
-    assert outcome.parallel_loops == 1
-    assert outcome.jammed_loops == 1 and outcome.reason == ""
+    assert outcome.facts["streaming_bands"] == 1 and outcome.facts["tiled_bands"] == 0
+    assert outcome.facts["parallel_loops"] == 1
+    assert outcome.facts["jammed_loops"] == 1 and outcome.reason == ""
 
 
 def test_is_streaming_band_reads_the_scheduled_band(tmp_path):
@@ -107,8 +107,8 @@ def test_sequential_two_deep_band_in_row_order_stays_untiled(tmp_path):
     unsplit = frozenset({"index-set-split"})
     outcome = optimise(tmp_path, SHORTEST_PATHS, opt_level=3, disabled_passes=unsplit)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.parallel_loops == 0
-    assert outcome.streaming_bands == 1 and outcome.tiled_bands == 0
+    assert outcome.facts["parallel_loops"] == 0
+    assert outcome.facts["streaming_bands"] == 1 and outcome.facts["tiled_bands"] == 0
     disabled = optimise(tmp_path, SHORTEST_PATHS, opt_level=3, disabled_passes=unsplit | {"keep-streams"})
-    assert disabled.streaming_bands == 0 and disabled.tiled_bands == 1
+    assert disabled.facts["streaming_bands"] == 0 and disabled.facts["tiled_bands"] == 1
 

@@ -49,9 +49,9 @@ void last(int n, double A[static const restrict n], double B[static const restri
 def test_temporaries_no_longer_prevent_tiling_and_parallelism(tmp_path):
     relaxed = optimise(tmp_path, THREE_ADDRESS, opt_level=3)
     assert relaxed.status == "optimized" and relaxed.reason == ""
-    assert relaxed.parallel_loops == 1 and relaxed.tiled_bands == 1
+    assert relaxed.facts["parallel_loops"] == 1 and relaxed.facts["tiled_bands"] == 1
     strict = optimise(tmp_path, THREE_ADDRESS, opt_level=3, disabled_passes=frozenset({"relax-false-deps"}))
-    assert strict.parallel_loops == 0 and strict.tiled_bands == 0
+    assert strict.facts["parallel_loops"] == 0 and strict.facts["tiled_bands"] == 0
 
 
 def test_split_of_the_dependences(tmp_path):
@@ -90,7 +90,7 @@ def test_a_local_live_after_a_parallel_loop_is_refused(tmp_path):
     marked = loop.insert_mark(isl.Id(PARALLEL_MARK, context=scop.context.get_ctx())).get_schedule()
     assert privatization_violations(marked, split.live_ranges)
     outcome = optimise(tmp_path, LIVE_OUT, opt_level=3)
-    assert outcome.status == "optimized" and outcome.parallel_loops == 0
+    assert outcome.status == "optimized" and outcome.facts["parallel_loops"] == 0
 
 
 STAGED = """\
@@ -106,7 +106,7 @@ def test_a_loop_whose_local_values_are_read_later_is_not_marked_parallel(tmp_pat
     # Without relaxation too: each thread would fill its own copy of tmp, lost after the loop.
     for disabled in (frozenset(), frozenset({"relax-false-deps"})):
         outcome = optimise(tmp_path, STAGED, opt_level=3, disabled_passes=disabled)
-        assert outcome.status == "optimized" and outcome.parallel_loops == 1, outcome
+        assert outcome.status == "optimized" and outcome.facts["parallel_loops"] == 1, outcome
         ast = format_ast(outcome.unit)
         assert ast.count("// parallel") == 1 and ast.index("S_0(") < ast.index("// parallel") < ast.index("S_1(")
     scop = scop_of(tmp_path, STAGED)
@@ -186,7 +186,7 @@ def test_verify_schedule_rejects_interleaved_live_ranges(tmp_path):
                                'child: { schedule: "[rows, cols] -> [{ S_2[i, j] -> [(i)] }, { S_2[i, j] -> [(j)] }]" '
                                '} } ] } }')
     assert verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
-    assert verified.scop.notes[-1].startswith("invalid schedule replaced by the original one: live range interrupted")
+    assert verified.notes[-1].startswith("invalid schedule replaced by the original one: live range interrupted")
 
 
 def test_verify_schedule_rejects_a_broken_flow_dependence_and_keeps_a_legal_schedule(tmp_path):
@@ -195,7 +195,7 @@ def test_verify_schedule_rejects_a_broken_flow_dependence_and_keeps_a_legal_sche
                                '{ domain: "[n] -> { S_0[i] : 0 <= i < n; S_1[i] : 0 <= i < n }", child: { '
                                'schedule: "[n] -> [{ S_0[i] -> [(i)]; S_1[i] -> [(i)] }]", child: { sequence: [ '
                                '{ filter: "[n] -> { S_0[i] }" }, { filter: "[n] -> { S_1[i] }" } ] } } }')
-    assert verified.scop.notes[-1].startswith("invalid schedule replaced by the original one: dependence broken: ")
+    assert verified.notes[-1].startswith("invalid schedule replaced by the original one: dependence broken: ")
     assert verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
     # Interchanging the three-address kernel's loops keeps each live range inside its iteration.
     unit, verified = _verified(tmp_path, THREE_ADDRESS,
@@ -206,7 +206,7 @@ def test_verify_schedule_rejects_a_broken_flow_dependence_and_keeps_a_legal_sche
                                'S_2[i, j] -> [(i)] }]", child: { sequence: [ { filter: "[rows, cols] -> { S_0[i, j] }" }, '
                                '{ filter: "[rows, cols] -> { S_1[i, j] }" }, { filter: "[rows, cols] -> { S_2[i, j] }" } '
                                '] } } }')
-    assert verified.scop.notes == unit.scop.notes
+    assert verified.notes == unit.notes
     assert not verified.scop.schedule.plain_is_equal(unit.scop.original_compute_schedule())
 
 

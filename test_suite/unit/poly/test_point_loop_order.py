@@ -78,7 +78,7 @@ def test_strides_along_gemm_point_loops(tmp_path):
 def test_gemm_reduction_leaves_the_innermost_position(tmp_path):
     outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=32)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.reordered_bands == 1 and outcome.vector_loops >= 1
+    assert outcome.facts["reordered_bands"] == 1 and outcome.facts["vector_loops"] >= 1
     text = format_ast(outcome.unit)
     # S_1(i, k, j): the innermost loop's iterator is the third argument (j).
     last_loop = [line.split()[2] for line in text.splitlines() if line.strip().startswith("for (int")][-1]
@@ -90,27 +90,27 @@ def test_gemm_reduction_leaves_the_innermost_position(tmp_path):
 def test_no_permutation_when_no_member_is_better(tmp_path):
     for source in (TRANSPOSE, ROW_RECURRENCE):
         outcome = optimise(tmp_path, source, opt_level=3, tile_size=32)
-        assert outcome.status == "optimized" and outcome.reordered_bands == 0
+        assert outcome.status == "optimized" and outcome.facts["reordered_bands"] == 0
 
 
 def test_a_loop_that_carries_a_dependence_gets_no_vector_mark(tmp_path):
     outcome = optimise(tmp_path, ROW_RECURRENCE, opt_level=3, tile_size=0)
-    assert outcome.status == "optimized" and outcome.vector_loops == 0
-    assert outcome.parallel_loops == 1
+    assert outcome.status == "optimized" and outcome.facts["vector_loops"] == 0
+    assert outcome.facts["parallel_loops"] == 1
 
 
 def test_disabled_passes_leave_the_schedule_alone(tmp_path):
     outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=32,
                        disabled_passes=frozenset({"point-loop-order", "mark-vector"}))
-    assert outcome.reordered_bands == 0 and outcome.vector_loops == 0
+    assert outcome.facts["reordered_bands"] == 0 and outcome.facts["vector_loops"] == 0
     assert "// vector" not in format_ast(outcome.unit)
     assert "point-loop-order" not in outcome.pass_seconds
 
 
 def test_untiled_band_is_reordered_below_its_parallel_loop(tmp_path):
     outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=0)
-    assert outcome.status == "optimized" and outcome.tiled_bands == 0
-    assert outcome.reordered_bands == 1 and outcome.vector_loops >= 1 and outcome.parallel_loops == 1
+    assert outcome.status == "optimized" and outcome.facts["tiled_bands"] == 0
+    assert outcome.facts["reordered_bands"] == 1 and outcome.facts["vector_loops"] >= 1 and outcome.facts["parallel_loops"] == 1
 
 
 def test_verification_rejects_a_vector_mark_on_a_carried_loop(tmp_path):
@@ -161,7 +161,7 @@ def test_a_skewed_three_address_stencil_splits_into_one_vector_loop_per_update(t
     region, module = region_of(tmp_path, JACOBI_3AC)
     outcome = optimise(tmp_path, JACOBI_3AC, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.wavefronts == 1 and outcome.vector_loops == 2
+    assert outcome.facts["wavefronts"] == 1 and outcome.facts["vector_loops"] == 2
     for n in (3, 6, 11):
         memory = initial_memory(region, n)
         expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)

@@ -152,7 +152,6 @@ def test_doitgen_sum_gets_a_private_copy_and_a_last_value_copy_out(tmp_path):
     assert done.names == ("sum",)
     private = PRIVATE_PREFIX + "sum"
     assert scop.array(private).local and not scop.array("sum").local and scop.array("sum").live_out
-    assert scop.private_arrays == ("sum",)
     assert [d.name for d in scop.locals] == [private]
     # Only the split-off last writes (r = nr - 1, q = nq - 1, s = np - 1) store to the caller's array.
     (final,) = done.arrays[0].copies
@@ -174,7 +173,7 @@ def test_shared_arrays_say_why(tmp_path):
                         (TIME_LOOP, "every loop it would free carries other dependences"),
                         (CONDITIONAL, "conditionally written")):
         scop, done = _privatized(tmp_path, source)
-        assert done.arrays == () and scop.private_arrays == ()
+        assert done.arrays == () and done.names == ()
         reasons = dict(done.kept)
         assert any(why in r for r in reasons.values()), (why, reasons)
 
@@ -185,16 +184,16 @@ def _optimise_and_compare(tmp_path, source, **options):
 
 def test_doitgen_runs_in_parallel_and_computes_the_same_values(tmp_path):
     outcome = _optimise_and_compare(tmp_path, DOITGEN, tile_size=3)
-    assert outcome.privatized_arrays == ("sum",) and outcome.parallel_loops >= 1
+    assert outcome.facts["privatized_arrays"] == ("sum",) and outcome.facts["parallel_loops"] >= 1
     assert outcome.as_record()["privatized_arrays"] == ["sum"]
     assert "privatize-arrays" in outcome.pass_seconds
     off = _optimise_and_compare(tmp_path, DOITGEN, tile_size=3, disabled_passes=frozenset({"privatize-arrays"}))
-    assert off.privatized_arrays == () and off.parallel_loops == 0
+    assert off.facts["privatized_arrays"] == () and off.facts["parallel_loops"] == 0
 
 
 def test_caller_scalar_is_privatized_with_its_last_value(tmp_path):
     outcome = _optimise_and_compare(tmp_path, SCALAR, tile_size=3)
-    assert outcome.privatized_arrays == ("t",) and outcome.parallel_loops >= 1
+    assert outcome.facts["privatized_arrays"] == ("t",) and outcome.facts["parallel_loops"] >= 1
 
 
 def test_size_condition_joins_the_versioning_condition(tmp_path):
@@ -207,7 +206,7 @@ def test_a_loop_of_another_nest_does_not_block_privatization(tmp_path):
     scop, done = _privatized(tmp_path, AFTER_A_SEQUENTIAL_NEST)
     assert done.names == ("t",), done.kept
     outcome = _optimise_and_compare(tmp_path, AFTER_A_SEQUENTIAL_NEST, tile_size=3)
-    assert outcome.privatized_arrays == ("t",) and outcome.parallel_loops >= 1
+    assert outcome.facts["privatized_arrays"] == ("t",) and outcome.facts["parallel_loops"] >= 1
 
 
 def test_an_isl_failure_keeps_the_array_shared(tmp_path, monkeypatch):
@@ -223,7 +222,7 @@ def test_an_isl_failure_keeps_the_array_shared(tmp_path, monkeypatch):
     assert done.arrays == () and "isl's dataflow analysis failed" in dict(done.kept)["sum"]
     region, module = region_of(tmp_path, DOITGEN)
     outcome = optimise_region(region, module, CompileOptions(opt_level=3), DumpSink())
-    assert outcome.status == "optimized" and outcome.privatized_arrays == ()
+    assert outcome.status == "optimized" and outcome.facts["privatized_arrays"] == ()
 
 
 def test_three_address_last_writer_is_split_with_its_temporaries(tmp_path):
@@ -253,5 +252,5 @@ def test_three_address_doitgen_is_scheduled_like_the_original(tmp_path):
     # `p` becomes the innermost, vectorised loop of the reduction (the one statement's 4).
     original = _optimise_and_compare(tmp_path, DOITGEN, tile_size=3)
     three = _optimise_and_compare(tmp_path, DOITGEN_3AC, tile_size=3)
-    assert three.privatized_arrays == ("sum",) and three.parallel_loops == original.parallel_loops
-    assert (three.tiled_bands, three.vector_loops) == (original.tiled_bands, original.vector_loops) == (1, 4)
+    assert three.facts["privatized_arrays"] == ("sum",) and three.facts["parallel_loops"] == original.facts["parallel_loops"]
+    assert (three.facts["tiled_bands"], three.facts["vector_loops"]) == (original.facts["tiled_bands"], original.facts["vector_loops"]) == (1, 4)

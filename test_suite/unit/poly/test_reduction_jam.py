@@ -53,24 +53,24 @@ void c(int n, double A[static const restrict n][n], double x[static const restri
 def test_atax_row_loop_is_jammed(tmp_path):
     outcome = optimise(tmp_path, ATAX, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.jammed_loops == 1 and outcome.reason == ""
+    assert outcome.facts["jammed_loops"] == 1 and outcome.reason == ""
     text = outcome.unit.ast.to_C_str()
     assert re.search(r"S_2\(c0 \+ 1, c\d\)", text) and re.search(r"S_3\(c0 \+ 1, c\d\)", text), text
-    assert outcome.vector_loops >= 1        # y's loop keeps its vector mark
+    assert outcome.facts["vector_loops"] >= 1        # y's loop keeps its vector mark
     disabled = optimise(tmp_path, ATAX, opt_level=3, disabled_passes=frozenset({"reduction-jam"}))
-    assert disabled.jammed_loops == 0
+    assert disabled.facts["jammed_loops"] == 0
 
 
 def test_two_chains_are_left_alone(tmp_path):
     outcome = optimise(tmp_path, TWO_CHAINS, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.jammed_loops == 0
+    assert outcome.facts["jammed_loops"] == 0
 
 
 def test_a_carried_dependence_forbids_the_jam(tmp_path):
     outcome = optimise(tmp_path, CARRIED, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.jammed_loops == 0
+    assert outcome.facts["jammed_loops"] == 0
 
 
 # A triangular chain (j <= i): strips of three rows have reduction loops of three lengths.
@@ -89,9 +89,9 @@ void tri(int n, double A[static const restrict n][n], double x[static const rest
 def test_a_triangular_chain_is_left_alone(tmp_path):
     outcome = optimise(tmp_path, TRIANGLE, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.jammed_loops == 0
+    assert outcome.facts["jammed_loops"] == 0
     rectangle = optimise(tmp_path, TRIANGLE.replace("j <= i", "j < n"), opt_level=3)
-    assert rectangle.jammed_loops == 1
+    assert rectangle.facts["jammed_loops"] == 1
 
 
 # gesummv as written: isl fuses the statements outside the j loop into its band at constant
@@ -117,6 +117,6 @@ void gesummv(int n, double alpha, double beta, double A[static const restrict n]
 def test_gesummv_chains_stay_in_one_loop(tmp_path):
     outcome = optimise(tmp_path, GESUMMV, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.jammed_loops == 0
+    assert outcome.facts["jammed_loops"] == 0
     text = outcome.unit.ast.to_C_str()
     assert re.search(r"S_2\(c0, c1\);\s*S_3\(c0, c1\);", text), text

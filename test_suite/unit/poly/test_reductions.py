@@ -124,18 +124,18 @@ def test_region_locals_are_not_reduced_on_threads(tmp_path):
 
 def test_the_parallel_loop_carries_its_reductions_to_the_back_end(tmp_path):
     outcome = optimise(tmp_path, UPDATES, opt_level=3)
-    assert outcome.status == "optimized" and outcome.parallel_loops >= 1
+    assert outcome.status == "optimized" and outcome.facts["parallel_loops"] >= 1
     assert {(r.variable, r.operator) for r in outcome.unit.reductions} == {
         ("s", "+"), ("t", "+"), ("p", "*"), ("hi", "max")}
     statements = {n for r in outcome.unit.reductions for n in r.statements}
     assert statements == set(outcome.unit.statements) == outcome.unit.unordered_updates
     plain = optimise(tmp_path, UPDATES.replace("#pragma pencil independent", "#pragma nothing"), opt_level=3)
-    assert plain.parallel_loops == 0 and plain.unit.reductions == ()
+    assert plain.facts["parallel_loops"] == 0 and plain.unit.reductions == ()
 
 
 def test_a_reduction_inside_a_sequential_loop(tmp_path):
     outcome = optimise(tmp_path, INNER, opt_level=3)
-    assert outcome.parallel_loops == 1
+    assert outcome.facts["parallel_loops"] == 1
     [r] = outcome.unit.reductions
     assert (r.variable, r.operator, r.statements) == ("s", "+", ("S_0",))
     ast = outcome.unit.ast.to_C_str()
@@ -144,7 +144,7 @@ def test_a_reduction_inside_a_sequential_loop(tmp_path):
 
 def test_no_reduction_without_threads(tmp_path):
     outcome = optimise(tmp_path, UPDATES, opt_level=3, parallel=False)
-    assert outcome.parallel_loops == 0 and outcome.unit.reductions == ()
+    assert outcome.facts["parallel_loops"] == 0 and outcome.unit.reductions == ()
     [use] = outcome.pragmas
     assert "reduction variable 's' kept in order: no loop runs on threads" in use.missed
     assert {v: threads for v, _, threads in use.reductions} == {"s": False, "t": False, "p": False, "hi": False}

@@ -15,6 +15,7 @@ from clangpass.passes.manager import PIPELINES, optimise_region, run_pipeline
 from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, register_roles,
                                             register_tile_sizes, register_tiled_bands)
 from clangpass.passes.registry import PassContext
+from clangpass.passes.tile import TileRecord
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.live_ranges import iteration_private_scalars, live_ranges
@@ -114,7 +115,7 @@ void f(int n, double C[static const restrict n][n], double A[static const restri
                                            (TRIANGULAR, "is_rectangular")], ids=["self-reading", "triangular"])
 def test_bands_llvm_cannot_keep_in_registers_are_left_alone(tmp_path, monkeypatch, source, check):
     unit = _unit_before(tmp_path, source, "register-tile", tile_size=32)
-    assert unit.scop.tiled_bands == 1 and register_tiled_bands(unit.scop.schedule) == 0
+    assert unit.record(TileRecord).tiled_bands == 1 and register_tiled_bands(unit.scop.schedule) == 0
     # `check` alone declines the band: with the other check passing it is still left alone,
     # with both it is register-tiled.
     other = ({"reads_only_accumulators", "is_rectangular"} - {check}).pop()
@@ -155,7 +156,7 @@ def test_register_tiled_ast_runs_every_instance(tmp_path, source):
     region, module = region_of(tmp_path, source)
     outcome = optimise_region(region, module, CompileOptions(opt_level=3, tile_size=8), DumpSink())
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.register_tiled_bands == 1
+    assert outcome.facts["register_tiled_bands"] == 1
     # Full tiles have point loops of constant trip count (LLVM unrolls them).
     assert "c6 <= 3; c6 += 1)" in format_ast(outcome.unit)
     for n in (1, 3, 4, 9, 13):
@@ -167,9 +168,9 @@ def test_register_tiled_ast_runs_every_instance(tmp_path, source):
 
 
 def test_record_and_disabled_pass(tmp_path):
-    assert optimise(tmp_path, GEMM, opt_level=3).register_tiled_bands == 1
+    assert optimise(tmp_path, GEMM, opt_level=3).facts["register_tiled_bands"] == 1
     outcome = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"register-tile"}))
-    assert outcome.register_tiled_bands == 0 and outcome.tiled_bands == 1
+    assert outcome.facts["register_tiled_bands"] == 0 and outcome.facts["tiled_bands"] == 1
     assert outcome.as_record()["register_tiled_bands"] == 0
 
 
@@ -178,7 +179,7 @@ def test_ast_budget_keeps_the_tiles_without_register_tiles(tmp_path):
     # region keeps its tiles (codegen would otherwise fall back to the source order).
     outcome = optimise(tmp_path, GEMM, opt_level=3, isl_max_operations=400_000)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.tiled_bands == 1 and outcome.register_tiled_bands == 0
+    assert outcome.facts["tiled_bands"] == 1 and outcome.facts["register_tiled_bands"] == 0
     assert "no register tiles" in outcome.reason
 
 
@@ -214,7 +215,7 @@ def test_three_address_temporaries_do_not_stop_register_tiles(tmp_path):
     region, module = region_of(tmp_path, GEMM_3AC)
     outcome = optimise_region(region, module, CompileOptions(opt_level=3, tile_size=8), DumpSink())
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.register_tiled_bands == 1
+    assert outcome.facts["register_tiled_bands"] == 1
     # The three statements run as one call in the AST (with 64-wide tiles the register tiles'
     # AST fits the budget only so): C[i][j] *= beta is before them, as in the source.
     assert list(outcome.unit.groups.values()) == [("S_1", "S_2", "S_3")]

@@ -49,8 +49,8 @@ def _parallel_marks_above_for(ast_text: str) -> bool:
 def test_gemm_is_tiled_and_parallel_at_O3(tmp_path):
     outcome = optimise(tmp_path, GEMM, opt_level=3, tile_size=32)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.tiled_bands >= 1 and set(outcome.tile_sizes) == {32}
-    assert outcome.parallel_loops >= 1
+    assert outcome.facts["tiled_bands"] >= 1 and set(outcome.facts["tile_sizes"]) == {32}
+    assert outcome.facts["parallel_loops"] >= 1
     text = format_ast(outcome.unit)
     assert "// tile" in text and "// point" in text and "// parallel" in text
     assert _parallel_marks_above_for(text)
@@ -63,7 +63,7 @@ def test_gemm_is_tiled_and_parallel_at_O3(tmp_path):
 def test_gemm_keeps_the_source_order_at_O1(tmp_path):
     outcome = optimise(tmp_path, GEMM, opt_level=1)
     assert outcome.status == "optimized"
-    assert (outcome.tiled_bands, outcome.parallel_loops, outcome.tile_sizes) == (0, 0, ())
+    assert (outcome.facts["tiled_bands"], outcome.facts["parallel_loops"], outcome.facts["tile_sizes"]) == (0, 0, ())
     assert format_ast(outcome.unit).splitlines() == [
         "for (int c0 = 0; c0 < ni; c0 += 1) {",
         "  for (int c1 = 0; c1 < nj; c1 += 1)",
@@ -77,11 +77,11 @@ def test_gemm_keeps_the_source_order_at_O1(tmp_path):
 
 def test_knobs_and_disabled_passes(tmp_path):
     untiled = optimise(tmp_path, GEMM, opt_level=3, tile_size=0)
-    assert untiled.tiled_bands == 0 and untiled.parallel_loops >= 1
+    assert untiled.facts["tiled_bands"] == 0 and untiled.facts["parallel_loops"] >= 1
     serial = optimise(tmp_path, GEMM, opt_level=3, parallel=False)
-    assert serial.parallel_loops == 0 and serial.tiled_bands >= 1
+    assert serial.facts["parallel_loops"] == 0 and serial.facts["tiled_bands"] >= 1
     no_tile = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"tile"}))
-    assert no_tile.tiled_bands == 0 and "tile" not in no_tile.pass_seconds
+    assert no_tile.facts["tiled_bands"] == 0 and "tile" not in no_tile.pass_seconds
     # Without the scheduler, tile and mark-parallel (which need its band flags) are skipped too.
     no_schedule = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"schedule"}))
     assert no_schedule.status == "optimized"
@@ -94,7 +94,7 @@ def test_knobs_and_disabled_passes(tmp_path):
 
 def test_carried_dependence_is_not_parallel(tmp_path):
     outcome = optimise(tmp_path, CARRIED, opt_level=3)
-    assert outcome.status == "optimized" and outcome.parallel_loops == 0
+    assert outcome.status == "optimized" and outcome.facts["parallel_loops"] == 0
 
 
 def test_validity_check_rejects_an_invalid_schedule(tmp_path):
@@ -116,8 +116,8 @@ def test_validity_check_rejects_an_invalid_schedule(tmp_path):
     for bad in (reversed_loop, marked):
         unit = PolyUnit(region, module, scop=scop.with_schedule(bad), dependences=compute_dependences(scop),
                         live_ranges=live_ranges(scop))
-        fixed = PASSES["verify-schedule"]().run(unit, pass_ctx).scop
-        assert fixed.schedule.plain_is_equal(scop.original_compute_schedule())
+        fixed = PASSES["verify-schedule"]().run(unit, pass_ctx)
+        assert fixed.scop.schedule.plain_is_equal(scop.original_compute_schedule())
         assert fixed.notes and fixed.notes[0].startswith("invalid schedule replaced by the original one")
 
 
@@ -126,8 +126,8 @@ def test_scheduler_budget_keeps_the_original_schedule(tmp_path):
     ctx = PassContext(CompileOptions(opt_level=3), isl.Context())
     unit = run_pipeline(PolyUnit(region, module), ["extract", "dependences"], ctx, DumpSink(), {})
     starved = PassContext(CompileOptions(opt_level=3, isl_max_operations=1), ctx.isl_ctx)
-    scheduled = PASSES["schedule"]().run(unit, starved).scop
-    assert scheduled.schedule.plain_is_equal(unit.scop.schedule)
+    scheduled = PASSES["schedule"]().run(unit, starved)
+    assert scheduled.scop.schedule.plain_is_equal(unit.scop.schedule)
     assert scheduled.notes == ("scheduling exceeded 1 isl operations: original schedule kept",)
     assert ctx.isl_ctx.get_max_operations() == 0
 

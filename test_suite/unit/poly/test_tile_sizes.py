@@ -82,11 +82,11 @@ def test_bands_without_a_coincident_member_keep_the_default(tmp_path):
 
 def test_tile_pass_records_model_sizes_and_honours_a_forced_size(tmp_path):
     modelled = optimise(tmp_path, GEMM, opt_level=3, cache_sizes=CACHES)
-    assert modelled.status == "optimized" and modelled.tile_sizes == (64, 256, 64)
+    assert modelled.status == "optimized" and modelled.facts["tile_sizes"] == (64, 256, 64)
     forced = optimise(tmp_path, GEMM, opt_level=3, tile_size=16, cache_sizes=CACHES)
-    assert forced.tile_sizes == (16, 16, 16)
+    assert forced.facts["tile_sizes"] == (16, 16, 16)
     untiled = optimise(tmp_path, GEMM, opt_level=3, tile_size=0)
-    assert untiled.tiled_bands == 0 and untiled.tile_sizes == ()
+    assert untiled.facts["tiled_bands"] == 0 and untiled.facts["tile_sizes"] == ()
 
 
 SYRK = """\
@@ -141,14 +141,14 @@ def test_a_time_band_whose_tile_does_not_fit_the_cache_is_not_tiled(tmp_path):
     # more than half of a 1 MiB L2; jacobi-1d's tile fits. A small L2 makes jacobi-1d's spill.
     big = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=CACHES)
     assert big.status == "optimized" and big.reason == "", big.reason
-    assert big.tiled_bands == 0 and big.wavefronts == 0
-    assert big.untiled_reason.startswith("time-iterated band not tiled: a 32x32x32x32 tile touches")
+    assert big.facts["tiled_bands"] == 0 and big.facts["wavefronts"] == 0
+    assert big.facts["untiled_reason"].startswith("time-iterated band not tiled: a 32x32x32x32 tile touches")
     # It runs in the source order, the space loops of each time step on threads.
-    assert big.source_order and big.parallel_loops == 2 and big.thread_teams == 1
+    assert big.facts["source_order"] and big.facts["parallel_loops"] == 2 and big.thread_teams == 1
     fits = optimise(tmp_path, JACOBI_1D, opt_level=3, cache_sizes=CACHES, disabled_passes=frozenset({"keep-streams"}))
-    assert fits.tiled_bands == 1 and fits.untiled_reason == ""
+    assert fits.facts["tiled_bands"] == 1 and fits.facts["untiled_reason"] == ""
     tiny = optimise(tmp_path, JACOBI_1D, opt_level=3, cache_sizes=(512, 1024),
                     disabled_passes=frozenset({"keep-streams"}))
-    assert tiny.tiled_bands == 0 and "tile budget" in tiny.untiled_reason
+    assert tiny.facts["tiled_bands"] == 0 and "tile budget" in tiny.facts["untiled_reason"]
     forced = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=CACHES, tile_size=32)
-    assert forced.tiled_bands == 1 and forced.untiled_reason == ""
+    assert forced.facts["tiled_bands"] == 1 and forced.facts["untiled_reason"] == ""
