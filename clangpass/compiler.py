@@ -77,7 +77,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     dumps = dumps if dumps is not None else DumpSink()
     left_out = left_out or {}
     # Checked before any region: an inconsistent pipeline raises PipelineError here.
-    pipeline = build_pipeline(target.pipeline(options.opt_level), options.disabled_passes)
+    pipeline = build_pipeline(target.pipeline(options.opt_level), options.disabled_passes, traits=target.traits)
     outcomes: list[RegionOutcome] = []
     for index, region in enumerate(find_regions(module)):
         if region.problems:

@@ -3,7 +3,9 @@
 
 A `Target` owns, for the regions pencilcc optimizes:
 - its pass pipeline per optimisation level (`pipeline`: pass names, run by
-  clangpass.passes.manager; the lists themselves live in manager.py, one file for all);
+  clangpass.passes.manager; the lists live in the target's package, `pipeline.py`);
+- its traits (`traits`: what passes need to know about it; they read these, never
+  the target's name);
 - its emitter (`emit`): the `CodegenUnit`s of one translation unit as the `Artifact`
   the caller asked for (`Output`), and its text dumps (`-fpencil-dump=llvm`) through
   the caller's `DumpSink`;
@@ -13,6 +15,8 @@ The registry maps a target's name to the module that exports it as `TARGET`; the
 module is imported on first use, so that `import clangpass.targets` stays cheap and
 nobody outside the registry imports a back end by name. `cpu` (llvm_backend.cpu) is
 the default; `opencl` (llvm_backend.opencl) runs parallel loops as OpenCL kernels.
+A new target is its package (`TARGET`, `pipeline.py`, its traits) and one line of
+`TARGET_MODULES`.
 """
 from __future__ import annotations
 
@@ -48,11 +52,27 @@ class Artifact:
     mappings: tuple[tuple[str, dict], ...] = ()
 
 
+@dataclass(frozen=True)
+class TargetTraits:
+    """What passes need to know about a target (its defaults are the CPU's)."""
+
+    # A parallel loop with no loop inside it is worth marking (it runs as a kernel), rather
+    # than left to the vectoriser (source-order marks the source order's loops so).
+    innermost_parallel: bool = False
+    # The next member of a parallel loop's band, when coincident too, is marked `coincident`
+    # (two-dimensional kernels: mark-parallel, source-order).
+    coincident_pairs: bool = False
+    # Region data is copied to a device: the codegen pass works out what need not move (dead
+    # arrays at the region's boundary, the rows each array may touch).
+    device_data: bool = False
+
+
 @runtime_checkable
 class Target(Protocol):
     """A back end as the compile core sees it."""
 
     name: str
+    traits: TargetTraits
 
     def pipeline(self, opt_level: int) -> Sequence[str]:
         """The pass names run on every region at `opt_level` (0..3)."""

@@ -668,10 +668,11 @@ def _check_pass_names(flag: str, names: list[str]) -> None:
     """Every name is a registered pass; the error lists them in -O3 pipeline order."""
     if not names:
         return
-    from clangpass.passes.manager import PASSES, PIPELINES  # importing it registers every pass
+    from clangpass.passes.manager import PASSES  # importing it registers every pass
+    from clangpass.targets import get_target
     unknown = [n for n in names if n not in PASSES]
     if unknown:
-        valid = list(dict.fromkeys([*PIPELINES[3], *PASSES]))
+        valid = list(dict.fromkeys([*get_target().pipeline(3), *PASSES]))
         raise CommandLineError(f"unknown pass '{unknown[0]}' in '{flag}' (passes: {', '.join(valid)})")
 
 

@@ -2,12 +2,12 @@
 """The pass manager: the -O0..-O3 pipelines and `optimise_region`, the compile core's entry point.
 
 Input: an `OptRegion`, its `Module`, the `CompileOptions`, the `DumpSink` and the
-pipeline (a target's, clangpass.targets; the CPU target's are `PIPELINES`).
+pipeline (a target's, clangpass.targets: its pass names and its traits).
 Output: a `RegionOutcome`: `optimized` with the `CodegenUnit` the back end
 lowers, or `fallback` with the reason the region stays with the host compiler.
 
 Each pipeline is a plain list of pass names (classes in this package, looked
-up in `PASSES`). Before anything runs, `build_pipeline` checks each pass's
+up in `PASSES`), held by its target (llvm_backend/<target>/pipeline.py). Before anything runs, `build_pipeline` checks each pass's
 `requires` against what earlier passes `provide` (less the analyses a pass that
 changes the model drops), and leaves out passes named by --disable-pass and those
 that need what a disabled pass would have provided: a missing provider is an
@@ -42,58 +42,10 @@ from clangpass.poly.live_ranges import format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome, Status, fallback
+from clangpass.targets import TargetTraits, get_target
 
 # Importing a pass's module registers it: every module of the package is imported here.
 load_passes()
-
-# Ordering:
-# - `dependences` before `schedule`: the scheduler's constraints are the dependences;
-# - `live-ranges` after the last pass that changes the model (privatize-arrays), before its readers;
-# - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
-# - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
-#   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
-# - `keep-streams` between `schedule` and `tile`: it splits the two-deep bands that tiling would
-#   only slow down, so that `tile` skips them;
-# - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
-#   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
-# - `wavefront` between them: it rewrites tile bands that `tile` produced and flags the
-#   coincident tile loop that `mark-parallel` then marks;
-# - `point-loop-order` after `mark-parallel`: it permutes only bands with no band below them,
-#   never the threads' loop, and `mark-vector` then marks the innermost loop it chose;
-# - `register-tile` between them: it needs the unit-stride loop innermost in the point band, and
-#   it makes that loop a band of its own, which `mark-vector` then marks (partial tiles);
-# - `verify-schedule` after every schedule transformation, so that it judges the final one;
-# - `thread-team` after `verify-schedule`: it only groups the parallel loops that survived it
-#   under one fork, which changes no execution order;
-# - `codegen` last: it reads the final schedule.
-# - `demote-scalars` right after `alias-check`, before every pass that reads dependences: it
-#   replaces scalars by array elements in the model they compute;
-# - `alias-check` right after `extract`, at every level: without it a region whose arrays may
-#   overlap falls back (it reads only the model's accesses, which no later pass changes).
-# -O0 and -O1 keep the source order: no scheduling, tiling or parallel marks. -O1 still
-# computes dependences (they validate the model and appear in the `deps` dump).
-PIPELINES: dict[int, list[str]] = {
-    0: ["extract", "alias-check", "codegen"],
-    1: ["extract", "alias-check", "dependences", "codegen"],
-    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
-        "thread-team", "codegen"],
-    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile",
-        "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile", "mark-vector", "reduction-jam", "verify-schedule",
-        "thread-team", "codegen"],
-}
-
-# The OpenCL target's (llvm_backend.opencl): a kernel maps the iterations of the outermost
-# parallel loop to work-items, so no tiling (its tile loop would give one work-item per
-# tile), and none of the CPU's thread and register passes; -O0/-O1 as the CPU's.
-OPENCL_PIPELINES: dict[int, list[str]] = {
-    0: PIPELINES[0],
-    1: PIPELINES[1],
-    2: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts",
-        "schedule", "mark-parallel", "source-order", "verify-schedule", "codegen"],
-    3: ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts",
-        "schedule", "mark-parallel", "source-order", "verify-schedule", "codegen"],
-}
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"demote-scalars", "index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
@@ -107,14 +59,16 @@ class PipelineError(Exception):
 
 @dataclass(frozen=True)
 class Pipeline:
-    """A checked pipeline: the passes that run, in order (`build_pipeline`)."""
+    """A checked pipeline of a target: the passes that run, in order (`build_pipeline`), and the
+    target's traits, which they read."""
 
     names: tuple[str, ...]              # as asked for
     passes: tuple[type[Pass], ...]      # those that run: disabled ones and their dependents left out
+    traits: TargetTraits = TargetTraits()
 
 
 def build_pipeline(names: Sequence[str], disabled: frozenset[str] = frozenset(),
-                   given: frozenset[str] = frozenset()) -> Pipeline:
+                   given: frozenset[str] = frozenset(), traits: TargetTraits = TargetTraits()) -> Pipeline:
     """The passes `names` checked against each other: every `requires` met by an earlier pass's
     `provides` (or by `given`, what the unit they run on holds already), not dropped since by a
     pass that changes the model (raises PipelineError). A pass in `disabled` is left out, and so
@@ -143,28 +97,20 @@ def build_pipeline(names: Sequence[str], disabled: frozenset[str] = frozenset(),
             available -= MODEL_ANALYSES
         available |= cls.provides
         passes.append(cls)
-    return Pipeline(tuple(names), tuple(passes))
-
-
-def pipeline_for(opt_level: int) -> list[str]:
-    """The pipeline of `opt_level` (-Os/-Oz are 2; levels above 3 are 3)."""
-    return PIPELINES[max(0, min(3, opt_level))]
-
-
-def opencl_pipeline_for(opt_level: int) -> list[str]:
-    """The OpenCL target's pipeline of `opt_level`."""
-    return OPENCL_PIPELINES[max(0, min(3, opt_level))]
+    return Pipeline(tuple(names), tuple(passes), traits)
 
 
 def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,
                     pipeline: Union[Pipeline, Sequence[str], None] = None) -> RegionOutcome:
-    """Run `pipeline` (default: the one of `options.opt_level`) on `region`; never raises for
-    unsupported input (raises PipelineError for an inconsistent pipeline, before any pass runs)."""
-    ctx = PassContext(options, isl.Context())
-    seconds: dict[str, float] = {}
+    """Run `pipeline` (default: the one of `options.opt_level` of `options.target`; pass names run
+    with that target's traits) on `region`; never raises for unsupported input (raises
+    PipelineError for an inconsistent pipeline, before any pass runs)."""
     if not isinstance(pipeline, Pipeline):
-        pipeline = build_pipeline(list(pipeline) if pipeline is not None else pipeline_for(options.opt_level),
-                                  options.disabled_passes)
+        target = get_target(options.target)
+        pipeline = build_pipeline(pipeline if pipeline is not None else target.pipeline(options.opt_level),
+                                  options.disabled_passes, traits=target.traits)
+    ctx = PassContext(options, isl.Context(), pipeline.traits)
+    seconds: dict[str, float] = {}
     try:
         unit = run_pipeline(PolyUnit(region, module), pipeline, ctx, dumps, seconds)
     except NotModelled as exc:

@@ -54,7 +54,7 @@ class MarkParallel(Pass):
         scop = unit.scop
         marked, note = mark_parallel_loops(scop, scop.schedule, unit.live_ranges, unit.dependences.reductions,
                                            ctx.options.isl_max_operations, scop.reductions,
-                                           second=ctx.options.target == "opencl")
+                                           second=ctx.traits.coincident_pairs)
         return replace(unit, scop=marked).with_note(note) if note else replace(unit, scop=marked)
 
 

@@ -2,7 +2,8 @@
 """What a pass is: a registered class with a kebab-case `name`, `requires`/`provides` and `run`.
 
 Input/output: `PolyUnit` -> `PolyUnit` (a new value; passes never mutate nor print).
-`PassContext` carries the options and the region's isl context. `requires` and
+`PassContext` carries the options, the region's isl context and the target's traits
+(clangpass.targets.TargetTraits: passes read these, never the target's name). `requires` and
 `provides` name fields of the unit (clangpass.passes.unit: `scop`, `dependences`,
 `live-ranges`, ...); a pass that changes the model sets `changes_model`, which drops
 the analyses of the model (`MODEL_ANALYSES`). The pass manager
@@ -27,6 +28,7 @@ import islpy as isl
 
 from clangpass.options import CompileOptions
 from clangpass.passes.unit import PolyUnit
+from clangpass.targets import TargetTraits
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class PassRecord:
 class PassContext:
     options: CompileOptions
     isl_ctx: isl.Context        # one per region: isl options set by a pass never leak to another region
+    traits: TargetTraits = TargetTraits()   # of the target the pipeline is the target's pipeline of
 
 
 class Pass:

@@ -138,8 +138,8 @@ def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reas
             flagged = with_coincidence(original, deps)
     except BudgetExceeded as exc:
         return replace(unit, scop=scop).with_note(f"{exc}: no parallel loop marked")
-    # The OpenCL target runs an innermost parallel loop as a kernel (jacobi-1d's sweeps).
-    opencl = ctx.options.target == "opencl"
+    # A target that runs an innermost parallel loop as a kernel (OpenCL: jacobi-1d's sweeps) has it marked.
     marked, note = mark_parallel_loops(scop, flagged, unit.live_ranges, unit.dependences.reductions,
-                                       ctx.options.isl_max_operations, innermost=opencl, second=opencl)
+                                       ctx.options.isl_max_operations, innermost=ctx.traits.innermost_parallel,
+                                       second=ctx.traits.coincident_pairs)
     return replace(unit, scop=marked).with_note(note) if note else replace(unit, scop=marked)

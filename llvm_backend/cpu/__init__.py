@@ -11,7 +11,7 @@ Input: the units of one translation unit (`clangpass.poly.codegen_unit`), the
 - `emit_object`: an ELF object for the host (deterministic: same input, same bytes);
 - `runtime_link_flags`: what the final link needs (-fopenmp for libgomp, -lm);
 - `TARGET`: all of it as the `cpu` target of the compile core (clangpass.targets):
-  the -O pipelines of clangpass.passes.manager, object / assembly / LLVM IR
+  its -O pass pipelines (`pipeline.py`) and traits, object / assembly / LLVM IR
   emission, the `llvm` dump, and LLVM's own warnings returned, not printed.
 
 Stages: `lower_region` (function, arguments, locals) -> `lower_ast` (isl AST) ->
@@ -31,11 +31,10 @@ import llvmlite.ir as ir
 from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import pipeline_for
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.regions import iter_exprs, iter_stmts, stmt_exprs
-from clangpass.targets import Artifact, Output
-from llvm_backend.cpu import target
+from clangpass.targets import Artifact, Output, TargetTraits
+from llvm_backend.cpu import pipeline as pipelines, target
 from llvm_backend.cpu.context import ModuleContext
 from llvm_backend.cpu.lower_builtins import uses_libm
 from llvm_backend.cpu.lower_region import MakeLowering, cpu_lowering, lower_unit
@@ -124,9 +123,10 @@ class CpuTarget:
     """The host CPU through LLVM: the compile core's `cpu` target (clangpass.targets.Target)."""
 
     name = "cpu"
+    traits = TargetTraits()
 
     def pipeline(self, opt_level: int) -> Sequence[str]:
-        return pipeline_for(opt_level)
+        return pipelines.pipeline(opt_level)
 
     def emit(self, units: Sequence[CodegenUnit], options: CompileOptions, output: Output,
              module_name: str, dumps: DumpSink) -> Artifact:

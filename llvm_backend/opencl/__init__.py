@@ -12,7 +12,9 @@ built by the runtime on first use (and cached on disk).
 Pipeline: the CPU target's up to `mark-parallel`, without tiling, wavefronts, thread
 teams or register tiles: a kernel maps the iterations of the outermost parallel
 loop to work-items, so that loop must be the point loop (a tile loop would give one
-work-item per tile). `clangpass.passes.manager.OPENCL_PIPELINES`.
+work-item per tile): `llvm_backend.opencl.pipeline`. Its traits tell the passes so
+(an innermost parallel loop is a kernel, two coincident loops a two-dimensional one,
+the data moves to a device).
 
 The record (`mapping`): per region, its kernels (name, dimensions, private arrays)
 and each parallel loop left on the host with the reason.
@@ -23,15 +25,15 @@ from typing import Sequence
 
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import opencl_pipeline_for
 from clangpass.poly.codegen_unit import CodegenUnit
 from clangpass.resources import opencl_runtime_link_flags
-from clangpass.targets import Artifact, Output
+from clangpass.targets import Artifact, Output, TargetTraits
 from llvm_backend.cpu import CpuTarget, runtime_link_flags
 from llvm_backend.cpu.context import FunctionState
 from llvm_backend.cpu.lower_ast import AstLowering
 from llvm_backend.cpu.lower_region import MakeLowering
 from llvm_backend.opencl.host import HostLowering, Plan
+from llvm_backend.opencl import pipeline as pipelines
 from llvm_backend.opencl.kernels import GROUP_SIZE, GROUPS, Kernel, program_source
 
 __all__ = ["TARGET", "OpenclTarget", "mapping"]
@@ -81,9 +83,12 @@ class OpenclTarget(CpuTarget):
     """OpenCL devices through pencilcc's runtime: the compile core's `opencl` target."""
 
     name = "opencl"
+    # Kernels: an innermost parallel loop is one, two coincident loops make a two-dimensional
+    # one, and the data moves to the device and back.
+    traits = TargetTraits(innermost_parallel=True, coincident_pairs=True, device_data=True)
 
     def pipeline(self, opt_level: int) -> Sequence[str]:
-        return opencl_pipeline_for(opt_level)
+        return pipelines.pipeline(opt_level)
 
     def lowering(self, options: CompileOptions) -> MakeLowering:
         return _host_lowering(options)

@@ -23,10 +23,9 @@ from clangpass import compiler
 from clangpass.driver import compile as driver_compile
 from clangpass.ir import types as T
 from clangpass.ir.printer import format_expr
-from clangpass.passes.manager import pipeline_for
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome
-from clangpass.targets import Artifact, Output
+from clangpass.targets import Artifact, Output, TargetTraits, get_target
 
 STUB_LINK_FLAGS = ["-lm"]
 
@@ -101,12 +100,13 @@ class ReferenceTarget:
     replaced (a failing back end)."""
 
     name = "reference"
+    traits = TargetTraits()
 
     def __init__(self, emit_object=reference_emit_object) -> None:
         self.emit_object = emit_object
 
     def pipeline(self, opt_level: int):
-        return pipeline_for(opt_level)
+        return get_target("cpu").pipeline(opt_level)
 
     def emit(self, units, options, output: Output, module_name: str, dumps) -> Artifact:
         if output is Output.LLVM_IR:

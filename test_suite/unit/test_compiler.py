@@ -13,8 +13,8 @@ from clangpass.dumps import DumpSink
 from clangpass.frontend import parse_file
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import PIPELINES
-from clangpass.targets import Artifact, Output, Target, get_target
+from llvm_backend.cpu.pipeline import PIPELINES
+from clangpass.targets import Artifact, Output, Target, TargetTraits, get_target
 
 SOURCE = """\
 void first_negative(int n, double A[restrict n], int *out)
@@ -65,6 +65,7 @@ class BrokenTarget:
     """The CPU target's pipelines with an emitter that always fails."""
 
     name = "broken"
+    traits = TargetTraits()
 
     def pipeline(self, opt_level: int):
         return PIPELINES[max(0, min(3, opt_level))]

@@ -10,9 +10,10 @@ import pytest
 
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import PIPELINES, OPENCL_PIPELINES, PipelineError, build_pipeline, run_pipeline
+from clangpass.passes.manager import PipelineError, build_pipeline, run_pipeline
 from clangpass.passes.registry import PASSES, Pass, PassContext
 from clangpass.passes.unit import PolyUnit
+from clangpass.targets import TARGET_MODULES, get_target
 
 from test_suite.unit.poly.snippets import region_of
 
@@ -26,9 +27,10 @@ void f(int n, double A[static const restrict n], double B[static const restrict 
 """
 
 
-def test_every_builtin_pipeline_is_consistent():
-    for pipelines in (PIPELINES, OPENCL_PIPELINES):
-        for names in pipelines.values():
+def test_every_target_pipeline_is_consistent():
+    for name in TARGET_MODULES:
+        for level in range(4):
+            names = list(get_target(name).pipeline(level))
             assert [cls.name for cls in build_pipeline(names).passes] == names
 
 
@@ -43,7 +45,7 @@ def test_a_missing_provider_is_an_error_of_the_pipeline():
 
 
 def test_disabled_passes_leave_out_their_dependents():
-    names = PIPELINES[3]
+    names = list(get_target("cpu").pipeline(3))
     kept = [cls.name for cls in build_pipeline(names, frozenset({"live-ranges"})).passes]
     assert "relax-false-deps" not in kept and "verify-schedule" not in kept and "schedule" in kept
     kept = [cls.name for cls in build_pipeline(names, frozenset({"dependences"})).passes]

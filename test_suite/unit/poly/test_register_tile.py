@@ -11,7 +11,7 @@ import pytest
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes import register_tile
-from clangpass.passes.manager import PIPELINES, optimise_region, run_pipeline
+from clangpass.passes.manager import optimise_region, run_pipeline
 from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, register_roles,
                                             register_tile_sizes, register_tiled_bands)
 from clangpass.passes.registry import PassContext
@@ -20,6 +20,7 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.live_ranges import iteration_private_scalars, live_ranges
 from clangpass.poly.scop import accesses_through
+from clangpass.targets import get_target
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
 from test_suite.unit.poly.snippets import optimise, region_of
 from test_suite.unit.poly.test_schedule import GEMM
@@ -50,7 +51,8 @@ void f(int n, float C[static const restrict n][n], float A[static const restrict
 def _unit_before(tmp_path, source: str, last: str, **options):
     region, module = region_of(tmp_path, source)
     ctx = PassContext(CompileOptions(opt_level=3, **options), isl.Context())
-    names = PIPELINES[3][:PIPELINES[3].index(last) + 1]
+    names = list(get_target("cpu").pipeline(3))
+    names = names[:names.index(last) + 1]
     return run_pipeline(PolyUnit(region, module), names, ctx, DumpSink(), {})
 
 
