@@ -41,8 +41,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="small programs (the configuration of the pytest run)")
     parser.add_argument("--max-size", type=int, help="largest size parameter value")
     parser.add_argument("--no-pending-forms", action="store_true",
-                        help="leave out the spelling forms pencilcc does not handle yet (generator.PENDING_FORMS: "
-                             "a _Float16 helper, loop pragmas), which are on by default")
+                        help="leave out the spelling forms pencilcc does not handle yet (generator.PENDING_FORMS, "
+                             "none at present), which are on by default")
     parser.add_argument("--show", type=int, metavar="SEED",
                         help="print the program of SEED and exit")
     return parser.parse_args(argv)
