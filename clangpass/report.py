@@ -157,12 +157,20 @@ def fallback(region: OptRegion, reason: str) -> RegionOutcome:
     return RegionOutcome(region, Status.FALLBACK, reason)
 
 
-def write_record(path: str, source: str, outcomes: list[RegionOutcome]) -> None:
-    """Write the JSON optimisation record atomically."""
+def write_record(path: str, source: str, outcomes: list[RegionOutcome],
+                 file_fallbacks: Mapping[str, str] | None = None) -> None:
+    """Write the JSON optimisation record atomically.
+
+    `file_fallbacks` (input path -> reason): the inputs that may hold PENCIL code of which
+    nothing was analysed, the host compiling them unchanged (clang cannot parse the file, the
+    analysis failed outside any region...); they have no region to carry that reason, so the
+    record's `file_fallbacks` list does, one `{"file", "status": "fallback", "reason"}` each."""
     import os
     import tempfile
 
-    doc = {"source": source, "regions": [o.as_record() for o in outcomes]}
+    doc = {"source": source, "regions": [o.as_record() for o in outcomes],
+           "file_fallbacks": [{"file": file, "status": Status.FALLBACK.value, "reason": reason}
+                              for file, reason in (file_fallbacks or {}).items()]}
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".pencilcc-", suffix=".json", dir=directory)
     try:

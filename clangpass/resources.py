@@ -22,6 +22,12 @@ def include_dir() -> Path:
     return _resource_dir("_include", "include")
 
 
+def libclang_include_dir() -> Path:
+    """include/libclang/: headers only the front end's libclang searches, before the host
+    compiler's builtin headers, that make those it cannot parse readable (omp.h)."""
+    return include_dir() / "libclang"
+
+
 def cmake_dir() -> Path:
     return _resource_dir("_cmake", "cmake")
 

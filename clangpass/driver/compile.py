@@ -4,8 +4,9 @@
 For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
 
 1. `analyse` (given its bytes, see clangpass.driver.sources): a file that
-   cannot hold PENCIL code (no `scop`, `pencil` or `restrict` in its text, not
-   `.pencil.c`, not `-x pencil`) is plain and never parsed. Otherwise look it up
+   cannot hold PENCIL code (no `scop`, `pencil` or `restrict` in its text, no
+   `scop` or `pencil` in a user header it includes, not `.pencil.c`, not
+   `-x pencil`) is plain and never parsed. Otherwise look it up
    in the compile cache; on a miss parse it with libclang (a file clang cannot
    parse goes to the host compiler unchanged, with a -Wpencil warning when it
    mentions PENCIL) and hand the module to the compile core (clangpass.compiler),
@@ -15,7 +16,8 @@ For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
 2. `object_for` / `assembly_for`: with no optimized region the host compiles the
    original file with the user's flags; otherwise the host compiles a rewritten
    copy (`rewrite.outline_regions`, in the private temp dir, `-iquote` the
-   original's folder), and it and the target's object are linked with `-r` into
+   original's folder; regions of user headers: rewritten copies of those headers,
+   `rewrite.outline_translation_unit`), and it and the target's object are linked with `-r` into
    one object (cached). If the host rejects the rewritten copy, the original is
    compiled instead: its errors are the user's; if it compiles, the regions fall
    back with a warning (an outlining bug of ours, which only the host can reveal).
@@ -36,14 +38,15 @@ from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.link import localize_in_assembly, localize_symbols
-from clangpass.driver.rewrite import RewriteError, outline_regions
+from clangpass.driver.rewrite import HeaderCopy, RewriteError, outline_regions, outline_translation_unit
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)
 from clangpass.dumps import DumpSink
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, parse_file
-from clangpass.ir.nodes import Module, SourceLoc
+from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
+from clangpass.regions import trampoline_symbol
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
 
@@ -96,6 +99,7 @@ class Analysis:
     diagnostics: tuple[Diagnostic, ...] = ()         # the outcomes', before the user's policy
     artifact: Optional[Artifact] = None
     dump_count: int = 0
+    includes: tuple[Include, ...] = ()               # the module's, for rewriting headers
 
 
 # Ordering: the stage names the analysis child announces; a failure in 'region N' leaves only
@@ -130,6 +134,8 @@ class InputPlan:
     cached: Optional[CacheEntry] = None
     stderr: str = ""                 # our diagnostics for this input, as printed
     artifact: Optional[Artifact] = None   # the target's code for the optimized regions
+    file_fallback: str = ""          # why nothing of the file was analysed (it could not be parsed...)
+    includes: tuple[Include, ...] = ()   # its #include directives (clangpass.ir.nodes.Include)
 
     @property
     def optimized(self) -> list[RegionOutcome]:
@@ -197,7 +203,7 @@ class Compilation:
         """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
         going on (no error)."""
         plan = InputPlan(source, text)
-        if not may_hold_pencil(source, text):
+        if not may_hold_pencil(source, text, self.config.host_args):
             return plan, True
         self._resolve_pic()
         plan.cache_key = self._cache_key(source)
@@ -217,24 +223,29 @@ class Compilation:
         try:
             analysis = self._isolated_analysis(source)
         except AnalysisFailed as exc:
+            plan.file_fallback = f"pencilcc's analysis {exc}"
             engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
-                          f"{unchanged}: pencilcc's analysis {exc}", option="-Wpencil")
+                          f"{unchanged}: {plan.file_fallback}", option="-Wpencil")
             return plan, self._print(plan, engine)
         self.dumps = replace(self.dumps, _count=analysis.dump_count)   # the child's numbered dumps
         if not analysis.parsed:
             internal = next((d for d in analysis.parse_diagnostics if d.id == INTERNAL_ERROR), None)
             if internal is not None:
-                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
-                              f"{unchanged}: {internal.message}", option="-Wpencil")
-            elif mentions_pencil(text):
+                plan.file_fallback = internal.message
+            else:
                 first = next((d for d in analysis.parse_diagnostics
                               if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
+                plan.file_fallback = f"clang cannot parse it{why}"
+            # The record always says why; the warning only for a file written for pencilcc (a
+            # file with a mere `restrict` that clang cannot parse is not ours to warn about).
+            if internal is not None or mentions_pencil(text):
                 engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
-                              f"{unchanged}: clang cannot parse it{why}", option="-Wpencil")
+                              f"{unchanged}: {plan.file_fallback}", option="-Wpencil")
             return plan, self._print(plan, engine)
         plan.outcomes = list(analysis.outcomes)
         plan.artifact = analysis.artifact
+        plan.includes = analysis.includes
         if analysis.artifact is not None and analysis.artifact.messages:
             sys.stderr.write(analysis.artifact.messages)
             sys.stderr.flush()
@@ -294,7 +305,7 @@ class Compilation:
                                   reraise=_debug_enabled())
         return Analysis(outcomes=tuple(DetachedOutcome(o) for o in compiled.outcomes),
                         diagnostics=compiled.diagnostics, artifact=compiled.artifact,
-                        dump_count=self.dumps._count)
+                        dump_count=self.dumps._count, includes=result.module.includes)
 
     def _output(self) -> Output:
         """What the action needs from the target."""
@@ -329,10 +340,24 @@ class Compilation:
         folder = self._fresh_dir("src")
         copy = os.path.join(folder, os.path.basename(source.path))
         original_dir = os.path.dirname(source.path) or "."
+        guards = {o.region.symbol: o.alias_check for o in plan.optimized if o.alias_check}
+        regions = [o.region for o in plan.optimized]
+        headers: list[HeaderCopy] = []
+        if all(r.extent.file == source.path for r in regions):
+            text = outline_regions(plan.text, regions, source.path, guards)
+        else:
+            text, headers = outline_translation_unit(source.path, plan.text, regions, plan.includes,
+                                                     guards, folder)
+        for header in headers:
+            os.makedirs(os.path.dirname(header.path), exist_ok=True)
+            with open(header.path, "wb") as f:
+                f.write(header.text)
         with open(copy, "wb") as f:
-            guards = {o.region.symbol: o.alias_check for o in plan.optimized if o.alias_check}
-            f.write(outline_regions(plan.text, [o.region for o in plan.optimized], source.path, guards))
-        args = ["-iquote", original_dir, *self.config.host_args]
+            f.write(text)
+        # A copied header's quoted includes that the front end did not see taken (another
+        # branch of an #if) still find its folder, searched last.
+        args = ["-iquote", original_dir, *self.config.host_args,
+                *(a for h in headers for a in ("-idirafter", os.path.dirname(h.original) or "."))]
         if self.options.debug:
             args.append(f"-fdebug-prefix-map={folder}={os.path.abspath(original_dir)}")
         proc = self.host.run([*args, *language_flags(source), mode, copy, "-o", output], capture=True)
@@ -397,8 +422,12 @@ class Compilation:
         # The linker's own remarks on this step (LTO objects linked with ours) are not the
         # user's business unless it fails.
         proc = self.host.run([*machine, "-nostdlib", "-r", host_o, regions_o, "-o", combined], capture=True)
+        # The wrappers too: those of a header's static functions are defined by every file
+        # that includes the header.
+        local = [*(o.region.symbol for o in plan.optimized),
+                 *dict.fromkeys(trampoline_symbol(fn) for o in plan.optimized for fn in o.region.trampolines)]
         failure = proc.stderr.decode(errors="replace") if proc.returncode != 0 else \
-            localize_symbols(self.host, combined, [o.region.symbol for o in plan.optimized])
+            localize_symbols(self.host, combined, local)
         if failure:
             sys.stderr.write(failure)
             raise HostCompileFailed()

@@ -214,6 +214,9 @@ class Driver:
         self.config = config
         self.host = host
         self.outputs = OutputSet()
+        # Inputs that may hold PENCIL code of which nothing was analysed, and why (the record's
+        # `file_fallbacks`): clang could not parse them, the analysis failed, they hold a NUL.
+        self.file_fallbacks: dict[int, str] = {}
 
     def run(self) -> int:
         if refuse_to_overwrite_input(self.config):
@@ -244,7 +247,8 @@ class Driver:
                      if source.is_c}
             if not self._leave_unreadable_to_host(texts):
                 return 1
-            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t) for i, t in texts.items()):
+            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t, config.host_args)
+                                       for i, t in texts.items()):
                 status, records = self._compile_with_regions(workdir, texts)
             else:
                 status, records = self._compile_plain(), {index: [] for index in texts}
@@ -271,6 +275,8 @@ class Driver:
             if not why:
                 continue
             text = texts.pop(index)
+            if may_hold_pencil(self.config.inputs[index], text, self.config.host_args):
+                self.file_fallbacks[index] = why
             if mentions_pencil(text):
                 path = self.config.inputs[index].path
                 engine.report("pencil", "warning", SourceLoc(path, 0, 0),
@@ -304,6 +310,8 @@ class Driver:
             if not ok:
                 return 1, {}
             plans[index] = plan
+            if plan.file_fallback:
+                self.file_fallbacks[index] = plan.file_fallback
         records = {index: plan.records() for index, plan in plans.items()}
         if config.action == "link":
             return self._link(compilation, plans), records
@@ -339,12 +347,15 @@ class Driver:
 
         config = self.config
         if config.record_file or config.action == "link":
-            groups = [(record_name(config, None), list(records))]
+            groups = [(record_name(config, None), sorted({*records, *self.file_fallbacks}))]
         else:
-            groups = [(record_name(config, config.inputs[index]), [index]) for index in records]
+            groups = [(record_name(config, config.inputs[index]), [index])
+                      for index in sorted({*records, *self.file_fallbacks})]
         for path, indices in groups:
             write_record(path, " ".join(config.inputs[i].path for i in indices),
-                         [r for i in indices for r in records[i]])
+                         [r for i in indices for r in records.get(i, [])],
+                         {config.inputs[i].path: self.file_fallbacks[i] for i in indices
+                          if i in self.file_fallbacks})
 
     def _link(self, compilation, plans) -> int:
         """A link of C inputs some of which have regions: each becomes one object first."""

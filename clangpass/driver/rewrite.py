@@ -39,13 +39,24 @@ and its original text otherwise, compiled by the host as the slow path:
 - a function body becomes `{ if (CHECK) { call; return; }` and the rest of the body.
 The check's `#define`s (isl's min/max/floord, under `__pencilcc_` names) open the file.
 Only the directive lines change: every other line and column stays where it was.
+
+Regions of user headers (`outline_translation_unit`, issue 30): each header holding
+one is copied with its regions outlined (`outline_header`), and so is every user
+header that includes a copied one, up to the main file; the directives that named a
+copied header name its copy by absolute path, and a copy's other quoted directives
+name the file they found by absolute path. The main file's copy declares every
+outlined function and defines every wrapper. docs/architecture.md says why copies
+named by path rather than a folder searched first.
 """
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from clangpass.ir import types as T
+from clangpass.ir.nodes import Include
 from clangpass.poly.alias_check import AliasCheck
 from clangpass.regions import OptRegion, RegionArg, returns_value, trampoline_symbol
 
@@ -153,39 +164,175 @@ def _c_string(path: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str,
-                    guards: Mapping[str, AliasCheck] | None = None) -> bytes:
-    """The host's copy of `source` with every region of `regions` replaced by its call.
+def _include_directive(original: bytes, path: str) -> bytes:
+    """`#include "path"` in place of the directive `original`, with as many newlines (a
+    directive continued over lines keeps the lines after it where they were)."""
+    if '"' in path or "\n" in path:
+        raise RewriteError(f"the path {path!r} cannot be named in an #include directive")
+    if not _INCLUDE_DIRECTIVE.match(original):
+        raise RewriteError(f"'{original.decode(errors='replace')}' is not an #include directive pencilcc "
+                           "can redirect")
+    return f'#include "{path}"'.encode() + b"\n" * original.count(b"\n")
 
-    A region whose symbol has a check in `guards` keeps its text as the path taken
-    when the check fails."""
-    guards = guards or {}
-    ordered = sorted(regions, key=lambda r: r.extent.start_offset)
-    for before, after in zip(ordered, ordered[1:]):
-        if after.extent.start_offset < before.extent.end_offset:
-            raise RewriteError(f"regions '{before.label}' and '{after.label}' overlap")
+
+def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[str, AliasCheck],
+                   redirects: Sequence[Redirect]) -> bytes:
+    """`source` with each region replaced by its call and each redirected directive by its
+    `#include` of the new path; every line keeps its number."""
+    edits: list[tuple[int, int, object]] = sorted(
+        [(r.extent.start_offset, r.extent.end_offset, r) for r in regions]
+        + [(d.start_offset, d.end_offset, d) for d in redirects], key=lambda e: e[0])
+    for (_, before_end, before), (after_start, _, after) in zip(edits, edits[1:]):
+        if after_start < before_end:
+            raise RewriteError(f"{_edit_name(before)} and {_edit_name(after)} overlap")
     pieces: list[bytes] = []
     position = 0
-    for region in ordered:
-        start, end = region.extent.start_offset, region.extent.end_offset
+    for start, end, edit in edits:
         if not 0 <= start <= end <= len(source):
-            raise RewriteError(f"region '{region.label}' lies outside the file ({start}..{end} of "
+            raise RewriteError(f"{_edit_name(edit)} lies outside the file ({start}..{end} of "
                                f"{len(source)} bytes)")
-        line_end = source.find(b"\n", end)
-        rest_of_line = source[end:line_end if line_end >= 0 else len(source)]
-        check = guards.get(region.symbol)
-        if check is not None and check.condition:
-            replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition)
+        if isinstance(edit, Redirect):
+            replacement = _include_directive(source[start:end], edit.path)
         else:
-            replacement = _replacement(source[start:end], rest_of_line, region)
+            region = edit
+            assert isinstance(region, OptRegion)
+            line_end = source.find(b"\n", end)
+            rest_of_line = source[end:line_end if line_end >= 0 else len(source)]
+            check = guards.get(region.symbol)
+            if check is not None and check.condition:
+                replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition)
+            else:
+                replacement = _replacement(source[start:end], rest_of_line, region)
         pieces += [source[position:start], replacement]
         position = end
     pieces.append(source[position:])
-    wrappers = trampolines(ordered)
+    return b"".join(pieces)
+
+
+def _edit_name(edit: object) -> str:
+    return f"region '{edit.label}'" if isinstance(edit, OptRegion) else "an #include directive"
+
+
+def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str,
+                    guards: Mapping[str, AliasCheck] | None = None, *,
+                    included: Sequence[OptRegion] = (), redirects: Sequence[Redirect] = ()) -> bytes:
+    """The host's copy of `source` with every region of `regions` replaced by its call.
+
+    A region whose symbol has a check in `guards` keeps its text as the path taken
+    when the check fails. `included`: the regions outlined in the headers the file
+    includes (`outline_header`), whose functions and wrappers the file declares and
+    defines too; `redirects`: its `#include` directives that name their rewritten copies."""
+    guards = guards or {}
+    ordered = sorted(regions, key=lambda r: r.extent.start_offset)
+    every = [*ordered, *included]
+    pieces = [_outlined_text(source, ordered, guards, redirects)]
+    wrappers = trampolines(every)
     if wrappers:
         pieces.append(f"\n#line 1 {_c_string(PROTOTYPES_FILE)}\n{wrappers}".encode())
     # The prototypes get a file name of their own: a note about them names no temp path.
-    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in ordered)
+    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in every)
               + f"\n#line 1 {_c_string(display_path)}\n")
-    macros = dict.fromkeys(m for r in ordered if r.symbol in guards for m in guards[r.symbol].macros)
+    macros = dict.fromkeys(m for r in every if r.symbol in guards for m in guards[r.symbol].macros)
     return "".join(f"{m}\n" for m in macros).encode() + header.encode() + b"".join(pieces)
+
+
+def outline_header(source: bytes, regions: Sequence[OptRegion], display_path: str,
+                   guards: Mapping[str, AliasCheck], redirects: Sequence[Redirect]) -> bytes:
+    """The rewritten copy of a user header: its regions replaced by their calls, its
+    directives redirected, under `#line 1 "display_path"` so that diagnostics, `__FILE__`
+    and debug information name the user's header. The main file's copy declares the
+    outlined functions (before any `#include`) and defines the wrappers."""
+    return f"#line 1 {_c_string(display_path)}\n".encode() + _outlined_text(source, regions, guards, redirects)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """An `#include` directive (bytes [start, end) of its file) to replace by `#include "path"`."""
+
+    start_offset: int
+    end_offset: int
+    path: str
+
+
+@dataclass(frozen=True)
+class HeaderCopy:
+    """A user header whose rewritten copy the host compiles instead: `text` at `path`."""
+
+    original: str
+    path: str
+    text: bytes
+
+
+def outline_translation_unit(main_path: str, main_text: bytes, regions: Sequence[OptRegion],
+                             includes: Sequence[Include], guards: Mapping[str, AliasCheck],
+                             folder: str) -> tuple[bytes, list[HeaderCopy]]:
+    """The host's copy of the main file and the copies of the user headers it must read
+    instead of the originals (to be written under `folder`), for `regions` of the main
+    file and of its headers (issue 30).
+
+    A header holding regions is copied with them outlined, and so is, up to the main file,
+    every user header that includes a copied one: every directive that named a copied
+    header names its copy by absolute path, and a copy's other quoted directives name the
+    header they found by absolute path (the copy lies elsewhere, where "x.h" finds nothing).
+    Angle directives of copies are left as written (they never search the includer's folder,
+    and a system header found through them must stay one). RewriteError when a copied
+    header is included in a way that cannot be redirected: from a system header, by
+    `-include`, by `#include_next` or `#import`."""
+    by_file: dict[str, list[OptRegion]] = {}
+    for region in regions:
+        by_file.setdefault(region.extent.file, []).append(region)
+    main_regions = by_file.pop(main_path, [])
+    copied = set(by_file)
+    changed = True
+    while changed:      # every includer of a copied header is copied too, up to the main file
+        changed = False
+        for d in includes:
+            if d.included in copied and d.file != main_path and d.file not in copied:
+                if d.file_is_system:
+                    raise RewriteError(f"header '{d.included}' is included by the system header "
+                                       f"'{d.file}', which pencilcc does not rewrite")
+                copied.add(d.file)
+                changed = True
+    reached = {d.included for d in includes if d.included in copied}
+    for name in sorted(copied - reached):
+        raise RewriteError(f"header '{name}' is not included by an #include directive of the "
+                           "main file or of a user header (-include?)")
+    paths = {name: os.path.join(folder, f"h{k}", os.path.basename(name))
+             for k, name in enumerate(sorted(copied))}
+
+    def redirects_of(name: str, absolute_quotes: bool, text: bytes) -> list[Redirect]:
+        out = []
+        for d in includes:
+            if d.file != name:
+                continue
+            if d.included in paths:
+                out.append(Redirect(d.start_offset, d.end_offset, paths[d.included]))
+            elif absolute_quotes and not d.included_is_system and \
+                    _QUOTED_INCLUDE.match(text[d.start_offset:d.end_offset]):
+                out.append(Redirect(d.start_offset, d.end_offset, os.path.abspath(d.included)))
+        return out
+
+    copies = []
+    for name in sorted(copied):
+        try:
+            with open(name, "rb") as f:
+                text = f.read()
+        except OSError as exc:
+            raise RewriteError(f"cannot read header '{name}': {exc.strerror or exc}") from None
+        copies.append(HeaderCopy(name, paths[name], outline_header(
+            text, by_file.get(name, []), _display_name(name), guards, redirects_of(name, True, text))))
+    header_regions = [r for name in sorted(by_file) for r in by_file[name]]
+    main = outline_regions(main_text, main_regions, main_path, guards, included=header_regions,
+                           redirects=redirects_of(main_path, False, main_text))
+    return main, copies
+
+
+def _display_name(path: str) -> str:
+    """A header's name as gcc spells it (libclang writes `./x.h` for gcc's `x.h`)."""
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+_INCLUDE_DIRECTIVE = re.compile(rb"#\s*include(\s*[\"<]|\s+[A-Za-z_])")
+_QUOTED_INCLUDE = re.compile(rb'#\s*include\s*"')

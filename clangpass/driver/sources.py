@@ -7,15 +7,19 @@ this module and the host compiler alone, at the cost of reading each file once.
 """
 from __future__ import annotations
 
+import os
 import re
+from typing import Sequence
 
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
+from clangpass.pencil_headers import MAY_DEFINE_PENCIL, header_text
 
 # A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
 # no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
 _MAY_HOLD_PENCIL = re.compile(rb"scop|pencil|restrict")
 # What makes a -Wpencil warning worth printing when pencilcc cannot look inside a file.
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 _MENTIONS_PENCIL = re.compile(rb"#\s*pragma\s+(scop|pencil)|__attribute__\s*\(\(\s*pencil|\bPENCIL\b")
 
 
@@ -52,10 +56,52 @@ def mentions_pencil(text: bytes) -> bool:
     return _MENTIONS_PENCIL.search(text) is not None
 
 
-def may_hold_pencil(source: InputFile, text: bytes) -> bool:
-    """Whether `source` can contain a region (else it is never parsed)."""
+def may_hold_pencil(source: InputFile, text: bytes, host_args: Sequence[str] = ()) -> bool:
+    """Whether `source` can contain a region (else it is never parsed): in its own text, or in
+    a user header it includes (`host_args` give the -I/-iquote folders)."""
     return (source.language == "pencil" or source.path.endswith(".pencil.c")
-            or _MAY_HOLD_PENCIL.search(text) is not None)
+            or _MAY_HOLD_PENCIL.search(text) is not None
+            or _header_may_hold_pencil(source.path, text, _user_include_dirs(host_args)))
+
+
+def _user_include_dirs(host_args: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The -iquote folders and the -I folders of a host command line, in order."""
+    quote: list[str] = []
+    angle: list[str] = []
+    args = list(host_args)
+    for i, a in enumerate(args):
+        if a in ("-iquote", "-I") and i + 1 < len(args):
+            (quote if a == "-iquote" else angle).append(args[i + 1])
+        elif a.startswith("-iquote") and len(a) > len("-iquote"):
+            quote.append(a[len("-iquote"):])
+        elif a.startswith("-I") and len(a) > len("-I"):
+            angle.append(a[len("-I"):])
+    return tuple(quote), tuple(angle)
+
+
+def _header_may_hold_pencil(path: str, text: bytes, dirs: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+    """Whether a user header that `text` (the file `path`) includes, directly or through other
+    user headers, holds one of the words: its static functions may be PENCIL code (issue 30).
+    Headers are found as gcc finds them in the file's folder, -iquote and -I folders; system
+    headers (-isystem, the system's folders) are never pencilcc's and are not read."""
+    quote, angle = dirs
+    seen: set[str] = set()
+    pending = [(path, text)]
+    while pending:
+        includer, body = pending.pop()
+        here = os.path.dirname(includer) or "."
+        for delimiter, name in _INCLUDE.findall(body):
+            folders = ((here, *quote) if delimiter == b'"' else ()) + angle
+            header = next((p for p in (os.path.join(d, os.fsdecode(name)) for d in folders)
+                           if os.path.isfile(p)), None)
+            if header is None or os.path.realpath(header) in seen:
+                continue
+            seen.add(os.path.realpath(header))
+            content = header_text(header)
+            if MAY_DEFINE_PENCIL.search(content) is not None:
+                return True
+            pending.append((header, content))
+    return False
 
 
 def language_flags(source: InputFile) -> list[str]:

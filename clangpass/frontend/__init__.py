@@ -2,7 +2,9 @@
 """The front end: C99/PENCIL source -> pencilcc IR `Module`, through libclang.
 
 `parse_file(path, options)` runs clang's parser with the user's preprocessor
-flags (plus pencil.h's directory and the host compiler's builtin headers),
+flags (plus pencil.h's directory and the host compiler's builtin headers, with
+include/libclang/ in front of them: the host's headers clang cannot parse as they
+are, gcc's omp.h, read through a shim),
 recovers pragmas and `__attribute__`s libclang does not expose, lowers the main
 file to IR and decides which functions are PENCIL (issue #2, point 4):
 every function of a `*.pencil.c` file or of `-x pencil` input, functions marked
@@ -16,7 +18,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import clang.cindex as ci
 
@@ -27,7 +29,8 @@ from clangpass.frontend.openmp import without_openmp
 from clangpass.frontend.pragmas import collect_pragmas
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.resources import include_dir
+from clangpass.pencil_headers import may_define_pencil
+from clangpass.resources import include_dir, libclang_include_dir
 from clangpass.toolchain import builtin_include_dir, host_cc
 
 CK = ci.CursorKind
@@ -91,7 +94,8 @@ def clang_args(options: FrontendOptions) -> list[str]:
     args += ["-D__PENCILCC__=1", "-I", str(include_dir())]
     builtin = builtin_include_dir(tuple(host_cc()))
     if builtin:
-        args += ["-isystem", builtin]
+        # Ordering: the shims `#include_next` the host's header they stand in front of.
+        args += ["-isystem", str(libclang_include_dir()), "-isystem", builtin]
     # pencilcc interprets these itself; clang's warnings about them would be noise.
     args += ["-Wno-unknown-attributes", "-Wno-unknown-pragmas", "-Wno-ignored-attributes"]
     args += list(options.parser_args)
@@ -157,7 +161,7 @@ def _token_attributes(cursor: ci.Cursor) -> list[N.Attribute]:
     return out
 
 
-def _cursor_attributes(cursor: ci.Cursor, main_file: str) -> list[N.Attribute]:
+def _cursor_attributes(cursor: ci.Cursor, scan_tokens: bool) -> list[N.Attribute]:
     out: list[N.Attribute] = []
     for child in cursor.get_children():
         loc = location(child)
@@ -170,7 +174,7 @@ def _cursor_attributes(cursor: ci.Cursor, main_file: str) -> list[N.Attribute]:
             attr = _annotation_attribute(child.spelling, loc)
             if attr is not None:
                 out.append(attr)
-    if cursor.location.file is not None and cursor.location.file.name == main_file:
+    if scan_tokens:
         out.extend(_token_attributes(cursor))
     return out
 
@@ -260,23 +264,73 @@ def parse_file(path: str, options: FrontendOptions = FrontendOptions()) -> Front
     return FrontendResult(module, diagnostics, tu)
 
 
+class _PencilHeaders:
+    """The user headers of a translation unit whose PENCIL code pencilcc compiles (issue 30).
+
+    A `static` function of a header (the PENCIL benchmarks' HOG keeps its kernels so) is the
+    translation unit's own code: pencilcc compiles it where it is defined. A header qualifies
+    when it is not a system header (found through -isystem or the system's folders: never
+    touched), not pencilcc's own (pencil.h) and its text mentions `scop` or `pencil`. Its
+    function definitions are lowered as the main file's are (PENCIL by the same rules but the
+    file's name), by a `Lowering` of its own, whose pragmas and offsets are the header's.
+    """
+
+    def __init__(self, tu: ci.TranslationUnit, reparse: Callable[[str], ci.TranslationUnit]) -> None:
+        self.tu = tu
+        self._reparse = reparse
+        self._own = os.path.realpath(include_dir())     # pencil.h's folder
+        self._verdicts: dict[str, bool] = {}
+        self._lowerings: dict[str, Lowering] = {}
+
+    def holds(self, cursor: ci.Cursor) -> bool:
+        """Whether `cursor` lies in a header whose PENCIL code pencilcc compiles."""
+        where = cursor.location.file
+        if where is None or where.name == self.tu.spelling:
+            return False
+        name = where.name
+        if name not in self._verdicts:
+            # pencil.h (ours, or a project's copy of it) defines PENCIL's builtins, not user code.
+            self._verdicts[name] = (not cursor.location.is_in_system_header
+                                    and os.path.basename(name) != "pencil.h"
+                                    and os.path.dirname(os.path.realpath(name)) != self._own
+                                    and may_define_pencil(name))
+        return self._verdicts[name]
+
+    def lowering(self, cursor: ci.Cursor) -> Lowering:
+        """The lowering of the header that defines `cursor`."""
+        name = cursor.location.file.name
+        if name not in self._lowerings:
+            self._lowerings[name] = Lowering(self.tu, name, collect_pragmas(self.tu, name), self._reparse)
+        return self._lowerings[name]
+
+
 def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -> N.Module:
-    """The IR of the main file of `tu`, PENCIL functions marked."""
+    """The IR of the main file of `tu` and of the PENCIL code of its user headers
+    (`_PencilHeaders`), PENCIL functions marked."""
     main_file = tu.spelling
     args = clang_args(options)
-    lowering = Lowering(tu, main_file, collect_pragmas(tu, main_file),
-                        lambda version: _parse_on_large_stack(path, without_openmp(args, version)))
+    reparsed: dict[str, ci.TranslationUnit] = {}
+
+    def reparse(version: str) -> ci.TranslationUnit:
+        if version not in reparsed:
+            reparsed[version] = _parse_on_large_stack(path, without_openmp(args, version))
+        return reparsed[version]
+
+    lowering = Lowering(tu, main_file, collect_pragmas(tu, main_file), reparse)
+    headers = _PencilHeaders(tu, reparse)
     pencil_file = options.force_pencil or path.endswith(".pencil.c")
 
     attributes: dict[str, list[N.Attribute]] = {}
     decl_cursors: dict[str, ci.Cursor] = {}
     globals_: list[N.VarDecl] = []
     records: list[N.RecordDecl] = []
+    includes: list[N.Include] = []
     for cursor in tu.cursor.get_children():
         kind = cursor_kind(cursor)
         if kind == CK.FUNCTION_DECL:
             attrs = attributes.setdefault(cursor.spelling, [])
-            for a in _cursor_attributes(cursor, main_file):
+            in_main = cursor.location.file is not None and cursor.location.file.name == main_file
+            for a in _cursor_attributes(cursor, in_main or headers.holds(cursor)):
                 if a not in attrs:
                     attrs.append(a)
             previous = decl_cursors.get(cursor.spelling)
@@ -288,12 +342,19 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
         elif kind in (CK.STRUCT_DECL, CK.UNION_DECL) and cursor.location.file is not None \
                 and cursor.location.file.name == main_file:
             records.extend(_record_decls(cursor))
+        elif kind == CK.INCLUSION_DIRECTIVE:
+            include = _include(tu, cursor)
+            if include is not None:
+                includes.append(include)
 
     summaries = {a.args[0] for attrs in attributes.values() for a in attrs
                  if a.name == "pencil_access" and a.args}
     functions: list[N.Function] = []
     for name, cursor in decl_cursors.items():
         in_main = cursor.location.file is not None and cursor.location.file.name == main_file
+        if not in_main and cursor.is_definition() and headers.holds(cursor):
+            functions.append(_header_function(headers, cursor, tuple(attributes[name]), summaries))
+            continue
         if not in_main and not attributes[name]:
             continue
         fn = lowering.function(cursor, tuple(attributes[name]))
@@ -301,8 +362,35 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
             reason = _pencil_reason(fn, pencil_file and name != "main", summaries)
             fn = replace(fn, is_pencil=bool(reason), pencil_reason=reason)
         functions.append(fn)
-    functions.sort(key=lambda f: (not f.in_main_file, f.loc.line if f.in_main_file else 0, f.name))
-    return N.Module(main_file, tuple(functions), tuple(globals_), tuple(records), pencil_file)
+    # The main file's functions in source order, then the headers' code, then declarations.
+    functions.sort(key=lambda f: (not f.in_main_file, f.loc.file != main_file, f.loc.file if f.in_main_file else "",
+                                  f.loc.line if f.in_main_file else 0, f.name))
+    return N.Module(main_file, tuple(functions), tuple(globals_), tuple(records), pencil_file,
+                    tuple(includes))
+
+
+def _header_function(headers: _PencilHeaders, cursor: ci.Cursor, attributes: tuple[N.Attribute, ...],
+                     summaries: set[str]) -> N.Function:
+    """The definition `cursor` of a PENCIL header, lowered as the main file's are: the
+    translation unit's own code (`in_main_file`), PENCIL by the same rules but the file's name."""
+    fn = headers.lowering(cursor).function(cursor, attributes)
+    reason = _pencil_reason(fn, False, summaries)
+    return replace(fn, is_pencil=bool(reason), pencil_reason=reason)
+
+
+def _include(tu: ci.TranslationUnit, cursor: ci.Cursor) -> Optional[N.Include]:
+    """The `#include` directive `cursor` with the file it named; None between system headers
+    (the driver never rewrites those) or when it named no file."""
+    target = cursor.get_included_file()
+    if target is None or cursor.location.file is None:
+        return None
+    in_system = cursor.location.is_in_system_header
+    names_system = ci.SourceLocation.from_offset(tu, target, 0).is_in_system_header
+    if in_system and names_system:
+        return None
+    extent = cursor.extent
+    return N.Include(cursor.location.file.name, extent.start.offset, extent.end.offset,
+                     target.name, in_system, names_system)
 
 
 def _record_decls(cursor: ci.Cursor) -> list[N.RecordDecl]:

@@ -46,13 +46,20 @@ def _loc(tok: ci.Token) -> SourceLoc:
 
 
 def collect_pragmas(tu: ci.TranslationUnit, main_file: str) -> list[PlacedPragma]:
-    """Every `#pragma` line in the main file, in source order."""
-    # libclang returns comments as tokens: a trailing `// ...` is not part of the pragma.
-    tokens = [t for t in tu.get_tokens(extent=tu.cursor.extent)
-              if t.kind != ci.TokenKind.COMMENT
-              and t.location.file is not None and t.location.file.name == main_file]
+    """Every `#pragma` line in `main_file`, in source order: the main file of `tu`, or a header
+    it includes whose code pencilcc compiles (offsets are that file's)."""
     with open(main_file, "rb") as f:
         source = f.read()
+    extent = tu.cursor.extent
+    if main_file != tu.spelling:
+        # The translation unit's extent is its main file's: a header's tokens need its own.
+        header = ci.File.from_name(tu, main_file)
+        extent = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(tu, header, 0),
+                                               ci.SourceLocation.from_offset(tu, header, len(source)))
+    # libclang returns comments as tokens: a trailing `// ...` is not part of the pragma.
+    tokens = [t for t in tu.get_tokens(extent=extent)
+              if t.kind != ci.TokenKind.COMMENT
+              and t.location.file is not None and t.location.file.name == main_file]
     found: list[PlacedPragma] = []
     i = 0
     while i < len(tokens):

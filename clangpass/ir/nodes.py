@@ -357,6 +357,9 @@ class Function:
 
     `is_pencil` says whether pencilcc treats this function as PENCIL, and
     `pencil_reason` why (file suffix, -x pencil, attribute, pencil_array params).
+    `in_main_file`: the function is the translation unit's own code, which pencilcc
+    compiles: defined in the main file, or a PENCIL function or region-holding
+    function defined in a user header (`loc.file` names the header).
     """
 
     name: str
@@ -394,12 +397,29 @@ class RecordDecl:
 
 
 @dataclass(frozen=True)
+class Include:
+    """An `#include` directive, bytes [start, end) of `file` (from `#` to the end of the file
+    name), that names the file `included`; directives between system headers are left out.
+    The driver redirects those that name a header whose regions it rewrites."""
+
+    file: str
+    start_offset: int
+    end_offset: int
+    included: str
+    file_is_system: bool = False
+    included_is_system: bool = False
+
+
+@dataclass(frozen=True)
 class Module:
     """One translation unit as pencilcc sees it: the main file's functions, globals and records.
 
     `functions` holds every definition in the main file and every declaration
-    visible in it (prototypes from headers included), first definition wins.
-    `structs` holds the struct and union declarations written in the main file.
+    visible in it (prototypes from headers included), first definition wins;
+    the definitions of user headers that are PENCIL or hold a region are the
+    translation unit's own code too (`Function.in_main_file`, their `loc` the header's).
+    `structs` holds the struct and union declarations written in the main file;
+    `includes` the `#include` directives outside system headers.
     """
 
     file: str
@@ -407,6 +427,7 @@ class Module:
     globals: tuple[VarDecl, ...] = ()
     structs: tuple[RecordDecl, ...] = ()
     pencil_file: bool = False
+    includes: tuple[Include, ...] = ()
 
     def summary_functions(self) -> frozenset[str]:
         """Names of the functions some `pencil_access(f)` attribute names (PENCIL summaries)."""
