@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from clangpass.poly.budget import MAX_LOOP_DEPTH, MAX_STATEMENTS
+
 
 @dataclass(frozen=True)
 class CompileOptions:
@@ -73,11 +75,21 @@ class CompileOptions:
     """Bound on isl operations per region (dependence analysis, scheduling); when exceeded the
     region keeps its original schedule (scheduling) or falls back to the host compiler (analysis)."""
 
-    time_limit: float = 10.0
+    max_statements: int = MAX_STATEMENTS
+    """-fpencil-max-statements=N: a region of more statements falls back to the host compiler
+    before it is analysed (0: no bound; measured at clangpass.poly.budget.MAX_STATEMENTS)."""
+
+    max_loop_depth: int = MAX_LOOP_DEPTH
+    """-fpencil-max-loop-depth=N: a region with loops nested deeper falls back to the host compiler
+    before it is analysed (0: no bound; measured at clangpass.poly.budget.MAX_LOOP_DEPTH)."""
+
+    time_limit: float = 120.0
     """-fpencil-time-limit=SECONDS: CPU-time bound on the analysis of one region (0: none), with a
-    wall-clock backstop of isolate.WALL_FACTOR times it. The analysis of an input runs in a child
-    process (clangpass.driver.isolate); a region that exceeds it is compiled by the host compiler,
-    with a -Wpencil warning."""
+    wall-clock backstop of isolate.WALL_FACTOR times it: a safety net only, what the analysis does
+    is bounded by the deterministic measures above (clangpass.poly.budget). The analysis of an
+    input runs in a child process (clangpass.driver.isolate); a region that exceeds it is compiled
+    by the host compiler, with a -Wpencil warning saying that this depends on the machine, and
+    `nondeterministic` in its record."""
 
     memory_limit_mb: int = 4096
     """-fpencil-memory-limit=MiB: address-space bound (RLIMIT_AS) of that child (0: none); running

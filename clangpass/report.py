@@ -55,6 +55,9 @@ class RegionOutcome:
     dependences_before_clustering: int = 0   # dependence relations between statement pairs
     dependences_after_clustering: int = 0    # ... between the scheduled (macro-)statements
     clustering_problems: tuple[str, ...] = ()   # why the user's clustering decision was invalid
+    # What made this outcome depend on the machine rather than only on the input and the flags
+    # ('time limit': the driver's safety net stopped the analysis); '' for a reproducible one.
+    nondeterministic: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED
@@ -132,6 +135,7 @@ class RegionOutcome:
             "clustering_problems": list(self.clustering_problems),
             "clustering_time": round(self.clustering_time, 6),
             "scheduling_time": round(self.scheduling_time, 6),
+            "nondeterministic": self.nondeterministic,
         }
         # Today's keys in their order (scripts read them); keys of newer records follow.
         return {**{key: values.pop(key) for key in RECORD_KEYS if key in values}, **values}

@@ -273,6 +273,8 @@ class _State:
     thread_min_work: int = CompileOptions.thread_min_work
     thread_start_work: int = CompileOptions.thread_start_work
     time_limit: float = CompileOptions.time_limit
+    max_statements: int = CompileOptions.max_statements
+    max_loop_depth: int = CompileOptions.max_loop_depth
     memory_limit_mb: int = CompileOptions.memory_limit_mb
     fusion: str = "auto"
     cluster: str = CompileOptions.cluster
@@ -473,6 +475,10 @@ class _Parser:
             s.thread_start_work = _int_value("-fpencil-thread-start-work=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-time-limit="):
             s.time_limit = _seconds_value("-fpencil-time-limit=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-max-statements="):
+            s.max_statements = _int_value("-fpencil-max-statements=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-max-loop-depth="):
+            s.max_loop_depth = _int_value("-fpencil-max-loop-depth=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-memory-limit="):
             s.memory_limit_mb = _int_value("-fpencil-memory-limit=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-target="):
@@ -700,7 +706,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,
         pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,
-        time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb)
+        time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb, max_statements=s.max_statements,
+        max_loop_depth=s.max_loop_depth)
     return DriverConfig(
         argv=tuple(expanded), action=action, inputs=tuple(s.inputs), output=s.output,
         host_args=(*s.host_args, *pencil_h), link_args=(*s.link_args, *pencil_h),

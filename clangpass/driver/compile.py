@@ -142,6 +142,11 @@ class InputPlan:
         return [o for o in self.outcomes if o.status == "optimized"]
 
     @property
+    def nondeterministic(self) -> bool:
+        """Whether an outcome depends on the machine (a region stopped by the time limit)."""
+        return any(o.nondeterministic for o in self.outcomes)
+
+    @property
     def needs_pencilcc(self) -> bool:
         """Whether the host alone cannot build this input the way pencilcc must."""
         return self.cached is not None or bool(self.optimized)
@@ -272,21 +277,30 @@ class Compilation:
     def _isolated_analysis(self, source: InputFile) -> Analysis:
         """`_analysis` in a child process (clangpass.driver.isolate), retried without each region
         that crashes it or overruns the time limit; AnalysisFailed for a failure elsewhere.
-        PENCILCC_DEBUG=1 runs it in this process, so that its exceptions propagate."""
+        A region left out for a reason that depends on the machine (the time limit) is marked
+        `nondeterministic` in the result. PENCILCC_DEBUG=1 runs it in this process, so that its
+        exceptions propagate."""
         left_out: dict[int, str] = {}
+        nondeterministic: dict[int, str] = {}     # region index -> what made its outcome machine-dependent
         if _debug_enabled():
             return run_in_process(lambda watch: self._analysis(source, watch, left_out))
         limit = self.options.time_limit
         parse_seconds = limit + _PARSE_SLACK_SECONDS if limit else 0.0
         while True:
             try:
-                return run_isolated(lambda watch: self._analysis(source, watch, left_out),
-                                    self.options.memory_limit_mb, _PARSE_STAGE, parse_seconds)
+                analysis = run_isolated(lambda watch: self._analysis(source, watch, left_out),
+                                        self.options.memory_limit_mb, _PARSE_STAGE, parse_seconds)
             except AnalysisFailed as exc:
                 index = _region_of_stage(exc.stage)
                 if index is None or index in left_out:
                     raise
                 left_out[index] = f"pencilcc's analysis of the region {exc.reason}"
+                if exc.nondeterministic:
+                    nondeterministic[index] = exc.nondeterministic
+                continue
+            return replace(analysis, outcomes=tuple(
+                DetachedOutcome(replace(o.outcome, nondeterministic=nondeterministic[k]))
+                if k in nondeterministic else o for k, o in enumerate(analysis.outcomes)))
 
     def _analysis(self, source: InputFile, watch: Watch, left_out: dict[int, str]) -> Analysis:
         """Parse, and compile the module with the compile core (but the regions `left_out`,
@@ -431,7 +445,8 @@ class Compilation:
         if failure:
             sys.stderr.write(failure)
             raise HostCompileFailed()
-        if plan.cache_key and self.cache is not None:
+        # A result that depends on the machine is not kept: the next compile may do better.
+        if plan.cache_key and self.cache is not None and not plan.nondeterministic:
             with open(combined, "rb") as f:
                 entry = CacheEntry(f.read(), [o.as_record() for o in plan.outcomes], link_flags,
                                    plan.stderr + host_stderr)

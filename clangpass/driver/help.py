@@ -105,10 +105,20 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                                "than the source order (streams, default)."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),
-        ("-fpencil-time-limit=SECONDS", "CPU time the analysis may spend on one region (default "
-                                        "10; 0: no limit; 20 times as much wall-clock time at "
-                                        "most); a region over it is compiled by the host "
-                                        "compiler, with a -Wpencil warning."),
+        ("-fpencil-max-statements=N", "Analyse no region of more than N statements (default "
+                                      "1500; 0: no bound): a larger one is compiled by the host "
+                                      "compiler, with a -Wpencil warning."),
+        ("-fpencil-max-loop-depth=N", "Analyse no region with loops nested more than N deep "
+                                      "(default 16; 0: no bound), likewise."),
+        ("-fpencil-time-limit=SECONDS", "A safety net: CPU time the analysis may spend on one "
+                                        "region (default 120; 0: no limit; 20 times as much "
+                                        "wall-clock time at most). The analysis bounds its own "
+                                        "work by counts (isl operations, statements, loop depth), "
+                                        "so that the same source and flags give the same object "
+                                        "on any machine; a region over the time limit is compiled "
+                                        "by the host compiler, with a -Wpencil warning that the "
+                                        "result depends on this machine, and 'nondeterministic' "
+                                        "in its record."),
         ("-fpencil-memory-limit=MiB", "Address-space bound of the analysis process (default "
                                       "4096; 0: none); beyond it the file is compiled by the "
                                       "host compiler, with a -Wpencil warning."),

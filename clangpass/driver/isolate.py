@@ -5,8 +5,10 @@ Input: a function doing the analysis of one input, the `CompileOptions` time and
 memory limits. Output: the function's (picklable) result, or `AnalysisFailed`
 saying why there is none: a signal (libclang overflowing its stack on an
 expression 30,000 operators long), a Python exception, exhausted memory or a
-deadline passed (isl's scheduler on a 10-deep loop nest, whose work isl's
-operation counter does not see).
+deadline passed. The deadline is a safety net: the analysis bounds its own work
+by deterministic measures (clangpass.poly.budget), so that whether a region is
+optimized depends only on the input and the flags; a deadline passed depends on
+the machine, and `AnalysisFailed.nondeterministic` says so.
 
 The function runs in a forked child (copy-on-write: the parent's loaded
 libraries cost nothing) whose address space is bounded with RLIMIT_AS. It names
@@ -37,6 +39,8 @@ Result = TypeVar("Result")
 
 #: A stage may take this many times its CPU allowance in wall-clock time before it is ended anyway.
 WALL_FACTOR = 20
+#: `AnalysisFailed.nondeterministic` of a stage ended by its time allowance.
+TIME_LIMIT = "time limit"
 #: How often the parent samples the child's CPU time (seconds).
 _POLL_SECONDS = 0.1
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -48,12 +52,15 @@ CRASH_HOOK = "PENCILCC_TEST_CRASH_AT"
 
 
 class AnalysisFailed(Exception):
-    """The isolated analysis produced no result; `stage` is where it was when it failed."""
+    """The isolated analysis produced no result; `stage` is where it was when it failed.
+    `nondeterministic` names what made the failure depend on the machine rather than on the
+    input and the flags ('time limit'), '' when it does not."""
 
-    def __init__(self, stage: str, reason: str) -> None:
+    def __init__(self, stage: str, reason: str, nondeterministic: str = "") -> None:
         super().__init__(f"{reason} (during {stage})")
         self.stage = stage
         self.reason = reason
+        self.nondeterministic = nondeterministic
 
 
 class Watch:
@@ -124,7 +131,8 @@ def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) ->
             if budget.spent():
                 process.kill()
                 raise AnalysisFailed(stage, f"exceeded the time limit of {seconds:g} s "
-                                            "(-fpencil-time-limit=)")
+                                            "(-fpencil-time-limit=), so the result depends on this "
+                                            "machine's speed and load", TIME_LIMIT)
             continue
         try:
             message = conn.recv()

@@ -34,7 +34,7 @@ from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, Stage
 from clangpass.poly.alias_check import unchecked_overlap
 from clangpass.poly.annotations import annotation_reductions, pragma_uses
 from clangpass.poly.codegen import format_ast
-from clangpass.poly.budget import BudgetExceeded
+from clangpass.poly.budget import BudgetExceeded, is_quota_error
 from clangpass.poly.clustering import format_clustering
 from clangpass.poly.dependences import Dependences, format_deps
 from clangpass.poly.extract import NotModelled
@@ -111,12 +111,18 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
                                   options.disabled_passes, traits=target.traits)
     ctx = PassContext(options, isl.Context(), pipeline.traits)
     seconds: dict[str, float] = {}
+    # isl work outside the passes' budgeted steps is bounded too, each pass's and each stretch
+    # between two steps by `isl_max_operations` (clangpass.poly.budget); not the back end's,
+    # which only reads the AST.
+    ctx.isl_ctx.set_max_operations(options.isl_max_operations)
     try:
         unit = run_pipeline(PolyUnit(region, module), pipeline, ctx, dumps, seconds)
     except NotModelled as exc:
         return _with_timings(fallback(region, exc.reason), seconds)
     except BudgetExceeded as exc:
         return _with_timings(fallback(region, str(exc)), seconds)
+    finally:
+        ctx.isl_ctx.set_max_operations(0)
     if unit.codegen is None:
         missing = [p for p in ("extract", "codegen") if p in options.disabled_passes]
         return _with_timings(fallback(region, f"pass '{missing[0] if missing else 'codegen'}' is disabled"),
@@ -164,10 +170,17 @@ def run_pipeline(unit: PolyUnit, pipeline: Union[Pipeline, Sequence[str]], ctx: 
             _dump_unit(unit, dumps, previous)
         before = unit
         start = time.perf_counter()
+        ctx.isl_ctx.reset_operations()
         try:
             unit = cls().run(unit, ctx)
         except (NotModelled, BudgetExceeded):
             raise
+        except isl.Error as exc:
+            if not is_quota_error(exc):
+                exc.add_note(f"in pencilcc pass '{name}' on region {unit.region.label}")
+                raise
+            raise BudgetExceeded(f"pass '{name}' exceeded {ctx.isl_ctx.get_max_operations()} isl operations "
+                                 "outside its budgeted steps") from None
         except Exception as exc:
             exc.add_note(f"in pencilcc pass '{name}' on region {unit.region.label}")
             raise

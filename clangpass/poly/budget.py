@@ -1,16 +1,24 @@
 # SPDX-License-Identifier: MIT
-"""Bounding isl's work: every costly isl call runs under `isl_max_operations`.
+"""Bounding the analysis' work by deterministic measures, never by the clock.
 
-Input: the region's isl context and `CompileOptions.isl_max_operations` (0: no
-bound). Output: `BudgetExceeded` when isl gives up on the quota, with the step
-named; callers decide the fallback (dependence analysis: memory-based flow or a
-host-compiled region; scheduling: the original schedule). Also renders isl's
-error messages for the notes of a region outcome.
+Input: a region (its source, for `size_problem`), its isl context and the bounds of
+`CompileOptions` (`isl_max_operations`, `max_statements`, `max_loop_depth`; 0: no bound).
+Output: `BudgetExceeded` when one is exceeded, with the step named; callers decide the
+fallback (a region over a size bound: the host compiler; dependence analysis: memory-based
+flow or the host compiler; scheduling: the original schedule). Also renders isl's error
+messages for the notes of a region outcome.
 
-isl counts simplex pivots, not their cost: work made of few but ever larger
-pivots escapes the count. The known case is the scheduler's proximity
-constraints on deep nests (`proximity_affordable`); the driver's time limit
-(clangpass.driver.isolate) bounds whatever else escapes.
+Whether a region is optimized, and the code it becomes, must depend only on the input and
+the flags (reproducible builds, ccache, distcc): every bound here counts something of the
+input or of isl's work on it. isl counts simplex pivots, not their cost, and a step's count
+restarts with the next step, so work made of few but ever larger pivots, or of many steps
+(Python-side loops over statements, statement pairs, arrays), escapes the count. What
+bounds it instead: the size of the region (`size_problem`: statements, loop depth, checked
+before the model is built), clustering of large regions (`CLUSTER_ABOVE_STATEMENTS`) and no
+proximity constraints on deep nests (`PROXIMITY_MAX_DEPTH`). The driver's CPU-time limit
+(clangpass.driver.isolate, -fpencil-time-limit=) is only a safety net for what still escapes;
+a region it stops is marked `nondeterministic` in the optimisation record
+(docs/architecture.md, "Deterministic results").
 """
 from __future__ import annotations
 
@@ -18,6 +26,9 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import islpy as isl
+
+from clangpass.ir import nodes as N
+from clangpass.ir.walk import children
 
 
 PROXIMITY_MAX_DEPTH = 6
@@ -45,6 +56,24 @@ maximal fusion's share of the budget, 2 to 3 s, and were then scheduled under `b
 correlation (31) and nussinov (25) schedule unclustered within it."""
 
 
+MAX_STATEMENTS = 1500
+"""`CompileOptions.max_statements`: regions of more statements (assignments, calls, initialised
+declarations of the source) fall back to the host compiler before their model is built. The
+analysis grows faster than the square of the statements, in steps each within the isl budget:
+CPU seconds of a whole -O3 compile of generated regions (test_suite.random.large) on the
+development machine: stencil chains of 1,000 statements 13, 1,500 statements 25, 2,000
+statements 42, 4,000 statements 175 (extraction alone 20); swim-like regions of 1,000, 1,500,
+2,000 statements 13, 27, 49. The largest test kernel, 3AC deriche, has 115."""
+
+MAX_LOOP_DEPTH = 16
+"""`CompileOptions.max_loop_depth`: regions with a deeper loop nest fall back to the host compiler
+before their model is built. Tiling, point-loop order, register tiles, reduction jam and schedule
+verification work on bands as deep as the nest, within few isl operations each: the passes take
+2.4 CPU s on two statements in a 12-deep nest, 6.6 s at 16, 10.9 s at 18, 15.2 s at 20 on the
+development machine (gcc alone takes 13 s and 2 GB on the 20-deep one); isl's scheduler gets no
+proximity constraints beyond `PROXIMITY_MAX_DEPTH`."""
+
+
 class BudgetExceeded(Exception):
     """isl exceeded `isl_max_operations` in one step of the compilation."""
 
@@ -59,12 +88,45 @@ def isl_budget(ctx: isl.Context, max_operations: int, step: str) -> Iterator[Non
     try:
         yield
     except isl.Error as exc:
-        if max_operations and "operations exceeded" in str(exc):
+        if max_operations and is_quota_error(exc):
             raise BudgetExceeded(f"{step} exceeded {max_operations} isl operations") from None
         raise
     finally:
         ctx.set_max_operations(outer)
         ctx.reset_operations()
+
+
+def size_problem(body: N.Stmt, max_statements: int, max_loop_depth: int) -> str:
+    """Why a region of source `body` is too large to analyse ('' if it is not): more statements
+    than `max_statements` or loops nested deeper than `max_loop_depth` (0: no bound)."""
+    statements, depth = source_size(body)
+    if max_statements and statements > max_statements:
+        return (f"{statements} statements, more than the {max_statements} pencilcc analyses in one "
+                "region (-fpencil-max-statements=)")
+    if max_loop_depth and depth > max_loop_depth:
+        return (f"loops nested {depth} deep, deeper than the {max_loop_depth} pencilcc analyses "
+                "(-fpencil-max-loop-depth=)")
+    return ""
+
+
+def source_size(s: N.Stmt) -> tuple[int, int]:
+    """(statements, loop depth) of the source `s`: its assignments, calls and other expression
+    statements and its initialised declarations (a loop's own initialisation not included),
+    and the most loops nested in it."""
+    if isinstance(s, N.ExprStmt):
+        return 1, 0
+    if isinstance(s, N.DeclStmt):
+        return sum(d.init is not None for d in s.decls), 0
+    inner = [source_size(c) for c in children(s)
+             if isinstance(c, N.Stmt) and not (isinstance(s, N.For) and c is s.init)]
+    statements = sum(n for n, _ in inner)
+    depth = max((d for _, d in inner), default=0)
+    return statements, depth + isinstance(s, (N.For, N.While, N.DoWhile))
+
+
+def is_quota_error(exc: isl.Error) -> bool:
+    """Whether isl gave up on the context's `max_operations` (rather than failed)."""
+    return "operations exceeded" in str(exc)
 
 
 def nest_depth(domain: isl.UnionSet) -> int:

@@ -246,6 +246,20 @@ def test_opencl_dump_and_target_are_options() -> None:
     assert str(info.value) == "'-fpencil-target=' expects one of cpu, opencl, got 'cuda'"
 
 
+def test_deterministic_bounds_and_the_time_limit() -> None:
+    options = parse("-c", "a.c").options
+    assert (options.max_statements, options.max_loop_depth, options.time_limit) == (1500, 16, 120.0)
+    options = parse("-fpencil-max-statements=0", "-fpencil-max-loop-depth=20", "-c", "a.c").options
+    assert (options.max_statements, options.max_loop_depth) == (0, 20)
+    with pytest.raises(CommandLineError) as info:
+        parse("-fpencil-max-statements=-1", "-c", "a.c")
+    assert str(info.value) == "'-fpencil-max-statements=' expects an integer >= 0, got '-1'"
+    from clangpass.driver.help import help_text
+    text = " ".join(help_text().split())
+    assert "-fpencil-max-statements=N" in text and "-fpencil-max-loop-depth=N" in text
+    assert "A safety net: CPU time the analysis may spend on one region (default 120;" in text
+
+
 def test_help_lists_the_opencl_target_and_dump() -> None:
     from clangpass.driver.help import help_text
     text = help_text()
