@@ -82,6 +82,11 @@ class InputFile:
     def is_c(self) -> bool:
         return self.language in ("c", "pencil")
 
+    @property
+    def preprocessed_c(self) -> bool:
+        """Preprocessed C (`.i`, `-x cpp-output`): the host compiles it, pencilcc does not analyse it."""
+        return self.x_language == "cpp-output" or (not self.x_language and self.path.endswith(".i"))
+
 
 @dataclass(frozen=True)
 class DepOptions:

@@ -242,6 +242,8 @@ class Driver:
         for path in unused_linker_inputs(config):
             sys.stderr.write(f"pencilcc: warning: {path}: linker input file unused because linking "
                              "not done\n")
+        if not self._warn_of_preprocessed_pencil():
+            return 1
         try:
             texts = {index: read_source(source.path) for index, source in enumerate(config.inputs)
                      if source.is_c}
@@ -264,6 +266,29 @@ class Driver:
         if config.save_record:
             self._write_records(records)
         return 0
+
+    def _warn_of_preprocessed_pencil(self) -> bool:
+        """A -Wpencil warning for each preprocessed input (`.i`) that holds PENCIL code: the host
+        compiles it, unoptimized. libclang cannot read what gcc's preprocessor made of the system
+        headers (gcc-only attributes and types), and a region's symbol and messages would name
+        the preprocessed file, not its source: what ccache with `run_second_cpp = false` and
+        distcc's servers compile (docs/user-guide.md, "Build-system behaviour"). False when
+        the warning is an error (-Werror=pencil)."""
+        engine = self.config.diagnostics.engine()
+        for source in self.config.inputs:
+            if not source.preprocessed_c or source.path == "-":
+                continue
+            try:
+                text = read_source(source.path)
+            except DriverError:
+                continue        # the host compiler says what is wrong with it
+            if mentions_pencil(text):
+                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                              "PENCIL code not optimized, the file is compiled by the host compiler "
+                              "unchanged: pencilcc does not analyse preprocessed input (with ccache "
+                              "keep run_second_cpp on, with distcc use pump mode)", option="-Wpencil")
+        engine.emit(sys.stderr)
+        return not engine.has_errors
 
     def _leave_unreadable_to_host(self, texts: dict[int, bytes]) -> bool:
         """Drop from `texts` the inputs pencilcc cannot analyse (the host compiles them as
