@@ -110,8 +110,6 @@ class CompileOptions:
     time_report: bool = False
     """-ftime-report: per-pass timings on stderr."""
 
-    verbose: bool = False
-
     march: str = ""
     """-march= value; 'native' selects the host CPU and its features."""
 
@@ -123,7 +121,3 @@ class CompileOptions:
 
     debug: bool = False
     """-g: the back end's object carries line information for the outlined regions."""
-
-    @property
-    def reschedule(self) -> bool:
-        return self.opt_level >= 2

@@ -708,7 +708,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
-        time_report=s.time_report, verbose=s.verbose, march=s.march, fast_math=s.fast_math,
+        time_report=s.time_report, march=s.march, fast_math=s.fast_math,
         pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,
         time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb, max_statements=s.max_statements,

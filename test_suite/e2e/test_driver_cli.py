@@ -274,7 +274,7 @@ def test_multiple_inputs_with_c_are_fine_without_o() -> None:
 
 def test_verbose_is_ours_and_the_hosts() -> None:
     c = parse("-v", "-c", "a.c")
-    assert c.verbose and c.options.verbose and "-v" in c.host_args
+    assert c.verbose and "-v" in c.host_args
 
 
 def test_lint_takes_the_rest_of_the_line() -> None:
