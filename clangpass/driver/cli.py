@@ -373,6 +373,15 @@ def _names(text: str) -> list[str]:
     return [n for n in (p.strip() for p in text.split(",")) if n]
 
 
+def _pass_names(flag: str, text: str) -> list[str]:
+    """The pass names of `flag`'s value `text` (checked once parsing is done, `_check_pass_names`):
+    an empty list is an error, so that `--dump-after=` does not silently dump nothing."""
+    names = _names(text)
+    if not names:
+        raise CommandLineError(f"'{flag}' expects a pass name, got '{text}'")
+    return names
+
+
 def _optimisation_level(arg: str) -> Optional[tuple[int, bool]]:
     """(level, fast_math) for -O, -O0..-O3, -Os, -Oz, -Og, -Ofast; None if not one."""
     value = arg[2:]
@@ -506,11 +515,11 @@ class _Parser:
             if s.source_order not in ("gain", "streams"):
                 raise CommandLineError(f"'-fpencil-source-order=' expects 'gain' or 'streams', got '{s.source_order}'")
         elif arg.startswith("--disable-pass"):
-            s.disabled_passes += _names(self.value("--disable-pass", arg))
+            s.disabled_passes += _pass_names("--disable-pass", self.value("--disable-pass", arg))
         elif arg.startswith("--dump-before"):
-            s.dump_before += _names(self.value("--dump-before", arg))
+            s.dump_before += _pass_names("--dump-before", self.value("--dump-before", arg))
         elif arg.startswith("--dump-after"):
-            s.dump_after += _names(self.value("--dump-after", arg))
+            s.dump_after += _pass_names("--dump-after", self.value("--dump-after", arg))
         elif arg.startswith("-fpencil-dump="):
             stages = _names(arg.split("=", 1)[1])
             unknown = [st for st in stages if st not in STAGES]
@@ -695,7 +704,9 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     compiled = [i for i in s.inputs if i.language != "linker"]
     if action in ("compile", "assemble") and s.output and len(compiled) > 1:
         raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
-    _check_pass_names("--disable-pass", s.disabled_passes)
+    for flag, names in (("--disable-pass", s.disabled_passes), ("--dump-before", s.dump_before),
+                        ("--dump-after", s.dump_after)):
+        _check_pass_names(flag, names)
     if s.emit_llvm and action in ("compile", "link"):
         raise CommandLineError("'-emit-llvm' is only supported with '-S' (writes the optimized "
                                "regions' LLVM IR)")

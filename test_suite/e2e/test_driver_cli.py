@@ -97,7 +97,7 @@ def test_own_flags_never_reach_the_host() -> None:
     own = ["-fpencil-dump=ir,scop,deps,schedule,ast,llvm", "-fpencil-dump-dir=d", "--tile-size=16",
            "-fno-pencil-parallel", "-fpencil-fusion=min", "--disable-pass=tile,wavefront", "--disable-pass",
            "thread-team",
-           "--dump-before=x", "--dump-after=y", "-ftime-report", "-fsave-optimization-record",
+           "--dump-before=tile", "--dump-after=codegen", "-ftime-report", "-fsave-optimization-record",
            "-foptimization-record-file=r.json", "-Rpass=pencil", "-Rpass-missed=pencil", "-Wpencil",
            "-Wno-pencil", "-Werror=pencil", "--keep", "-emit-llvm"]
     c = parse(*own, "-S", "a.c")
@@ -107,7 +107,7 @@ def test_own_flags_never_reach_the_host() -> None:
     assert o.dump == {"ir", "scop", "deps", "schedule", "ast", "llvm"} and o.dump_dir == "d"
     assert o.tile_size == 16 and o.parallel is False and o.fusion == "min"
     assert o.disabled_passes == {"tile", "wavefront", "thread-team"}
-    assert o.dump_before == {"x"} and o.dump_after == {"y"} and o.time_report
+    assert o.dump_before == {"tile"} and o.dump_after == {"codegen"} and o.time_report
     assert c.save_record and c.record_file == "r.json" and c.keep and c.emit_llvm
     assert c.diagnostics.remarks and c.diagnostics.missed_remarks
     assert c.diagnostics.enabled and c.diagnostics.error     # -Werror=pencil after -Wno-pencil
@@ -219,6 +219,11 @@ def test_output_names() -> None:
     (["--disable-pass=tiling", "-c", "a.c"], "unknown pass 'tiling' in '--disable-pass' (passes: extract, "
                                              "alias-check, demote-scalars, index-set-split, privatize-arrays, "),
     (["--disable-pass", "tile,nope", "-c", "a.c"], "unknown pass 'nope' in '--disable-pass'"),
+    (["--dump-after=nosuch", "-c", "a.c"], "unknown pass 'nosuch' in '--dump-after' (passes: extract, "),
+    (["--dump-before", "tile,nosuch", "-c", "a.c"], "unknown pass 'nosuch' in '--dump-before' (passes: "),
+    (["--dump-after=", "-c", "a.c"], "'--dump-after' expects a pass name, got ''"),
+    (["--disable-pass=,", "-c", "a.c"], "'--disable-pass' expects a pass name, got ','"),
+    (["-fpencil-dump=", "a.c"], "unknown stage '' in '-fpencil-dump='"),
     (["--show-cc-args=FOO"], "INCLUDE_DIRS"),
     (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),
 ])
@@ -233,6 +238,22 @@ def test_unknown_pass_error_lists_every_registered_pass() -> None:
         parse("--disable-pass=tiling", "-c", "a.c")
     listed = str(info.value).split("(passes: ", 1)[1].rstrip(")").split(", ")
     assert sorted(listed) == sorted(PASSES) and "tile" in listed
+
+
+def test_dump_pass_names_are_checked(capfd) -> None:
+    """--dump-before/--dump-after name registered passes: a typo is a usage error (status 1, one
+    clang-style line listing the passes), never a compile that silently dumps nothing."""
+    from clangpass.driver.main import main
+    from clangpass.passes.manager import PASSES
+    for flag in ("--dump-after=nosuch", "--dump-before=nosuch"):
+        assert main([flag, "-c", "a.c"]) == 1
+        err = capfd.readouterr().err
+        name = flag.split("=")[0]
+        assert err.startswith(f"pencilcc: error: unknown pass 'nosuch' in '{name}' (passes: extract, ")
+        assert err.count("\n") == 1
+        assert sorted(err.split("(passes: ", 1)[1].rstrip(")\n").split(", ")) == sorted(PASSES)
+    c = parse("--dump-after=tile,live-ranges", "--dump-before", "codegen", "-c", "a.c")
+    assert c.options.dump_after == {"tile", "live-ranges"} and c.options.dump_before == {"codegen"}
 
 
 def test_opencl_dump_and_target_are_options() -> None:
