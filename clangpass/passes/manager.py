@@ -31,14 +31,14 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 from clangpass.passes.registry import PASSES, Pass, PassContext, load_passes
 from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, Stage
-from clangpass.poly.alias_check import unchecked_overlap
+from clangpass.poly.alias_check import format_alias_check, unchecked_overlap
 from clangpass.poly.annotations import annotation_reductions, pragma_uses
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.budget import BudgetExceeded, is_quota_error
 from clangpass.poly.clustering import format_clustering
 from clangpass.poly.dependences import Dependences, format_deps
 from clangpass.poly.extract import NotModelled
-from clangpass.poly.live_ranges import format_relaxed
+from clangpass.poly.live_ranges import format_live_ranges, format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome, Status, fallback
@@ -221,7 +221,13 @@ def format_stage(unit: PolyUnit, stage: str) -> str:
         return text + ("\n" + format_clustering(unit.clustering) if unit.clustering is not None else "")
     if stage == "schedule":
         return format_schedule(unit.scop.schedule)
-    return format_scop(unit.scop, unit.notes)
+    return _format_model(unit)
+
+
+def _format_model(unit: PolyUnit) -> str:
+    """The `scop` stage: the model, and the alias check once `alias-check` has planned it."""
+    text = format_scop(unit.scop, unit.notes)
+    return text + "\n" + format_alias_check(unit.alias_check) if unit.alias_check is not None else text
 
 
 def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
@@ -231,9 +237,11 @@ def _dump_unit(unit: PolyUnit, dumps: DumpSink, after: str) -> None:
     if unit.stage is Stage.AST:
         dumps.emit("ast", unit.region.label, after, format_ast(unit.codegen), force=True)
         return
-    text = format_scop(unit.scop, unit.notes)
+    text = _format_model(unit)
     if unit.dependences is not None:
         text += "\nDependences {\n" + format_deps(unit.dependences) + "\n}"
+    if unit.live_ranges is not None:
+        text += "\n" + format_live_ranges(unit.live_ranges)
     dumps.emit("scop", unit.region.label, after, text, force=True)
 
 

@@ -209,3 +209,14 @@ def plan_alias_check(scop: Scop) -> AliasCheck:
     checked = tuple((a, b) for a, b in pairs if ranges[a] is not None and ranges[b] is not None)
     condition = " && ".join(_disjoint(ranges[a], ranges[b]) for a, b in checked)
     return AliasCheck(pairs=checked, condition=condition, macros=tuple(macros) if checked else ())
+
+
+def format_alias_check(check: AliasCheck) -> str:
+    """The canonical text of `check` (the `scop` dump after `alias-check`): one line per checked
+    pair, then the condition the driver versions the region on; an empty block when no pair
+    needs a check."""
+    lines = ["AliasCheck {"]
+    lines += [f"    Pair := {a}, {b}" for a, b in check.pairs]
+    if check.condition:
+        lines.append(f"    Condition := {check.condition}")
+    return "\n".join(lines + ["}"])

@@ -400,6 +400,15 @@ def privatization_violations(schedule: isl.Schedule, live_ranges: isl.UnionMap) 
     return problems
 
 
+def format_live_ranges(live: LiveRanges) -> str:
+    """The unit's live ranges in `--dump-before`/`--dump-after`: one flow piece a line, or why
+    they are unknown."""
+    if live.flow is None:
+        return f"LiveRanges := (unknown: {live.exceeded})"
+    pieces = sorted_pieces(live.flow)
+    return "\n".join(["LiveRanges :="] + [f"    {p};" for p in pieces] + ([] if pieces else ["    (none)"]))
+
+
 def format_relaxed(relaxed: RelaxedDependences) -> str:
     """The `deps` dump after relax-false-deps: what is enforced and what may be relaxed."""
     lines = [f"Relaxed storage: {', '.join(relaxed.arrays) or '(none)'}"]
