@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Check tests: `test_suite/check/<pass>/*.c` with `// RUN:` lines checked by FileCheck.
 
-Each RUN line is a shell pipeline; `%pencilcc` is the compiler (`python -m clangpass`),
-`%s` the test file and `%t` a path in a private temporary directory. The lines of
+Each RUN line is a shell pipeline, run in the repository's root; `%pencilcc` is the compiler
+(`python -m clangpass`), `%python` the Python that runs the tests (for fault injection:
+replace_schedule.py), `%s` the test file and `%t` a path in a private temporary directory. The lines of
 a RUN command that end with `\\` continue on the next RUN line.
 """
 from __future__ import annotations
@@ -41,6 +42,7 @@ def test_check(path: Path, tmp_path: Path):
     assert commands, f"{path} has no RUN line"
     for command in commands:
         command = (command.replace("%pencilcc", f"{shlex.quote(sys.executable)} -m clangpass")
+                   .replace("%python", shlex.quote(sys.executable))
                    .replace("%s", shlex.quote(str(path))).replace("%t", shlex.quote(str(tmp_path / "t"))))
         done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=REPO, capture_output=True,
                               text=True, timeout=300)
