@@ -33,11 +33,6 @@ def cmake_dir() -> Path:
 
 
 def runtime_dir() -> Path:
-    """runtime/: the C runtime of the OpenCL target (pencilcc_runtime.c and .h)."""
+    """runtime/: the C runtime of the OpenCL target (its files, and what a link of a program
+    that launches kernels adds, are the target's: llvm_backend.opencl.runtime)."""
     return _resource_dir("_runtime", "runtime")
-
-
-def opencl_runtime_link_flags() -> list[str]:
-    """What a program with OpenCL regions adds to its link: the runtime's source (the host
-    compiler compiles it there, with the user's flags) and what it needs, dlopen and threads."""
-    return [str(runtime_dir() / "pencilcc_runtime.c"), "-ldl", "-lpthread"]

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 from clangpass.driver.cli import DriverConfig
 from clangpass.driver.host import HostCompiler
-from clangpass.resources import opencl_runtime_link_flags
+from clangpass.targets import get_target
 
 # Outlined functions are named __pencilcc_<function>_<kind><n>_<hash> (clangpass.regions).
 _REGION_SYMBOL = b"__pencilcc_"
@@ -54,8 +54,8 @@ def link_arguments(config: DriverConfig, objects: Mapping[int, str],
         if tuple(flags) not in seen:
             seen.append(tuple(flags))
             extra += flags
-    # A source the runtime adds (the OpenCL runtime's .c) is compiled into the program once,
-    # however many inputs asked for it (an object built earlier and a C input, say).
+    # A source the runtime adds (the OpenCL runtime's .c files) is compiled into the program
+    # once, however many inputs asked for it (an object built earlier and a C input, say).
     extra = [f for k, f in enumerate(extra) if not (f.endswith(".c") and f in extra[:k])]
     return [*args, *extra, "-o", output]
 
@@ -90,7 +90,7 @@ def prebuilt_runtime_flags(config: DriverConfig) -> list[str]:
             openmp |= found[0] and found[1]
             opencl |= found[0] and found[2]
     return ((["-fopenmp"] if openmp else []) + (["-lm"] if regions else [])
-            + (opencl_runtime_link_flags() if opencl else []))
+            + (list(get_target("opencl").runtime_flags()) if opencl else []))
 
 
 def localize_symbols(host: HostCompiler, obj: str, symbols: Sequence[str]) -> str:

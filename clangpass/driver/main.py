@@ -39,7 +39,8 @@ from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, 
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, may_hold_pencil,
                                       mentions_pencil, read_source, unreadable_by_libclang)
 from clangpass.ir.nodes import SourceLoc
-from clangpass.resources import cmake_dir, include_dir, opencl_runtime_link_flags
+from clangpass.resources import cmake_dir, include_dir
+from clangpass.targets import get_target
 from clangpass.toolchain import HostCommandError
 
 EXIT_INTERNAL_ERROR = 70
@@ -156,8 +157,12 @@ def show_cc_args(what: str, target: str = "cpu") -> list[str]:
         return [str(include_dir())]
     if what == "LIBS":
         # Everything llvm_backend.cpu.runtime_link_flags may ask for: libgomp for parallel
-        # loops, libm for math builtins.
-        return ["-fopenmp", "-lm", *(opencl_runtime_link_flags() if target == "opencl" else [])]
+        # loops, libm for math builtins; and the OpenCL target's runtime (its files and
+        # libraries are the target's to say).
+        flags = ["-fopenmp", "-lm"]
+        if target == "opencl":
+            flags += get_target("opencl").runtime_flags()
+        return flags
     return []
 
 

@@ -4,8 +4,8 @@
 Input: the `CodegenUnit`s of one translation unit. Output: the same host object as
 the CPU target (`llvm_backend.cpu`: llvmlite, LLVM's pipeline, the C ABI of
 `clangpass.regions`), in which every outermost parallel loop that `kernels` can
-express is a launch through the C runtime (`runtime/pencilcc_runtime.c`, linked by
-`link_flags`), with the loop's CPU code kept for a machine without a device
+express is a launch through the C runtime (runtime/, whose files `runtime` lists, linked
+by `link_flags`), with the loop's CPU code kept for a machine without a device
 (`host`). The kernels of a region form one OpenCL program, embedded as a string and
 built by the runtime on first use (and cached on disk).
 
@@ -26,7 +26,6 @@ from typing import Sequence
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.poly.codegen_unit import CodegenUnit
-from clangpass.resources import opencl_runtime_link_flags
 from clangpass.targets import Artifact, Output, TargetTraits
 from llvm_backend.cpu import CpuTarget, runtime_link_flags
 from llvm_backend.cpu.context import FunctionState
@@ -35,6 +34,7 @@ from llvm_backend.cpu.lower_region import MakeLowering
 from llvm_backend.opencl.host import HostLowering, Plan
 from llvm_backend.opencl import pipeline as pipelines
 from llvm_backend.opencl.kernels import GROUP_SIZE, GROUPS, Kernel, program_source
+from llvm_backend.opencl import runtime
 
 __all__ = ["TARGET", "OpenclTarget", "mapping"]
 
@@ -109,8 +109,14 @@ class OpenclTarget(CpuTarget):
     def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
         flags = [f for f in runtime_link_flags(units, options) if f != "-fopenmp"]
         if any(Plan(u, options.parallel).kernels for u in units):
-            flags += opencl_runtime_link_flags()
+            flags += runtime.runtime_flags()
         return tuple(flags)
+
+    def runtime_flags(self) -> tuple[str, ...]:
+        """What a link adds for objects of this target that launch kernels, whatever their
+        units: the runtime's sources and libraries (`llvm_backend.opencl.runtime`). The driver
+        asks for it when it links objects built earlier and for `--show-cc-args=LIBS`."""
+        return tuple(runtime.runtime_flags())
 
 
 TARGET = OpenclTarget()

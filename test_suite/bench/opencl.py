@@ -2,7 +2,7 @@
 """What the ``pencilcc-opencl`` column needs: a platform check, the run environment, the runtime's profile.
 
 A program built with ``pencilcc -fpencil-target=opencl`` runs its outermost
-parallel loops as OpenCL kernels through ``runtime/pencilcc_runtime.c``
+parallel loops as OpenCL kernels through the C runtime in ``runtime/``
 (``runtime/README.md``), on the first GPU, else the first device of any type.
 Three of that runtime's behaviours shape the measurement:
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from llvm_backend.opencl.runtime import runtime_flags
 from test_suite.e2e import harness
 
 pyopencl = pytest.importorskip("pyopencl")
@@ -240,7 +241,7 @@ def test_objects_compiled_apart_link_with_the_runtime(tmp_path: Path) -> None:
                   libs=(), env={"PENCILCC_NO_CACHE": "1"})
     libs = subprocess.run([*PENCILCC, "-fpencil-target=opencl", "--show-cc-args=LIBS"], capture_output=True,
                           text=True, check=True).stdout.split()
-    assert "-ldl" in libs and any(word.endswith("pencilcc_runtime.c") for word in libs)
+    assert libs[-len(runtime_flags()):] == runtime_flags()    # every file of the runtime, -ldl, -lpthread
     reference = harness.gcc_reference(source, tmp_path)
     for linker, flags in ((PENCILCC, []), (["gcc"], libs)):
         exe = tmp_path / f"prog-{linker[-1]}"

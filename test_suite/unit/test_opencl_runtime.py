@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""runtime/pencilcc_runtime.c, the OpenCL runtime of generated host code.
+"""runtime/, the OpenCL runtime of generated host code (its files: llvm_backend.opencl.runtime).
 
 A C driver (runtime_c/driver.c) calls the runtime the way generated code does,
 with hand-written kernels, falls back to the same loops on the CPU when a launch
@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from llvm_backend.opencl.runtime import RUNTIME_HEADERS, RUNTIME_LIBS, RUNTIME_SOURCES, runtime_sources
+
 ROOT = Path(__file__).resolve().parents[2]
-RUNTIME = ROOT / "runtime" / "pencilcc_runtime.c"
+RUNTIME = [str(path) for path in runtime_sources()]
 HEADER_DIR = ROOT / "runtime"
 DRIVER = Path(__file__).resolve().parent / "runtime_c" / "driver.c"
 GCC = shutil.which("gcc")
@@ -115,8 +117,8 @@ class Run:
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
     exe = tmp_path_factory.mktemp("rt") / "driver"
-    subprocess.run([GCC, *WARNINGS, "-O2", f"-I{HEADER_DIR}", str(DRIVER), str(RUNTIME),
-                    "-o", str(exe), "-ldl", "-lpthread", "-lm"], check=True)
+    subprocess.run([GCC, *WARNINGS, "-O2", f"-I{HEADER_DIR}", str(DRIVER), *RUNTIME,
+                    "-o", str(exe), *RUNTIME_LIBS, "-lm"], check=True)
     return exe
 
 
@@ -153,16 +155,48 @@ def expect_cpu_only(r: Run, reason: str | None) -> None:
 
 # --- building ------------------------------------------------------------------
 
+API = {"pencilcc_cl_available", "pencilcc_cl_run", "pencilcc_cl_to_host", "pencilcc_cl_host_wrote",
+       "pencilcc_cl_discard", "pencilcc_cl_region_begin", "pencilcc_cl_region_end"}
+
+
+def test_runtime_sources_are_the_folder_s_c_files() -> None:
+    """The target links every C file of runtime/ (a file left out would leave the program with
+    undefined symbols, one not there would fail the link), and the headers are there."""
+    assert sorted(RUNTIME_SOURCES) == sorted(p.name for p in HEADER_DIR.glob("*.c"))
+    assert len(set(RUNTIME_SOURCES)) == len(RUNTIME_SOURCES)
+    assert sorted(RUNTIME_HEADERS) == sorted(p.name for p in HEADER_DIR.glob("*.h"))
+    assert all(Path(path).is_file() for path in RUNTIME)
+
+
 @pytest.mark.parametrize("opt", ["-O0", "-O3"])
 def test_runtime_compiles_warning_free_without_opencl_symbols(opt: str, tmp_path: Path) -> None:
-    obj = tmp_path / "rt.o"
-    proc = subprocess.run([GCC, *WARNINGS, opt, "-c", str(RUNTIME), "-o", str(obj)],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    undefined, defined = "", set()
+    for source in RUNTIME:
+        obj = tmp_path / (Path(source).stem + ".o")
+        proc = subprocess.run([GCC, *WARNINGS, opt, "-c", source, "-o", str(obj)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0 and proc.stderr == "", f"{source}: {proc.stderr}"
+        undefined += subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True).stdout
+        defined |= set(subprocess.run(["nm", "-g", "--defined-only", "--format=just-symbols", str(obj)],
+                                      capture_output=True, text=True, check=True).stdout.split())
     # OpenCL is reached through dlopen only: linking never needs -lOpenCL.
-    undefined = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True).stdout
     assert "dlopen" in undefined
     assert not re.search(r"\bcl[A-Z]\w+", undefined), undefined
+    # The runtime is compiled into the user's program: besides the API, only names of its own
+    # (what its files share, pencilcc_rt_*: pencilcc_runtime_internal.h) are visible there.
+    assert API <= defined
+    assert not {name for name in defined - API if not name.startswith("pencilcc_rt_")}, defined
+
+
+def test_shared_object_exports_only_the_api(tmp_path: Path) -> None:
+    """Linked into a shared object (clangpass.compile's), the runtime exports its API and
+    nothing else: what its files share is hidden, as when it was static in one file."""
+    so = tmp_path / "rt.so"
+    subprocess.run([GCC, *WARNINGS, "-O2", "-shared", "-fPIC", *RUNTIME, "-o", str(so), *RUNTIME_LIBS],
+                   check=True)
+    exported = subprocess.run(["nm", "-D", "--defined-only", "--format=just-symbols", str(so)],
+                              capture_output=True, text=True, check=True).stdout.split()
+    assert {name for name in exported if "pencilcc" in name} == API
 
 
 def test_header_is_valid_cplusplus(tmp_path: Path) -> None:

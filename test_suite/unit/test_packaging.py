@@ -23,3 +23,17 @@ def test_every_python_package_is_listed_in_pyproject():
 def test_resources_locate_the_header_and_cmake_package():
     assert (resources.include_dir() / "pencil.h").is_file()
     assert (resources.cmake_dir() / "PENCILConfig.cmake").is_file()
+
+
+def test_the_wheel_ships_every_file_of_the_opencl_runtime():
+    """The OpenCL target links the runtime's sources from the installed data package: each
+    file it names (and each header) must match clangpass._runtime's package data."""
+    from fnmatch import fnmatch
+
+    from llvm_backend.opencl.runtime import RUNTIME_HEADERS, RUNTIME_SOURCES
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["clangpass._runtime"]
+    for name in (*RUNTIME_SOURCES, *RUNTIME_HEADERS):
+        assert any(fnmatch(name, pattern) for pattern in patterns), name
+        assert (resources.runtime_dir() / name).is_file(), name
