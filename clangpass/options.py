@@ -95,6 +95,12 @@ class CompileOptions:
     """-fpencil-memory-limit=MiB: address-space bound (RLIMIT_AS) of that child (0: none); running
     out of it makes the input fall back to the host compiler, with a -Wpencil warning."""
 
+    memory: str = "all"
+    """-fpencil-memory=: the memory passes of a region (issue 26; docs/passes/): 'none', 'reuse'
+    (update in place and in-place folds: an array's values stored in the memory of one that is
+    dead, copies removed), 'contract' (arrays whose values die in the region get the smaller
+    modular storage of their conflict set) or 'all' (default: both)."""
+
     disabled_passes: frozenset[str] = frozenset()
     """--disable-pass=NAME."""
 

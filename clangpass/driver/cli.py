@@ -62,6 +62,8 @@ _HOST_SUFFIXES = frozenset({
     ".F", ".F90", ".F95", ".go", ".d", ".ads", ".adb", ".hh", ".hpp", ".hxx", ".cu", ".cl",
 })
 
+MEMORY_MODES = ("none", "reuse", "contract", "all")   # -fpencil-memory= (CompileOptions.memory)
+
 ACTIONS = (
     "link", "compile", "assemble",          # pencilcc compiles: -o prog / -c / -S
     "host",                                  # -E, -M, -MM, -fsyntax-only, -###, no input: the host alone
@@ -285,6 +287,7 @@ class _State:
     cluster: str = CompileOptions.cluster
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     target: str = CompileOptions.target
+    memory: str = CompileOptions.memory
     source_order: str = ""          # '': the target's default (CompileOptions.source_order; OpenCL: gain)
     disabled_passes: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
@@ -493,6 +496,11 @@ class _Parser:
             s.max_statements = _int_value("-fpencil-max-statements=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-max-loop-depth="):
             s.max_loop_depth = _int_value("-fpencil-max-loop-depth=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-memory="):
+            s.memory = arg.split("=", 1)[1]
+            if s.memory not in MEMORY_MODES:
+                raise CommandLineError(f"'-fpencil-memory=' expects 'none', 'reuse', 'contract' or "
+                                       f"'all', got '{s.memory}'")
         elif arg.startswith("-fpencil-memory-limit="):
             s.memory_limit_mb = _int_value("-fpencil-memory-limit=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-target="):
@@ -723,7 +731,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,
         time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb, max_statements=s.max_statements,
-        max_loop_depth=s.max_loop_depth)
+        max_loop_depth=s.max_loop_depth, memory=s.memory)
     return DriverConfig(
         argv=tuple(expanded), action=action, inputs=tuple(s.inputs), output=s.output,
         host_args=(*s.host_args, *pencil_h), link_args=(*s.link_args, *pencil_h),

@@ -103,6 +103,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                                "gained no tile, parallel loop or wavefront (gain), or "
                                                "also when it reads a matrix from memory more often "
                                                "than the source order (streams, default)."),
+        ("-fpencil-memory=none|reuse|contract|all", "The memory passes: store an array's values "
+                                                    "in place of one that is dead and remove the "
+                                                    "copies (reuse), give arrays whose values die "
+                                                    "in the region the smaller storage of their "
+                                                    "conflict set (contract), both (all, default) "
+                                                    "or neither (none)."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),
         ("-fpencil-max-statements=N", "Analyse no region of more than N statements (default "
