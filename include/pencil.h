@@ -167,6 +167,16 @@ static inline void pencil_h_assert_fail_(const char *expr, const char *file,
 #define MAYBE __pencil_maybe()
 
 /* ======================================================================== */
+/* The builtin functions below (OpenCL's integer, common and math functions  */
+/* that C99 lacks: max, clamp, mix, step, sign, rsqrt, ...) have plain names */
+/* that a program may use for functions of its own.  Such a program defines  */
+/* PENCIL_NO_BUILTINS before including this header (or passes               */
+/* -DPENCIL_NO_BUILTINS): the language part above stays, these go, and its  */
+/* own functions of those names are ordinary functions to pencilcc.         */
+/* ======================================================================== */
+#ifndef PENCIL_NO_BUILTINS
+
+/* ======================================================================== */
 /* Integer builtins (OpenCL integer functions + integer min/max/clamp).      */
 /* Each generator below defines one function per type prefix P; the list of */
 /* generated names is spelled out in the comment of every family.           */
@@ -759,6 +769,8 @@ static inline float PENCIL_H_C23_(atan2pif)(float y, float x)
 #undef PENCIL_H_C23_
 #undef PENCIL_H_C23_DEFINE_
 #endif /* PENCIL_H_C23_DEFINE_ */
+
+#endif /* !PENCIL_NO_BUILTINS */
 
 /* Internal generator macros are not part of the interface. */
 #undef PENCIL_H_INT_COMMON_

@@ -432,3 +432,37 @@ def test_pencilcc_mode_attributes_and_polymorphic_builtins(tmp_path: Path) -> No
     assert [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Warning] == []
     calls = [c.spelling for c in _walk(tu.cursor) if c.kind == ci.CursorKind.CALL_EXPR]
     assert not any(name.startswith("__pencil") for name in calls)
+
+
+USER_NAMES = r"""
+#include <stdio.h>
+#include <pencil.h>
+/* Functions of the program's own whose names pencil.h's builtins also use. */
+static double step(double x) { return x * 2.0 + 1.0; }
+static int max(int a, int b) { return a > b ? a - 1 : b + 1; }
+static double mix(double a) { return -a; }
+int main(void) {
+    double s = 0.0;
+    for (int i = 0; i < 4; i++) s += step(i) + mix(i) + max(i, 2);
+    __pencil_assume(s > 0.0);
+    printf("%g\n", s);
+    return 0;
+}
+"""
+
+
+@needs_gcc
+def test_program_with_its_own_builtin_names_compiles_with_pencil_no_builtins(tmp_path: Path) -> None:
+    """A program whose own functions are named like builtins (max, step, mix) cannot include
+    pencil.h as it is (gcc: conflicting types); with PENCIL_NO_BUILTINS it can, keeps the
+    language part (__pencil_assume) and runs its own functions."""
+    source = tmp_path / "names.c"
+    source.write_text(USER_NAMES)
+    plain = subprocess.run([GCC, *STRICT, f"-I{INCLUDE}", "-c", str(source), "-o", str(tmp_path / "a.o")],
+                           capture_output=True, text=True)
+    assert plain.returncode != 0 and "step" in plain.stderr
+    exe = tmp_path / "names"
+    subprocess.run([GCC, *STRICT, "-DPENCIL_NO_BUILTINS", f"-I{INCLUDE}", str(source), "-o", str(exe)],
+                   check=True)
+    # step: 1+3+5+7 = 16, mix: -(0+1+2+3) = -6, max: 3+3+1+4 = 11
+    assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "21\n"
