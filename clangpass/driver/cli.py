@@ -665,13 +665,54 @@ class _Parser:
         return True
 
     def generic_flag(self, arg: str) -> None:
-        """Anything else goes to the host compiler, with its separate value if it takes one."""
+        """Anything else goes to the host compiler, with its separate value if it takes one;
+        an option in pencilcc's namespace that it does not know is an error of its own."""
+        _check_not_misspelt(arg)
         flag_values = [arg]
         if arg in SEPARATE_VALUE_FLAGS:
             flag_values.append(self.value(arg, arg))
         link_only = (arg in _LINK_ONLY_EXACT or arg in _LINK_ONLY_SEPARATE
                      or arg.startswith(_LINK_ONLY_PREFIXES))
         self.host(*flag_values, compile_=not link_only)
+
+
+# gcc's options spelt with two dashes: never taken for a misspelling of one of pencilcc's.
+_HOST_LONG_OPTIONS = ("--param", "--sysroot", "--help", "--target-help", "--version", "--coverage",
+                      "--entry", "--save-temps", "--specs", "--std", "--output", "--compile",
+                      "--assemble", "--preprocess", "--include", "--define-macro", "--undefine-macro",
+                      "--include-directory", "--library-directory", "--language", "--pass-exit-codes",
+                      "--pipe", "--print-", "--verbose", "--no-", "--for-linker", "--force-link",
+                      "--imacros", "--debug", "--optimize", "--pedantic", "--machine", "--extra-warnings",
+                      "--all-warnings", "--user-dependencies", "--write-", "--dependencies", "--dumpbase",
+                      "--dumpdir", "--trace-includes", "--no-warnings", "--profile", "--dumpversion",
+                      "--dumpmachine", "--dumpspecs")
+
+
+def _check_not_misspelt(arg: str) -> None:
+    """CommandLineError for `-fpencil-*` / `-fno-pencil-*` options pencilcc does not have, and for
+    `--` options close to one of its own (`--dumpp-after=`), with the nearest of its options: the
+    host compiler would only say that it does not know them."""
+    import difflib
+
+    from clangpass.driver.help import own_option_names
+
+    name = re.match(r"-[-\w]+=?", arg)
+    if not name:
+        return
+    typed = name.group(0)
+    ours = own_option_names()
+    pencil_namespace = typed.startswith(("-fpencil-", "-fno-pencil-"))
+    if not pencil_namespace and (not typed.startswith("--") or typed.startswith(_HOST_LONG_OPTIONS)):
+        return
+    # Compared without their prefixes: `-fpencil-tile-sizes=` is nearest to `--tile-size=`.
+    stems = {re.sub(r"^(-fno-pencil-|-fpencil-|--)", "", name): name for name in ours}
+    stem = re.sub(r"^(-fno-pencil-|-fpencil-|--)", "", typed)
+    close = [stems[c] for c in difflib.get_close_matches(stem, list(stems), n=1,
+                                                         cutoff=0.75 if pencil_namespace else 0.85)]
+    if not pencil_namespace and not close:
+        return
+    hint = f"; did you mean '{close[0]}'?" if close else " (pencilcc --help lists its options)"
+    raise CommandLineError(f"unknown option '{arg}'{hint}")
 
 
 def _matches_pencil(pattern: str) -> bool:

@@ -6,6 +6,7 @@ so that every line fits in 79 columns whatever is added.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from importlib import metadata
 
@@ -35,7 +36,7 @@ EXAMPLES = (
     ("cmake -DCMAKE_C_COMPILER=pencilcc ..", "the same with CMake"),
     ("pencilcc -O3 -Rpass=pencil -c gemm.c", "say what was optimized"),
     ("pencilcc -O3 -Werror=pencil -c gemm.c", "fail if a region is not optimized"),
-    ("pencilcc -O3 -fpencil-dump=schedule -c gemm.c", "print each region's final schedule"),
+    ("pencilcc -O3 -fpencil-dump=schedule -c gemm.c", "each region's schedule after each pass that sets it"),
     ("pencilcc --lint src/*.c", "check the PENCIL rules only"),
 )
 
@@ -188,6 +189,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("PENCILCC_NO_CACHE=1", "Do not use the compile cache."),
         ("PENCILCC_NUM_THREADS, OMP_NUM_THREADS", "Threads of the parallel loops of a "
                                                   "program pencilcc built (read when it runs)."),
+        ("PENCILCC_DEVICE", "The OpenCL device of a program built with -fpencil-target=opencl "
+                            "(read when it runs): unset, the first GPU, else the first device; "
+                            "gpu, cpu or accelerator; P:D (platform and device indices); else "
+                            "a text the platform and device name contain (runtime/README.md)."),
+        ("PENCILCC_PROFILE=1", "Such a program profiles its kernels and transfers and prints "
+                               "a report to stderr at exit."),
         ("PENCILCC_DEBUG=1", "Show Python tracebacks of internal errors instead of the "
                              "one-line report, and stop at the first one instead of falling "
                              "back to the host compiler."),
@@ -244,3 +251,18 @@ def version_text(host_line: str, host_name: str) -> str:
     deps = ", ".join(f"{name} {_dependency_version(name)}" for name in ("libclang", "islpy", "llvmlite"))
     return (f"pencilcc {version()} (PENCIL and polyhedral C compiler; {deps})\n"
             f"Host compiler ({host_name}): {host_line}\n")
+
+
+def own_option_names() -> list[str]:
+    """pencilcc's own options as --help lists them, each as typed before its value
+    (`-fpencil-memory=`, `--dump-after=`, `--keep`): what an unknown option is compared with."""
+    names: list[str] = []
+    for _, options, _ in SECTIONS:
+        for spelling, _ in options:
+            for word in spelling.split(", "):
+                word = word.split(" ", 1)[0]
+                if word.startswith(("-fpencil", "-fno-pencil", "--")):
+                    name = re.match(r"-[-\w]+=?", word)
+                    if name:
+                        names.append(name.group(0))
+    return list(dict.fromkeys(names))

@@ -194,9 +194,18 @@ def refuse_to_overwrite_input(config: DriverConfig) -> bool:
     return bool(overwritten)
 
 
+# Options that ask the host compiler something without an input (gcc -print-file-name=..., -dumpmachine,
+# -v, --version, -###, --target-help, -Q --help=...): with them and no input, the host answers.
+_HOST_QUERIES = ("-print", "--print", "-dump", "-v", "--version", "-###", "--target-help", "--help=", "-Q")
+
+
 def run_host_only(config: DriverConfig, host: HostCompiler) -> int:
     """-E, -M, -MM, -fsyntax-only, -###, no input: the host compiler with the same arguments."""
     if refuse_to_overwrite_input(config):
+        return 1
+    if not config.inputs and not any(arg.startswith(_HOST_QUERIES) for arg in config.passthrough_args):
+        # gcc's own words, as pencilcc's: bare `pencilcc` is not the host compiler's business.
+        sys.stderr.write("pencilcc: fatal error: no input files\ncompilation terminated.\n")
         return 1
     args = list(config.passthrough_args)
     if config.verbose and not config.inputs:

@@ -218,7 +218,12 @@ def _parse_on_large_stack(path: str, args: list[str]) -> ci.TranslationUnit:
     previous = threading.stack_size(_PARSE_STACK_BYTES)
     try:
         thread = threading.Thread(target=parse, name="pencilcc-libclang")
-        thread.start()
+        try:
+            thread.start()
+        except RuntimeError as exc:
+            # The stack is address space: under a small RLIMIT_AS (-fpencil-memory-limit=) there
+            # is not enough of it, which is running out of memory, not an error of pencilcc's.
+            raise MemoryError(f"no address space for the parser's {_PARSE_STACK_BYTES >> 20} MiB stack") from exc
     finally:
         threading.stack_size(previous)
     thread.join()

@@ -226,10 +226,52 @@ def test_output_names() -> None:
     (["-fpencil-dump=", "a.c"], "unknown stage '' in '-fpencil-dump='"),
     (["--show-cc-args=FOO"], "INCLUDE_DIRS"),
     (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),
+    # Options in pencilcc's namespace that it does not have (issue 29): its own error, with the
+    # nearest of its options, not the host's "unrecognized command-line option".
+    (["-fpencil-tile-sizes=32,64", "-c", "a.c"], "unknown option '-fpencil-tile-sizes=32,64'; did you "
+                                                 "mean '--tile-size='?"),
+    (["-fpencil-memry=all", "-c", "a.c"], "did you mean '-fpencil-memory='?"),
+    (["-fno-pencil-paralel", "-c", "a.c"], "did you mean '-fno-pencil-parallel'?"),
+    (["--dumpp-after=tile", "-c", "a.c"], "unknown option '--dumpp-after=tile'; did you mean '--dump-after='?"),
+    (["-fpencil-frobnicate", "-c", "a.c"], "unknown option '-fpencil-frobnicate' (pencilcc --help lists"),
+    (["-fpencil-memory=some", "-c", "a.c"], "'-fpencil-memory=' expects 'none', 'reuse', 'contract' or 'all'"),
 ])
 def test_command_line_errors(argv, message) -> None:
     with pytest.raises(CommandLineError, match=message.replace("(", r"\(")):
         parse(*argv)
+
+
+def test_every_option_in_help_is_known_to_the_parser() -> None:
+    """The misspelling check compares with --help's options: each of them parses (no false
+    'unknown option' for an option pencilcc has), and gcc's two-dash options still pass."""
+    from clangpass.driver.help import own_option_names
+    values = {"-fpencil-dump=": "ir", "--dump-before=": "tile", "--dump-after=": "tile", "--tile-size=": "8",
+              "--show-cc-args=": "LIBS", "-fpencil-target=": "cpu", "-fpencil-fusion=": "auto",
+              "-fpencil-cluster=": "none", "-fpencil-source-order=": "gain", "--disable-pass=": "tile",
+              "-fpencil-memory=": "all", "--cache-sizes=": "32K", "-fpencil-max-statements=": "10",
+              "-fpencil-max-loop-depth=": "4", "-fpencil-time-limit=": "1", "-fpencil-memory-limit=": "100",
+              "-fpencil-thread-min-work=": "1", "-fpencil-thread-start-work=": "1", "--show-listsep=": ";"}
+    names = own_option_names()
+    assert "-fpencil-memory=" in names and "--dump-after=" in names and "-fno-pencil-parallel" in names
+    for name in names:
+        if name.endswith("=") and name not in values:
+            continue        # takes a value whose form the other tests check
+        if name in ("--lint", "--lint-explain", "--dump-ir", "--help", "--version"):
+            continue        # actions of their own
+        parse(name + values.get(name, ""), "-c", "a.c")
+    c = parse("--save-temps", "--param", "x=1", "--sysroot=/", "-c", "a.c")
+    assert "--save-temps" in c.host_args
+
+
+def test_no_input_is_pencilccs_own_fatal_error(capfd) -> None:
+    """Bare `pencilcc` (or flags without an input) is answered by pencilcc as gcc answers, while
+    the host's own queries without an input (-dumpmachine, -print-file-name=) still reach it."""
+    from clangpass.driver.main import main
+    for argv in ([], ["-O3", "-Wall"]):
+        assert main(argv) == 1
+        assert capfd.readouterr().err == "pencilcc: fatal error: no input files\ncompilation terminated.\n"
+    assert main(["-dumpmachine"]) == 0
+    assert capfd.readouterr().out.strip()
 
 
 def test_unknown_pass_error_lists_every_registered_pass() -> None:

@@ -161,6 +161,9 @@ def test_memory_limit_falls_back(tmp_path: Path) -> None:
     proc = pencilcc(["-O2", "-fpencil-memory-limit=64", "k.c", "-o", "k"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "compiled by the host compiler" in proc.stderr and "Traceback" not in proc.stderr
+    # The parser's large stack did not fit: that is the memory limit, and said so (issue 29).
+    assert "ran out of memory (the limit is 64 MiB, -fpencil-memory-limit=)" in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr
     assert built_output(tmp_path / "k") == gcc_output(tmp_path / "k.c")
     assert_clean(tmp_path)
 
