@@ -449,3 +449,28 @@ def test_cmake_package_variables_and_runtime_target(tmp_path, build_env):
         if build_probe:
             run_checked(["cmake", "--build", str(build)], probe, build_env)
             run_checked([str(build / "probe")], probe, build_env)
+
+
+@needs_make
+@needs_cmake
+def test_find_package_without_a_hint_after_pip_install(tmp_path, build_env):
+    """`pip install` puts forwarders into <prefix>/share/cmake/PENCIL/ (cmake/prefix/), where
+    find_package(PENCIL) searches for a prefix whose bin/ is on PATH: no -DPENCIL_DIR needed
+    (issue 29). An editable install does not install data files: skipped there."""
+    forwarder = Path(sys.prefix) / "share" / "cmake" / "PENCIL" / "PENCILConfig.cmake"
+    if not forwarder.is_file() or not (Path(sys.prefix) / "bin" / "pencilcc").exists():
+        pytest.skip(f"pencilcc is not pip-installed into {sys.prefix} (an editable install has no "
+                    "share/cmake/PENCIL)")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "CMakeLists.txt").write_text(_PROBE_LISTS)
+    (probe / "probe.c").write_text(_PROBE_SOURCE)
+    env = {**build_env, "PATH": f"{Path(sys.prefix) / 'bin'}{os.pathsep}{build_env['PATH']}"}
+    env.pop("PENCIL_DIR", None)
+    build = tmp_path / "build"
+    run_checked(["cmake", "-S", str(probe), "-B", str(build), "-G", "Unix Makefiles"], probe, env)
+    values = dict(line.split("=", 1) for line in (build / "probe.txt").read_text().splitlines())
+    assert values["found"] in ("1", "TRUE") and re.fullmatch(r"\d+\.\d+(\.\d+)?", values["version"])
+    assert Path(values["executable"]).resolve() == (Path(sys.prefix) / "bin" / "pencilcc").resolve()
+    run_checked(["cmake", "--build", str(build)], probe, env)
+    run_checked([str(build / "probe")], probe, env)
