@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clangpass import api
 from clangpass.driver import main as driver_main
 from clangpass.driver.cache import plugin_identity
 from clangpass.driver.cli import CommandLineError, parse_command_line
@@ -210,3 +211,7 @@ def test_the_cache_key_sees_the_pipeline_and_the_plugin_code(plugin_path):
     assert "count-statements-f=cached_plugin.CountStatements:" in loaded and loaded != before
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
     assert plugin_identity() != loaded          # edited plugin code: another key
+    # The Python API's disk cache too (clangpass.api): flags that load a plugin add its code.
+    assert api._plugin_identity(["-O2"]) == ""
+    assert api._plugin_identity(["-O2", "-fpencil-pass-plugin=cached_plugin"]) == plugin_identity()
+    assert api._plugin_identity(["-fpencil-pass-plugin=no_such_plugin"]) == ""
