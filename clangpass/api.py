@@ -44,7 +44,8 @@ Caching: `compile` of the same source text (or path and its text), flags and tar
 returns the same `CompiledModule` for the life of the process. Across processes the
 shared object and the signature are kept in `$PENCILCC_CACHE_DIR/api`, else
 `$XDG_CACHE_HOME/pencilcc/api`, else `~/.cache/pencilcc/api` (`PENCILCC_NO_CACHE=1`
-disables it), keyed by a sha256 of the source text, the flags, the target,
+disables it), keyed by a sha256 of the source text, the flags (and the code of the
+plugin passes they load, `_plugin_identity`), the target,
 pencilcc's version and the contents of its own Python files, headers and runtime
 sources, the versions of libclang, islpy and llvmlite, and the host compiler; the
 files the source includes are recorded with their hashes and checked on every hit
@@ -644,13 +645,29 @@ def _relative_path_flag(flags: Sequence[str]) -> bool:
     return False
 
 
+def _plugin_identity(flags: Sequence[str]) -> str:
+    """The code of the plugin passes `flags` load or name (-fpencil-pass-plugin=, a pass name
+    pencilcc lacks: clangpass.driver.cache.plugin_identity), loaded here as the driver will;
+    '' when the flags name none, or name one that cannot be loaded (the compile says why)."""
+    if not any(f.startswith(("-fpencil-pass", "--disable-pass", "--dump-before", "--dump-after")) for f in flags):
+        return ""
+    from clangpass.driver.cache import plugin_identity
+    from clangpass.driver.cli import CommandLineError, parse_command_line
+
+    try:
+        parse_command_line([*flags, "-c", "pencilcc-api.c"])
+    except CommandLineError:
+        return ""
+    return plugin_identity()
+
+
 def _disk_key(text: str, path: Optional[str], flags: Sequence[str], target: str) -> str:
     """The disk cache key: everything the compile's output depends on, except the included
     files, whose hashes the entry records (`_dependencies_current`)."""
     digest = hashlib.sha256()
     cwd = os.getcwd() if _relative_path_flag(flags) else ""
     for part in (f"pencilcc-api-{_ENTRY_FORMAT}", _pencilcc_identity(), _host_identity(flags), target,
-                 "\0".join(flags), path or "", cwd, text):
+                 "\0".join(flags), path or "", cwd, text, _plugin_identity(flags)):
         digest.update(part.encode("utf-8", errors="surrogateescape"))
         digest.update(b"\0\1")
     return digest.hexdigest()

@@ -29,7 +29,7 @@ from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
-from clangpass.passes.manager import Pipeline, build_pipeline, optimise_region
+from clangpass.passes.manager import Pipeline, build_pipeline, optimise_region, pass_names
 from clangpass.regions import OptRegion, find_regions
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, Target
@@ -77,7 +77,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     dumps = dumps if dumps is not None else DumpSink()
     left_out = left_out or {}
     # Checked before any region: an inconsistent pipeline raises PipelineError here.
-    pipeline = build_pipeline(target.pipeline(options.opt_level), options.disabled_passes, traits=target.traits)
+    pipeline = build_pipeline(pass_names(options, target), options.disabled_passes, traits=target.traits)
     outcomes: list[RegionOutcome] = []
     for index, region in enumerate(find_regions(module)):
         if region.problems:

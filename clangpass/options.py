@@ -104,6 +104,15 @@ class CompileOptions:
     disabled_passes: frozenset[str] = frozenset()
     """--disable-pass=NAME."""
 
+    passes: tuple[str, ...] = ()
+    """-fpencil-passes=NAME,...: the pass pipeline of every region, run as named (checked before any
+    region, clangpass.passes.manager.build_pipeline) instead of the target's of the -O level; empty:
+    the target's. The driver also puts here the target's pipeline with the passes of
+    -fpencil-pass-plugin modules in it (clangpass.passes.plugins.with_plugin_passes)."""
+
+    pass_plugins: tuple[str, ...] = ()
+    """-fpencil-pass-plugin=MODULE: modules the driver imports for the passes they register."""
+
     dump: frozenset[str] = frozenset()
     """-fpencil-dump=ir,scop,deps,schedule,ast,llvm: stages to dump."""
 

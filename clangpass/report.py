@@ -141,6 +141,15 @@ class RegionOutcome:
         return {**{key: values.pop(key) for key in RECORD_KEYS if key in values}, **values}
 
 
+# The keys the outcome writes itself (`as_record`), beside its passes' records: no pass's record
+# may have one of these (clangpass.passes.plugins checks a plugin's).
+OUTCOME_KEYS = frozenset({
+    "function", "file", "line", "kind", "symbol", "status", "reason", "statements", "alias_checks",
+    "parallel_regions", "thread_teams", "pragmas", "local_variables", "kept_variables", "scheduling_seconds",
+    "target", "mapping", "clustering", "scheduled_statements", "dependences_before_clustering",
+    "dependences_after_clustering", "clustering_problems", "clustering_time", "scheduling_time",
+    "nondeterministic"})
+
 # The order of the record's keys as they were before the passes kept records of their own.
 RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason", "statements", "tiled_bands",
                "tile_sizes", "parallel_loops", "wavefronts", "fusion", "fusion_reason", "streaming_bands",

@@ -5,7 +5,9 @@ Key: sha256 of pencilcc's identity (version, and the size and mtime of every
 module and header it ships, so that an edited development checkout never reuses
 stale objects), the host compiler's identity (`cc --version`, path, size, mtime,
 and what `-march=native` resolves to on this machine), the working directory,
-the input's name, every flag that reaches the compile, the environment variables
+the input's name, every flag that reaches the compile (the pass pipeline and the plugin
+modules are fields of the `CompileOptions` in them), the code of every plugin pass
+registered (`plugin_identity`), the environment variables
 the host compiler reads (`GCC_*`, `COMPILER_PATH`, `LIBRARY_PATH`, locale...),
 and the host preprocessor's output for the input (`cc FLAGS -E file`): any edit
 to the file or to a header it includes changes the key. A command whose host
@@ -37,6 +39,7 @@ import hmac
 import json
 import os
 import stat
+import sys
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -182,6 +185,30 @@ def pencilcc_identity() -> str:
                 stat_ = path.stat()
                 digest.update(f"{path.relative_to(root)}\0{stat_.st_size}\0{stat_.st_mtime_ns}\n".encode())
     return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
+
+
+def plugin_identity() -> str:
+    """The registered passes of plugins (clangpass.passes.plugins): each one's name and class, and a
+    fingerprint of its package's code as `pencilcc_identity` takes pencilcc's (size and mtime of
+    every file), so that an edited or upgraded plugin never reuses objects its old code made.
+    Not cached: the passes registered change within a process (in-process driver runs)."""
+    from clangpass.passes.registry import PASSES, is_builtin
+
+    parts = []
+    for name, cls in sorted(PASSES.items()):
+        if is_builtin(cls):
+            continue
+        digest = hashlib.sha256()
+        top = sys.modules.get(cls.__module__.partition(".")[0])
+        roots = [Path(p) for p in getattr(top, "__path__", ())] or \
+            [Path(f) for f in (getattr(sys.modules.get(cls.__module__), "__file__", None),) if f]
+        for root in roots:
+            for path in sorted(root.rglob("*")) if root.is_dir() else [root]:
+                if path.suffix in (".py", ".so", ".json") and path.is_file():
+                    stat_ = path.stat()
+                    digest.update(f"{path}\0{stat_.st_size}\0{stat_.st_mtime_ns}\n".encode())
+        parts.append(f"{name}={cls.__module__}.{cls.__qualname__}:{digest.hexdigest()}")
+    return "\0".join(parts)
 
 
 def library_versions() -> str:

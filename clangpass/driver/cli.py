@@ -67,7 +67,7 @@ MEMORY_MODES = ("none", "reuse", "contract", "all")   # -fpencil-memory= (Compil
 ACTIONS = (
     "link", "compile", "assemble",          # pencilcc compiles: -o prog / -c / -S
     "host",                                  # -E, -M, -MM, -fsyntax-only, -###, no input: the host alone
-    "help", "version", "print-include-dir", "cmake-dir", "show-cc-args",
+    "help", "version", "print-include-dir", "cmake-dir", "show-cc-args", "print-passes",
     "lint", "lint-explain", "dump-ir",
 )
 
@@ -290,6 +290,8 @@ class _State:
     memory: str = CompileOptions.memory
     source_order: str = ""          # '': the target's default (CompileOptions.source_order; OpenCL: gain)
     disabled_passes: list[str] = field(default_factory=list)
+    passes: Optional[list[str]] = None      # -fpencil-passes=; None: the target's pipeline
+    pass_plugins: list[str] = field(default_factory=list)
     dump: list[str] = field(default_factory=list)
     dump_dir: str = ""
     dump_before: list[str] = field(default_factory=list)
@@ -522,6 +524,15 @@ class _Parser:
             s.source_order = arg.split("=", 1)[1]
             if s.source_order not in ("gain", "streams"):
                 raise CommandLineError(f"'-fpencil-source-order=' expects 'gain' or 'streams', got '{s.source_order}'")
+        elif arg.startswith("-fpencil-passes="):
+            s.passes = _pass_names("-fpencil-passes=", arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-pass-plugin="):
+            module = arg.split("=", 1)[1]
+            if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module):
+                raise CommandLineError(f"'-fpencil-pass-plugin=' expects a Python module name, got '{module}'")
+            s.pass_plugins.append(module)
+        elif arg == "--print-passes":
+            s.info_action = s.info_action or "print-passes"
         elif arg.startswith("--disable-pass"):
             s.disabled_passes += _pass_names("--disable-pass", self.value("--disable-pass", arg))
         elif arg.startswith("--dump-before"):
@@ -734,15 +745,52 @@ def _action(s: _State) -> str:
 
 
 def _check_pass_names(flag: str, names: list[str]) -> None:
-    """Every name is a registered pass; the error lists them in -O3 pipeline order."""
+    """Every name is a registered pass, or an installed plugin's (clangpass.passes.plugins, which
+    registers it); the error lists them in -O3 pipeline order, then the plugins'."""
     if not names:
         return
     from clangpass.passes.manager import PASSES  # importing it registers every pass
+    from clangpass.passes.plugins import PluginError, entry_points, resolve
     from clangpass.targets import get_target
+    try:
+        resolve(names)
+    except PluginError as exc:
+        raise CommandLineError(str(exc)) from None
     unknown = [n for n in names if n not in PASSES]
     if unknown:
-        valid = list(dict.fromkeys([*get_target().pipeline(3), *PASSES]))
+        valid = list(dict.fromkeys([*get_target().pipeline(3), *PASSES, *sorted(entry_points())]))
         raise CommandLineError(f"unknown pass '{unknown[0]}' in '{flag}' (passes: {', '.join(valid)})")
+
+
+def _pipeline(s: _State) -> tuple[str, ...]:
+    """`CompileOptions.passes`: the pipeline of -fpencil-passes=, else the target's of the -O level
+    with the passes of the -fpencil-pass-plugin modules after the pass each names (`after`);
+    () when neither flag is given. Checked here, before anything runs: an unknown pass, a pass
+    whose `requires` no earlier pass provides, a pipeline without the AST the target lowers,
+    or a plugin that cannot be loaded is a command-line error."""
+    if s.passes is None and not s.pass_plugins:
+        return ()
+    from clangpass.passes.manager import PASSES, PipelineError, build_pipeline
+    from clangpass.passes.plugins import PluginError, load_module, with_plugin_passes
+    from clangpass.targets import get_target
+    target = get_target(s.target)
+    try:
+        plugins = [cls for module in dict.fromkeys(s.pass_plugins) for cls in load_module(module)]
+        names = s.passes if s.passes is not None else with_plugin_passes(target.pipeline(s.opt_level), plugins)
+    except PluginError as exc:
+        raise CommandLineError(str(exc)) from None
+    where = (f"'-fpencil-passes={','.join(names)}'" if s.passes is not None else
+             f"the -O{s.opt_level} pipeline of target '{s.target}' with the passes of "
+             f"'-fpencil-pass-plugin={','.join(dict.fromkeys(s.pass_plugins))}' ({','.join(names)})")
+    _check_pass_names("-fpencil-passes=", names)
+    try:
+        build_pipeline(names, frozenset(s.disabled_passes), traits=target.traits)
+    except PipelineError as exc:
+        raise CommandLineError(f"in {where}: {exc}") from None
+    if not any("ast" in PASSES[name].provides for name in names):
+        raise CommandLineError(f"in {where}: no pass builds the AST the target lowers (end the "
+                               "pipeline with 'codegen')")
+    return tuple(names)
 
 
 def parse_command_line(argv: list[str]) -> DriverConfig:
@@ -753,6 +801,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     compiled = [i for i in s.inputs if i.language != "linker"]
     if action in ("compile", "assemble") and s.output and len(compiled) > 1:
         raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
+    passes = _pipeline(s)
     for flag, names in (("--disable-pass", s.disabled_passes), ("--dump-before", s.dump_before),
                         ("--dump-after", s.dump_after)):
         _check_pass_names(flag, names)
@@ -766,7 +815,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
-        disabled_passes=frozenset(s.disabled_passes), dump=frozenset(s.dump), dump_dir=s.dump_dir,
+        disabled_passes=frozenset(s.disabled_passes), passes=passes,
+        pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, march=s.march, fast_math=s.fast_math,
         pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,

@@ -33,7 +33,7 @@ from typing import Optional, Protocol
 
 from clangpass.compiler import compile_module
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine
-from clangpass.driver.cache import CacheEntry, CompileCache, cache_key
+from clangpass.driver.cache import CacheEntry, CompileCache, cache_key, plugin_identity
 from clangpass.driver.cli import DriverConfig, InputFile
 from clangpass.driver.host import HostCompiler
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
@@ -270,8 +270,9 @@ class Compilation:
                              capture=True)
         if proc.returncode != 0:
             return ""
+        # The pipeline (-fpencil-passes=, -fpencil-pass-plugin=) is in the options.
         flags = [*self.config.host_args, *language_flags(source), repr(self.options),
-                 repr(self.config.diagnostics)]
+                 repr(self.config.diagnostics), plugin_identity()]
         return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
 
     def _isolated_analysis(self, source: InputFile) -> Analysis:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`pencilcc --help` and `pencilcc --version`.
+"""`pencilcc --help`, `pencilcc --version` and `pencilcc --print-passes`.
 
 The help is data (sections of (option, description)) laid out by one function,
 so that every line fits in 79 columns whatever is added.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import textwrap
 from importlib import metadata
+from typing import Sequence
 
 from clangpass.dumps import STAGES
 
@@ -112,6 +113,17 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                                     "or neither (none)."),
         ("--disable-pass=NAME", "Switch off one pass (repeatable, or NAME,NAME...), to "
                                 "measure its effect or to work around a problem."),
+        ("-fpencil-passes=NAME,...", "Run these passes on every region, in this order, instead of "
+                                     "the target's pipeline of the -O level (-O still sets LLVM's "
+                                     "level). Checked before anything runs: unknown passes, a pass "
+                                     "whose input no earlier pass provides, or no 'codegen' are "
+                                     "errors. A name pencilcc lacks is looked up among installed "
+                                     "plugins (entry-point group pencilcc.passes)."),
+        ("-fpencil-pass-plugin=MODULE", "Import Python module MODULE for the passes it registers "
+                                        "(repeatable); those that name a pass to follow join "
+                                        "the target's pipeline after it."),
+        ("--print-passes", "List every pass (pencilcc's and installed plugins') with what it "
+                           "requires and provides, and the pipeline these options run."),
         ("-fpencil-max-statements=N", "Analyse no region of more than N statements (default "
                                       "1500; 0: no bound): a larger one is compiled by the host "
                                       "compiler, with a -Wpencil warning."),
@@ -230,6 +242,30 @@ def help_text() -> str:
             out += _option_lines(option, description)
         if note:
             out += [""] + ["  " + line for line in _wrap(note, 2)]
+    return "\n".join(out) + "\n"
+
+
+def passes_text(pipeline: Sequence[str], where: str) -> str:
+    """--print-passes: every registered pass (pencilcc's in -O3 order, then the plugins'), what it
+    requires and provides, and `pipeline`, the one `where` names, as -fpencil-passes= takes it."""
+    from clangpass.passes.manager import PASSES
+    from clangpass.passes.registry import is_builtin
+    from clangpass.targets import get_target
+
+    ordered = list(dict.fromkeys([*get_target().pipeline(3), *sorted(PASSES)]))
+    out = ["Passes (-fpencil-passes=NAME,... runs them in that order):"]
+    for heading, builtin in (("", True), ("Passes of plugins:", False)):
+        classes = [PASSES[n] for n in ordered if is_builtin(PASSES[n]) == builtin]
+        if heading and classes:
+            out += ["", heading]
+        for cls in classes:
+            summary = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+            facts = [f"Requires {', '.join(sorted(cls.requires))}." if cls.requires else "",
+                     f"Provides {', '.join(sorted(cls.provides))}." if cls.provides else "",
+                     "" if builtin else f"From {cls.__module__}" + (f", after {cls.after}." if cls.after else ".")]
+            out += _option_lines(cls.name, " ".join(p for p in (summary, *facts) if p))
+    # One line, however long: it is there to be copied.
+    out += ["", f"The pipeline these options run ({where}):", "  -fpencil-passes=" + ",".join(pipeline)]
     return "\n".join(out) + "\n"
 
 

@@ -32,7 +32,7 @@ from typing import Callable, Optional
 from clangpass.driver.cache import open_cache
 from clangpass.driver.cli import CommandLineError, DriverConfig, InputFile, parse_command_line
 from clangpass.driver.depfile import write_depfile
-from clangpass.driver.help import help_text, version_text
+from clangpass.driver.help import help_text, passes_text, version_text
 from clangpass.driver.host import HostCompiler, HostError, starting_host_command
 from clangpass.driver.link import link_arguments, prebuilt_runtime_flags, unused_linker_inputs
 from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, record_name
@@ -110,6 +110,20 @@ def main(argv: Optional[list[str]] = None) -> int:
             signal.signal(signo, handler)
 
 
+def print_passes(config: DriverConfig) -> int:
+    """--print-passes: every pass, installed plugins' too (one that cannot be loaded is a
+    warning), and the pipeline the other options select."""
+    from clangpass.passes.manager import pass_names
+    from clangpass.passes.plugins import load_all_entry_points
+
+    for problem in load_all_entry_points():
+        sys.stderr.write(f"pencilcc: warning: {problem}\n")
+    options = config.options
+    where = f"-O{options.opt_level}, target '{options.target}'"
+    sys.stdout.write(passes_text(pass_names(options, get_target(options.target)), where))
+    return 0
+
+
 def run(argv: list[str]) -> int:
     outer = starting_host_command()
     if outer:
@@ -125,6 +139,8 @@ def run(argv: list[str]) -> int:
     if action == "version":
         sys.stdout.write(version_text(host.version_line(), host.name))
         return 0
+    if action == "print-passes":
+        return print_passes(config)
     if action == "print-include-dir":
         print(include_dir())
         return 0

@@ -29,6 +29,7 @@ import islpy as isl
 from clangpass.dumps import DumpSink
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
+from clangpass.passes.plugins import PluginError, resolve
 from clangpass.passes.registry import PASSES, Pass, PassContext, load_passes
 from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, Stage
 from clangpass.poly.alias_check import format_alias_check, unchecked_overlap
@@ -42,7 +43,7 @@ from clangpass.poly.live_ranges import format_live_ranges, format_relaxed
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome, Status, fallback
-from clangpass.targets import TargetTraits, get_target
+from clangpass.targets import Target, TargetTraits, get_target
 
 # Importing a pass's module registers it: every module of the package is imported here.
 load_passes()
@@ -73,6 +74,11 @@ def build_pipeline(names: Sequence[str], disabled: frozenset[str] = frozenset(),
     `provides` (or by `given`, what the unit they run on holds already), not dropped since by a
     pass that changes the model (raises PipelineError). A pass in `disabled` is left out, and so
     is every pass that needs what a left-out pass would have provided."""
+    if any(name not in PASSES for name in names):
+        try:
+            resolve(names)      # a name no pencilcc pass has may be an installed plugin's
+        except PluginError as exc:
+            raise PipelineError(str(exc)) from None
     available: set[str] = set(given)
     skipped: set[str] = set()         # facts a left-out pass would have provided
     dropped: dict[str, str] = {}      # analysis -> the pass that last dropped it
@@ -91,6 +97,7 @@ def build_pipeline(names: Sequence[str], disabled: frozenset[str] = frozenset(),
                 continue
             why = "".join(f"; '{dropped[m]}' changes the model, which drops '{m}'" for m in sorted(missing)
                           if m in dropped)
+            why += "".join(f"; {_providers(m)}" for m in sorted(missing) if m not in dropped)
             raise PipelineError(f"pass '{name}' requires {sorted(missing)}, which no earlier pass provides{why}")
         if cls.changes_model:
             dropped.update((m, name) for m in MODEL_ANALYSES & available)
@@ -100,14 +107,29 @@ def build_pipeline(names: Sequence[str], disabled: frozenset[str] = frozenset(),
     return Pipeline(tuple(names), tuple(passes), traits)
 
 
+def _providers(fact: str) -> str:
+    """Which passes provide `fact`, for the message of a pipeline that lacks it."""
+    names = [name for name, cls in PASSES.items() if fact in cls.provides]
+    if not names:
+        return f"no pass provides '{fact}'"
+    return f"'{fact}' is provided by {' or '.join(f'pass {n!r}' for n in names)}"
+
+
+def pass_names(options: CompileOptions, target: Target) -> Sequence[str]:
+    """The passes `options` run with `target`: -fpencil-passes= (or the target's pipeline with the
+    passes of -fpencil-pass-plugin modules, as the driver put it there), else the target's
+    pipeline of the -O level."""
+    return options.passes or target.pipeline(options.opt_level)
+
+
 def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,
                     pipeline: Union[Pipeline, Sequence[str], None] = None) -> RegionOutcome:
-    """Run `pipeline` (default: the one of `options.opt_level` of `options.target`; pass names run
+    """Run `pipeline` (default: `pass_names` of `options.target`; pass names run
     with that target's traits) on `region`; never raises for unsupported input (raises
     PipelineError for an inconsistent pipeline, before any pass runs)."""
     if not isinstance(pipeline, Pipeline):
         target = get_target(options.target)
-        pipeline = build_pipeline(pipeline if pipeline is not None else target.pipeline(options.opt_level),
+        pipeline = build_pipeline(pipeline if pipeline is not None else pass_names(options, target),
                                   options.disabled_passes, traits=target.traits)
     ctx = PassContext(options, isl.Context(), pipeline.traits)
     seconds: dict[str, float] = {}

@@ -57,6 +57,9 @@ class Pass:
     changes_model: ClassVar[bool] = False   # may return `unit.with_model(...)` (drops MODEL_ANALYSES)
     record: ClassVar[Optional[type[PassRecord]]] = None   # what it puts on the unit for the record
     dump_stage: ClassVar[str] = "scop"   # the -fpencil-dump stage that shows this pass's result ('': none)
+    # A plugin's pass only (clangpass.passes.plugins): the pass after which -fpencil-pass-plugin
+    # puts it in the target's pipeline ('': it runs only where -fpencil-passes= names it).
+    after: ClassVar[str] = ""
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         raise NotImplementedError
@@ -66,10 +69,17 @@ PASSES: dict[str, type[Pass]] = {}
 
 
 def register(cls: type[Pass]) -> type[Pass]:
-    if cls.name in PASSES:
+    """Add `cls` to `PASSES` (a plugin's module may be imported again: the same class twice is
+    one registration)."""
+    if PASSES.get(cls.name, cls) is not cls:
         raise ValueError(f"pass '{cls.name}' registered twice")
     PASSES[cls.name] = cls
     return cls
+
+
+def is_builtin(cls: type[Pass]) -> bool:
+    """Whether `cls` is one of pencilcc's own passes (a module of this package), not a plugin's."""
+    return cls.__module__.startswith(f"{__package__}.")
 
 
 def load_passes() -> dict[str, type[Pass]]:
