@@ -149,7 +149,7 @@ RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason",
                "parallel_regions", "thread_teams", "pragmas", "local_variables", "privatized_arrays",
                "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping", "clustering",
                "scheduled_statements", "dependences_before_clustering", "dependences_after_clustering",
-               "clustering_problems", "clustering_time", "scheduling_time")
+               "clustering_problems", "clustering_time", "scheduling_time", "storage")
 
 
 def _plain(value: object) -> object:
