@@ -206,6 +206,12 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
                           f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
+            for entry in facts.get("storage", ()):
+                if entry.get("technique") == "contract":
+                    engine.report("pencil", "remark", where,
+                                  f"region in '{o.region.function.name}': array '{entry['array']}' contracted to "
+                                  f"{entry['mapping']}, {entry['bytes_after']} bytes instead of "
+                                  f"{entry['bytes_before']}", option="-Rpass=pencil")
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,
