@@ -158,7 +158,7 @@ RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason",
                "parallel_regions", "thread_teams", "pragmas", "local_variables", "privatized_arrays",
                "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping", "clustering",
                "scheduled_statements", "dependences_before_clustering", "dependences_after_clustering",
-               "clustering_problems", "clustering_time", "scheduling_time")
+               "clustering_problems", "clustering_time", "scheduling_time", "storage")
 
 
 def _plain(value: object) -> object:
@@ -215,6 +215,12 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
                           f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
+            for entry in facts.get("storage", ()):
+                if entry.get("technique") == "contract":
+                    engine.report("pencil", "remark", where,
+                                  f"region in '{o.region.function.name}': array '{entry['array']}' contracted to "
+                                  f"{entry['mapping']}, {entry['bytes_after']} bytes instead of "
+                                  f"{entry['bytes_before']}", option="-Rpass=pencil")
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,

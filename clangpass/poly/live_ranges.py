@@ -439,18 +439,30 @@ def entry_dead_arrays(scop: Scop) -> frozenset[str]:
     return frozenset(dead)
 
 
-def _entry_dead(scop: Scop, array: ArrayInfo) -> set[str]:
+def reads_values_from_entry(scop: Scop, array: ArrayInfo, within: Optional[isl.Set] = None) -> bool:
+    """Whether some read of `array` may see a value it had at the region's entry: no must-write
+    nor kill of the element before the read, in the source order; only reads of the elements
+    `within` count when given (raises isl.Error)."""
     names = frozenset({array.name})
     reads = accesses_through(scop.reads, names)
+    if reads.is_empty():
+        return False
     covering = accesses_through(scop.must_writes.union(scop.kills), names)    # [P] -> { S[i..] -> A[a..] }
-    if not reads.is_empty():
-        exposed = (isl.UnionAccessInfo.from_sink(reads)
-                   .set_must_source(covering)
-                   .set_may_source(accesses_through(scop.may_writes, names))
-                   .set_schedule(scop.original_schedule)
-                   .compute_flow().get_may_no_source())
-        if not exposed.intersect_params(scop.context).is_empty():
-            return set()
+    exposed = (isl.UnionAccessInfo.from_sink(reads)
+               .set_must_source(covering)
+               .set_may_source(accesses_through(scop.may_writes, names))
+               .set_schedule(scop.original_schedule)
+               .compute_flow().get_may_no_source())
+    if within is not None:
+        exposed = exposed.intersect_range(isl.UnionSet.from_set(within))
+    return not exposed.intersect_params(scop.context).is_empty()
+
+
+def _entry_dead(scop: Scop, array: ArrayInfo) -> set[str]:
+    names = frozenset({array.name})
+    covering = accesses_through(scop.must_writes.union(scop.kills), names)    # [P] -> { S[i..] -> A[a..] }
+    if reads_values_from_entry(scop, array):
+        return set()
     declared = declared_elements(scop, array)
     covered = covering.range().intersect_params(scop.context)
     missing = isl.UnionSet.from_set(declared.intersect_params(scop.context)).subtract(covered)
@@ -484,7 +496,8 @@ def device_footprints(scop: Scop) -> tuple[dict[str, isl.PwAff], frozenset[str]]
 
     C lets a pointer parameter's array be longer than its declaration says, so the region
     may touch rows past the declared first extent (`double E[NI][NJ]` accessed for i < ni):
-    `rows[A]` is then the number of rows it may touch, [P] -> { [(max first index + 1)] }.
+    `rows[A]` is then the number of rows it may touch, [P] -> { [(max first index + 1)] }; so
+    is it for an array `contract-arrays` folded (the rows of its box).
     `beyond` holds the arrays no copy of whole rows can serve: a negative first subscript,
     no bound on the first subscript (a non-affine one), unknown row extents; isl failures
     count as beyond."""
@@ -503,7 +516,9 @@ def device_footprints(scop: Scop) -> tuple[dict[str, isl.PwAff], frozenset[str]]
             if any(e is None for e in array.extents[1:]):
                 beyond.add(array.name)
                 continue
-            if array.extents[0] is not None and \
+            # A contracted array (`ArrayInfo.storage`) touches only the rows of its box: its copy
+            # is that many rows, the device buffer of the reduced size.
+            if array.extents[0] is not None and not array.storage and \
                     touched.is_subset(isl.UnionSet.from_set(declared_elements(scop, array))):
                 continue
             first = isl.Set.from_union_set(touched).project_out(isl.dim_type.set, 1, array.rank - 1)

@@ -89,6 +89,9 @@ class ArrayInfo:
     killed: bool = False           # some kill statement kills (part of) it
     live_out: bool = False         # written in the region, not all killed after: visible after it
     read_only: bool = False
+    # The modular allocation `contract-arrays` chose (clangpass.poly.contraction): per dimension
+    # the modulus b_k of `T[a mod b]` (None: the dimension keeps its extent); () when not contracted.
+    storage: tuple[Optional[int], ...] = ()
 
     @property
     def rank(self) -> int:
@@ -239,6 +242,8 @@ def format_scop(scop: Scop, notes: tuple[str, ...] = ()) -> str:
         dims = "".join(f"[{_extent_text(e)}]" for e in a.extents)
         flags = ", ".join(f for f, on in (("local", a.local), ("killed", a.killed), ("live-out", a.live_out),
                                           ("read-only", a.read_only)) if on)
+        if a.storage:
+            flags += ", contracted " + "".join(f"[mod {b}]" if b is not None else "[]" for b in a.storage)
         lines.append(f"    {a.element.spelling()} {a.name}{dims};" + (f"  // {flags}" if flags else ""))
     lines.append("}")
     if scop.locals:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
-# - `live-ranges` after the last pass that changes the model (privatize-arrays), before its readers;
+# - `live-ranges` after the last pass that changes the model (contract-arrays), before its readers;
+# - `contract-arrays` after `privatize-arrays` (its private copies are local arrays it may fold)
+#   and before `dependences`, which then sees the folded storage's reuse as anti and output
+#   dependences that every later pass respects;
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
 #   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
@@ -34,7 +37,7 @@ from __future__ import annotations
 # computes dependences (they validate the model and appear in the `deps` dump).
 LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays",
-    "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams",
+    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams",
     "tile", "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile",
     "mark-vector", "reduction-jam", "verify-schedule", "thread-team", "codegen",
 ]

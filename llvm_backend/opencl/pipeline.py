@@ -12,7 +12,7 @@ from llvm_backend.cpu.pipeline import PIPELINES as CPU_PIPELINES
 
 LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays",
-    "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "mark-parallel",
+    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "mark-parallel",
     "source-order", "verify-schedule", "codegen",
 ]
 

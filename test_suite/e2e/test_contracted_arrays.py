@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: MIT
+"""Arrays whose values die in the region run on contracted storage (contract-arrays, issue 26).
+
+test_suite/kernels/memory holds value-style programs whose scratch arrays the host
+allocates and the region kills: a time-expanded 1-D Jacobi and 2-D five-point stencil
+(contracted to two rows / planes) and a three-stage image pipeline over two whole-image
+buffers (left as they are: in the source order every element of a buffer is live while
+the whole of it is written). Each build prints what gcc -O0 prints, on 1 and 2 threads
+and at two sizes, on the CPU target and on the OpenCL target (skipped without a platform);
+the record says which arrays were contracted to what, and `-fpencil-memory=none` keeps
+them whole.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from test_suite.e2e import harness
+
+PENCILCC = [sys.executable, "-m", "clangpass"]
+MEMORY = harness.KERNELS_DIR / "memory"
+INCLUDE = [f"-I{harness.REPO_ROOT / 'include'}"]
+# kernel -> {array: its record entry's bytes_after, or None when it is not contracted}
+CONTRACTED = {
+    "jacobi_1d_expanded": {"A": "16 * n"},
+    "stencil_2d_expanded": {"A": "16 * n * m"},
+    "image_pipeline": {"t1": None, "t2": None},
+}
+SIZES = {
+    "jacobi_1d_expanded": [(), ("-DTSTEPS=1", "-DN=2"), ("-DTSTEPS=12", "-DN=31")],
+    "stencil_2d_expanded": [(), ("-DTSTEPS=1", "-DN=3", "-DM=3"), ("-DTSTEPS=5", "-DN=7", "-DM=20")],
+    "image_pipeline": [(), ("-DH=1", "-DW=1"), ("-DH=9", "-DW=40")],
+}
+
+
+def _storage(record: dict) -> dict:
+    return {e["array"]: e.get("bytes_after") for e in record["storage"] if e["array"] in CONTRACTED[record["function"]]}
+
+
+@pytest.mark.parametrize("kernel", sorted(CONTRACTED))
+def test_contracted_kernels_match_gcc(kernel, tmp_path):
+    source = MEMORY / f"{kernel}.c"
+    for k, sizes in enumerate(SIZES[kernel]):
+        exe = tmp_path / f"{kernel}{k}"
+        _, regions = harness.build_recorded([source], exe, ["-O3", *harness.KERNEL_CFLAGS, *INCLUDE, *sizes])
+        assert regions[kernel]["status"] == "optimized", regions[kernel]["reason"]
+        assert _storage(regions[kernel]) == CONTRACTED[kernel]
+        harness.assert_matches_gcc_O0(source, exe, tmp_path, flags=[*harness.KERNEL_CFLAGS, *INCLUDE, *sizes])
+
+
+def test_memory_none_keeps_the_arrays(tmp_path):
+    source = MEMORY / "jacobi_1d_expanded.c"
+    exe = tmp_path / "none"
+    _, regions = harness.build_recorded([source], exe, ["-O3", *harness.KERNEL_CFLAGS, *INCLUDE,
+                                                        "-fpencil-memory=none"])
+    assert regions["jacobi_1d_expanded"]["storage"] == []
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, flags=[*harness.KERNEL_CFLAGS, *INCLUDE])
+
+
+def _opencl_platform() -> bool:
+    try:
+        import pyopencl
+        return bool(pyopencl.get_platforms())
+    except Exception:   # no pyopencl, or its ICD loader finds no platform
+        return False
+
+
+@pytest.mark.skipif(not _opencl_platform(), reason="no OpenCL platform (install PoCL: .ci/run)")
+@pytest.mark.parametrize("kernel", sorted(CONTRACTED))
+def test_contracted_kernels_on_the_device(kernel, tmp_path):
+    source = MEMORY / f"{kernel}.c"
+    exe = tmp_path / kernel
+    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", *harness.KERNEL_CFLAGS, *INCLUDE,
+                                            f"-foptimization-record-file={tmp_path / 'r.json'}"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    record = {r["function"]: r for r in json.loads((tmp_path / "r.json").read_text())["regions"]}[kernel]
+    assert record["target"] == "opencl" and record["mapping"]["kernels"]
+    assert _storage(record) == CONTRACTED[kernel]
+    reference = tmp_path / "ref"
+    harness.build(["gcc"], [source], reference, [*harness.KERNEL_CFLAGS, *INCLUDE, "-O0"])
+    env = {**os.environ, "PENCILCC_PROFILE": "1", "PENCILCC_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "run on the CPU" not in run.stderr and "no OpenCL device" not in run.stderr, run.stderr
+    assert harness.compare_outputs(harness.run(reference), run.stdout, rtol=0) == []

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A three-stage image pipeline over two whole-image scratch arrays the host
+ * allocates and kills after the region: a horizontal blur into t1, a vertical
+ * blur of t1 into t2, a sharpening of the input by t2 into out.
+ * In the source order each stage finishes before the next starts, so every
+ * element of t1 (t2) is live while the whole of it is written: the conflict
+ * set spans both dimensions and contract-arrays leaves them (its record says
+ * why); line buffers need the stages fused first (issue 26, item 5).
+ * Sizes: -DH=... -DW=...; -DBENCH: a size for the memory benchmark.
+ */
+#include <pencil.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef BENCH
+# define H 4000
+# define W 4000
+#endif
+#ifndef H
+# define H 13
+#endif
+#ifndef W
+# define W 17
+#endif
+
+static void image_pipeline(int h, int w, const double in[static const restrict h][w],
+                           double out[static const restrict h][w],
+                           double t1[static const restrict h][w], double t2[static const restrict h][w])
+{
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      t1[y][x] = (in[y][max(x - 1, 0)] + 2.0 * in[y][x] + in[y][min(x + 1, w - 1)]) * 0.25;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      t2[y][x] = (t1[max(y - 1, 0)][x] + 2.0 * t1[y][x] + t1[min(y + 1, h - 1)][x]) * 0.25;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      out[y][x] = 2.0 * in[y][x] - t2[y][x];
+  __pencil_kill(t1);
+  __pencil_kill(t2);
+}
+
+int main(void)
+{
+  double (*in)[W] = malloc(sizeof(double) * H * W), (*out)[W] = malloc(sizeof(double) * H * W);
+  double (*t1)[W] = malloc(sizeof(double) * H * W), (*t2)[W] = malloc(sizeof(double) * H * W);
+  if (!in || !out || !t1 || !t2)
+    return 1;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      in[y][x] = (double)((y * 13 + x * 7) % 64) / 8.0;
+  image_pipeline(H, W, in, out, t1, t2);
+  printf("== out\n");
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      printf("%.17g\n", out[y][x]);
+  free(in);
+  free(out);
+  free(t1);
+  free(t2);
+  return 0;
+}

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: MIT
+"""Array contraction (clangpass.poly.contraction, pass `contract-arrays`).
+
+The modulus choice on the conflict sets of Darte, Isoard & Yuki (RR-8840) as the paper
+prints them (reverse-L, section 2 and 5.1; blur-interleaved, Fig. 5; diamond tiling,
+Fig. 6), each compared with the paper's Lefebvre-Feautrier row of Table 1 (the successive
+modulo on the canonical basis, which is what is implemented); then the conflict set and
+the rewriting of a time-expanded stencil's model, and the arrays that must stay as they
+are (values entering or leaving the region, a whole-image pipeline buffer).
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.poly.extract import extract_scop
+from clangpass.poly.contraction import choose_moduli, conflict_differences, contract_arrays, successive_moduli
+from clangpass.poly.scop import accesses_through
+
+from test_suite.unit.poly.snippets import region_of
+
+
+def _pencil_scop(tmp_path, text):
+    """The model of `text`'s only region, with pencil.h's builtins declared."""
+    region, module = region_of(tmp_path, '#include "pencil.h"\n' + text)
+    return extract_scop(region, module, isl.Context())
+
+# Section 5.1's script `Kp` (Fig. 1): the differences of the live-out points of an N x N reverse L.
+REVERSE_L = "[N] -> { [x, y] : N >= 2 and ((-1 <= -x < N and -1 <= y < N) or (-1 <= x < N and -1 <= -y < N)) }"
+# Fig. 5: blur filter with an interleaved schedule.
+BLUR = ("[N] -> { [x, y] : (1 <= x < N and 0 <= y <= 1) or (0 <= x < N and -2 <= y <= -1 and y > -N)"
+        " or (-N < x <= 0 and y >= x and -1 <= y <= 2 and y < N) }")
+# Fig. 6: diamond tiling, coordinates (i, t), tile size B.
+DIAMOND = ("{ [i, t] : (i <= 0 and t <= 1 - i and t >= -1 + i and t <= 2*B + i and t >= -2*B - i)"
+           " or (i >= 0 and t <= 1 + i and t >= -1 - i and t <= 2*B - i and t >= -2*B + i)"
+           " or (i <= B and i >= -B and t <= 1 - i and t >= -1 - i and t <= B and t >= -B)"
+           " or (i <= B and i >= -B and t >= -1 + i and t <= 1 + i and t <= B and t >= -B) }")
+
+
+def test_reverse_l_needs_a_lattice_basis():
+    # Table/section 2: Lefebvre-Feautrier gives (x mod N, y mod N), N^2: no constant modulus.
+    differences = isl.Set(REVERSE_L)
+    assert successive_moduli(differences, (0, 1)) == (None, None)
+    assert choose_moduli(differences, (None, None)) == (None, None)
+    # For N = 7 (Fig. 1): 7 x 7 = 49 locations, where the lattice mapping needs 2(2N - 1) = 26.
+    seven = isl.Set(REVERSE_L.replace("[N] -> ", "").replace("N", "7"))
+    assert successive_moduli(seven, (0, 1)) == (7, 7)
+    assert choose_moduli(seven, (7, 7)) == (None, None)
+
+
+def test_blur_interleaved_is_lefebvre_feautrier():
+    # Table 1, blur-interleaved, LeFe: A[y mod 3, x mod N] (size 3N; the lattice's 2N + 1 is not reached).
+    differences = isl.Set(BLUR)
+    assert successive_moduli(differences, (1, 0)) == (None, 3)
+    assert choose_moduli(differences, (None, None)) == (None, 3)
+
+
+def test_diamond_tiling_order_of_the_dimensions():
+    # Section 5.3: in the order (i, t) the canonical basis gives t mod 2, the lattice result's form;
+    # in the order (t, i) a modulus of order B along t. On the set as Fig. 6 prints it, |i| reaches
+    # 2B (i = -2B, t = 0 is in its first piece), so i's modulus is 2B + 1 where the paper has 2B - 1.
+    b = 8
+    differences = isl.Set(DIAMOND.replace("B", str(b)))
+    assert successive_moduli(differences, (0, 1)) == (2 * b + 1, 2)
+    assert successive_moduli(differences, (1, 0)) == (2 * b + 1, b + 1)
+    # Every order tried: the smaller one wins.
+    assert choose_moduli(differences, (None, None)) == (2 * b + 1, 2)
+
+
+def test_moduli_never_exceed_constant_extents():
+    differences = isl.Set("{ [x, y] : -3 <= x <= 3 and -1 <= y <= 1 }")
+    assert choose_moduli(differences, (4, 100)) == (None, 2)
+    assert choose_moduli(isl.Set("{ [x] : false }"), (10,)) == (1,)
+
+
+JACOBI = """\
+void k(int tsteps, int n, const double in[static const restrict n], double out[static const restrict n],
+       double A[static const restrict tsteps + 1][n]) {
+  __pencil_assume(tsteps >= 0);
+  for (int i = 0; i < n; i++)
+    A[0][i] = in[i];
+  for (int t = 0; t < tsteps; t++)
+    for (int i = 0; i < n; i++)
+      A[t + 1][i] = (A[t][i > 0 ? i - 1 : 0] + A[t][i]) / 2.0;
+  for (int i = 0; i < n; i++)
+    out[i] = A[tsteps][i];
+  __pencil_kill(A);
+}
+"""
+
+
+def test_time_expanded_array_folds_to_two_rows(tmp_path):
+    scop = _pencil_scop(tmp_path, JACOBI)
+    differences = conflict_differences(scop, scop.array("A"))
+    # Rows t and t + 1 overlap, rows t and t + 2 do not.
+    ctx = scop.context.get_ctx()
+    assert not differences.intersect(isl.Set("[tsteps, n] -> { [1, x] }", context=ctx)).is_empty()
+    assert differences.intersect(isl.Set("[tsteps, n] -> { [2, x] }", context=ctx)).is_empty()
+    contracted, contraction = contract_arrays(scop)
+    assert [(a.name, a.moduli, a.bytes_before, a.bytes_after) for a in contraction.arrays] == [
+        ("A", (2, None), "8 * (tsteps + 1) * n", "16 * n")]
+    assert contracted.array("A").storage == (2, None)
+    touched = accesses_through(contracted.reads.union(contracted.must_writes), frozenset({"A"})).range()
+    box = isl.Set("[tsteps, n] -> { A[r, i] : 0 <= r <= 1 }", context=scop.context.get_ctx())
+    assert touched.is_subset(isl.UnionSet.from_set(box))
+    assert dict(contraction.kept) == {"out": "live-out: its values leave the region"}
+
+
+def test_arrays_whose_values_enter_leave_or_all_conflict_stay(tmp_path):
+    live_in = JACOBI.replace("    A[0][i] = in[i];", "    out[i] = in[i];")
+    scop = _pencil_scop(tmp_path, live_in)
+    _, contraction = contract_arrays(scop)
+    assert not contraction.arrays
+    assert dict(contraction.kept)["A"].startswith("its values enter the region")
+    scop = _pencil_scop(tmp_path, JACOBI.replace("  __pencil_kill(A);\n", ""))
+    _, contraction = contract_arrays(scop)
+    assert dict(contraction.kept)["A"] == "live-out: its values leave the region"
+    pipeline = """\
+void k(int h, int w, const double in[static const restrict h][w], double out[static const restrict h][w],
+       double t1[static const restrict h][w]) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      t1[y][x] = in[y][x] * 2.0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      out[y][x] = t1[h - 1 - y][x] + 1.0;
+  __pencil_kill(t1);
+}
+"""
+    _, contraction = contract_arrays(_pencil_scop(tmp_path, pipeline))
+    assert dict(contraction.kept)["t1"] == "its conflict set spans every dimension: no dimension folds"
