@@ -806,7 +806,7 @@ class _AccessCollector:
         if isinstance(base, N.Member):
             raise NotModelled("pencil-struct-access", f"struct member access {describe(e)} is not supported in an optimised region")
         if not isinstance(base, N.VarRef):
-            raise NotModelled("pencil-pointer", f"memory access {describe(e)} is not through an array of the region")
+            raise NotModelled("pencil-array-access", f"memory access {describe(e)} is not through an array of the region")
         name = base.name
         if name in self.scope.iterators or name in self.x.params or name in self.inner:
             if indices:
