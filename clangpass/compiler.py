@@ -31,6 +31,7 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import Pipeline, build_pipeline, optimise_region, pass_names
 from clangpass.regions import OptRegion, find_regions
+from clangpass.rejects import Reject
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, Target
 
@@ -68,11 +69,11 @@ class _Unobserved:
 
 def compile_module(module: N.Module, options: CompileOptions, target: Target,
                    output: Output = Output.OBJECT, *, dumps: Optional[DumpSink] = None,
-                   progress: Progress = _Unobserved(), left_out: Optional[Mapping[int, str]] = None,
+                   progress: Progress = _Unobserved(), left_out: Optional[Mapping[int, Reject]] = None,
                    reraise: bool = False) -> CompileResult:
     """Optimise every region of `module` with `target`'s pipeline and emit `output` for the
     optimized ones. `left_out` maps region indices to the reason they fall back without being
-    analysed; `reraise`: a failure of a pass or of the target propagates instead of making the
+    analysed (a registered reject id and its text); `reraise`: a failure of a pass or of the target propagates instead of making the
     regions fall back (PENCILCC_DEBUG=1)."""
     dumps = dumps if dumps is not None else DumpSink()
     left_out = left_out or {}
@@ -81,9 +82,10 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     outcomes: list[RegionOutcome] = []
     for index, region in enumerate(find_regions(module)):
         if region.problems:
-            outcomes.append(fallback(region, "; ".join(region.problems)))
+            # One region, one id: the first problem's (each reason is in the text).
+            outcomes.append(fallback(region, region.problems[0].id, "; ".join(p.reason for p in region.problems)))
         elif index in left_out:
-            outcomes.append(fallback(region, left_out[index]))
+            outcomes.append(fallback(region, left_out[index].id, left_out[index].reason))
         else:
             progress.region(index)
             outcomes.append(_optimise(region, module, options, dumps, pipeline, reraise))
@@ -118,11 +120,12 @@ def _optimise(region: OptRegion, module: N.Module, options: CompileOptions, dump
     except Exception as exc:  # a bug in a pass must not stop a build: fall back, say why
         if reraise:
             raise
-        return fallback(region, f"internal error in the polyhedral path ({type(exc).__name__}: "
-                                f"{exc}); please report it (PENCILCC_DEBUG=1 shows the traceback)")
+        return fallback(region, "pencil-internal-error",
+                        f"internal error in the polyhedral path ({type(exc).__name__}: {exc}); please "
+                        "report it (PENCILCC_DEBUG=1 shows the traceback)")
 
 
 def _fall_back(outcome: RegionOutcome, why: str) -> RegionOutcome:
     """`outcome`'s region as a fallback for `why`, keeping the time its passes took."""
-    return replace(fallback(outcome.region, why), pass_seconds=outcome.pass_seconds,
-                   scheduling_seconds=outcome.scheduling_seconds)
+    return replace(fallback(outcome.region, "pencil-internal-error", why),
+                   pass_seconds=outcome.pass_seconds, scheduling_seconds=outcome.scheduling_seconds)

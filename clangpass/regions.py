@@ -34,6 +34,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.inline import inline_calls
 from clangpass.ir.walk import children, descendants, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
+from clangpass.rejects import Reject
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class OptRegion:
     privatized: tuple[N.VarDecl, ...] = ()
     kept_scalars: tuple[tuple[str, str], ...] = ()   # (name, why it stays the caller's) of written scalars
     symbol: str = ""
-    problems: tuple[str, ...] = field(default=(), compare=False)  # reasons it cannot be outlined
+    problems: tuple[Reject, ...] = field(default=(), compare=False)  # reasons it cannot be outlined
     # Functions of internal linkage the region calls: the outlined code, in another object,
     # calls each through a wrapper of external linkage the driver adds (`trampoline_symbol`).
     trampolines: tuple[N.Function, ...] = field(default=(), compare=False)
@@ -355,7 +356,7 @@ def trampoline_symbol(fn: N.Function) -> str:
 def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
     """Compute the region's arguments, iterators and symbol."""
     fn = region.function
-    problems: list[str] = []
+    problems: list[Reject] = []
     trampolines: list[N.Function] = []
     declared_inside: set[str] = set()
     uses: dict[str, N.VarRef] = {}
@@ -381,12 +382,13 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
             for d in s.decls:
                 declared_inside.add(d.name)
                 if d.storage == "static":
-                    problems.append(f"static local variable '{d.name}'")
+                    problems.append(Reject("pencil-storage-class", f"static local variable '{d.name}'"))
         if isinstance(s, N.For) and s.init is not None:
             for_inits.add(id(s.init))
     for s in iter_stmts(region.body):
         if isinstance(s, (N.Return, N.Goto, N.Label)) and region.kind != "function":
-            problems.append(f"'{type(s).__name__.lower()}' statement inside the region")
+            problems.append(Reject("pencil-return" if isinstance(s, N.Return) else "pencil-goto",
+                                   f"'{type(s).__name__.lower()}' statement inside the region"))
         for e in stmt_exprs(s):
             for sub in iter_exprs(e):
                 if isinstance(sub, N.VarRef):
@@ -401,9 +403,10 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
                                    if not isinstance(p.type, (T.IntType, T.FloatType, T.ArrayType, T.PointerType))]
                         if callee.variadic or awkward or not isinstance(
                                 callee.result, (T.VoidType, T.IntType, T.FloatType)):
-                            problems.append(f"calls '{sub.callee}', which has internal linkage "
-                                            f"({callee.storage or 'inline'}) and a signature no wrapper "
-                                            f"of external linkage is made for")
+                            problems.append(Reject("pencil-outline",
+                                                   f"calls '{sub.callee}', which has internal linkage "
+                                                   f"({callee.storage or 'inline'}) and a signature no "
+                                                   "wrapper of external linkage is made for"))
                         elif callee not in trampolines:
                             trampolines.append(callee)
             for var in written_variables(e):
@@ -429,7 +432,8 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
         elif isinstance(t, (T.IntType, T.FloatType)):
             passing = "value"
         else:
-            problems.append(f"variable '{name}' of type '{t.spelling()}' cannot be passed to the outlined region")
+            problems.append(Reject("pencil-outline", f"variable '{name}' of type '{t.spelling()}' cannot be "
+                                   "passed to the outlined region"))
             passing = "pointer"
         args.append(RegionArg(name, t, passing, ref.scope, name in written))
     return replace(region, args=tuple(args), iterators=iterators,

@@ -3,7 +3,9 @@
 
 A region is `optimized` only when the polyhedral path built its model, produced a
 schedule and AST, and our back end emitted its code; anything else is a
-`fallback` with the reason, compiled by the host compiler from the original text.
+`fallback` with the reason and its reject id (clangpass.rejects), compiled by the host
+compiler from the original text; the `-Wpencil` warning names the id's option
+(`[-Wpencil-goto]`), so that `-Wno-<id>` silences that kind of fallback alone.
 The record follows clang's convention (`<output>.opt.json` or
 `-foptimization-record-file=FILE`); `-Rpass=pencil` / `-Rpass-missed=pencil`
 print the same facts as remarks.
@@ -27,13 +29,14 @@ from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.annotations import PragmaUse, unused_pragmas
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.regions import OptRegion
+from clangpass.rejects import GROUP, reject_id
 
 
 class Status(enum.StrEnum):
     """A region's outcome; the value is the record's `status`."""
 
     OPTIMIZED = "optimized"    # our code runs the region
-    FALLBACK = "fallback"      # the host compiler compiles its original text, for `reason`
+    FALLBACK = "fallback"      # the host compiler compiles its original text, for `reason` (`reason_id`)
 
 
 @dataclass(frozen=True)
@@ -58,9 +61,13 @@ class RegionOutcome:
     # What made this outcome depend on the machine rather than only on the input and the flags
     # ('time limit': the driver's safety net stopped the analysis); '' for a reproducible one.
     nondeterministic: str = ""
+    # A fallback's reject id (clangpass.rejects): what kind of reason `reason` is; '' otherwise.
+    reason_id: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED
+        if self.reason_id:
+            reject_id(self.reason_id)
 
     @property
     def facts(self) -> dict[str, object]:
@@ -136,6 +143,7 @@ class RegionOutcome:
             "clustering_time": round(self.clustering_time, 6),
             "scheduling_time": round(self.scheduling_time, 6),
             "nondeterministic": self.nondeterministic,
+            "reason_id": self.reason_id,
         }
         # Today's keys in their order (scripts read them); keys of newer records follow.
         return {**{key: values.pop(key) for key in RECORD_KEYS if key in values}, **values}
@@ -166,8 +174,9 @@ def _plain(value: object) -> object:
     return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
-def fallback(region: OptRegion, reason: str) -> RegionOutcome:
-    return RegionOutcome(region, Status.FALLBACK, reason)
+def fallback(region: OptRegion, reason_id: str, reason: str) -> RegionOutcome:
+    """`region` compiled by the host compiler, for `reason` of the registered kind `reason_id`."""
+    return RegionOutcome(region, Status.FALLBACK, reason, reason_id=reject_id(reason_id))
 
 
 def write_record(path: str, source: str, outcomes: list[RegionOutcome],
@@ -203,11 +212,14 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
     for o in outcomes:
         where = o.region.loc
         if o.status is Status.FALLBACK:
-            engine.report("pencil", "warning", where,
+            # The reject id is the warning's id and option; -Wpencil / -Wno-pencil switch them all
+            # (clangpass.driver.cli.DiagnosticPolicy).
+            id = o.reason_id or GROUP
+            engine.report(id, "warning", where,
                           f"region in '{o.region.function.name}' not optimized, compiled by the host "
-                          f"compiler: {o.reason}", option="-Wpencil")
+                          f"compiler: {o.reason}", option=f"-W{id}")
             if missed_remarks:
-                engine.report("pencil", "remark", where, f"region in '{o.region.function.name}' missed: {o.reason}",
+                engine.report(id, "remark", where, f"region in '{o.region.function.name}' missed: {o.reason}",
                               option="-Rpass-missed=pencil")
         elif remarks:
             facts = o.facts

@@ -30,6 +30,7 @@ from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import STAGES
 from clangpass.options import CompileOptions
 from clangpass.poly.tile_sizes import parse_size
+from clangpass.rejects import GROUP, REJECTS
 from clangpass.resources import include_dir
 from clangpass.targets import TARGET_MODULES
 
@@ -103,25 +104,41 @@ class DepOptions:
 
 @dataclass(frozen=True)
 class DiagnosticPolicy:
-    """What to do with pencilcc's own warnings (-Wpencil family, -w, -Werror)."""
+    """What to do with pencilcc's own warnings (-Wpencil family, -w, -Werror).
+
+    `-Wpencil` is the group of every reject id (clangpass.rejects): a fallback's warning has
+    its reject id, and `-W<id>` / `-Wno-<id>` / `-Werror=<id>` / `-Wno-error=<id>` set that id
+    alone. As in gcc, an id's own setting wins over the group's, whatever their order."""
 
     enabled: bool = True
     pencil_error: Optional[bool] = None   # -Werror=pencil / -Wno-error=pencil; None: as -Werror
     werror: bool = False         # -Werror
     remarks: bool = False        # -Rpass=pencil
     missed_remarks: bool = False  # -Rpass-missed=pencil
+    reject_enabled: tuple[tuple[str, bool], ...] = ()   # (id, on) of -W<id> / -Wno-<id>, sorted
+    reject_error: tuple[tuple[str, bool], ...] = ()     # (id, error) of -Werror=<id> / -Wno-error=<id>, sorted
 
     @property
     def error(self) -> bool:
         """Whether a -Wpencil warning is an error."""
         return self.werror if self.pencil_error is None else self.pencil_error
 
+    def reject_warns(self, id: str) -> bool:
+        """Whether a fallback of reject id `id` is warned about."""
+        return dict(self.reject_enabled).get(id, self.enabled)
+
+    def reject_is_error(self, id: str) -> bool:
+        """Whether a fallback of reject id `id` is an error."""
+        return dict(self.reject_error).get(id, self.error)
+
     def engine(self) -> DiagnosticEngine:
         """A diagnostic engine that applies this policy to pencilcc's warnings and remarks."""
         remarks = (("-Rpass=pencil",) if self.remarks else ()) + \
             (("-Rpass-missed=pencil",) if self.missed_remarks else ())
-        return DiagnosticEngine(disabled=() if self.enabled else ("pencil",),
-                                errors=("pencil",) if self.error else (), remarks=remarks)
+        disabled = ((() if self.enabled else (GROUP,))
+                    + tuple(id for id in REJECTS if not self.reject_warns(id)))
+        errors = (GROUP,) * self.error + tuple(id for id in REJECTS if self.reject_is_error(id))
+        return DiagnosticEngine(disabled=disabled, errors=errors, remarks=remarks)
 
 
 @dataclass(frozen=True)
@@ -304,6 +321,8 @@ class _State:
     dep_missing: bool = False
     pencil_enabled: bool = True
     pencil_error: Optional[bool] = None
+    reject_enabled: dict[str, bool] = field(default_factory=dict)   # -W<id> / -Wno-<id>
+    reject_error: dict[str, bool] = field(default_factory=dict)     # -Werror=<id> / -Wno-error=<id>
     werror: bool = False
     remarks: bool = False
     missed_remarks: bool = False
@@ -617,6 +636,16 @@ class _Parser:
             s.pencil_enabled, s.pencil_error = True, True
         elif arg == "-Wno-error=pencil":
             s.pencil_error = False
+        elif _reject_flag(arg):
+            # One reject id (clangpass.rejects); an unknown `-Wno-pencil-foo` is not ours and goes to
+            # the host compiler, which accepts any -Wno-* as gcc does.
+            negated, error, id = _reject_flag(arg)
+            if error:
+                s.reject_error[id] = not negated
+                if not negated:
+                    s.reject_enabled[id] = True     # -Werror=<id> implies -W<id>, as in gcc
+            else:
+                s.reject_enabled[id] = not negated
         elif arg.startswith(("-Rpass=", "-Rpass-missed=")) and _matches_pencil(arg.split("=", 1)[1]):
             if arg.startswith("-Rpass="):
                 s.remarks = True
@@ -629,6 +658,7 @@ class _Parser:
                 s.werror = False
             elif arg == "-w":
                 s.pencil_enabled = False
+                s.reject_enabled.clear()
             return False        # also the host's
         return True
 
@@ -724,6 +754,14 @@ def _check_not_misspelt(arg: str) -> None:
         return
     hint = f"; did you mean '{close[0]}'?" if close else " (pencilcc --help lists its options)"
     raise CommandLineError(f"unknown option '{arg}'{hint}")
+
+
+def _reject_flag(arg: str) -> Optional[tuple[bool, bool, str]]:
+    """(negated, error, id) of `-W[no-][error=]<id>` for a registered reject id, else None."""
+    m = re.fullmatch(r"-W(no-)?(error=)?(pencil-[a-z0-9-]+)", arg)
+    if m is None or m[3] not in REJECTS:
+        return None
+    return bool(m[1]), bool(m[2]), m[3]
 
 
 def _matches_pencil(pattern: str) -> bool:
@@ -829,7 +867,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         passthrough_args=tuple(s.passthrough), options=options, pic=s.pic,
         deps=DepOptions(s.deps_kind, s.dep_file, tuple(s.dep_targets), s.dep_phony, s.dep_missing),
         diagnostics=DiagnosticPolicy(s.pencil_enabled, s.pencil_error, s.werror, s.remarks,
-                                     s.missed_remarks),
+                                     s.missed_remarks, tuple(sorted(s.reject_enabled.items())),
+                                     tuple(sorted(s.reject_error.items()))),
         emit_llvm=s.emit_llvm, keep=s.keep, verbose=s.verbose, save_record=s.save_record,
         record_file=s.record_file, dump_ir=s.dump_ir, show_cc_args=s.show_cc_args,
         listsep=s.listsep, lint_argv=tuple(s.lint_argv), lint_rule=s.lint_rule)

@@ -47,6 +47,7 @@ from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
 from clangpass.regions import trampoline_symbol
+from clangpass.rejects import Reject
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
 
@@ -281,7 +282,7 @@ class Compilation:
         A region left out for a reason that depends on the machine (the time limit) is marked
         `nondeterministic` in the result. PENCILCC_DEBUG=1 runs it in this process, so that its
         exceptions propagate."""
-        left_out: dict[int, str] = {}
+        left_out: dict[int, Reject] = {}
         nondeterministic: dict[int, str] = {}     # region index -> what made its outcome machine-dependent
         if _debug_enabled():
             return run_in_process(lambda watch: self._analysis(source, watch, left_out))
@@ -295,7 +296,7 @@ class Compilation:
                 index = _region_of_stage(exc.stage)
                 if index is None or index in left_out:
                     raise
-                left_out[index] = f"pencilcc's analysis of the region {exc.reason}"
+                left_out[index] = Reject(exc.reject_id, f"pencilcc's analysis of the region {exc.reason}")
                 if exc.nondeterministic:
                     nondeterministic[index] = exc.nondeterministic
                 continue
@@ -303,7 +304,7 @@ class Compilation:
                 DetachedOutcome(replace(o.outcome, nondeterministic=nondeterministic[k]))
                 if k in nondeterministic else o for k, o in enumerate(analysis.outcomes)))
 
-    def _analysis(self, source: InputFile, watch: Watch, left_out: dict[int, str]) -> Analysis:
+    def _analysis(self, source: InputFile, watch: Watch, left_out: dict[int, Reject]) -> Analysis:
         """Parse, and compile the module with the compile core (but the regions `left_out`,
         index -> reason): everything that runs libclang, isl and LLVM on the input.
         Runs in the analysis child: prints only dumps."""
@@ -384,7 +385,8 @@ class Compilation:
     def _give_up_outlining(self, plan: InputPlan, why: str) -> None:
         """Turn the input's optimized regions into fallbacks (printed as -Wpencil warnings)."""
         engine = self.engine()
-        plan.outcomes = [fallback(o.region, why) if o.status == "optimized" else o for o in plan.outcomes]
+        plan.outcomes = [fallback(o.region, "pencil-outline", why) if o.status == "optimized" else o
+                         for o in plan.outcomes]
         report_outcomes(engine, [o for o in plan.outcomes if o.reason == why], False, False)
         if not self._print(plan, engine):
             raise DriverError("PENCIL regions could not be compiled (see the errors above)")

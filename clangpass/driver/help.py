@@ -148,6 +148,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-Wno-pencil", "Do not."),
         ("-Werror=pencil", "Make that an error: exit status 1, no output."),
         ("-Wno-error=pencil", "Keep it a warning under -Werror."),
+        ("-Wno-<id>", "Do not warn of one reject id, the one a warning ends with "
+                      "([-Wpencil-goto]; docs/user-guide.md lists them); -W<id>, "
+                      "-Werror=<id>, -Wno-error=<id> as for -Wpencil."),
         ("-Werror, -w", "As with gcc; they apply to the -Wpencil warning too (not to "
                         "remarks, which only -R flags control)."),
         ("-Rpass=pencil", "A remark for each optimized region (statements, tiled bands, "

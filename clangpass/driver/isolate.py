@@ -54,13 +54,16 @@ CRASH_HOOK = "PENCILCC_TEST_CRASH_AT"
 class AnalysisFailed(Exception):
     """The isolated analysis produced no result; `stage` is where it was when it failed.
     `nondeterministic` names what made the failure depend on the machine rather than on the
-    input and the flags ('time limit'), '' when it does not."""
+    input and the flags ('time limit'), '' when it does not; `reject_id` is the reject id
+    (clangpass.rejects) of a region left out for it."""
 
-    def __init__(self, stage: str, reason: str, nondeterministic: str = "") -> None:
+    def __init__(self, stage: str, reason: str, nondeterministic: str = "",
+                 reject_id: str = "pencil-internal-error") -> None:
         super().__init__(f"{reason} (during {stage})")
         self.stage = stage
         self.reason = reason
         self.nondeterministic = nondeterministic
+        self.reject_id = reject_id
 
 
 class Watch:
@@ -116,10 +119,10 @@ def _child_main(work: Callable[[Watch], object], conn: Connection, memory_mb: in
         conn.send(("result", result))
     except MemoryError:
         conn.send(("failed", f"ran out of memory (the limit is {memory_mb} MiB, "
-                             "-fpencil-memory-limit=)"))
+                             "-fpencil-memory-limit=)", "", "pencil-memory-limit"))
     except BaseException as exc:   # the parent decides what an exception means: a fallback
         conn.send(("failed", f"internal error ({type(exc).__name__}: {str(exc)[:300]})",
-                   traceback.format_exc()))
+                   traceback.format_exc(), "pencil-internal-error"))
     finally:
         conn.close()
 
@@ -132,7 +135,7 @@ def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) ->
                 process.kill()
                 raise AnalysisFailed(stage, f"exceeded the time limit of {seconds:g} s "
                                             "(-fpencil-time-limit=), so the result depends on this "
-                                            "machine's speed and load", TIME_LIMIT)
+                                            "machine's speed and load", TIME_LIMIT, "pencil-time-limit")
             continue
         try:
             message = conn.recv()
@@ -145,9 +148,10 @@ def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) ->
         elif message[0] == "result":
             return message[1]
         else:
-            if os.environ.get("PENCILCC_DEBUG", "") == "1" and len(message) > 2:
-                os.write(2, message[2].encode())
-            raise AnalysisFailed(stage, message[1])
+            _, reason, trace, reject_id = message
+            if os.environ.get("PENCILCC_DEBUG", "") == "1" and trace:
+                os.write(2, trace.encode())
+            raise AnalysisFailed(stage, reason, reject_id=reject_id)
 
 
 class _StageBudget:

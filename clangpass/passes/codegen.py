@@ -88,7 +88,7 @@ class GenerateAst(Pass):
             codegen = generate_ast(scop, updates)
             unsound = _ast_problems(codegen, scop, ctx)
         if unsound:
-            raise NotModelled(f"unsound isl AST of the source order ({unsound[0]})")
+            raise NotModelled("pencil-unsound-ast", f"unsound isl AST of the source order ({unsound[0]})")
         if ctx.traits.device_data:
             # What a device copy of the data holds and need not move (clangpass.poly.live_ranges).
             # Over the budget: no array is known to stay within its extents, everything moves.

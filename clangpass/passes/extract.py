@@ -2,8 +2,8 @@
 """Pass `extract`: build the polyhedral model of the region (clangpass.poly.extract).
 
 A region larger than `CompileOptions.max_statements` or nested deeper than
-`max_loop_depth` is not modelled (`BudgetExceeded`, the region falls back): checked on its
-source first, because building the model of such a region is itself costly
+`max_loop_depth` is not modelled (`NotModelled`, reject id `pencil-region-size`: the region
+falls back): checked on its source first, because building the model of such a region is itself costly
 (clangpass.poly.budget.MAX_STATEMENTS).
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit, Stage
-from clangpass.poly.budget import BudgetExceeded, size_problem
-from clangpass.poly.extract import extract_region
+from clangpass.poly.budget import size_problem
+from clangpass.poly.extract import NotModelled, extract_region
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class ExtractScop(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         too_large = size_problem(unit.region.body, ctx.options.max_statements, ctx.options.max_loop_depth)
         if too_large:
-            raise BudgetExceeded(too_large)
+            raise NotModelled("pencil-region-size", too_large)
         scop, approximated = extract_region(unit.region, unit.module, ctx.isl_ctx)
         if not ctx.options.parallel and scop.annotations:
             # No loop runs on threads, so no reduction does: its dependences stay (poly.annotations).

@@ -140,18 +140,18 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     try:
         unit = run_pipeline(PolyUnit(region, module), pipeline, ctx, dumps, seconds)
     except NotModelled as exc:
-        return _with_timings(fallback(region, exc.reason), seconds)
+        return _with_timings(fallback(region, exc.id, exc.reason), seconds)
     except BudgetExceeded as exc:
-        return _with_timings(fallback(region, str(exc)), seconds)
+        return _with_timings(fallback(region, "pencil-isl-budget", str(exc)), seconds)
     finally:
         ctx.isl_ctx.set_max_operations(0)
     if unit.codegen is None:
         missing = [p for p in ("extract", "codegen") if p in options.disabled_passes]
-        return _with_timings(fallback(region, f"pass '{missing[0] if missing else 'codegen'}' is disabled"),
-                             seconds)
+        why = f"pass '{missing[0] if missing else 'codegen'}' is disabled"
+        return _with_timings(fallback(region, "pencil-pass-disabled", why), seconds)
     unchecked = unchecked_overlap(region) if unit.alias_check is None else ""
     if unchecked:
-        return _with_timings(fallback(region, unchecked), seconds)
+        return _with_timings(fallback(region, "pencil-pass-disabled", unchecked), seconds)
     cg = replace(unit.codegen, alias_check=unit.alias_check)
     deps = unit.dependences
     notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.notes

@@ -170,7 +170,7 @@ def address_range(scop: Scop, arg: RegionArg, macros: list[str]) -> Optional[Add
     except isl.Error:
         low = high = None
     if low is None or high is None or low.involves_nan() or high.involves_nan():
-        raise NotModelled(f"the elements of '{arg.name}' the region accesses are not bounded by its "
+        raise NotModelled("pencil-alias-check", f"the elements of '{arg.name}' the region accesses are not bounded by its "
                           f"parameters, so no run-time check that the arrays do not overlap can be built")
     build = isl.AstBuild.from_context(where_accessed)
     low_c, low_macros = c_expression(build.expr_from_pw_aff(low))

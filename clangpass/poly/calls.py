@@ -152,10 +152,10 @@ def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None
         try:
             var, prefix = collector.location(_decayed(arg), allow_prefix=True)
         except NotModelled as exc:
-            raise NotModelled(f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
+            raise NotModelled("pencil-call-argument", f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
                               f"is not an array or a row of one ({exc.reason})") from None
         if var is None:
-            raise NotModelled(f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
+            raise NotModelled("pencil-call-argument", f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
                               "is not an array of the region")
         for kind, maps in (("read", fp.reads), ("must", fp.must_writes), ("may", fp.may_writes)):
             if k not in maps:
@@ -173,7 +173,7 @@ def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None
             if front is not None:
                 access = front.flat_range_product(access)
             if access.dim(isl.dim_type.out) != var.rank:
-                raise NotModelled(f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
+                raise NotModelled("pencil-call-argument", f"argument {describe(arg)} of the call to '{fp.function}' at {where(call.loc)} "
                                   f"has {var.rank - len(rows)} dimensions where the callee's has "
                                   f"{callee.dim(isl.dim_type.out)}")
             access = access.set_tuple_name(isl.dim_type.in_, collector.statement) \
@@ -182,7 +182,7 @@ def instantiate(x: "_Extractor", collector, call: N.Call, fp: Footprint) -> None
                 collector.accesses.reads.append(access)
                 continue
             if var.read_only:
-                raise NotModelled(f"the call to '{fp.function}' at {where(call.loc)} may write '{var.name}', "
+                raise NotModelled("pencil-parameter-write", f"the call to '{fp.function}' at {where(call.loc)} may write '{var.name}', "
                                   "which the region reads as a value")
             must = kind == "must" and exact and all(v is not None for v in rows)
             (collector.accesses.must_writes if must else collector.accesses.may_writes).append(access)

@@ -47,6 +47,7 @@ from clangpass.poly.scop import ArrayInfo, LoopAnnotation, Scop, ScopStatement
 from clangpass.ir.walk import children as walk_children
 from clangpass.ir.walk import iter_exprs, iter_stmts, stmt_exprs, strip_casts, written_variables
 from clangpass.regions import RESULT, OptRegion, function_region, returns_value
+from clangpass.rejects import Reject, reject_id
 
 
 # Statements outside static control flow, as reasons name them.
@@ -85,10 +86,12 @@ _OPENMP_WHY["for simd"] = _OPENMP_WHY["for"]
 
 
 class NotModelled(Exception):
-    """The region is outside the polyhedral model; `reason` says exactly why."""
+    """The region is outside the polyhedral model; `reason` says exactly why, `id` (a registered
+    reject id, clangpass.rejects) what kind of reason it is."""
 
-    def __init__(self, reason: str):
+    def __init__(self, id: str, reason: str):
         super().__init__(reason)
+        self.id = reject_id(id)
         self.reason = reason
 
 
@@ -135,10 +138,10 @@ def extract_region(region: OptRegion, module: N.Module, ctx: isl.Context) -> tup
     """The model of `region` and the accesses it models as touching any element (non-affine
     subscripts, for the record); raises NotModelled."""
     if region.problems:
-        raise NotModelled("; ".join(region.problems))
+        raise NotModelled(region.problems[0].id, "; ".join(p.reason for p in region.problems))
     if returns_value(region) and not any(isinstance(s, N.DeclStmt) and any(d.name == RESULT for d in s.decls)
                                          for s in region.body.body[:1]):
-        raise NotModelled(f"PENCIL function '{region.function.name}' returns a value other than by a final "
+        raise NotModelled("pencil-return", f"PENCIL function '{region.function.name}' returns a value other than by a final "
                           "'return' statement")
     extractor = _Extractor(region, module, ctx)
     return extractor.run(), tuple(extractor.accesses.approximated)
@@ -229,17 +232,21 @@ class _Extractor:
         name = call.callee
         if name not in self.footprints:
             if name in self.callers:
-                self.footprints[name] = "it is recursive"
+                self.footprints[name] = Reject("pencil-recursion", "it is recursive")
             else:
                 try:
                     self.footprints[name] = footprint(self.module, name, self.ctx, self._callee_model)
                 except UnknownAccesses as exc:
-                    self.footprints[name] = exc.reason
+                    self.footprints[name] = Reject("pencil-side-effect-call", exc.reason)
                 except NotModelled as exc:
-                    self.footprints[name] = f"its accesses cannot be modelled: {exc.reason}"
+                    # A recursive callee is reported as such; any other callee the model cannot read
+                    # has accesses it does not know.
+                    self.footprints[name] = Reject("pencil-recursion" if exc.id == "pencil-recursion"
+                                                   else "pencil-side-effect-call",
+                                                   f"its accesses cannot be modelled: {exc.reason}")
         found = self.footprints[name]
-        if isinstance(found, str):
-            raise NotModelled(f"call to '{name}' at {where(call.loc)} may have side effects ({found})")
+        if isinstance(found, Reject):
+            raise NotModelled(found.id, f"call to '{name}' at {where(call.loc)} may have side effects ({found})")
         return found
 
     def _callee_model(self, fn: N.Function, summary: bool) -> "_Extractor":
@@ -311,7 +318,7 @@ class _Extractor:
         method: Optional[Callable[[N.Stmt, _Frame], Optional[isl.Schedule]]] = \
             getattr(self, f"visit_{type(s).__name__}", None)
         if method is None:
-            raise NotModelled(f"{statement_words(s)} at {where(s.loc)}")
+            raise NotModelled(_statement_reject(s), f"{statement_words(s)} at {where(s.loc)}")
         return method(s, frame)
 
     def visit_Compound(self, s: N.Compound, frame: _Frame) -> Optional[isl.Schedule]:
@@ -332,7 +339,7 @@ class _Extractor:
     def visit_While(self, s: N.While, frame: _Frame) -> Optional[isl.Schedule]:
         blocker = _opaque_problem(s, self.summary, self.iterator_names)
         if blocker:
-            raise NotModelled(f"'while' loop at {where(s.loc)} around {blocker}")
+            raise NotModelled("pencil-dynamic-control", f"'while' loop at {where(s.loc)} around {blocker}")
         return self._opaque_statement(s, frame, f"'while' loop at {where(s.loc)}")
 
     def visit_DeclStmt(self, s: N.DeclStmt, frame: _Frame) -> Optional[isl.Schedule]:
@@ -346,7 +353,7 @@ class _Extractor:
                 out.append(self._kill_statement(frame, [(var, None)], d.loc))
                 continue
             if isinstance(d.init, N.InitList) or self.arrays[d.name].rank:
-                raise NotModelled(f"initialiser of array '{d.name}' at {where(d.loc)}")
+                raise NotModelled("pencil-local-array", f"initialiser of array '{d.name}' at {where(d.loc)}")
             target = N.VarRef(d.name, "local", type=d.type, loc=d.loc)
             body = N.ExprStmt(N.Assign("=", target, d.init, type=d.type, loc=d.loc), loc=d.loc)
             out.append(self._compute_statement(body, frame))
@@ -367,7 +374,7 @@ class _Extractor:
                 return self._guarded_statement(s, frame)
             blocker = _opaque_problem(s, self.summary, self.iterator_names)
             if blocker:
-                raise NotModelled(f"non-affine condition {describe(s.cond)} ({exc.reason}), "
+                raise NotModelled("pencil-non-affine-condition", f"non-affine condition {describe(s.cond)} ({exc.reason}), "
                                   f"around {blocker}") from None
             return self._opaque_statement(s, frame, f"'if' with the non-affine condition {describe(s.cond)}")
         cond = cond.coalesce()
@@ -382,33 +389,33 @@ class _Extractor:
             # `break`/`continue` of this loop: the number of iterations depends on the run.
             blocker = _opaque_problem(s, self.summary, self.iterator_names)
             if blocker:
-                raise NotModelled(f"loop at {where(s.loc)} with 'break' or 'continue' around {blocker}")
+                raise NotModelled("pencil-dynamic-control", f"loop at {where(s.loc)} with 'break' or 'continue' around {blocker}")
             return self._opaque_statement(s, frame, f"loop with 'break' or 'continue' at {where(s.loc)}")
         name, init = self._loop_init(s)
         outer = frame.scope
         if name in outer.iterators:
-            raise NotModelled(f"loop at {where(s.loc)} reuses the iterator '{name}' of an enclosing loop")
+            raise NotModelled("pencil-loop-iterator", f"loop at {where(s.loc)} reuses the iterator '{name}' of an enclosing loop")
         if name in self.params or name in self.arrays or name in frame.locals:
-            raise NotModelled(f"loop iterator '{name}' at {where(s.loc)} shadows a variable of the region")
+            raise NotModelled("pencil-shadowing", f"loop iterator '{name}' at {where(s.loc)} shadows a variable of the region")
         for e in self._body_exprs(s.body, name):
             if any(v.name == name for v in written_variables(e)):
-                raise NotModelled(f"loop iterator '{name}' is written in the body of the loop at {where(s.loc)}")
+                raise NotModelled("pencil-loop-iterator", f"loop iterator '{name}' is written in the body of the loop at {where(s.loc)}")
         depth = len(outer.iterators)
         space = outer.space.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, depth, name)
         reach = outer.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, depth, name)
         inner = AffineScope(space, outer.iterators + (name,), self.params, reach, self.context)
         step = self._loop_step(s, name, inner)
         if s.cond is None:
-            raise NotModelled(f"loop at {where(s.loc)} has no condition")
+            raise NotModelled("pencil-loop-bound", f"loop at {where(s.loc)} has no condition")
         if any(isinstance(v, N.VarRef) and v.name == name for v in iter_exprs(init)):
-            raise NotModelled(f"initial value of '{name}' at {where(s.loc)} reads '{name}'")
+            raise NotModelled("pencil-loop-iterator", f"initial value of '{name}' at {where(s.loc)} reads '{name}'")
         try:
             lower = inner.pw_aff(init)                  # [P] -> { [i..] -> [(lb)] }
             cond = inner.condition(s.cond)              # [P] -> { [i..] : cond }
         except NotAffine as exc:
             blocker = _opaque_problem(s, self.summary, self.iterator_names)
             if blocker or not _own_iterator(s, self.iterator_names):
-                raise NotModelled(f"non-affine loop bound at {where(s.loc)}: {exc.reason}"
+                raise NotModelled("pencil-non-affine-bound", f"non-affine loop bound at {where(s.loc)}: {exc.reason}"
                                   + (f", around {blocker}" if blocker else "")) from None
             return self._opaque_statement(s, frame, f"loop with a non-affine bound at {where(s.loc)}")
         iv = inner.variable(name)                       # [P] -> { [i..] -> [(i)] }
@@ -444,19 +451,19 @@ class _Extractor:
         if isinstance(init, N.DeclStmt) and len(init.decls) == 1 and init.decls[0].init is not None:
             d = init.decls[0]
             if not is_affine_integer_type(d.type):
-                raise NotModelled(f"loop iterator '{d.name}' at {where(s.loc)} is not a signed integer")
+                raise NotModelled("pencil-loop-iterator", f"loop iterator '{d.name}' at {where(s.loc)} is not a signed integer")
             return d.name, d.init
         if (isinstance(init, N.ExprStmt) and isinstance(init.expr, N.Assign) and init.expr.op == "="
                 and isinstance(init.expr.target, N.VarRef)):
             name = init.expr.target.name
             if name not in self.iterator_names:
-                raise NotModelled(f"loop variable '{name}' at {where(s.loc)} is also used outside loop headers")
+                raise NotModelled("pencil-loop-iterator", f"loop variable '{name}' at {where(s.loc)} is also used outside loop headers")
             if not is_affine_integer_type(init.expr.target.type):
-                raise NotModelled(f"loop iterator '{name}' at {where(s.loc)} is not a signed integer")
+                raise NotModelled("pencil-loop-iterator", f"loop iterator '{name}' at {where(s.loc)} is not a signed integer")
             if name in self.arrays or name in self.params:
-                raise NotModelled(f"loop variable '{name}' at {where(s.loc)} is not a loop iterator")
+                raise NotModelled("pencil-loop-iterator", f"loop variable '{name}' at {where(s.loc)} is not a loop iterator")
             return name, init.expr.value
-        raise NotModelled(f"loop at {where(s.loc)} does not initialise a single iterator")
+        raise NotModelled("pencil-loop-iterator", f"loop at {where(s.loc)} does not initialise a single iterator")
 
     def _loop_step(self, s: N.For, name: str, scope: AffineScope) -> int:
         e = s.step
@@ -480,7 +487,7 @@ class _Extractor:
                 value = None
         if not value:
             text = describe(e) if e is not None else "(none)"
-            raise NotModelled(f"loop step {text} of '{name}' is not a non-zero constant increment")
+            raise NotModelled("pencil-loop-step", f"loop step {text} of '{name}' is not a non-zero constant increment")
         return sign * value
 
     def _check_loop_exact(self, s: N.For, name: str, depth: int, started: isl.Set, domain: isl.Set,
@@ -494,9 +501,9 @@ class _Extractor:
         later = (later.order_lt if step > 0 else later.order_gt)(isl.dim_type.in_, depth, isl.dim_type.out, depth)
         # later: [P] -> { [o.., i'] -> [o.., i] : i comes after i' }
         if not domain.intersect(stopped.apply(later)).is_empty():
-            raise NotModelled(f"condition of the loop at {where(s.loc)} is not a bound on '{name}'")
+            raise NotModelled("pencil-loop-bound", f"condition of the loop at {where(s.loc)} is not a bound on '{name}'")
         if not domain.intersect_params(self.context).is_bounded():
-            raise NotModelled(f"loop at {where(s.loc)} has no bound on '{name}'")
+            raise NotModelled("pencil-loop-bound", f"loop at {where(s.loc)} has no bound on '{name}'")
 
     @staticmethod
     def _body_exprs(s: N.Stmt, iterator: str) -> list[N.Expr]:
@@ -518,23 +525,23 @@ class _Extractor:
     # ------------------------------------------------------------------ locals
     def _declare_local(self, d: N.VarDecl, frame: _Frame) -> None:
         if d.storage:
-            raise NotModelled(f"'{d.storage}' variable '{d.name}' at {where(d.loc)}")
+            raise NotModelled("pencil-storage-class", f"'{d.storage}' variable '{d.name}' at {where(d.loc)}")
         if d.name in self.params or d.name in frame.scope.iterators or d.name in self.iterator_names \
                 or (d.name in self.arrays and not self.arrays[d.name].local):
-            raise NotModelled(f"local variable '{d.name}' at {where(d.loc)} shadows a variable of the region")
+            raise NotModelled("pencil-shadowing", f"local variable '{d.name}' at {where(d.loc)} shadows a variable of the region")
         var = self._array_var(d.name, d.type, local=True)
         if var.problem:
-            raise NotModelled(f"local variable {var.problem} at {where(d.loc)}")
+            raise NotModelled("pencil-unsupported-type", f"local variable {var.problem} at {where(d.loc)}")
         if isinstance(d.type, T.PointerType):
             # Its first dimension is unknown because it is a pointer, whatever the extents of what it
             # points to (`double (*A)[n] = malloc(...)` has the affine row extent n).
-            raise NotModelled(f"pointer '{d.name}' declared in the region at {where(d.loc)}: what it points "
+            raise NotModelled("pencil-pointer", f"pointer '{d.name}' declared in the region at {where(d.loc)}: what it points "
                               "to is not modelled (a region may declare arrays, not pointers)")
         if any(e is None for e in var.extents):
-            raise NotModelled(f"local array '{d.name}' at {where(d.loc)} has a non-affine extent")
+            raise NotModelled("pencil-local-array", f"local array '{d.name}' at {where(d.loc)} has a non-affine extent")
         previous = self.locals.get(d.name)
         if previous is not None and previous.type != d.type:
-            raise NotModelled(f"two region-local variables named '{d.name}' have different types")
+            raise NotModelled("pencil-shadowing", f"two region-local variables named '{d.name}' have different types")
         # Two same-typed locals of one name share storage: their dependences are all kept, so that is safe.
         self.locals[d.name] = N.VarDecl(d.name, d.type, None, d.loc)
         self.arrays[d.name] = var
@@ -586,7 +593,7 @@ class _Extractor:
             if name in self.params or name in frame.scope.iterators or name in self.arrays \
                     or (name in self.iterator_names and name not in borrowed) \
                     or (previous is not None and previous != inner[name]):
-                raise NotModelled(f"variable '{name}' declared in the {what} shadows a variable of the region")
+                raise NotModelled("pencil-shadowing", f"variable '{name}' declared in the {what} shadows a variable of the region")
             self.inner_names[name] = inner[name]
         if borrowed:
             declare = N.DeclStmt(decls=tuple(N.VarDecl(n, inner[n], None, s.loc) for n in borrowed), loc=s.loc)
@@ -628,10 +635,10 @@ class _Extractor:
                 collector = _AccessCollector(self, frame.scope, "", frame.scope.domain)
                 var, index = collector.location(arg, allow_prefix=True)
                 if var is None:
-                    raise NotModelled(f"'__pencil_kill' of {describe(arg)}, which is not a variable of the region")
+                    raise NotModelled("pencil-builtin-use", f"'__pencil_kill' of {describe(arg)}, which is not a variable of the region")
                 targets.append((var, index))
             return self._kill_statement(frame, targets, e.loc)
-        raise NotModelled(f"'{e.callee}' at {where(e.loc)} is not supported in an optimised region")
+        raise NotModelled("pencil-builtin-use", f"'{e.callee}' at {where(e.loc)} is not supported in an optimised region")
 
     def _assume(self, cond: N.Expr, frame: _Frame) -> None:
         """`__pencil_assume(c)`: the parameters for which c holds at every instance reaching it.
@@ -669,9 +676,9 @@ class _AccessCollector:
     def collect(self, e: N.Expr, must: bool) -> None:
         method = getattr(self, f"collect_{type(e).__name__}", None)
         if method is None and isinstance(e, N.OpaqueExpr):
-            raise NotModelled(f"{expression_words(e)} {describe(e)} is not supported in an optimised region")
+            raise NotModelled("pencil-unsupported-expression", f"{expression_words(e)} {describe(e)} is not supported in an optimised region")
         if method is None:
-            raise NotModelled(f"expression {describe(e)} is not supported in an optimised region")
+            raise NotModelled("pencil-unsupported-expression", f"expression {describe(e)} is not supported in an optimised region")
         method(e, must)
 
     # leaves
@@ -705,7 +712,7 @@ class _AccessCollector:
         elif e.op == "sizeof":
             return
         else:
-            raise NotModelled(f"operator '{e.op}' in {describe(e)} is not supported in an optimised region")
+            raise NotModelled("pencil-unsupported-expression", f"operator '{e.op}' in {describe(e)} is not supported in an optimised region")
 
     def collect_Binary(self, e: N.Binary, must: bool) -> None:
         self.collect(e.lhs, must)
@@ -734,7 +741,7 @@ class _AccessCollector:
                 and all(isinstance(a.type, (T.IntType, T.FloatType)) for a in e.args)
         if not pure:
             if e.callee in PENCIL_SPECIAL:
-                raise NotModelled(f"'{e.callee}' at {where(e.loc)} is not supported in an optimised region")
+                raise NotModelled("pencil-builtin-use", f"'{e.callee}' at {where(e.loc)} is not supported in an optimised region")
             instantiate(self.x, self, e, self.x.footprint(e))
             return
         for a in e.args:
@@ -748,7 +755,7 @@ class _AccessCollector:
         for arg in e.args:
             var, index = self.location(strip_casts(arg), allow_prefix=True)
             if var is None:
-                raise NotModelled(f"'{e.callee}' of {describe(arg)}, which is not an array of the function")
+                raise NotModelled("pencil-builtin-use", f"'{e.callee}' of {describe(arg)}, which is not an array of the function")
             index = list(index or []) + [None] * (var.rank - len(index or []))
             access = _access_map(self.x, self.scope, self.statement, self.domain, var, index)
             if e.callee == "__pencil_use":
@@ -778,11 +785,11 @@ class _AccessCollector:
             owner = base.base.type.unqualified() if base.base.type is not None else None
             offset = field_offset(owner, base.field_name) if isinstance(owner, T.StructType) else None
             if offset is None or (within and leaf is not None):
-                raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
+                raise NotModelled("pencil-struct-access", f"struct member access {describe(e)} is not supported in an optimised region")
             leaf = offset + (leaf or 0)
             base = base.base
         if leaf is not None and not isinstance(e.type, (T.IntType, T.FloatType)):
-            raise NotModelled(f"struct member access {describe(e)} selects a struct, not a number")
+            raise NotModelled("pencil-struct-access", f"struct member access {describe(e)} selects a struct, not a number")
         while True:
             if isinstance(base, N.Subscript):
                 indices.append(base.index)
@@ -797,26 +804,26 @@ class _AccessCollector:
                 break
         indices.reverse()
         if isinstance(base, N.Member):
-            raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
+            raise NotModelled("pencil-struct-access", f"struct member access {describe(e)} is not supported in an optimised region")
         if not isinstance(base, N.VarRef):
-            raise NotModelled(f"memory access {describe(e)} is not through an array of the region")
+            raise NotModelled("pencil-array-access", f"memory access {describe(e)} is not through an array of the region")
         name = base.name
         if name in self.scope.iterators or name in self.x.params or name in self.inner:
             if indices:
-                raise NotModelled(f"subscripted scalar {describe(e)}")
+                raise NotModelled("pencil-array-access", f"subscripted scalar {describe(e)}")
             return None, None
         var = self.x.arrays.get(name)
         if var is None:
             if name in self.x.iterator_names:
-                raise NotModelled(f"loop iterator '{name}' used outside its loop at {where(e.loc)}")
-            raise NotModelled(f"variable '{name}' at {where(e.loc)} is not known to the region")
+                raise NotModelled("pencil-loop-iterator", f"loop iterator '{name}' used outside its loop at {where(e.loc)}")
+            raise NotModelled("pencil-array-access", f"variable '{name}' at {where(e.loc)} is not known to the region")
         if var.problem:
-            raise NotModelled(f"{var.problem} (accessed at {where(e.loc)})")
+            raise NotModelled("pencil-unsupported-type", f"{var.problem} (accessed at {where(e.loc)})")
         if leaf is not None and var.fields is None:
-            raise NotModelled(f"struct member access {describe(e)} is not supported in an optimised region")
+            raise NotModelled("pencil-struct-access", f"struct member access {describe(e)} is not supported in an optimised region")
         array_dims = var.rank - (1 if var.fields is not None else 0)
         if len(indices) > array_dims or (len(indices) < array_dims and not allow_prefix):
-            raise NotModelled(f"access {describe(e)} does not select one element of '{name}'")
+            raise NotModelled("pencil-array-access", f"access {describe(e)} does not select one element of '{name}'")
         values: list[Optional[isl.PwAff]] = []
         for index in indices:
             try:
@@ -872,9 +879,9 @@ class _AccessCollector:
         if var is None and self.inner and _root(e) in self.inner:
             return                     # an opaque statement's own variable
         if var is None:
-            raise NotModelled(f"write to loop iterator or parameter {describe(e)}")
+            raise NotModelled("pencil-parameter-write", f"write to loop iterator or parameter {describe(e)}")
         if var.read_only:
-            raise NotModelled(f"write to '{var.name}' at {where(e.loc)}, which the region reads as a value")
+            raise NotModelled("pencil-parameter-write", f"write to '{var.name}' at {where(e.loc)}, which the region reads as a value")
         access = _access_map(self.x, self.scope, self.statement, self.domain, var, index)
         # Through a non-affine subscript, the element written is unknown: a may-write.
         must = must and all(v is not None for v in index or [])
@@ -1022,6 +1029,18 @@ def _opaque_problem(s: N.Stmt, summary: bool = False, iterators: frozenset[str] 
             continue
         return f"{statement_words(sub)} at {where(sub.loc)}"
     return ""
+
+
+def _statement_reject(s: N.Stmt) -> str:
+    """The reject id of a statement outside the model (clangpass.rejects)."""
+    kind = getattr(s, "kind", "")
+    if isinstance(s, (N.Goto, N.Label)) or kind == "INDIRECT_GOTO_STMT":
+        return "pencil-goto"
+    if isinstance(s, N.Return):
+        return "pencil-return"
+    if isinstance(s, (N.While, N.Break, N.Continue)):
+        return "pencil-dynamic-control"
+    return "pencil-unsupported-statement"
 
 
 def statement_words(s: N.Stmt) -> str:

@@ -205,7 +205,7 @@ def test_disabling_the_check_keeps_the_region_with_the_host_compiler(tmp_path):
     assert [(r["status"], r["reason"], r["alias_checks"]) for r in regions] == [
         ("fallback", "arrays 'a' and 'b' may overlap and pass 'alias-check' (their run-time check) is disabled",
          [])]
-    assert "[-Wpencil]" in stderr
+    assert "[-Wpencil-pass-disabled]" in stderr
     _assert_matches(_reference(tmp_path, source), exe, ["original"] * 4)
 
 

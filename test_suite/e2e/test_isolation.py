@@ -133,6 +133,7 @@ def test_crash_in_a_region_falls_back_for_that_region(tmp_path: Path) -> None:
     assert "pencilcc's analysis of the region crashed (SIGABRT)" in proc.stderr
     [record] = region_records(tmp_path / "k.json")
     assert record["status"] == "fallback" and "crashed (SIGABRT)" in record["reason"]
+    assert record["reason_id"] == "pencil-internal-error" and "[-Wpencil-internal-error]" in proc.stderr
     assert built_output(tmp_path / "k") == gcc_output(tmp_path / "k.c")
     assert_clean(tmp_path)
 
@@ -179,6 +180,7 @@ def test_time_limit_sends_a_slow_region_to_the_host(tmp_path: Path) -> None:
     [record] = region_records(tmp_path / "d.json")
     assert record["status"] == "fallback" and "exceeded the time limit" in record["reason"]
     assert record["nondeterministic"] == "time limit"
+    assert record["reason_id"] == "pencil-time-limit" and "[-Wpencil-time-limit]" in proc.stderr
     assert built_output(tmp_path / "d") == gcc_output(tmp_path / "d.c")
     assert_clean(tmp_path)
 
@@ -217,6 +219,10 @@ def _raise(watch) -> int:
     raise ValueError("lost")
 
 
+def _run_out_of_memory(watch) -> int:
+    raise MemoryError
+
+
 def _sleep(watch) -> int:
     import time
 
@@ -241,9 +247,12 @@ def test_run_isolated_returns_the_result() -> None:
     (_sleep, "region 3", "exceeded the time limit of 0.1 s (-fpencil-time-limit=), so the result depends on "
                          "this machine's speed and load"),
     (_abort, "parse", "crashed (SIGABRT)"),
+    (_run_out_of_memory, "parse", "ran out of memory (the limit is 0 MiB, -fpencil-memory-limit=)"),
 ])
 def test_run_isolated_says_why_there_is_no_result(work, stage: str, reason: str) -> None:
     with pytest.raises(AnalysisFailed) as failure:
         run_isolated(work, 0, "parse", 20)
     assert (failure.value.stage, failure.value.reason) == (stage, reason)
     assert failure.value.nondeterministic == ("time limit" if work is _sleep else "")
+    assert failure.value.reject_id == {_sleep: "pencil-time-limit", _run_out_of_memory: "pencil-memory-limit"}.get(
+        work, "pencil-internal-error")

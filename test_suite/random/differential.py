@@ -40,7 +40,7 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
     description: str = ""
     kept: Path | None = None  # where the failing program was kept
-    #: pencilcc's `[-Wpencil]` warnings, e.g. a region compiled by the host compiler instead
+    #: pencilcc's `[-Wpencil...]` warnings, e.g. a region compiled by the host compiler instead
     candidate_warnings: list[str] = field(default_factory=list)
 
     @property
@@ -79,7 +79,7 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
             if role == "candidate":
                 outcome.candidate_warnings = [line.split(": warning: ", 1)[1]
                                               for line in proc.stderr.splitlines()
-                                              if ": warning: " in line and "[-Wpencil]" in line]
+                                              if ": warning: " in line and "[-Wpencil" in line]
             outcome.stage = f"{role} run"
             # OpenCL builds cache their device programs in the seed's folder, not the user's.
             run_env = {"PENCILCC_CACHE_DIR": str(workdir)} if "-fpencil-target=opencl" in flags else None

@@ -13,6 +13,7 @@ from clangpass.dumps import DumpSink
 from clangpass.frontend import parse_file
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
+from clangpass.rejects import Reject
 from llvm_backend.cpu.pipeline import PIPELINES
 from clangpass.targets import Artifact, Output, Target, TargetTraits, get_target
 
@@ -84,13 +85,13 @@ def test_outcomes_diagnostics_and_object_come_back_as_values(module: N.Module, c
     assert capfd.readouterr() == ("", "")          # nothing printed, by Python or by LLVM
     fallback, optimized = result.outcomes
     assert (fallback.region.function.name, fallback.status) == ("first_negative", "fallback")
-    assert fallback.reason == "'goto' statement inside the region"
+    assert (fallback.reason, fallback.reason_id) == ("'goto' statement inside the region", "pencil-goto")
     assert (optimized.region.function.name, optimized.status) == ("scale", "optimized")
     assert result.optimized == (optimized,)
     # The goto region was never handed to the passes; the target got the one optimized region.
     assert progress.steps == [("region", 1), ("back end", 1)]
     warnings = [d for d in result.diagnostics if d.severity == "warning"]
-    assert [(d.id, d.option, d.loc.line) for d in warnings] == [("pencil", "-Wpencil", 4)]
+    assert [(d.id, d.option, d.loc.line) for d in warnings] == [("pencil-goto", "-Wpencil-goto", 4)]
     assert "'goto' statement inside the region" in warnings[0].message
     # Every remark comes back; the caller's policy picks those of its -R options.
     assert {d.option for d in result.diagnostics if d.severity == "remark"} == {
@@ -137,9 +138,10 @@ def test_a_failing_target_makes_its_regions_fall_back(module: N.Module, capfd) -
 
 def test_left_out_regions_fall_back_with_the_callers_reason(module: N.Module) -> None:
     progress = Recorder()
-    result = compile_module(module, CompileOptions(), get_target(), left_out={1: "it crashed last time"},
-                            progress=progress)
-    assert [(o.status, o.reason) for o in result.outcomes][1] == ("fallback", "it crashed last time")
+    result = compile_module(module, CompileOptions(), get_target(),
+                            left_out={1: Reject("pencil-internal-error", "it crashed last time")}, progress=progress)
+    assert [(o.status, o.reason_id, o.reason) for o in result.outcomes][1] == (
+        "fallback", "pencil-internal-error", "it crashed last time")
     assert progress.steps == [("back end", 0)]
     assert result.artifact == Artifact(Output.OBJECT)
 

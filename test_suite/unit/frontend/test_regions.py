@@ -6,6 +6,7 @@ import textwrap
 
 from clangpass.frontend import parse_file
 from clangpass.regions import find_regions, trampoline_symbol
+from clangpass.rejects import Reject
 
 
 def regions_of(tmp_path, source: str):
@@ -109,7 +110,7 @@ def test_region_problems_are_reported(tmp_path):
         #pragma endscop
         }
     """)
-    assert any("static local variable 'calls'" in p for p in r.problems)
+    assert any(p.reason == "static local variable 'calls'" and p.id == "pencil-storage-class" for p in r.problems)
 
 
 def test_calls_to_internal_functions_go_through_wrappers(tmp_path):
@@ -129,5 +130,5 @@ def test_calls_to_internal_functions_go_through_wrappers(tmp_path):
     # `twice` gets a wrapper of external linkage; a struct parameter gets none: a problem.
     assert [f.name for f in r.trampolines] == ["twice"]
     assert trampoline_symbol(r.trampolines[0]).startswith("__pencilcc_call_twice_")
-    assert r.problems == ("calls 'first', which has internal linkage (static) and a signature no wrapper "
-                          "of external linkage is made for",)
+    assert r.problems == (Reject("pencil-outline", "calls 'first', which has internal linkage (static) and a "
+                                 "signature no wrapper of external linkage is made for"),)
