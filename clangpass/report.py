@@ -156,7 +156,7 @@ OUTCOME_KEYS = frozenset({
     "parallel_regions", "thread_teams", "pragmas", "local_variables", "kept_variables", "scheduling_seconds",
     "target", "mapping", "clustering", "scheduled_statements", "dependences_before_clustering",
     "dependences_after_clustering", "clustering_problems", "clustering_time", "scheduling_time",
-    "nondeterministic"})
+    "nondeterministic", "reason_id"})
 
 # The order of the record's keys as they were before the passes kept records of their own.
 RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason", "statements", "tiled_bands",

@@ -175,9 +175,9 @@ def test_a_plugin_record_joins_the_optimisation_record_after_the_existing_keys(p
     plugins.load_module(_module(plugin_path, "rec_plugin", PLUGIN.format(tag="e", after="")))
     region, _ = region_of(tmp_path, "void f(int n, double A[static const restrict n]) {\n"
                                     "  for (int i = 0; i < n; i++) A[i] = 0;\n}\n")
-    outcome = fallback(region, "why")
+    outcome = fallback(region, "pencil-pass-disabled", "why")
     record = outcome.as_record()
-    assert list(record)[-2:] == ["counted_statements_e", "nondeterministic"]
+    assert list(record)[-3:] == ["counted_statements_e", "nondeterministic", "reason_id"]
     assert record["counted_statements_e"] == 0
     assert set(record) == OUTCOME_KEYS | set(outcome.facts)
 
