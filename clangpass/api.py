@@ -580,31 +580,6 @@ def _file_digest(path: str) -> Optional[str]:
         return None
 
 
-@lru_cache(maxsize=1)
-def _pencilcc_identity() -> str:
-    """pencilcc's version, a sha256 of the contents of its own code, headers and runtime
-    sources, and the versions of the libraries that generate code; once per process."""
-    import clangpass
-    from clangpass import resources
-    from clangpass.driver.cache import library_versions
-
-    package = Path(clangpass.__file__).resolve().parent
-    # runtime/ holds the OpenCL target's C runtime, which the driver compiles into programs.
-    roots = [package, resources.include_dir(), resources.runtime_dir()]
-    spec = importlib.util.find_spec("llvm_backend")
-    if spec is not None and spec.submodule_search_locations:
-        roots += [Path(p) for p in spec.submodule_search_locations]
-    digest = hashlib.sha256()
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".h", ".c", ".cl") and path.is_file():
-                digest.update(f"{path.relative_to(root)}\0".encode())
-                digest.update(path.read_bytes())
-    return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
-
-
 def _host_identity(flags: Sequence[str]) -> str:
     """The host compiler command and its executable's size and mtime; the CPU when a flag
     asks for the native one (the code is then this machine's)."""
@@ -647,9 +622,11 @@ def _relative_path_flag(flags: Sequence[str]) -> bool:
 def _disk_key(text: str, path: Optional[str], flags: Sequence[str], target: str) -> str:
     """The disk cache key: everything the compile's output depends on, except the included
     files, whose hashes the entry records (`_dependencies_current`)."""
+    from clangpass.driver.cache import pencilcc_identity
+
     digest = hashlib.sha256()
     cwd = os.getcwd() if _relative_path_flag(flags) else ""
-    for part in (f"pencilcc-api-{_ENTRY_FORMAT}", _pencilcc_identity(), _host_identity(flags), target,
+    for part in (f"pencilcc-api-{_ENTRY_FORMAT}", pencilcc_identity(), _host_identity(flags), target,
                  "\0".join(flags), path or "", cwd, text):
         digest.update(part.encode("utf-8", errors="surrogateescape"))
         digest.update(b"\0\1")

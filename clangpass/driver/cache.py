@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The compile cache: a compile that optimized a region is done once per input and flags.
 
-Key: sha256 of pencilcc's identity (version, and the size and mtime of every
-module and header it ships, so that an edited development checkout never reuses
+Key: sha256 of pencilcc's identity (`pencilcc_identity`: version, library
+versions, and the contents of every module and header it ships and of every
+registered target's code, so that an edited development checkout never reuses
 stale objects), the host compiler's identity (`cc --version`, path, size, mtime,
 and what `-march=native` resolves to on this machine), the working directory,
 the input's name, every flag that reaches the compile, the environment variables
@@ -164,23 +165,24 @@ def open_cache() -> tuple[Optional["CompileCache"], str]:
 
 @lru_cache(maxsize=1)
 def pencilcc_identity() -> str:
-    """Version plus a fingerprint of pencilcc's own code and headers."""
+    """pencilcc's version, the versions of the libraries that generate code, and a sha256 of
+    the contents of its own code and headers and of every registered target's code roots
+    (`clangpass.targets.code_roots`: the back ends, the OpenCL runtime's C sources), so that
+    an edited development checkout never reuses stale code; once per process. The driver's
+    entries and clangpass.compile's share it."""
     import clangpass
     from clangpass.resources import include_dir
+    from clangpass.targets import code_roots
 
-    roots = [Path(clangpass.__file__).resolve().parent, include_dir()]
-    try:
-        import llvm_backend
-
-        roots.append(Path(llvm_backend.__file__).resolve().parent)
-    except ImportError:
-        pass
+    roots = [Path(clangpass.__file__).resolve().parent, include_dir(), *code_roots()]
     digest = hashlib.sha256()
     for root in roots:
+        if not root.is_dir():
+            continue
         for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".h", ".c") and path.is_file():
-                stat_ = path.stat()
-                digest.update(f"{path.relative_to(root)}\0{stat_.st_size}\0{stat_.st_mtime_ns}\n".encode())
+            if path.suffix in (".py", ".h", ".c", ".cl") and path.is_file():
+                digest.update(f"{root.name}/{path.relative_to(root)}\0".encode())
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
     return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
 
 
