@@ -20,12 +20,12 @@ import sys
 from typing import Protocol, Sequence
 
 from clangpass.diagnostics import Diagnostic, render
-from clangpass.ir.nodes import NOLOC, SourceLoc
+from clangpass.ir.nodes import SourceLoc
 
 #: The id of a diagnostic read from a tool's text (the host compiler, the linker, LLVM).
 TOOL_DIAGNOSTIC = "host-compiler"
 
-_SEVERITY = r"(fatal error|error|warning|note|remark)"
+_SEVERITY = r"(?P<severity>fatal error|error|warning|note|remark)"
 _LOCATED = re.compile(rf"^(?P<file>[^\n:]+):(?P<line>\d+):(?P<col>\d+): {_SEVERITY}: (?P<message>.*)$")
 _UNLOCATED = re.compile(rf"^(?P<file>[^\n:]+): {_SEVERITY}: (?P<message>.*)$")
 _FLAG = re.compile(r"^(?P<message>.*) \[(?P<option>-W[^\]\s]+)\]$")
@@ -35,21 +35,16 @@ def tool_diagnostics(text: str) -> tuple[Diagnostic, ...]:
     """The diagnostics in a tool's `text`, in order (see the module docstring)."""
     found = []
     for line in text.splitlines():
-        match = _LOCATED.match(line)
-        loc = None
-        if match is not None:
-            loc = SourceLoc(match["file"], int(match["line"]), int(match["col"]))
-        else:
-            match = _UNLOCATED.match(line)
-            if match is not None:
-                loc = SourceLoc(match["file"], 0, 0)
-        if match is None or loc is None:
+        match = _LOCATED.match(line) or _UNLOCATED.match(line)
+        if match is None:
             continue
+        located = "line" in match.groupdict()
+        loc = SourceLoc(match["file"], int(match["line"]) if located else 0, int(match["col"]) if located else 0)
         message, option = match["message"], ""
         flagged = _FLAG.match(message)
         if flagged is not None:
             message, option = flagged["message"], flagged["option"]
-        found.append(Diagnostic(TOOL_DIAGNOSTIC, match[4], loc if loc.file else NOLOC, message, option=option))
+        found.append(Diagnostic(TOOL_DIAGNOSTIC, match["severity"], loc, message, option=option))
     return tuple(found)
 
 
