@@ -7,12 +7,18 @@
     lib.gemm(ni, nj, nk, 1.5, 1.2, C, A, B)        # C is updated in place
     s = lib.dot(n, x, y)                            # a double comes back as a float
 
-What `compile` does: it runs the driver in this process, as `pencilcc FLAGS -shared
--fPIC SOURCE -o LIB.so`, so that the compile is exactly the command line's (regions
-through the compile core and the target, the rest through the host compiler), and
-loads the shared object with ctypes. The C signatures come from pencilcc's own front
-end (`clangpass.frontend.parse_file`): every function with external linkage defined
-in the source becomes an attribute of the returned `CompiledModule`.
+What `compile` does: what `pencilcc FLAGS -shared -fPIC SOURCE -o LIB.so` does, with
+the driver's own steps run in this process: its flags become a `DriverConfig` (the
+driver's flag parser), the driver's per-input compile (`clangpass.driver.compile.
+Compilation`: cache, parse, compile core and target, host part, `-r` link) builds the
+source's object, and the host compiler links the shared object through the driver's
+link helpers; ctypes loads it. The source is parsed once: the parse the compile core
+gets also gives the C signatures (`function_specs`, run as the compile's `exports`),
+so every function with external linkage defined in the source becomes an attribute
+of the returned `CompiledModule`. What the compile says comes back as values
+(`clangpass.diagnostics.Diagnostic`, through a `clangpass.driver.console.Transcript`):
+`CompiledModule.messages`, or `CompileError.messages` when it fails; `diagnostics` is
+the same as the text a terminal would have shown.
 
 Calls are checked against the C signature before anything runs, so that a mistake
 is an exception and never a write out of bounds:
@@ -41,17 +47,16 @@ why. The caller must not pass overlapping arrays for `restrict` parameters that 
 function writes: C leaves that undefined and pencilcc does not check it.
 
 Caching: `compile` of the same source text (or path and its text), flags and target
-returns the same `CompiledModule` for the life of the process. Across processes the
-shared object and the signature are kept in `$PENCILCC_CACHE_DIR/api`, else
-`$XDG_CACHE_HOME/pencilcc/api`, else `~/.cache/pencilcc/api` (`PENCILCC_NO_CACHE=1`
-disables it), keyed by a sha256 of the source text, the flags, the target,
-pencilcc's version and the contents of its own Python files, headers and runtime
-sources, the versions of libclang, islpy and llvmlite, and the host compiler; the
-files the source includes are recorded with their hashes and checked on every hit
-(in memory too), so that an edited header is never served stale. An entry carries
-an HMAC under the driver's per-user cache key (`clangpass.driver.cache`): a shared
-object another user wrote or altered is never loaded. Entries are written to a
-temporary file and renamed, library first, so that concurrent processes are safe.
+returns the same `CompiledModule` for the life of the process, once the files the
+source includes (recorded with their hashes) are checked unchanged. Across processes
+it uses the driver's compile cache (`clangpass.driver.cache`: one implementation, one
+key, one identity, the same HMAC and trust rules; `PENCILCC_NO_CACHE=1` disables it):
+the source's object is the entry `pencilcc -fPIC -c SOURCE` with the same flags would
+use, which also keeps the signatures, the included files and the diagnostics, and the
+shared object is an entry of its own, keyed by the source's entry key and the link
+line, loaded where the cache keeps it. Source text is written to the cache directory
+under a name that is its hash (`sources/`), so that its key is the same in every
+process.
 """
 from __future__ import annotations
 
