@@ -671,6 +671,7 @@ def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> _
     from clangpass.driver.link import link_arguments, prebuilt_runtime_flags
     from clangpass.driver.sources import (DriverError, HostCompileFailed, read_source,
                                           unreadable_by_libclang)
+    from clangpass.toolchain import HostCommandError
 
     cache, distrust = open_cache()
     if distrust:
@@ -689,11 +690,18 @@ def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> _
     except CommandLineError as exc:
         transcript.output(f"pencilcc: error: {exc}\n")
         raise failed("pencilcc cannot use these flags") from None
-    host = HostCompiler(verbose=config.verbose, flags=config.host_args, workdir=str(workdir), console=transcript)
+    try:
+        host = HostCompiler(verbose=config.verbose, flags=config.host_args, workdir=str(workdir),
+                            console=transcript)
+    except HostCommandError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("no host compiler") from None
     compilation = Compilation(config, host, str(workdir), cache, transcript, exports=_exports)
     try:
         inputs = {index: read_source(i.path) for index, i in enumerate(config.inputs) if i.is_c}
-        index = next(k for k, i in enumerate(config.inputs) if i.path == source)
+        index = next((k for k in inputs if config.inputs[k].path == source), None)
+        if index is None:
+            raise DriverError(f"{shown}: not compiled as C (check the -x flags)")
         why = unreadable_by_libclang(inputs[index])
         if why:
             transcript.output(f"pencilcc: error: {shown}: pencilcc cannot read the signatures: {why}\n")
@@ -723,10 +731,14 @@ def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> _
         if prebuilt:
             runtime_flags.append(prebuilt)
         status = host.run(link_arguments(config, objects, runtime_flags, str(built))).returncode
-    except (HostCompileFailed, HostError, DriverError) as exc:
-        if not isinstance(exc, HostCompileFailed):
-            transcript.output(f"pencilcc: error: {exc}\n")
+    except HostCompileFailed:
         raise failed("the host compiler failed") from None
+    except HostError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("no host compiler") from None
+    except DriverError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("pencilcc cannot compile the source") from None
     if status != 0 or not built.is_file():
         raise failed(f"the host compiler's link exited with status {status}")
     plan = plans[index]
