@@ -8,9 +8,10 @@
     lib.gemm(ni, nj, nk, alpha, beta, C, A, B)                      # C updated in place
 
 `compile_file` and `lint` return the exit status the command would have.
-`compile` (clangpass.api) builds a shared object with the driver in this process and
-returns its functions, arguments checked against their C signatures; it raises
-`CompileError` with the compiler's diagnostics when the source does not compile.
+`compile` (clangpass.api) builds a shared object with the driver's per-input compile in
+this process and returns its functions, arguments checked against their C signatures,
+and its diagnostics as values (`messages`); it raises `CompileError` with them when the
+source does not compile.
 `compile_file` runs the driver, which compiles each parsed file with the compile core
 (`clangpass.compiler.compile_module`: outcomes, diagnostics and the target's code
 as values). The driver, the front end and the passes are imported on first use,

@@ -7,12 +7,18 @@
     lib.gemm(ni, nj, nk, 1.5, 1.2, C, A, B)        # C is updated in place
     s = lib.dot(n, x, y)                            # a double comes back as a float
 
-What `compile` does: it runs the driver in this process, as `pencilcc FLAGS -shared
--fPIC SOURCE -o LIB.so`, so that the compile is exactly the command line's (regions
-through the compile core and the target, the rest through the host compiler), and
-loads the shared object with ctypes. The C signatures come from pencilcc's own front
-end (`clangpass.frontend.parse_file`): every function with external linkage defined
-in the source becomes an attribute of the returned `CompiledModule`.
+What `compile` does: what `pencilcc FLAGS -shared -fPIC SOURCE -o LIB.so` does, with
+the driver's own steps run in this process: its flags become a `DriverConfig` (the
+driver's flag parser), the driver's per-input compile (`clangpass.driver.compile.
+Compilation`: cache, parse, compile core and target, host part, `-r` link) builds the
+source's object, and the host compiler links the shared object through the driver's
+link helpers; ctypes loads it. The source is parsed once: the parse the compile core
+gets also gives the C signatures (`function_specs`, run as the compile's `exports`),
+so every function with external linkage defined in the source becomes an attribute
+of the returned `CompiledModule`. What the compile says comes back as values
+(`clangpass.diagnostics.Diagnostic`, through a `clangpass.driver.console.Transcript`):
+`CompiledModule.messages`, or `CompileError.messages` when it fails; `diagnostics` is
+the same as the text a terminal would have shown.
 
 Calls are checked against the C signature before anything runs, so that a mistake
 is an exception and never a write out of bounds:
@@ -41,53 +47,47 @@ why. The caller must not pass overlapping arrays for `restrict` parameters that 
 function writes: C leaves that undefined and pencilcc does not check it.
 
 Caching: `compile` of the same source text (or path and its text), flags and target
-returns the same `CompiledModule` for the life of the process. Across processes the
-shared object and the signature are kept in `$PENCILCC_CACHE_DIR/api`, else
-`$XDG_CACHE_HOME/pencilcc/api`, else `~/.cache/pencilcc/api` (`PENCILCC_NO_CACHE=1`
-disables it), keyed by a sha256 of the source text, the flags (and the code of the
-plugin passes they load, `_plugin_identity`), the target,
-pencilcc's version and the contents of its own Python files, headers and runtime
-sources, the versions of libclang, islpy and llvmlite, and the host compiler; the
-files the source includes are recorded with their hashes and checked on every hit
-(in memory too), so that an edited header is never served stale. An entry carries
-an HMAC under the driver's per-user cache key (`clangpass.driver.cache`): a shared
-object another user wrote or altered is never loaded. Entries are written to a
-temporary file and renamed, library first, so that concurrent processes are safe.
+returns the same `CompiledModule` for the life of the process, once the files the
+source includes (recorded with their hashes) are checked unchanged. Across processes
+it uses the driver's compile cache (`clangpass.driver.cache`: one implementation, one
+key, one identity, the same HMAC and trust rules; `PENCILCC_NO_CACHE=1` disables it):
+the source's object is the entry `pencilcc -fPIC -c SOURCE` with the same flags would
+use, which also keeps the signatures, the included files and the diagnostics, and the
+shared object is an entry of its own, keyed by the source's entry key and the link
+line, loaded where the cache keeps it. The key holds the code of the plugin passes the
+flags load (`-fpencil-pass-plugin=`, `-fpencil-passes=`), as the driver's does. Source text is written to the cache directory
+under a name that is its hash (`sources/`), so that its key is the same in every
+process.
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import hmac
-import importlib.util
 import inspect
-import io
-import json
 import keyword
 import math
 import numbers
 import os
-import platform
 import shlex
 import shutil
-import signal
-import stat
-import sys
 import tempfile
 import threading
 import warnings
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
+from clangpass.diagnostics import Diagnostic
+from clangpass.driver.cache import CacheEntry, atomic_write, read_regular
+
 __all__ = ["CompileError", "CompileWarning", "CompiledModule", "CFunction", "compile"]
 
 TARGETS = ("cpu", "opencl")
 
-_ENTRY_FORMAT = 1
+# Part of a shared object's cache key: a new format of what the API stores makes old entries misses.
+_ENTRY_FORMAT = 2
 
 # Flags that would make the driver produce something other than one shared object, or
 # nothing: the API adds -shared, -fPIC and -o itself.
@@ -95,18 +95,22 @@ _REFUSED_FLAGS = ("-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "--dump-ir", "
                   "-help", "--version", "-dumpversion", "-dumpmachine")
 _REFUSED_PREFIXES = ("-o", "--lint", "-fpencil-target=")
 
-# Parser flags whose value is a path: when one is relative, the working directory is
-# part of what the compile read, so it is part of the disk cache key.
-_PATH_FLAGS = ("-I", "-include", "-isystem", "-iquote", "-idirafter", "-imacros")
-
-
 class CompileError(Exception):
-    """The source did not compile; `diagnostics` holds what the compiler printed."""
+    """The source did not compile. `diagnostics` is what the compile printed (text, as a
+    terminal shows it); `messages` the same as values (`clangpass.diagnostics.Diagnostic`:
+    id, severity, location, message), pencilcc's own and those read from the host
+    compiler's output (id 'host-compiler'); `errors` those that are errors."""
 
-    def __init__(self, diagnostics: str, summary: str = "compilation failed") -> None:
+    def __init__(self, diagnostics: str, summary: str = "compilation failed",
+                 messages: Sequence[Diagnostic] = ()) -> None:
         self.diagnostics = diagnostics
+        self.messages = tuple(messages)
         text = diagnostics.rstrip()
         super().__init__(f"{summary}:\n{text}" if text else summary)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.messages if d.severity in ("error", "fatal error"))
 
 
 class CompileWarning(UserWarning):
@@ -527,18 +531,23 @@ class CompiledModule:
     """The functions of one compiled source, as attributes (`lib.gemm`) and by name (`lib["gemm"]`).
 
     `library` is the shared object's path (None when the disk cache is off: the file
-    is removed once loaded), `flags` the driver's flags, `target` the target and
-    `diagnostics` what the compile printed (warnings, remarks; '' when nothing). A C
-    function whose name is one of these attributes is reached with `lib["name"]`.
+    is removed once loaded), `flags` the driver's flags, `target` the target,
+    `diagnostics` what the compile printed (warnings, remarks; '' when nothing) and
+    `messages` the same as values (`clangpass.diagnostics.Diagnostic`, in order: id,
+    severity, location, message; a -Wpencil fallback is id 'pencil', option '-Wpencil',
+    at its function). A C function whose name is one of these attributes is reached
+    with `lib["name"]`.
     """
 
     def __init__(self, functions: dict[str, CFunction], library: Optional[str], flags: Sequence[str],
-                 target: str, diagnostics: str, handle: Any, dependencies: Sequence) -> None:
+                 target: str, diagnostics: str, handle: Any, dependencies: Sequence,
+                 messages: Sequence[Diagnostic] = ()) -> None:
         self._functions = dict(functions)
         self.library = library
         self.flags = tuple(flags)
         self.target = target
         self.diagnostics = diagnostics
+        self.messages = tuple(messages)
         self._handle = handle                   # keeps the shared object loaded
         self._dependencies = tuple(tuple(d) for d in dependencies)
 
@@ -571,7 +580,7 @@ class CompiledModule:
 
 
 # --------------------------------------------------------------------------------------
-# Keys and the disk cache
+# Building: the driver's compile of one input, in this process, with a console of values
 # --------------------------------------------------------------------------------------
 def _file_digest(path: str) -> Optional[str]:
     try:
@@ -581,286 +590,182 @@ def _file_digest(path: str) -> Optional[str]:
         return None
 
 
-@lru_cache(maxsize=1)
-def _pencilcc_identity() -> str:
-    """pencilcc's version, a sha256 of the contents of its own code, headers and runtime
-    sources, and the versions of the libraries that generate code; once per process."""
-    import clangpass
-    from clangpass import resources
-    from clangpass.driver.cache import library_versions
-
-    package = Path(clangpass.__file__).resolve().parent
-    # runtime/ holds the OpenCL target's C runtime, which the driver compiles into programs.
-    roots = [package, resources.include_dir(), resources.runtime_dir()]
-    spec = importlib.util.find_spec("llvm_backend")
-    if spec is not None and spec.submodule_search_locations:
-        roots += [Path(p) for p in spec.submodule_search_locations]
-    digest = hashlib.sha256()
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".h", ".c", ".cl") and path.is_file():
-                digest.update(f"{path.relative_to(root)}\0".encode())
-                digest.update(path.read_bytes())
-    return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
-
-
-def _host_identity(flags: Sequence[str]) -> str:
-    """The host compiler command and its executable's size and mtime; the CPU when a flag
-    asks for the native one (the code is then this machine's)."""
-    from clangpass.driver.cache import host_environment
-    from clangpass.toolchain import host_cc
-
-    command = host_cc()
-    where = shutil.which(command[0]) or command[0]
-    try:
-        st = os.stat(where)
-        stamp = f"{st.st_size}:{st.st_mtime_ns}"
-    except OSError:
-        stamp = ""
-    parts = [shlex.join(command), where, stamp, platform.machine(), *host_environment()]
-    if any("native" in f for f in flags):
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-                parts += [line for line in f.read().splitlines()[:40]
-                          if line.startswith(("model name", "flags", "vendor_id"))]
-        except OSError:
-            parts.append(platform.node())
-    return "\0".join(parts)
-
-
-def _relative_path_flag(flags: Sequence[str]) -> bool:
-    """Whether a parser flag names a relative path (joined `-Idir` or separate `-I dir`)."""
-    for i, flag in enumerate(flags):
-        for prefix in _PATH_FLAGS:
-            if flag == prefix:
-                value = flags[i + 1] if i + 1 < len(flags) else ""
-            elif flag.startswith(prefix):
-                value = flag[len(prefix):]
-            else:
-                continue
-            if value and not os.path.isabs(value):
-                return True
-    return False
-
-
-def _plugin_identity(flags: Sequence[str]) -> str:
-    """The code of the plugin passes `flags` load or name (-fpencil-pass-plugin=, a pass name
-    pencilcc lacks: clangpass.driver.cache.plugin_identity), loaded here as the driver will;
-    '' when the flags name none, or name one that cannot be loaded (the compile says why)."""
-    if not any(f.startswith(("-fpencil-pass", "--disable-pass", "--dump-before", "--dump-after")) for f in flags):
-        return ""
-    from clangpass.driver.cache import plugin_identity
-    from clangpass.driver.cli import CommandLineError, parse_command_line
-
-    try:
-        parse_command_line([*flags, "-c", "pencilcc-api.c"])
-    except CommandLineError:
-        return ""
-    return plugin_identity()
-
-
-def _disk_key(text: str, path: Optional[str], flags: Sequence[str], target: str) -> str:
-    """The disk cache key: everything the compile's output depends on, except the included
-    files, whose hashes the entry records (`_dependencies_current`)."""
-    digest = hashlib.sha256()
-    cwd = os.getcwd() if _relative_path_flag(flags) else ""
-    for part in (f"pencilcc-api-{_ENTRY_FORMAT}", _pencilcc_identity(), _host_identity(flags), target,
-                 "\0".join(flags), path or "", cwd, text, _plugin_identity(flags)):
-        digest.update(part.encode("utf-8", errors="surrogateescape"))
-        digest.update(b"\0\1")
-    return digest.hexdigest()
-
-
-def _api_cache_dir() -> Optional[Path]:
-    """The trusted cache directory, created 0700; None when caching is off or the
-    directory cannot be trusted (another user's, or writable by others: warned)."""
-    from clangpass.driver.cache import cache_dir
-
-    base = cache_dir()
-    if base is None:
-        return None
-    directory = base / "api"
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.stat(directory)
-    except OSError:
-        return None         # a read-only home: no disk cache, as with PENCILCC_NO_CACHE
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        warnings.warn(f"pencilcc: the API cache '{directory}' is not used: it is not a directory of this "
-                      "user that only this user can write", CompileWarning, stacklevel=4)
-        return None
-    return directory
-
-
-def _secret() -> Optional[bytes]:
-    from clangpass.driver.cache import UntrustedCache, load_secret, secret_key_path
-
-    try:
-        return load_secret(secret_key_path())
-    except (UntrustedCache, OSError) as exc:
-        warnings.warn(f"pencilcc: the API cache is not used: {exc}", CompileWarning, stacklevel=4)
-        return None
-
-
-def _mac(secret: bytes, key: str, meta: dict, library: bytes) -> str:
-    fields = json.dumps([key, {k: v for k, v in meta.items() if k != "mac"}], sort_keys=True).encode()
-    mac = hmac.new(secret, digestmod=hashlib.sha256)
-    mac.update(len(fields).to_bytes(8, "little") + fields)
-    mac.update(library)
-    return mac.hexdigest()
-
-
 def _dependencies_current(dependencies: Sequence) -> bool:
     return all(_file_digest(path) == digest for path, digest in dependencies)
 
 
+def _exports(parsed: Any) -> dict:
+    """What the API takes from the parse that the compile core uses (run in the analysis
+    child, kept in the cache entry): the signatures of the input's functions and the files
+    it includes, with their digests (the in-memory cache checks them on every hit)."""
+    main = os.path.abspath(parsed.module.file)
+    includes: dict[str, Optional[str]] = {}
+    if parsed.tu is not None:
+        for inclusion in parsed.tu.get_includes():
+            name = os.path.abspath(inclusion.include.name)
+            if name != main and name not in includes:
+                includes[name] = _file_digest(name)
+    return {"functions": [s.as_json() for s in function_specs(parsed.module)],
+            "includes": [[name, digest] for name, digest in includes.items()]}
+
+
+def _shared_object_key(input_key: str, config: Any) -> str:
+    """The cache key of the shared object linked from one input whose entry key is
+    `input_key` ('' when that input is not cached): it adds the link line."""
+    if not input_key:
+        return ""
+    link = [a if isinstance(a, str) else f"<input {a}>" for a in config.link_args]
+    digest = hashlib.sha256(f"pencilcc-api-{_ENTRY_FORMAT}\0{input_key}\0".encode())
+    digest.update("\0".join(link).encode("utf-8", errors="surrogateescape"))
+    return digest.hexdigest()
+
+
 @dataclass
-class _Entry:
-    """What a compile leaves: the library, the signatures, the diagnostics, the included files."""
+class _Built:
+    """What a compile leaves: the library, the signatures, what it said, the included files."""
 
     library: Path
     specs: list[FunctionSpec]
-    diagnostics: str
+    text: str
+    messages: tuple[Diagnostic, ...]
     dependencies: list
+    kept: bool          # the library lives in the cache (else in a directory removed after loading)
 
 
-def _load_entry(directory: Path, key: str, secret: bytes) -> Optional[_Entry]:
-    """The cached entry of `key`, or None: missing, malformed, forged, or an included file changed."""
-    from clangpass.driver.cache import read_regular
-
+def _string_source(text: str, cache: Any, workdir: Path) -> str:
+    """A file holding source `text`: in the cache when there is one (a fixed name for the
+    text, so that the next compile of it, in any process, has the same cache key)."""
+    if cache is None:
+        folder = workdir
+    else:
+        folder = cache.directory / "sources"
+        folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"{hashlib.sha256(text.encode('utf-8', errors='surrogateescape')).hexdigest()}.c"
+    data = text.encode("utf-8", errors="surrogateescape")
     try:
-        meta = json.loads(read_regular(directory / f"{key}.json"))
-        if not (isinstance(meta, dict) and meta.get("format") == _ENTRY_FORMAT
-                and isinstance(meta.get("library"), str) and os.sep not in meta["library"]
-                and isinstance(meta.get("mac"), str)):
-            return None
-        library = directory / meta["library"]
-        data = read_regular(library)
-        if not hmac.compare_digest(meta["mac"], _mac(secret, key, meta, data)):
-            return None
-        if not _dependencies_current(meta["dependencies"]):
-            return None
-        return _Entry(library, [FunctionSpec.from_json(f) for f in meta["functions"]],
-                      str(meta["diagnostics"]), [list(d) for d in meta["dependencies"]])
-    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
-        return None
+        current = read_regular(path)
+    except OSError:
+        current = None
+    if current != data:
+        atomic_write(path, data)
+    return str(path)
 
 
-def _store_entry(directory: Path, key: str, secret: bytes, built: Path, entry: _Entry) -> Path:
-    """Move the built library into the cache and write its entry; returns the library's path.
+def _shown(messages: Sequence[Diagnostic], text: str, source: str, shown: str) -> tuple[tuple[Diagnostic, ...], str]:
+    """The diagnostics and their text with the source file's name as the user knows it."""
+    def rename(d: Diagnostic) -> Diagnostic:
+        loc = replace(d.loc, file=shown) if d.loc.file == source else d.loc
+        return replace(d, loc=loc, notes=tuple(rename(n) for n in d.notes))
+    return tuple(rename(d) for d in messages), text.replace(source, shown)
 
-    The library's name holds a digest of its bytes: dlopen returns the library already
-    loaded under a name, so a rebuilt library (an included header changed) must have a
-    new one. The entry is written last, so a reader sees either no entry or a whole one.
-    """
-    from clangpass.driver.cache import atomic_write, read_regular
 
-    data = built.read_bytes()
-    library = directory / f"{key}.{hashlib.sha256(data).hexdigest()[:16]}.so"
-    meta_path = directory / f"{key}.json"
+def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> _Built:
+    """Compile and link one shared object as `pencilcc FLAGS -shared -fPIC SOURCE -o LIB` would:
+    the driver's per-input compile (clangpass.driver.compile: cache, parse, compile core,
+    host part, `-r` link) and its link helpers, run here with a console that keeps the
+    diagnostics as values. Raises CompileError."""
+    from clangpass.driver.cache import open_cache
+    from clangpass.driver.cli import CommandLineError, parse_command_line
+    from clangpass.driver.compile import Compilation
+    from clangpass.driver.console import Transcript
+    from clangpass.driver.host import HostCompiler, HostError
+    from clangpass.driver.link import link_arguments, prebuilt_runtime_flags
+    from clangpass.driver.sources import (DriverError, HostCompileFailed, read_source,
+                                          unreadable_by_libclang)
+    from clangpass.toolchain import HostCommandError
+
+    cache, distrust = open_cache()
+    if distrust:
+        warnings.warn(f"pencilcc: the compile cache is not used: {distrust}", CompileWarning, stacklevel=4)
+    source = path if path is not None else _string_source(text, cache, workdir)
+    shown = path if path is not None else "<string>"
+    transcript = Transcript()
+
+    def failed(summary: str) -> CompileError:
+        messages, printed = _shown(transcript.diagnostics, transcript.text, source, shown)
+        return CompileError(printed, summary, messages)
+
+    built = workdir / "module.so"
     try:
-        previous = json.loads(read_regular(meta_path)).get("library")
-    except (OSError, ValueError, AttributeError):
-        previous = None
-    os.replace(built, library)
-    meta = {"format": _ENTRY_FORMAT, "library": library.name,
-            "functions": [s.as_json() for s in entry.specs], "diagnostics": entry.diagnostics,
-            "dependencies": entry.dependencies}
-    meta["mac"] = _mac(secret, key, meta, data)
-    atomic_write(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode())
-    if isinstance(previous, str) and previous != library.name and os.sep not in previous:
-        try:
-            os.unlink(directory / previous)     # a process that loaded it keeps its mapping
-        except OSError:
-            pass
-    return library
+        config = parse_command_line([*flags, "-shared", "-fPIC", source, "-o", str(built)])
+    except CommandLineError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("pencilcc cannot use these flags") from None
+    try:
+        host = HostCompiler(verbose=config.verbose, flags=config.host_args, workdir=str(workdir),
+                            console=transcript)
+    except HostCommandError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("no host compiler") from None
+    compilation = Compilation(config, host, str(workdir), cache, transcript, exports=_exports)
+    try:
+        inputs = {index: read_source(i.path) for index, i in enumerate(config.inputs) if i.is_c}
+        index = next((k for k in inputs if config.inputs[k].path == source), None)
+        if index is None:
+            raise DriverError(f"{shown}: not compiled as C (check the -x flags)")
+        why = unreadable_by_libclang(inputs[index])
+        if why:
+            transcript.output(f"pencilcc: error: {shown}: pencilcc cannot read the signatures: {why}\n")
+            raise failed("pencilcc cannot read the source")
+        library_key = ""
+        if cache is not None and len(config.inputs) == 1:
+            library_key = _shared_object_key(compilation.cache_key(config.inputs[index]), config)
+        entry = cache.load(library_key) if library_key and cache is not None else None
+        if entry is not None and entry.exports is not None:
+            messages = tuple(Diagnostic.from_json(d) for d in entry.diagnostics)
+            transcript.output(entry.stderr, messages)
+            return _built(cache.path(library_key), entry.exports, transcript, source, shown, True)
+        plans = {}
+        for k, data in inputs.items():
+            plans[k], ok = compilation.analyse(config.inputs[k], data)
+            if not ok:
+                raise failed("pencilcc reported errors")
+        objects: dict[int, str] = {}
+        runtime_flags: list[list[str]] = []
+        if any(p.needs_pencilcc for p in plans.values()):
+            for k, plan in plans.items():
+                made = compilation.object_for(plan)
+                objects[k] = made.path
+                if made.link_flags:
+                    runtime_flags.append(made.link_flags)
+        prebuilt = prebuilt_runtime_flags(config)
+        if prebuilt:
+            runtime_flags.append(prebuilt)
+        status = host.run(link_arguments(config, objects, runtime_flags, str(built))).returncode
+    except HostCompileFailed:
+        raise failed("the host compiler failed") from None
+    except HostError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("no host compiler") from None
+    except DriverError as exc:
+        transcript.output(f"pencilcc: error: {exc}\n")
+        raise failed("pencilcc cannot compile the source") from None
+    if status != 0 or not built.is_file():
+        raise failed(f"the host compiler's link exited with status {status}")
+    plan = plans[index]
+    if plan.exports is None:
+        transcript.output(f"pencilcc: error: {shown}: pencilcc's front end cannot read the signatures"
+                          + (f": {plan.file_fallback}" if plan.file_fallback else "") + "\n")
+        raise failed("pencilcc's front end cannot read the signatures")
+    if library_key and cache is not None and not plan.nondeterministic:
+        cache.store(library_key, CacheEntry(built.read_bytes(), [r.as_record() for r in plan.records()], [],
+                                            transcript.text,
+                                            [d.as_json() for d in transcript.diagnostics], plan.exports))
+        if cache.load(library_key) is not None:
+            return _built(cache.path(library_key), plan.exports, transcript, source, shown, True)
+    return _built(built, plan.exports, transcript, source, shown, False)
 
 
-# --------------------------------------------------------------------------------------
-# Building
-# --------------------------------------------------------------------------------------
-def _run_driver(argv: list[str]) -> tuple[int, str]:
-    """`pencilcc ARGV` in this process; (exit status, everything it and its children printed).
-
-    The driver writes diagnostics to sys.stderr and lets the host compiler and its
-    analysis child write to file descriptor 2, so both are pointed at one temporary
-    file (sharing its offset, so that the text keeps its order). Descriptor 2 belongs to
-    the process: what other threads print meanwhile lands there too, and `compile`
-    holds a lock so that two compiles never swap it at once.
-    """
-    from clangpass.driver.main import main as driver_main
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
-    with tempfile.TemporaryFile() as sink:
-        saved_fd = os.dup(2)
-        saved_stream = sys.stderr
-        writer = io.TextIOWrapper(io.FileIO(os.dup(sink.fileno()), "w"), encoding="utf-8",
-                                  errors="backslashreplace", write_through=True)
-        os.dup2(sink.fileno(), 2)
-        sys.stderr = writer
-        try:
-            status = driver_main(argv)
-        finally:
-            sys.stderr = saved_stream
-            try:
-                writer.close()
-            finally:
-                os.dup2(saved_fd, 2)
-                os.close(saved_fd)
-        sink.seek(0)
-        text = sink.read().decode("utf-8", errors="replace")
-    if status == 128 + signal.SIGINT:
-        raise KeyboardInterrupt
-    for signo in (signal.SIGTERM, signal.SIGHUP):
-        if status == 128 + signo:
-            signal.raise_signal(signo)      # the driver cleaned up; now end as the signal says
-    return status, text
+def _built(library: Path, exports: dict, transcript: Any, source: str, shown: str, kept: bool) -> _Built:
+    messages, printed = _shown(transcript.diagnostics, transcript.text, source, shown)
+    return _Built(library, [FunctionSpec.from_json(f) for f in exports["functions"]], printed, messages,
+                  [list(d) for d in exports["includes"]], kept)
 
 
-def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> tuple[Path, _Entry]:
-    """Compile into `workdir`; (the shared object, its entry). Raises CompileError."""
-    from clangpass.frontend import FrontendOptions, parse_file, select_parser_args
-    from clangpass.diagnostics import render
-
-    source = path
-    shown = path
-    if source is None:
-        source = str(workdir / "source.c")
-        with open(source, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(text)
-        shown = "<string>"
-    library = workdir / "module.so"
-    status, printed = _run_driver([*flags, "-shared", "-fPIC", source, "-o", str(library)])
-    printed = printed.replace(source, shown)
-    if status != 0 or not library.is_file():
-        raise CompileError(printed, f"pencilcc exited with status {status}")
-    # The signatures, from pencilcc's own front end with the parser flags of the compile.
-    force_pencil = any(a == "-x" and b == "pencil" for a, b in zip(flags, flags[1:])) or "-xpencil" in flags
-    parsed = parse_file(source, FrontendOptions(tuple(select_parser_args(flags)), force_pencil=force_pencil))
-    if not parsed.ok or parsed.module is None:
-        message = "\n".join(render(d) for d in parsed.diagnostics).replace(source, shown)
-        raise CompileError(message, "pencilcc's front end cannot read the signatures")
-    dependencies = []
-    if parsed.tu is not None:
-        seen = set()
-        for inclusion in parsed.tu.get_includes():
-            name = os.path.abspath(inclusion.include.name)
-            if name not in seen and name != os.path.abspath(source):
-                seen.add(name)
-                dependencies.append([name, _file_digest(name)])
-    return library, _Entry(library, function_specs(parsed.module), printed, dependencies)
-
-
-def _load(entry: _Entry, library: Path) -> tuple[Any, dict[str, CFunction]]:
+def _load(specs: Sequence[FunctionSpec], library: Path) -> tuple[Any, dict[str, CFunction]]:
     handle = ctypes.CDLL(str(library))
     functions = {}
-    for spec in entry.specs:
+    for spec in specs:
         try:
             pointer = handle[spec.name]
         except AttributeError:
@@ -932,42 +837,14 @@ def compile(source: Union[str, "os.PathLike[str]"], flags: Union[str, Sequence[s
 
 
 def _compile_uncached(text: str, path: Optional[str], flags: list[str], target: str) -> CompiledModule:
-    from clangpass.toolchain import HostCommandError
-
+    workdir = Path(tempfile.mkdtemp(prefix="pencilcc-api-"))
     try:
-        key = _disk_key(text, path, flags, target)
-    except HostCommandError as exc:
-        raise CompileError(f"pencilcc: error: {exc}\n", "no host compiler") from None
-    directory = _api_cache_dir()
-    secret = _secret() if directory is not None else None
-    cached = directory if secret is not None else None
-    if cached is not None and secret is not None:
-        entry = _load_entry(cached, key, secret)
-        if entry is not None:
-            try:
-                handle, functions = _load(entry, entry.library)
-            except OSError:
-                pass            # removed or replaced meanwhile: build again
-            else:
-                return _finish(functions, str(entry.library), flags, target, entry, handle)
-    # Built inside the cache directory, so that moving the library in is a rename.
-    workdir = Path(tempfile.mkdtemp(prefix=".build-" if cached else "pencilcc-api-",
-                                    dir=str(cached) if cached else None))
-    try:
-        built, entry = _build(text, path, flags, workdir)
-        if cached is not None and secret is not None:
-            library = _store_entry(cached, key, secret, built, entry)
-            handle, functions = _load(entry, library)
-            return _finish(functions, str(library), flags, target, entry, handle)
-        # No disk cache: the mapping outlives the file, which goes with the directory.
-        handle, functions = _load(entry, built)
-        return _finish(functions, None, flags, target, entry, handle)
+        built = _build(text, path, flags, workdir)
+        # Without the cache the mapping outlives the file, which goes with the directory.
+        handle, functions = _load(built.specs, built.library)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _finish(functions: dict[str, CFunction], library: Optional[str], flags: list[str], target: str,
-            entry: _Entry, handle: Any) -> CompiledModule:
-    if entry.diagnostics.strip():
-        warnings.warn("pencilcc printed:\n" + entry.diagnostics.rstrip(), CompileWarning, stacklevel=4)
-    return CompiledModule(functions, library, flags, target, entry.diagnostics, handle, entry.dependencies)
+    if built.text.strip():
+        warnings.warn("pencilcc printed:\n" + built.text.rstrip(), CompileWarning, stacklevel=3)
+    return CompiledModule(functions, str(built.library) if built.kept else None, flags, target, built.text,
+                          handle, built.dependencies, built.messages)

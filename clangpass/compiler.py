@@ -16,7 +16,7 @@ of no region. Nobody relabels an outcome afterwards.
 
 It prints nothing and touches no files: dumps go to the caller's `DumpSink` (none
 by default), the target's own messages come back in the artifact, and the caller
-(clangpass.driver, clangpass.compile_file through it) applies its diagnostic policy
+(clangpass.driver; clangpass.compile_file and clangpass.compile through it) applies its diagnostic policy
 (-Werror, -Wno-pencil, which remarks) and prints. It is the only place that
 sequences the passes and the target.
 """

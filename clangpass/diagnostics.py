@@ -35,7 +35,23 @@ class Diagnostic:
             "line": self.loc.line, "column": self.loc.col, "message": self.message,
             **({"detail": self.detail} if self.detail else {}),
             **({"notes": [n.as_json() for n in self.notes]} if self.notes else {}),
+            **({"option": self.option} if self.option else {}),
         }
+
+    @staticmethod
+    def from_json(data: dict) -> "Diagnostic":
+        """The diagnostic `as_json` gave `data` for (the compile cache keeps them so);
+        ValueError, TypeError or KeyError for anything else."""
+        if not isinstance(data, dict):
+            raise TypeError("a diagnostic is a JSON object")
+        fields = (data["id"], data["severity"], data["file"], data["message"], data.get("detail", ""),
+                  data.get("option", ""))
+        if not all(isinstance(f, str) for f in fields) or data["severity"] not in SEVERITIES:
+            raise ValueError(f"not a diagnostic: {data!r}")
+        id, severity, file, message, detail, option = fields
+        loc = SourceLoc(file, int(data["line"]), int(data["column"]))
+        notes = tuple(Diagnostic.from_json(n) for n in data.get("notes", ()))
+        return Diagnostic(id, severity, loc, message, detail, notes, option)
 
 
 @lru_cache(maxsize=64)

@@ -9,7 +9,11 @@ A `Target` owns, for the regions pencilcc optimizes:
 - its emitter (`emit`): the `CodegenUnit`s of one translation unit as the `Artifact`
   the caller asked for (`Output`), and its text dumps (`-fpencil-dump=llvm`) through
   the caller's `DumpSink`;
-- its link needs (`link_flags`): what a program linking its objects must add.
+- its link needs (`link_flags`): what a program linking its objects must add;
+- its code roots (`code_roots`): the folders of the code and data that decide what it
+  emits and links. The compile cache's identity (clangpass.driver.cache) fingerprints
+  the union over the registered targets (`code_roots` here), so that nobody else needs
+  to know where a back end lives.
 
 The registry maps a target's name to the module that exports it as `TARGET`; the
 module is imported on first use, so that `import clangpass.targets` stays cheap and
@@ -23,6 +27,7 @@ from __future__ import annotations
 import enum
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
 from clangpass.dumps import DumpSink
@@ -87,6 +92,11 @@ class Target(Protocol):
         """What a link of the objects of `units` needs (libraries, the runtime)."""
         ...
 
+    def code_roots(self) -> tuple[Path, ...]:
+        """The folders of its own code and data (Python modules, C runtime, headers): what
+        the compile cache's identity fingerprints for it."""
+        ...
+
 
 DEFAULT_TARGET = "cpu"
 
@@ -100,3 +110,10 @@ TARGET_MODULES: dict[str, str] = {
 def get_target(name: str = DEFAULT_TARGET) -> Target:
     """The target registered as `name`; KeyError for an unknown name."""
     return importlib.import_module(TARGET_MODULES[name]).TARGET
+
+
+def code_roots() -> tuple[Path, ...]:
+    """The code roots of every registered target, each once, in a fixed order: what a cache
+    of compiled code must fingerprint besides clangpass itself (clangpass.driver.cache)."""
+    roots = {root.resolve() for name in TARGET_MODULES for root in get_target(name).code_roots()}
+    return tuple(sorted(roots))

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The compile cache: a compile that optimized a region is done once per input and flags.
 
-Key: sha256 of pencilcc's identity (version, and the size and mtime of every
-module and header it ships, so that an edited development checkout never reuses
+Key: sha256 of pencilcc's identity (`pencilcc_identity`: version, library
+versions, and the contents of every module and header it ships and of every
+registered target's code, so that an edited development checkout never reuses
 stale objects), the host compiler's identity (`cc --version`, path, size, mtime,
 and what `-march=native` resolves to on this machine), the working directory,
 the input's name, every flag that reaches the compile (the pass pipeline and the plugin
@@ -17,8 +18,13 @@ object that a cache hit would not (`-save-temps`, `-fdump-*`, `--coverage`...)
 is never cached (`cache_key` gives '').
 
 Entry: `<key>.o` (the final object of that input: host part and outlined regions
-linked with `-r`) and `<key>.json` (the region records, the runtime link flags
-and the stderr of the compile, replayed on a hit so that warnings are not lost).
+linked with `-r`) and `<key>.json` (the region records, the runtime link flags,
+the stderr of the compile, replayed on a hit so that warnings are not lost, the
+same messages as values (`clangpass.diagnostics.Diagnostic`, for clangpass.compile),
+and what the caller asked the analysis to extract from the parsed input, its
+`exports`). clangpass.compile keeps its shared objects here too, as entries of
+their own whose key derives from the input's (clangpass.api), so that the
+command line and the Python API share one cache, one identity and one format.
 The JSON carries an HMAC-SHA256, under a per-user secret key, of the key, the
 JSON's other fields and the object: an entry another process wrote or altered
 (even one that recomputed a plain checksum) is a miss, and so is any malformed
@@ -41,13 +47,13 @@ import os
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Optional, Sequence
 
-_FORMAT = 2
+_FORMAT = 3
 _SECRET_BYTES = 32
 
 # Flags with which the host compile depends on files `cc -E` does not show, or writes files
@@ -72,6 +78,11 @@ class CacheEntry:
     records: list[dict]          # RegionOutcome.as_record() of every region of the input
     link_flags: list[str]        # runtime_link_flags(...) of its optimized regions
     stderr: str                  # what the compile printed, replayed on a hit
+    # The same messages as values (Diagnostic.as_json), in the order printed.
+    diagnostics: list[dict] = field(default_factory=list)
+    # What the caller's `exports` took from the parsed input (clangpass.driver.compile), JSON;
+    # None when it asked for nothing.
+    exports: Optional[dict] = None
 
 
 class UntrustedCache(Exception):
@@ -167,23 +178,24 @@ def open_cache() -> tuple[Optional["CompileCache"], str]:
 
 @lru_cache(maxsize=1)
 def pencilcc_identity() -> str:
-    """Version plus a fingerprint of pencilcc's own code and headers."""
+    """pencilcc's version, the versions of the libraries that generate code, and a sha256 of
+    the contents of its own code and headers and of every registered target's code roots
+    (`clangpass.targets.code_roots`: the back ends, the OpenCL runtime's C sources), so that
+    an edited development checkout never reuses stale code; once per process. The driver's
+    entries and clangpass.compile's share it."""
     import clangpass
     from clangpass.resources import include_dir
+    from clangpass.targets import code_roots
 
-    roots = [Path(clangpass.__file__).resolve().parent, include_dir()]
-    try:
-        import llvm_backend
-
-        roots.append(Path(llvm_backend.__file__).resolve().parent)
-    except ImportError:
-        pass
+    roots = [Path(clangpass.__file__).resolve().parent, include_dir(), *code_roots()]
     digest = hashlib.sha256()
     for root in roots:
+        if not root.is_dir():
+            continue
         for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".h", ".c") and path.is_file():
-                stat_ = path.stat()
-                digest.update(f"{path.relative_to(root)}\0{stat_.st_size}\0{stat_.st_mtime_ns}\n".encode())
+            if path.suffix in (".py", ".h", ".c", ".cl") and path.is_file():
+                digest.update(f"{root.name}/{path.relative_to(root)}\0".encode())
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
     return f"{clangpass.__version__}\0{library_versions()}\0{digest.hexdigest()}"
 
 
@@ -278,7 +290,9 @@ def _is_entry_shape(meta: object) -> bool:
             and isinstance(meta.get("records"), list) and all(isinstance(r, dict) for r in meta["records"])
             and isinstance(meta.get("link_flags"), list)
             and all(isinstance(f, str) for f in meta["link_flags"])
-            and isinstance(meta.get("stderr"), str))
+            and isinstance(meta.get("stderr"), str)
+            and isinstance(meta.get("diagnostics"), list) and all(isinstance(d, dict) for d in meta["diagnostics"])
+            and (meta.get("exports") is None or isinstance(meta["exports"], dict)))
 
 
 class CompileCache:
@@ -290,9 +304,14 @@ class CompileCache:
         folder = self.directory / key[:2]
         return folder / f"{key}.o", folder / f"{key}.json"
 
-    def _mac(self, key: str, records: list, link_flags: list, stderr: str, object_bytes: bytes) -> str:
+    def path(self, key: str) -> Path:
+        """Where the object of `key`'s entry lives (clangpass.compile loads its shared objects
+        from there, once `load` has checked them)."""
+        return self._paths(key)[0]
+
+    def _mac(self, key: str, meta: dict, object_bytes: bytes) -> str:
         """What authenticates an entry: every field, the object, and the key it answers."""
-        fields = json.dumps([key, records, link_flags, stderr], sort_keys=True).encode()
+        fields = json.dumps([key, {k: v for k, v in meta.items() if k != "mac"}], sort_keys=True).encode()
         mac = hmac.new(self._secret, digestmod=hashlib.sha256)
         mac.update(len(fields).to_bytes(8, "little") + fields)
         mac.update(object_bytes)
@@ -309,17 +328,17 @@ class CompileCache:
             data = read_regular(obj_path)
         except (OSError, ValueError, RecursionError):
             return None
-        expected = self._mac(key, meta["records"], meta["link_flags"], meta["stderr"], data)
-        if not hmac.compare_digest(meta["mac"], expected):
+        if not hmac.compare_digest(meta["mac"], self._mac(key, meta, data)):
             return None
-        return CacheEntry(data, list(meta["records"]), list(meta["link_flags"]), meta["stderr"])
+        return CacheEntry(data, list(meta["records"]), list(meta["link_flags"]), meta["stderr"],
+                          list(meta["diagnostics"]), meta.get("exports"))
 
     def store(self, key: str, entry: CacheEntry) -> None:
         """Best effort: a full disk or a read-only cache never fails the compile."""
         obj_path, meta_path = self._paths(key)
         meta = {"format": _FORMAT, "records": entry.records, "link_flags": entry.link_flags,
-                "stderr": entry.stderr,
-                "mac": self._mac(key, entry.records, entry.link_flags, entry.stderr, entry.object_bytes)}
+                "stderr": entry.stderr, "diagnostics": entry.diagnostics, "exports": entry.exports}
+        meta["mac"] = self._mac(key, meta, entry.object_bytes)
         try:
             obj_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             atomic_write(obj_path, entry.object_bytes)

@@ -12,7 +12,11 @@ For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
    mentions PENCIL) and hand the module to the compile core (clangpass.compiler),
    which gives every region a `RegionOutcome`, their diagnostics and the target's
    code for the optimized ones (object, assembly or LLVM IR, as the action needs).
-   Both run in the analysis child (clangpass.driver.isolate); this module prints.
+   Both run in the analysis child (clangpass.driver.isolate), and so does the
+   caller's `exports` (what clangpass.compile takes from the same parse: the
+   functions' signatures), kept in the plan and the cache entry. What the input's
+   compile says goes to the caller's console (clangpass.driver.console): the
+   driver's prints it, clangpass.compile's keeps it as values.
 2. `object_for` / `assembly_for`: with no optimized region the host compiles the
    original file with the user's flags; otherwise the host compiles a rewritten
    copy (`rewrite.outline_regions`, in the private temp dir, `-iquote` the
@@ -24,17 +28,17 @@ For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
 """
 from __future__ import annotations
 
-import io
 import os
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
-from typing import Optional, Protocol
+from typing import Callable, Optional, Protocol
 
 from clangpass.compiler import compile_module
-from clangpass.diagnostics import Diagnostic, DiagnosticEngine
+from clangpass.diagnostics import Diagnostic, DiagnosticEngine, render
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key, plugin_identity
 from clangpass.driver.cli import DriverConfig, InputFile
+from clangpass.driver.console import Console, Terminal, tool_diagnostics
 from clangpass.driver.host import HostCompiler
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.link import localize_in_assembly, localize_symbols
@@ -42,7 +46,7 @@ from clangpass.driver.rewrite import HeaderCopy, RewriteError, outline_regions, 
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)
 from clangpass.dumps import DumpSink
-from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, parse_file
+from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, parse_file
 from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
@@ -50,6 +54,10 @@ from clangpass.regions import trampoline_symbol
 from clangpass.rejects import Reject
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
+
+
+# What a caller takes from the parsed input besides its compile (JSON; run in the analysis child).
+Exports = Callable[[FrontendResult], dict]
 
 
 class Record(Protocol):
@@ -101,6 +109,7 @@ class Analysis:
     artifact: Optional[Artifact] = None
     dump_count: int = 0
     includes: tuple[Include, ...] = ()               # the module's, for rewriting headers
+    exports: Optional[dict] = None                   # the caller's `Exports` of the parse
 
 
 # Ordering: the stage names the analysis child announces; a failure in 'region N' leaves only
@@ -134,6 +143,8 @@ class InputPlan:
     cache_key: str = ""
     cached: Optional[CacheEntry] = None
     stderr: str = ""                 # our diagnostics for this input, as printed
+    diagnostics: list[Diagnostic] = field(default_factory=list)   # the same, as values
+    exports: Optional[dict] = None   # the caller's `Exports` of its parse (None: not parsed)
     artifact: Optional[Artifact] = None   # the target's code for the optimized regions
     file_fallback: str = ""          # why nothing of the file was analysed (it could not be parsed...)
     includes: tuple[Include, ...] = ()   # its #include directives (clangpass.ir.nodes.Include)
@@ -172,29 +183,34 @@ class Compilation:
     """Compiles the C inputs of one pencilcc command inside the private `workdir`."""
 
     def __init__(self, config: DriverConfig, host: HostCompiler, workdir: str,
-                 cache: Optional[CompileCache]) -> None:
+                 cache: Optional[CompileCache], console: Optional[Console] = None,
+                 exports: Optional[Exports] = None) -> None:
+        """`console`: where messages go (the terminal by default); `exports`: what to take from
+        each input's parse besides its compile; every input is then parsed, even one that
+        cannot hold PENCIL code, and a cache entry without exports is a miss."""
         self.config = config
         self.host = host
         self.workdir = workdir
         self.cache = cache
+        self.console: Console = console if console is not None else Terminal()
+        self.exports = exports
         self.options: CompileOptions = config.options
         self.target = get_target(config.options.target)
         self.dumps = DumpSink(stages=config.options.dump, directory=config.options.dump_dir)
         self._pic_resolved = False
+        self._cache_keys: dict[str, str] = {}
 
     # ------------------------------------------------------------------ diagnostics
     def engine(self) -> DiagnosticEngine:
         return self.config.diagnostics.engine()
 
     def _print(self, plan: InputPlan, engine: DiagnosticEngine) -> bool:
-        """Print the input's diagnostics; remember them for the cache; True if none is an error."""
-        buffer = io.StringIO()
-        engine.emit(buffer)
-        text = buffer.getvalue()
-        plan.stderr += text
-        if text:
-            engine.emit(sys.stderr)
-            sys.stderr.flush()
+        """Show the input's diagnostics; remember them for the cache; True if none is an error."""
+        shown = engine.sorted()
+        plan.stderr += "".join(render(d) + "\n" for d in shown)
+        plan.diagnostics += shown
+        if shown:
+            self.console.report(shown)
         return not engine.has_errors
 
     def _resolve_pic(self) -> None:
@@ -209,21 +225,26 @@ class Compilation:
         """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
         going on (no error)."""
         plan = InputPlan(source, text)
-        if not may_hold_pencil(source, text, self.config.host_args):
+        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args):
             return plan, True
-        self._resolve_pic()
-        plan.cache_key = self._cache_key(source)
+        plan.cache_key = self.cache_key(source)
         if plan.cache_key and self.cache is not None:
             plan.cached = self.cache.load(plan.cache_key)
+            if plan.cached is not None and self.exports is not None and plan.cached.exports is None:
+                plan.cached = None      # the command line's entry: no exports to give
             if plan.cached is not None:
                 if self.config.verbose:
-                    sys.stderr.write(f"pencilcc: cache hit for '{source.path}' ({plan.cache_key[:16]})\n")
+                    self.console.output(f"pencilcc: cache hit for '{source.path}' ({plan.cache_key[:16]})\n")
                 plan.stderr = plan.cached.stderr
-                sys.stderr.write(plan.cached.stderr)
-                sys.stderr.flush()
+                plan.exports = plan.cached.exports
+                try:
+                    plan.diagnostics = [Diagnostic.from_json(d) for d in plan.cached.diagnostics]
+                except (ValueError, TypeError, KeyError):
+                    plan.diagnostics = []       # authenticated, so ours: an older pencilcc's shape
+                self.console.output(plan.cached.stderr, plan.diagnostics)
                 return plan, True
             if self.config.verbose:
-                sys.stderr.write(f"pencilcc: cache miss for '{source.path}' ({plan.cache_key[:16]})\n")
+                self.console.output(f"pencilcc: cache miss for '{source.path}' ({plan.cache_key[:16]})\n")
         engine = self.engine()
         unchanged = "PENCIL code not optimized, the file is compiled by the host compiler unchanged"
         try:
@@ -252,15 +273,22 @@ class Compilation:
         plan.outcomes = list(analysis.outcomes)
         plan.artifact = analysis.artifact
         plan.includes = analysis.includes
+        plan.exports = analysis.exports
         if analysis.artifact is not None and analysis.artifact.messages:
-            sys.stderr.write(analysis.artifact.messages)
-            sys.stderr.flush()
+            self.console.output(analysis.artifact.messages, tool_diagnostics(analysis.artifact.messages))
         self._report_timings(plan)
         engine.extend(analysis.diagnostics)
         return plan, self._print(plan, engine)
 
+    def cache_key(self, source: InputFile) -> str:
+        """The compile cache key of `source`, or '' (no cache, or the preprocessor failed);
+        computed once per input (clangpass.compile asks before `analyse`)."""
+        if source.path not in self._cache_keys:
+            self._resolve_pic()
+            self._cache_keys[source.path] = self._cache_key(source)
+        return self._cache_keys[source.path]
+
     def _cache_key(self, source: InputFile) -> str:
-        """The compile cache key of `source`, or '' (no cache, or the preprocessor failed)."""
         if self.cache is None or self.config.action not in ("compile", "link"):
             return ""
         options = self.options
@@ -321,7 +349,8 @@ class Compilation:
                                   reraise=_debug_enabled())
         return Analysis(outcomes=tuple(DetachedOutcome(o) for o in compiled.outcomes),
                         diagnostics=compiled.diagnostics, artifact=compiled.artifact,
-                        dump_count=self.dumps._count, includes=result.module.includes)
+                        dump_count=self.dumps._count, includes=result.module.includes,
+                        exports=self.exports(result) if self.exports is not None else None)
 
     def _output(self) -> Output:
         """What the action needs from the target."""
@@ -340,7 +369,7 @@ class Compilation:
                      f"{o.region.loc.line}), {total:.4f}s in all:"]
             for name, seconds in o.pass_seconds.items():
                 lines.append(f"  {seconds:10.4f}s  {100 * seconds / total if total else 0:5.1f}%  {name}")
-            sys.stderr.write("\n".join(lines) + "\n")
+            self.console.output("\n".join(lines) + "\n")
 
     # ------------------------------------------------------------------ building
     def _fresh_dir(self, tag: str) -> str:
@@ -403,8 +432,7 @@ class Compilation:
                 raise HostCompileFailed() from None
             return None
         if ok:
-            sys.stderr.write(stderr)
-            sys.stderr.flush()
+            self.console.output(stderr, tool_diagnostics(stderr))
             return stderr
         # Is it the user's error or ours? The original decides, and shows its own messages.
         if self.host_object(plan.source, mode, output) != 0:
@@ -446,13 +474,15 @@ class Compilation:
         failure = proc.stderr.decode(errors="replace") if proc.returncode != 0 else \
             localize_symbols(self.host, combined, local)
         if failure:
-            sys.stderr.write(failure)
+            self.console.output(failure, tool_diagnostics(failure))
             raise HostCompileFailed()
         # A result that depends on the machine is not kept: the next compile may do better.
         if plan.cache_key and self.cache is not None and not plan.nondeterministic:
             with open(combined, "rb") as f:
                 entry = CacheEntry(f.read(), [o.as_record() for o in plan.outcomes], link_flags,
-                                   plan.stderr + host_stderr)
+                                   plan.stderr + host_stderr,
+                                   [d.as_json() for d in (*plan.diagnostics, *tool_diagnostics(host_stderr))],
+                                   plan.exports)
             self.cache.store(plan.cache_key, entry)
         return BuiltObject(combined, link_flags)
 

@@ -9,6 +9,9 @@ cache key (`identity`) or into the back end's options (`default_pic`). Every
 process it starts has `PENCILCC_HOST_COMMAND` in its environment: a pencilcc that
 finds it set was started by its own host compiler command (a wrapper script that
 runs pencilcc) and stops with a usage error instead of starting itself again.
+What a command prints goes to pencilcc's stdout and stderr, unless the compiler
+has a `console` (clangpass.compile's): then it is captured and handed to it, with
+the diagnostics it holds as values.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from clangpass.driver.cli import quote_response_arg
+from clangpass.driver.console import Console, tool_diagnostics
 from clangpass.toolchain import host_cc
 
 # Beyond this many bytes of arguments, pass them in a response file (Linux allows
@@ -48,6 +52,7 @@ class HostCompiler:
     verbose: bool = False
     flags: tuple[str, ...] = ()  # the user's compile flags (what -march=native resolves to)
     workdir: str = ""            # where response files go; '' until the driver has a temp dir
+    console: Optional[Console] = None   # where what commands print goes (None: our stdout/stderr)
     _identity: Optional[str] = None
     _pic: dict[tuple[str, ...], bool] = field(default_factory=dict)
     _responses: int = 0
@@ -90,9 +95,14 @@ class HostCompiler:
         try:
             if capture:
                 return subprocess.run(argv, capture_output=True, env=self.environment())
-            return subprocess.run(argv, stdout=stdout, env=self.environment())
+            if self.console is None or stdout is not None:
+                return subprocess.run(argv, stdout=stdout, env=self.environment())
+            proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self.environment())
         except OSError as exc:
             raise HostError(f"cannot run '{argv[0]}': {exc.strerror or exc}") from None
+        printed = proc.stdout.decode(errors="replace")
+        self.console.output(printed, tool_diagnostics(printed))
+        return subprocess.CompletedProcess(proc.args, proc.returncode)
 
     def identity(self) -> str:
         """`cc --version` (and where cc is), and what `-march=native` and its kin stand for

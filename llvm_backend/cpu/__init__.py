@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -158,6 +159,9 @@ class CpuTarget:
 
     def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
         return tuple(runtime_link_flags(units, options))
+
+    def code_roots(self) -> tuple[Path, ...]:
+        return (Path(__file__).resolve().parent,)
 
 
 TARGET = CpuTarget()

@@ -21,6 +21,7 @@ and each parallel loop left on the host with the reason.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
 from clangpass.dumps import DumpSink
@@ -117,6 +118,11 @@ class OpenclTarget(CpuTarget):
         units: the runtime's sources and libraries (`llvm_backend.opencl.runtime`). The driver
         asks for it when it links objects built earlier and for `--show-cc-args=LIBS`."""
         return tuple(runtime.runtime_flags())
+
+    def code_roots(self) -> tuple[Path, ...]:
+        """The CPU target's (its host side is built on it), this package and the C runtime
+        that links of its programs compile (runtime/)."""
+        return (*super().code_roots(), Path(__file__).resolve().parent, runtime.runtime_dir())
 
 
 TARGET = OpenclTarget()

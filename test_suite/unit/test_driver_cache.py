@@ -15,7 +15,10 @@ from clangpass.driver import cache as C
 
 KEY = "ab" + "0" * 62
 ENTRY = C.CacheEntry(b"\x7fELF object bytes", [{"function": "f", "status": "optimized"}],
-                     ["-fopenmp", "-lm"], "k.c:3:1: warning: something\n")
+                     ["-fopenmp", "-lm"], "k.c:3:1: warning: something\n",
+                     [{"id": "pencil", "severity": "warning", "file": "k.c", "line": 3, "column": 1,
+                       "message": "something", "option": "-Wpencil"}],
+                     {"functions": [{"name": "f"}], "includes": []})
 
 
 @pytest.fixture()
@@ -34,6 +37,18 @@ def paths(cache: C.CompileCache, key: str = KEY) -> tuple[Path, Path]:
 def test_stored_entry_loads_back(store: C.CompileCache) -> None:
     assert store.load(KEY) == ENTRY
     assert store.load("cd" + "0" * 62) is None
+    assert store.path(KEY) == paths(store)[0]
+
+
+def test_entry_diagnostics_are_values() -> None:
+    from clangpass.diagnostics import Diagnostic
+
+    [warning] = [Diagnostic.from_json(d) for d in ENTRY.diagnostics]
+    assert (warning.id, warning.severity, warning.option, str(warning.loc)) == \
+        ("pencil", "warning", "-Wpencil", "k.c:3:1")
+    assert Diagnostic.from_json(warning.as_json()) == warning
+    with pytest.raises((ValueError, TypeError, KeyError)):
+        Diagnostic.from_json({**ENTRY.diagnostics[0], "severity": "panic"})
 
 
 @pytest.mark.parametrize("meta", [
@@ -47,7 +62,8 @@ def test_malformed_json_is_a_miss(store: C.CompileCache, meta: bytes) -> None:
 
 @pytest.mark.parametrize("field, value", [
     ("format", 1), ("records", "none"), ("records", [1]), ("link_flags", [1]),
-    ("link_flags", "-lm"), ("stderr", None), ("mac", 5),
+    ("link_flags", "-lm"), ("stderr", None), ("mac", 5), ("diagnostics", "warning"),
+    ("diagnostics", ["warning"]), ("exports", []),
 ])
 def test_entry_of_the_wrong_shape_is_a_miss(store: C.CompileCache, field: str, value) -> None:
     meta_path = paths(store)[1]
@@ -79,7 +95,9 @@ def test_swapped_object_with_recomputed_checksum_is_a_miss(store: C.CompileCache
 
 
 @pytest.mark.parametrize("field, value", [("link_flags", ["-Wl,--wrap=main"]), ("stderr", ""),
-                                          ("records", [])])
+                                          ("records", []), ("diagnostics", []), ("exports", None),
+                                          ("exports", {"functions": [{"name": "system"}]}),
+                                          ("extra", "field")])
 def test_altered_fields_are_a_miss(store: C.CompileCache, field: str, value) -> None:
     meta_path = paths(store)[1]
     meta = json.loads(meta_path.read_text())

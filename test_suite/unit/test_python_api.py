@@ -324,12 +324,16 @@ def test_in_process_cache_returns_the_same_module(lib):
 _CHILD = """\
 import sys, time
 import clangpass
+from clangpass.driver import compile as driver_compile
+analyses = []
+analyse = driver_compile.Compilation._isolated_analysis
+driver_compile.Compilation._isolated_analysis = lambda self, source: (analyses.append(source.path),
+                                                                      analyse(self, source))[1]
 start = time.perf_counter()
 lib = clangpass.compile(sys.argv[1], target=sys.argv[2])
 seconds = time.perf_counter() - start
 x = __import__("numpy").arange(1.0, 5.0)
-print({"seconds": seconds, "driver": "clangpass.driver.main" in sys.modules, "library": lib.library,
-       "result": lib.dot(4, x, x)})
+print({"seconds": seconds, "analysed": len(analyses), "library": lib.library, "result": lib.dot(4, x, x)})
 """
 
 
@@ -346,13 +350,13 @@ def test_disk_cache_across_processes(target, private_cache):
     # hashed them at its first compile; a checkout edited since then has another key).
     source = f"/* {private_cache} */\n" + SOURCE.split("void scale")[0]
     first = _child(source, target)
-    assert first["driver"] is True and first["result"] == 30.0
+    assert first["analysed"] == 1 and first["result"] == 30.0
     library = Path(first["library"])
-    assert library.parent == private_cache / "api" and library.is_file()
+    assert private_cache in library.parents and library.is_file()
     mtime = library.stat().st_mtime_ns
     second = _child(source, target)
     assert second["library"] == str(library)
-    assert second["driver"] is False, "the cached library was rebuilt"
+    assert second["analysed"] == 0, "the cached library was rebuilt"
     assert second["result"] == 30.0
     assert second["seconds"] < first["seconds"] / 2
     assert library.stat().st_mtime_ns == mtime
@@ -362,7 +366,7 @@ def test_disk_cache_across_processes(target, private_cache):
     meta["diagnostics"] = "forged"
     entry.write_text(json.dumps(meta))
     third = _child(source, target)
-    assert third["driver"] is True and third["result"] == 30.0
+    assert third["result"] == 30.0
     assert json.loads(entry.read_text())["diagnostics"] != "forged"
 
 
@@ -383,3 +387,112 @@ def test_changed_header_is_not_served_stale(tmp_path):
     (tmp_path / "k.h").write_text("#define FACTOR 3.0\n")
     clangpass.compile(source).times(3, x)
     assert x.tolist() == [6.0, 6.0, 6.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# The compile core's diagnostics as values, one parse, one cache with the driver
+# ---------------------------------------------------------------------------------------------
+FALLBACK = """\
+int first_negative(int n, const double A[static const restrict n])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    if (A[i] < 0) goto found;
+#pragma endscop
+found:
+  return i;
+}
+"""
+
+
+def _fallbacks(messages):
+    return [d for d in messages if d.id == "pencil"]
+
+
+def test_fallback_warning_is_a_value_with_its_location(tmp_path):
+    with pytest.warns(clangpass.CompileWarning, match="not optimized"):
+        lib = clangpass.compile(FALLBACK, flags=["-O2"])
+    [warning] = _fallbacks(lib.messages)
+    assert (warning.severity, warning.option, warning.loc.file, warning.loc.line) == \
+        ("warning", "-Wpencil", "<string>", 2)
+    assert "goto" in warning.message or "not optimized" in warning.message
+    assert warning.message in lib.diagnostics
+    assert lib.first_negative(3, np.array([1.0, -1.0, 2.0])) == 1
+    path = tmp_path / "negative.c"
+    path.write_text(FALLBACK)
+    with pytest.warns(clangpass.CompileWarning):
+        lib = clangpass.compile(path, flags=["-O2"])
+    assert [(d.loc.file, d.loc.line) for d in _fallbacks(lib.messages)] == [(str(path), 2)]
+
+
+def test_errors_are_values_on_the_exception():
+    with pytest.raises(clangpass.CompileError) as info:
+        clangpass.compile(FALLBACK, flags=["-O2", "-Werror=pencil"])
+    [error] = info.value.errors
+    assert (error.id, error.severity, error.loc.file, error.loc.line) == ("pencil", "error", "<string>", 2)
+    assert error.option == "-Werror=pencil"
+    with pytest.raises(clangpass.CompileError) as info:
+        clangpass.compile("int f(int x) {\n  return x +;\n}\n")
+    [error] = info.value.errors
+    assert (error.id, error.loc.file, error.loc.line) == ("host-compiler", "<string>", 2)
+
+
+class _Analyses:
+    """Counts the driver's analyses of an input (parse and compile core) in this process."""
+
+    def __init__(self, monkeypatch):
+        from clangpass.driver import compile as driver_compile
+
+        self.paths: list[str] = []
+        analyse = driver_compile.Compilation._isolated_analysis
+
+        def counted(compilation, source):
+            self.paths.append(source.path)
+            return analyse(compilation, source)
+        monkeypatch.setattr(driver_compile.Compilation, "_isolated_analysis", counted)
+
+
+def test_second_compile_hits_the_cache_the_driver_shares(tmp_path, monkeypatch, private_cache):
+    monkeypatch.chdir(tmp_path)
+    analyses = _Analyses(monkeypatch)
+    path = tmp_path / "dot.c"
+    path.write_text("double dot" + SOURCE.split("double dot")[1].split("void scale")[0])
+    lib = clangpass.compile(path, flags=["-O2"])
+    assert analyses.paths == [str(path)] and lib.library is not None
+    entries = sorted(private_cache.glob("??/*.json"))
+    assert len(entries) == 2        # the input's object (the driver's entry) and the shared object
+    api._modules.clear()            # a new process, as far as the caches can tell
+    again = clangpass.compile(path, flags=["-O2"])
+    assert again is not lib and again.library == lib.library
+    assert analyses.paths == [str(path)], "the second compile analysed the source again"
+    x = np.arange(1.0, 5.0)
+    assert again.dot(4, x, x) == 30.0
+    # The command line compiles the same input with the same flags from the same entry.
+    assert clangpass.main(["-O2", "-fPIC", "-c", str(path), "-o", str(tmp_path / "dot.o")]) == 0
+    assert analyses.paths == [str(path)], "the driver did not find the API's entry"
+    assert sorted(private_cache.glob("??/*.json")) == entries
+
+
+def test_source_is_parsed_once(tmp_path, monkeypatch):
+    """The parse the compile core gets also gives the signatures (counted across the analysis
+    child's fork through a file)."""
+    from clangpass import frontend
+    from clangpass.driver import compile as driver_compile
+
+    log = tmp_path / "parses"
+    log.write_text("")
+    parse = frontend.parse_file
+
+    def counted(path, *args, **kwargs):
+        with open(log, "a") as f:
+            f.write(f"{path}\n")
+        return parse(path, *args, **kwargs)
+    monkeypatch.setattr(frontend, "parse_file", counted)
+    monkeypatch.setattr(driver_compile, "parse_file", counted)
+    path = tmp_path / "once.c"
+    path.write_text(FALLBACK + SOURCE.split("void scale")[0])
+    with pytest.warns(clangpass.CompileWarning):
+        lib = clangpass.compile(path)
+    assert set(lib) == {"first_negative", "gemm", "dot"}
+    assert log.read_text().splitlines() == [str(path)]
