@@ -149,7 +149,7 @@ RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason",
                "parallel_regions", "thread_teams", "pragmas", "local_variables", "privatized_arrays",
                "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping", "clustering",
                "scheduled_statements", "dependences_before_clustering", "dependences_after_clustering",
-               "clustering_problems", "clustering_time", "scheduling_time")
+               "clustering_problems", "clustering_time", "scheduling_time", "storage")
 
 
 def _plain(value: object) -> object:
@@ -206,6 +206,13 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
                           f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
+            for fact in facts.get("storage", ()):
+                if fact.get("technique"):
+                    where_now = f"the memory of '{fact['into']}'" if fact.get("into") else "less memory"
+                    engine.report("pencil", "remark", where,
+                                  f"region in '{o.region.function.name}': array '{fact['array']}' stored in "
+                                  f"{where_now} ({fact['technique']}): {fact['bytes_before']} bytes before, "
+                                  f"{fact['bytes_after']} after", option="-Rpass=pencil")
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,
@@ -225,6 +232,12 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 engine.report("pencil", "remark", at, f"'{use.spelling}' "
                               f"{'partly ' if use.used else 'not '}used: {use.missed}",
                               option="-Rpass-missed=pencil")
+        if o.status is Status.OPTIMIZED and missed_remarks:
+            for fact in o.facts.get("storage", ()):
+                if fact.get("why_not"):
+                    engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': array "
+                                  f"'{fact['array']}' keeps its memory: {fact['why_not']}",
+                                  option="-Rpass-missed=pencil")
         if o.status is Status.OPTIMIZED and o.reason and missed_remarks:
             # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
             # an unsound isl AST, a budget): the reason says which.

@@ -326,6 +326,9 @@ def _nests(node: isl.ScheduleNode, writers: frozenset[str]) -> list[tuple[isl.Un
 
 
 def _instances(node: isl.ScheduleNode) -> isl.UnionSet:
+    """[P] -> { S[..] }: the instances the subtree of `node` runs."""
+    if node.get_type() == isl.schedule_node_type.domain:
+        return node.domain_get_domain()
     domain = node.get_domain()
     if node.get_type() == isl.schedule_node_type.filter:
         domain = domain.intersect(node.filter_get_filter())
