@@ -281,7 +281,8 @@ def _parallel_problem(scop: Scop, keep: str, drop: str, writes_keep: isl.UnionMa
     reads_drop = _renamed(accesses_through(scop.reads, frozenset({drop})), drop, keep)
     new_keep = _renamed(writes_drop, drop, keep)            # non-copy writes of B, now of A
     new_drop = writes_keep                                  # non-copy writes of A, read through B before
-    for prefix, statements in _nests(scop.original_schedule.get_root(), writers):
+    merged = _renamed(all_drop, drop, keep).union(writes_keep)     # { S[..] -> A[e..] }: every write that stays
+    for prefix, statements in _nests(scop.original_schedule.get_root(), writers, merged):
         run = _restricted_many(all_drop, statements)
         written = _renamed(run, drop, keep).union(_restricted_many(writes_keep, statements))
         same = _same_iteration(prefix, written, instances_of(scop.domain, statements))
@@ -297,11 +298,14 @@ def _parallel_problem(scop: Scop, keep: str, drop: str, writes_keep: isl.UnionMa
     return ""
 
 
-def _nests(node: isl.ScheduleNode, writers: frozenset[str]) -> list[tuple[isl.UnionMap, frozenset[str]]]:
+def _nests(node: isl.ScheduleNode, writers: frozenset[str], written: isl.UnionMap
+           ) -> list[tuple[isl.UnionMap, frozenset[str]]]:
     """The nests of the source order that write through `writers`: (prefix schedule { S[..] ->
     [outer loops] }, statements). A sequence whose children hold writers in more than one
     child splits them into runs of consecutive children (a child without writers, a kill,
-    ends a run: two definitions of the array in one loop are two nests)."""
+    ends a run), and a run ends too before a child that writes an element the run wrote in
+    the same iteration of the loops around it: `B = A; B[k] = f(B[k]); C = g(B)` are three
+    definitions, as SAC's three WITH-loops (`written`: { S[..] -> A[e..] }, the writes)."""
     names = statement_names(_instances(node))
     if not names & writers:
         return []
@@ -311,18 +315,22 @@ def _nests(node: isl.ScheduleNode, writers: frozenset[str]) -> list[tuple[isl.Un
         held = [statement_names(_instances(c)) for c in children]
         holding = [k for k in range(len(children)) if held[k] & writers]
         if len(holding) == 1:
-            return _nests(children[holding[0]], writers)
+            return _nests(children[holding[0]], writers, written)
+        prefix = node.get_prefix_schedule_union_map()
+        same = prefix.apply_range(prefix.reverse())                         # { S[..] -> T[..] }: one iteration
         runs: list[list[int]] = []
         for k in holding:
             if runs and (runs[-1][-1] == k - 1 or kind == isl.schedule_node_type.set):
-                runs[-1].append(k)
-            else:
-                runs.append([k])
-        prefix = node.get_prefix_schedule_union_map()
+                mine = _restricted_many(written, frozenset().union(*(held[j] for j in runs[-1])))
+                theirs = _restricted_many(written, held[k])
+                if mine.apply_range(theirs.reverse()).intersect(same).is_empty():
+                    runs[-1].append(k)
+                    continue
+            runs.append([k])
         return [(prefix, frozenset().union(*(held[k] for k in run))) for run in runs]
     if kind == isl.schedule_node_type.leaf:
         return [(node.get_prefix_schedule_union_map(), names)]
-    return _nests(node.child(0), writers)
+    return _nests(node.child(0), writers, written)
 
 
 def _instances(node: isl.ScheduleNode) -> isl.UnionSet:

@@ -287,7 +287,7 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "privatized_arrays", "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping",
                                "approximated_accesses", "clustering", "scheduled_statements",
                                "dependences_before_clustering", "dependences_after_clustering",
-                               "clustering_problems", "clustering_time", "scheduling_time", "nondeterministic"}
+                               "clustering_problems", "clustering_time", "scheduling_time", "storage", "nondeterministic"}
     assert all(r["nondeterministic"] == "" for r in regions)
     # The target that emitted it (these tests stand the stub `reference` target in for `cpu`).
     assert (regions[0]["target"], regions[0]["mapping"]) == ("reference", {})

@@ -49,7 +49,8 @@ def test_disabled_passes_leave_out_their_dependents():
     kept = [cls.name for cls in build_pipeline(names, frozenset({"live-ranges"})).passes]
     assert "relax-false-deps" not in kept and "verify-schedule" not in kept and "schedule" in kept
     kept = [cls.name for cls in build_pipeline(names, frozenset({"dependences"})).passes]
-    assert kept == ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "live-ranges",
+    assert kept == ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
+                    "live-ranges",
                     "codegen"]
 
 
