@@ -187,6 +187,8 @@ def _why_not(scop: Scop, keep: str, drop: str) -> str:
     why = _shape_problem(scop, kept, dropped)
     if why:
         return why
+    if kept.read_only:
+        return f"'{keep}' is only read in the region (its memory may be read-only)"
     if dropped.live_out and not dropped.local:
         return f"'{drop}' is live after the region (its memory must hold its values)"
     names = frozenset({keep, drop})
