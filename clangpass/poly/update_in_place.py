@@ -58,6 +58,7 @@ import islpy as isl
 
 from clangpass.ir import nodes as N
 from clangpass.ir.walk import base_variable, descendants, strip_implicit_casts, transform
+from clangpass.poly.affine import integer_constant
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.live_ranges import declared_elements
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, instances_of, statement_names
@@ -468,7 +469,7 @@ def _bytes(scop: Scop, name: str) -> Union[int, str]:
     if info is None or any(e is None for e in info.extents):
         return ""
     size = getattr(info.element, "bits", 0) // 8
-    constants = [_constant(e) for e in info.extents]
+    constants = [integer_constant(e) for e in info.extents]
     if all(c is not None for c in constants):
         return size * math.prod(constants)
     texts = []
@@ -476,11 +477,3 @@ def _bytes(scop: Scop, name: str) -> Union[int, str]:
         build = isl.AstBuild.from_context(isl.Set.universe(e.get_domain_space()))
         texts.append(f"({build.expr_from_pw_aff(e).to_C_str()})")
     return " * ".join(texts + [str(size)])
-
-
-def _constant(extent: isl.PwAff) -> Optional[int]:
-    if not extent.is_cst():
-        return None
-    value: list[int] = []
-    extent.foreach_piece(lambda _, aff: value.append(aff.get_constant_val().to_python()))
-    return value[0] if len(value) == 1 else None

@@ -11,18 +11,11 @@ with its reason; `-fpencil-memory=none` and `contract` leave the model alone.
 """
 from __future__ import annotations
 
-import copy
-
-import numpy as np
 import pytest
 
-from clangpass.dumps import DumpSink
-from clangpass.options import CompileOptions
-from clangpass.passes.manager import optimise_region
 from clangpass.poly.update_in_place import IN_PLACE_FOLD, UPDATE_IN_PLACE, reuse_in_place
 
-from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
-from test_suite.unit.poly.snippets import region_of, scop_of
+from test_suite.unit.poly.snippets import optimised_and_checked, scop_of
 
 # Gaussian elimination, one new matrix per step: the trailing sub-matrix updated, the rest
 # copied; the reads A[i][k], A[k][j], A[k][k] fall in the copied part.
@@ -126,17 +119,7 @@ void k(int p, int n, double acc[n], double next[n]) {
 def _checked(tmp_path, source, keep, sizes=(1, 4, 7), **options):
     """The region of `source` optimised at -O3; its AST (parallel loops backwards) computes what
     the source computes in the arrays of `keep`."""
-    region, module = region_of(tmp_path, source)
-    outcome = optimise_region(region, module, CompileOptions(opt_level=3, **options), DumpSink())
-    assert outcome.status == "optimized", outcome.reason
-    for n in sizes:
-        memory = initial_memory(region, n)
-        expected, got = copy.deepcopy(memory), copy.deepcopy(memory)
-        RegionInterpreter(expected).run(region.body)
-        AstInterpreter(outcome.unit, got, reverse_parallel=True).run()
-        for name in keep:
-            assert np.allclose(expected[name], got[name], rtol=1e-12, atol=0), (name, n)
-    return outcome
+    return optimised_and_checked(tmp_path, source, sizes, compared=tuple(keep), **options)
 
 
 def test_lu_step_is_updated_in_place(tmp_path):
