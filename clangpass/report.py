@@ -227,12 +227,18 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
                           f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
-            for entry in facts.get("storage", ()):
-                if entry.get("technique") == "contract":
+            for fact in facts.get("storage", ()):
+                if fact.get("technique") == "contract":
                     engine.report("pencil", "remark", where,
-                                  f"region in '{o.region.function.name}': array '{entry['array']}' contracted to "
-                                  f"{entry['mapping']}, {entry['bytes_after']} bytes instead of "
-                                  f"{entry['bytes_before']}", option="-Rpass=pencil")
+                                  f"region in '{o.region.function.name}': array '{fact['array']}' contracted to "
+                                  f"{fact['mapping']}, {fact['bytes_after']} bytes instead of "
+                                  f"{fact['bytes_before']}", option="-Rpass=pencil")
+                elif fact.get("technique"):
+                    where_now = f"the memory of '{fact['into']}'" if fact.get("into") else "less memory"
+                    engine.report("pencil", "remark", where,
+                                  f"region in '{o.region.function.name}': array '{fact['array']}' stored in "
+                                  f"{where_now} ({fact['technique']}): {fact['bytes_before']} bytes before, "
+                                  f"{fact['bytes_after']} after", option="-Rpass=pencil")
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,
@@ -252,6 +258,12 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 engine.report("pencil", "remark", at, f"'{use.spelling}' "
                               f"{'partly ' if use.used else 'not '}used: {use.missed}",
                               option="-Rpass-missed=pencil")
+        if o.status is Status.OPTIMIZED and missed_remarks:
+            for fact in o.facts.get("storage", ()):
+                if fact.get("why_not"):
+                    engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': array "
+                                  f"'{fact['array']}' keeps its memory: {fact['why_not']}",
+                                  option="-Rpass-missed=pencil")
         if o.status is Status.OPTIMIZED and o.reason and missed_remarks:
             # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
             # an unsound isl AST, a budget): the reason says which.

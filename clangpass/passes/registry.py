@@ -96,19 +96,30 @@ def _import_pass_modules() -> None:
         importlib.import_module(f"{__package__}.{module}")
 
 
+# Keys several passes' records may share: each is a tuple, and the record's value is their
+# concatenation in pipeline order (`storage`: one entry per array from each memory pass, issue 26).
+SHARED_KEYS = frozenset({"storage"})
+
+
 def record_fields(records: tuple[PassRecord, ...]) -> dict[str, object]:
     """`records` flattened into the keys of the optimisation record: the fields of every pass's
     record type, each from the record of `records` that has it, else its default. Two record
-    types may not share a key."""
+    types may not share a key, but for the tuples of `SHARED_KEYS`, which are concatenated."""
     out: dict[str, object] = {}
     owner: dict[str, str] = {}
     for cls in load_passes().values():
         if cls.record is not None:
             for key, default in cls.record().fields().items():
-                if key in owner:
+                if key in owner and key not in SHARED_KEYS:
                     raise ValueError(f"the records of '{owner[key]}' and '{cls.name}' both have '{key}'")
                 owner[key] = cls.name
                 out[key] = default
+    shared: dict[str, tuple] = {}
     for record in records:
-        out.update(record.fields())
+        for key, value in record.fields().items():
+            if key in SHARED_KEYS:
+                shared[key] = shared.get(key, ()) + tuple(value)
+            else:
+                out[key] = value
+    out.update(shared)
     return out

@@ -9,9 +9,11 @@ from __future__ import annotations
 # Ordering:
 # - `dependences` before `schedule`: the scheduler's constraints are the dependences;
 # - `live-ranges` after the last pass that changes the model (contract-arrays), before its readers;
-# - `contract-arrays` after `privatize-arrays` (its private copies are local arrays it may fold)
-#   and before `dependences`, which then sees the folded storage's reuse as anti and output
-#   dependences that every later pass respects;
+# - `reuse-in-place` after `privatize-arrays` (its private copies are local arrays it may reuse)
+#   and before `dependences`: it renames accesses and deletes copies, a new model;
+# - `contract-arrays` after `reuse-in-place` (it contracts what reuse left, private copies
+#   included) and before `dependences`, which then sees the folded storage's reuse as anti and
+#   output dependences that every later pass respects;
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
 #   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
@@ -36,7 +38,7 @@ from __future__ import annotations
 # -O0 and -O1 keep the source order: no scheduling, tiling or parallel marks. -O1 still
 # computes dependences (they validate the model and appear in the `deps` dump).
 LEVEL_3 = [
-    "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays",
+    "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
     "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams",
     "tile", "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile",
     "mark-vector", "reduction-jam", "verify-schedule", "thread-team", "codegen",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from llvm_backend.cpu.pipeline import PIPELINES as CPU_PIPELINES
 
 LEVEL_3 = [
-    "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays",
+    "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
     "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "mark-parallel",
     "source-order", "verify-schedule", "codegen",
 ]

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * LU decomposition in single-assignment style (reuse-in-place, the PRA of Guo et al.):
+ * each step k defines a new matrix B from A -- the column below the pivot divided,
+ * every other element copied -- then A dies (__pencil_kill) and B is copied back; a
+ * second definition updates the trailing sub-matrix the same way. B is caller scratch,
+ * killed at the end. Every read of A that is not in place (A[k][k], A[i][k], A[k][j])
+ * falls in the part of A that the step only copies: B can live in A's memory, the
+ * copies and copy-backs disappear, and the loops over i and j stay parallel.
+ */
+#include <stdio.h>
+#include <pencil.h>
+
+#ifndef N
+# define N 40
+#endif
+
+static void lu_ssa(int n, double A[static const restrict n][n], double B[static const restrict n][n])
+{
+#pragma scop
+  for (int k = 0; k < n; k++) {
+    /* B = A with column k divided by the pivot below the diagonal. */
+    for (int i = 0; i <= k; i++)
+      for (int j = 0; j < n; j++)
+        B[i][j] = A[i][j];
+    for (int i = k + 1; i < n; i++) {
+      for (int j = 0; j < k; j++)
+        B[i][j] = A[i][j];
+      B[i][k] = A[i][k] / A[k][k];
+      for (int j = k + 1; j < n; j++)
+        B[i][j] = A[i][j];
+    }
+    __pencil_kill(A);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        A[i][j] = B[i][j];
+    __pencil_kill(B);
+    /* B = A with the trailing sub-matrix updated. */
+    for (int i = 0; i <= k; i++)
+      for (int j = 0; j < n; j++)
+        B[i][j] = A[i][j];
+    for (int i = k + 1; i < n; i++) {
+      for (int j = 0; j <= k; j++)
+        B[i][j] = A[i][j];
+      for (int j = k + 1; j < n; j++)
+        B[i][j] = A[i][j] - A[i][k] * A[k][j];
+    }
+    __pencil_kill(A);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        A[i][j] = B[i][j];
+    __pencil_kill(B);
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  static double A[N][N], B[N][N];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      A[i][j] = (i == j) ? N + 1.0 : ((i * 7 + j * 3) % 11) / 11.0 - 0.4;
+  lu_ssa(N, A, B);
+  printf("== A\n");
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      printf("%.17g\n", A[i][j]);
+  return 0;
+}
