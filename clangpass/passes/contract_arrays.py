@@ -29,8 +29,9 @@ MEMORY_MODES = frozenset({"contract", "all"})
 @dataclass(frozen=True)
 class ContractArraysRecord(PassRecord):
     """The written arrays of the region: for each, {array, bytes_before, bytes_after, technique:
-    'contract', mapping} or {array, why_not} (bytes: a number, or a C expression of the
-    parameters)."""
+    'contract', why_not: '', into: '', mapping} or, for one left as it is, the same keys with
+    empty values but why_not (bytes: a number, or a C expression of the parameters; the shape
+    reuse-in-place's entries of the shared key have too)."""
 
     storage: tuple[dict, ...] = ()
 

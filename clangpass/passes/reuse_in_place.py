@@ -57,7 +57,7 @@ class ReuseInPlace(Pass):
 def storage_facts(reuse: Reuse) -> tuple[dict, ...]:
     """The record's `storage` entries: {array, bytes_before, bytes_after, technique, why_not, into}."""
     done = tuple({"array": r.array, "bytes_before": r.bytes, "bytes_after": 0, "technique": r.technique,
-                  "why_not": "", "into": r.into} for r in reuse.done)
+                  "why_not": "", "into": r.into, "mapping": ""} for r in reuse.done)
     kept = tuple({"array": array, "bytes_before": size, "bytes_after": size, "technique": "", "why_not": why,
-                  "into": into} for array, into, why, size in reuse.kept)
+                  "into": into, "mapping": ""} for array, into, why, size in reuse.kept)
     return done + kept

@@ -86,9 +86,11 @@ class Contraction:
     @property
     def storage(self) -> tuple[dict, ...]:
         """The record's `storage` entries: one per written array, in name order."""
+        # The one shape of the record's `storage` entries, shared with reuse-in-place's.
         out = [{"array": a.name, "bytes_before": a.bytes_before, "bytes_after": a.bytes_after,
-                "technique": "contract", "mapping": a.mapping} for a in self.arrays]
-        out += [{"array": name, "why_not": why} for name, why in self.kept]
+                "technique": "contract", "why_not": "", "into": "", "mapping": a.mapping} for a in self.arrays]
+        out += [{"array": name, "bytes_before": "", "bytes_after": "", "technique": "", "why_not": why,
+                 "into": "", "mapping": ""} for name, why in self.kept]
         return tuple(sorted(out, key=lambda e: e["array"]))
 
 

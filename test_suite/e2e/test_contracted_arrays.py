@@ -38,7 +38,7 @@ SIZES = {
 
 
 def _storage(record: dict) -> dict:
-    return {e["array"]: e.get("bytes_after") for e in record["storage"] if e["array"] in CONTRACTED[record["function"]]}
+    return {e["array"]: (e["bytes_after"] if e["technique"] else None) for e in record["storage"] if e["array"] in CONTRACTED[record["function"]]}
 
 
 @pytest.mark.parametrize("kernel", sorted(CONTRACTED))
