@@ -7,16 +7,49 @@
  * element of t1 (t2) is live while the whole of it is written: the conflict
  * set spans both dimensions and contract-arrays leaves them (its record says
  * why); line buffers need the stages fused first (issue 26, item 5).
- * Sizes: -DH=... -DW=...; -DBENCH: a size for the memory benchmark.
+ * Sizes: -DH=... -DW=...;
+ * -DBENCH: the memory benchmark's size (python -m test_suite.bench --kernels memory, whose
+ * medium dataset it is: gcc -O3 about 1-3 s); -DPENCILCC_BENCH: that benchmark's build
+ * (the kernel call timed, checksums printed instead of every element).
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <pencil.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
+
+/* Benchmark build (test_suite/bench, the memory group): time the kernel call,
+ * print one checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
 
 #ifdef BENCH
-# define H 4000
-# define W 4000
+# define H 6000
+# define W 6000
 #endif
 #ifndef H
 # define H 13
@@ -51,11 +84,19 @@ int main(void)
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
       in[y][x] = (double)((y * 13 + x * 7) % 64) / 8.0;
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_start = pencilcc_bench_now();
+#endif
   image_pipeline(H, W, in, out, t1, t2);
+#ifdef PENCILCC_BENCH
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_now() - pencilcc_bench_start);
+  pencilcc_bench_checksum("out", (const void *)out, (long)H * W);
+#else
   printf("== out\n");
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
       printf("%.17g\n", out[y][x]);
+#endif
   free(in);
   free(out);
   free(t1);

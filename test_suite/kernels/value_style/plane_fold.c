@@ -7,10 +7,49 @@
  * the copy back disappears, one accumulator is left, and the loops over the plane stay
  * parallel. fold_sum folds with +, fold_max with max (a local row buffer for each plane
  * row), keep_next must keep its scratch: the caller reads it after the region.
+ * Sizes: -DP=... -DN=... -DM=...;
+ * -DBENCH: the memory benchmark's size (python -m test_suite.bench --kernels memory, whose
+ * medium dataset it is: gcc -O3 about 1-3 s); -DPENCILCC_BENCH: that benchmark's build
+ * (the kernel call timed, checksums printed instead of every element).
  */
+#ifdef PENCILCC_BENCH
+# define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdio.h>
 #include <pencil.h>
+#ifdef PENCILCC_BENCH
+# include <time.h>
 
+/* Benchmark build (test_suite/bench, the memory group): time the kernel calls
+ * (their sum), print one checksum line set per output array instead of every element. */
+static double pencilcc_bench_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pencilcc_bench_checksum(const char *name, const void *array, long count)
+{
+  const double *x = (const double *)array;
+  double sum = 0.0, abs_sum = 0.0, weighted = 0.0;
+  long k;
+
+  for (k = 0; k < count; k++) {
+    sum += x[k];
+    abs_sum += x[k] < 0 ? -x[k] : x[k];
+    weighted += (double)(k % 11 + 1) * x[k];
+  }
+  printf("== %s\n%ld\n%.17g\n%.17g\n%.17g\n", name, count, sum, abs_sum, weighted);
+}
+#endif
+
+#ifdef BENCH
+# define P 512
+# define N 512
+# define M 512
+#endif
 #ifndef P
 # define P 9
 #endif
@@ -71,10 +110,14 @@ static void keep_next(int p, int n, int m, const double X[static const restrict 
 
 static void print(const char *name, int n, int m, double a[n][m])
 {
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_checksum(name, (const void *)a, (long)n * m);
+#else
   printf("== %s\n", name);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < m; j++)
       printf("%.17g\n", a[i][j]);
+#endif
 }
 
 int main(void)
@@ -90,11 +133,30 @@ int main(void)
       amax[i][j] = -1.0;
       acc2[i][j] = 1.0;
     }
+#ifdef PENCILCC_BENCH
+  double pencilcc_bench_seconds = 0.0, pencilcc_bench_start = pencilcc_bench_now();
+#endif
   fold_sum(P, N, M, X, acc, next);
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_seconds += pencilcc_bench_now() - pencilcc_bench_start;
+#endif
   print("acc", N, M, acc);
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_start = pencilcc_bench_now();
+#endif
   fold_max(P, X, amax);
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_seconds += pencilcc_bench_now() - pencilcc_bench_start;
+#endif
   print("amax", N, M, amax);
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_start = pencilcc_bench_now();
+#endif
   keep_next(P, N, M, X, acc2, next);
+#ifdef PENCILCC_BENCH
+  pencilcc_bench_seconds += pencilcc_bench_now() - pencilcc_bench_start;
+  fprintf(stderr, "pencilcc-bench-seconds: %.6f\n", pencilcc_bench_seconds);
+#endif
   print("acc2", N, M, acc2);
   print("next", N, M, next);
   return 0;
