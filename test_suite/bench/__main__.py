@@ -12,6 +12,12 @@ doitgen) also get GFLOP/s and the percentage of the peak of the cores used,
 whose formula and inputs are printed.  A further table gives compile times.  ``--callgrind`` counts the
 kernels' instructions instead (one thread, repeatable, small sizes).
 
+``--kernels memory`` measures the value-style programs of the memory passes
+(issue 26, item 7) with gcc, clang, Polly, pencilcc and ``pencilcc
+-fpencil-memory=none`` (``pencilcc-memory-none``), and adds a table of every
+build's peak resident set size (each run's own process, ``os.wait4``) with its
+percentage of gcc's.
+
 ``--compilers ...,pencilcc-opencl`` adds the OpenCL target (opt-in): its
 column, its ratio to gcc (not a CPU figure: on PoCL it measures the runtime's
 overheads) and a table of its cold first runs and of the runtime's profile
@@ -35,7 +41,8 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from test_suite.bench import compilers as compilers_mod
-from test_suite.bench import datasets, flops, machine, opencl, report
+from test_suite.bench import datasets, flops, machine, opencl, report, rusage
+from test_suite.bench.datasets import Kernel
 from test_suite.bench.measure import KernelResult, measure_kernel
 
 #: ``-march`` under callgrind: valgrind does not decode AVX-512, which
@@ -56,9 +63,11 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="runs per build, median taken (default: 3; 1 with --callgrind)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="OMP_NUM_THREADS and PENCILCC_NUM_THREADS of the runs (default: the CPU count)")
-    parser.add_argument("--compilers", default=",".join(compilers_mod.DEFAULT_COMPILERS),
+    parser.add_argument("--compilers",
                         help=f"comma list among {', '.join(compilers_mod.COMPILER_NAMES)} "
-                             f"(default: all but {opencl.NAME}, which measures the OpenCL target)")
+                             f"(default: {','.join(compilers_mod.DEFAULT_COMPILERS)}; for the memory group "
+                             f"{','.join(compilers_mod.MEMORY_COMPILERS)}; {compilers_mod.MEMORY_NONE} is added "
+                             "when memory kernels run with others)")
     parser.add_argument("--march", help=f"-march of every build (default: native; {CALLGRIND_MARCH} "
                                         "with --callgrind)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per run (default 300)")
@@ -71,7 +80,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     try:
         args.kernel_list = datasets.select_kernels(args.kernels)
-        args.compiler_names = [n.strip() for n in args.compilers.split(",") if n.strip()]
+        args.compiler_names = ([n.strip() for n in args.compilers.split(",") if n.strip()] if args.compilers
+                               else list(default_compilers(args.kernel_list)))
         unknown = [n for n in args.compiler_names if n not in compilers_mod.COMPILER_NAMES]
         if unknown:
             raise ValueError(f"unknown compiler(s) {', '.join(unknown)} "
@@ -93,11 +103,27 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return args
 
 
+def default_compilers(kernels: Sequence[Kernel]) -> tuple[str, ...]:
+    """The compilers of a run without ``--compilers``.
+
+    The memory group alone: :data:`~test_suite.bench.compilers.MEMORY_COMPILERS`;
+    memory kernels among others: the default ones and ``pencilcc-memory-none``;
+    no memory kernel: the default ones.
+    """
+    memory = [datasets.is_memory_kernel(k) for k in kernels]
+    if memory and all(memory):
+        return compilers_mod.MEMORY_COMPILERS
+    if any(memory):
+        return (*compilers_mod.DEFAULT_COMPILERS, compilers_mod.MEMORY_NONE)
+    return compilers_mod.DEFAULT_COMPILERS
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     if args.list:
+        width = max([20, *(len(k.label) for k in args.kernel_list)])
         for kernel in args.kernel_list:
-            print(f"{kernel.label:20s} {report.size_text(kernel.size_macros(args.dataset))}")
+            print(f"{kernel.label:{width}s} {report.size_text(kernel.size_macros(args.dataset))}")
         return 0
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -124,6 +150,9 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     for compiler in compilers:
         if compiler.opencl and not compiler.available:
             print(f"note: {compiler.name} skipped: {compiler.unavailable}", flush=True)
+    rss_helper, rss_problem = (None, "") if args.callgrind else rusage.build_helper(workdir / "rusage")
+    if rss_problem:
+        print(f"note: no peak RSS: {rss_problem}", flush=True)
     if load_start[0] > 0.5:
         print(f"note: 1-minute load average {load_start[0]:.2f} at start: other work may disturb the timings",
               flush=True)
@@ -140,7 +169,7 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
 
         result = measure_kernel(kernel, macros, compilers, workdir / "build", repeat=args.repeat,
                                 threads=threads, timeout=args.timeout, callgrind=args.callgrind,
-                                reference=compilers_mod.REFERENCE, progress=progress)
+                                reference=compilers_mod.REFERENCE, progress=progress, rss_helper=rss_helper)
         if not args.callgrind:
             result = replace(result, flops=flops.kernel_flops(kernel.polybench_name,
                                                               kernel.size_values(args.dataset)))
@@ -153,6 +182,9 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     flop_table = report.format_flops(results, compilers, peak)
     if flop_table:
         print(flop_table)
+        print()
+    if not args.callgrind and any(datasets.is_memory_kernel(k) for k in args.kernel_list):
+        print(report.format_memory(results, compilers))
         print()
     opencl_table = report.format_opencl(results, compilers)
     if opencl_table:

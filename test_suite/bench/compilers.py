@@ -22,6 +22,10 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
 - ``pencilcc-scc``, ``pencilcc-bb`` (opt-in): ``pencilcc`` with
   ``-fpencil-cluster=scc`` / ``bb``: the code statement clustering schedules
   (thesis Fig. 3.7: the clustered code's speed against the unclustered);
+- ``pencilcc-memory-none`` (opt-in; a default of the ``memory`` group):
+  ``pencilcc -O3 -march=M -fpencil-memory=none``: the memory passes
+  (reuse-in-place, contract-arrays) off, so that their effect on time and
+  peak RSS shows beside ``pencilcc`` (issue 26, item 7);
 - ``pencilcc-1t``: ``pencilcc``'s own build, run with ``PENCILCC_NUM_THREADS=1``
   (and ``OMP_NUM_THREADS=1``): the one-thread figure of issue 11, where the
   threaded code runs on one thread (no second build, no compile time of its own);
@@ -45,11 +49,19 @@ from test_suite.bench import opencl
 
 #: pencilcc builds with statement clustering, by name: their -fpencil-cluster value.
 CLUSTERED = {"pencilcc-scc": "scc", "pencilcc-bb": "bb"}
+#: pencilcc with its memory passes off (``-fpencil-memory=none``).
+MEMORY_NONE = "pencilcc-memory-none"
 COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
-                                   *CLUSTERED, opencl.NAME)
+                                   *CLUSTERED, MEMORY_NONE, opencl.NAME)
 #: The compilers of a run without ``--compilers``: every CPU configuration but the clustered
-#: ones. The OpenCL and clustered ones are asked for by name.
-DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES if n != opencl.NAME and n not in CLUSTERED)
+#: ones and the memory passes' switch. The OpenCL, clustered and memory-none ones are asked
+#: for by name (or, memory-none, by the memory group: :data:`MEMORY_COMPILERS`).
+DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES
+                                           if n not in (opencl.NAME, MEMORY_NONE) and n not in CLUSTERED)
+#: The compilers of a run of the ``memory`` group only without ``--compilers``: the peers,
+#: pencilcc, and pencilcc with the memory passes off (the threadless and one-thread
+#: configurations say nothing about memory).
+MEMORY_COMPILERS: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", MEMORY_NONE)
 #: The compiler whose checksums every other one must match, and the numerator
 #: of the speed-up ratios.
 REFERENCE = "gcc"
@@ -118,10 +130,12 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         elif name == "polly":
             compiler = _probed("polly", ("clang", "-O3", *target, "-mllvm", "-polly",
                                          "-mllvm", "-polly-parallel"), ("-lgomp",), probe)
-        elif name in ("pencilcc", "pencilcc-seq", *CLUSTERED):
+        elif name in ("pencilcc", "pencilcc-seq", *CLUSTERED, MEMORY_NONE):
             extra = ("-fno-pencil-parallel",) if name == "pencilcc-seq" else ()
             if name in CLUSTERED:
                 extra = (f"-fpencil-cluster={CLUSTERED[name]}",)
+            if name == MEMORY_NONE:
+                extra = ("-fpencil-memory=none",)
             compiler = _pencilcc(name, pencilcc, ("-O3", *target, *extra))
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",

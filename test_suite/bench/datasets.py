@@ -20,6 +20,16 @@ Datasets:
 
 A PENCIL variant (``pencil/gemm``) uses the sizes of its PolyBench twin, whose
 macro names it shares.
+
+The ``memory`` group (issue 26, item 7) holds the value-style programs of the
+memory passes (reuse-in-place, contract-arrays): ``memory/lu_ssa``,
+``memory/nw_diag``, ``memory/plane_fold`` (test_suite/kernels/value_style) and
+``memory/jacobi_1d_expanded``, ``memory/stencil_2d_expanded``,
+``memory/image_pipeline`` (test_suite/kernels/memory).  Their ``medium`` sizes
+are the programs' own ``-DBENCH`` sizes, where ``gcc -O3`` takes about 1-3 s
+(the issue's benchmark sizes); ``small`` is about an eighth of that work,
+``large`` about twice (there is no PolyBench size for them).  They include
+``<pencil.h>``: their builds get ``-I include``.
 """
 
 from __future__ import annotations
@@ -45,7 +55,16 @@ DEFAULT_KERNELS: tuple[str, ...] = (
 )
 
 #: Kernel groups accepted by ``--kernels`` besides kernel names.
-GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil", "3ac", "pre")
+GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil", "3ac", "pre", "memory")
+#: The ``memory`` group: value-style programs of the memory passes, by folder of test_suite/kernels.
+MEMORY_KERNELS: dict[str, tuple[str, ...]] = {
+    "value_style": ("lu_ssa", "nw_diag", "plane_fold"),
+    "memory": ("jacobi_1d_expanded", "stencil_2d_expanded", "image_pipeline"),
+}
+#: Label prefix of the ``memory`` group's kernels (``memory/lu_ssa``).
+MEMORY_GROUP = "memory"
+#: Flags of the ``memory`` group's builds: their programs include ``<pencil.h>``.
+MEMORY_CFLAGS: tuple[str, ...] = (f"-I{harness.REPO_ROOT / 'include'}",)
 #: Folders of the generated three-address and PRE variants (test_suite/kernels/variants.py), by group.
 VARIANT_DIRS: dict[str, Path] = {
     form: harness.REPO_ROOT / "test_suite" / "kernels" / "three_address" / f"polybench_{form}" for form in ("3ac", "pre")}
@@ -84,6 +103,13 @@ SIZES: dict[str, dict[str, str]] = {
         "syrk": "M=600 N=750",
         "trisolv": "N=2500",
         "trmm": "M=400 N=500",
+        # The memory group: about an eighth of medium's work.
+        "lu_ssa": "N=350",
+        "nw_diag": "N=450 M=450",
+        "plane_fold": "P=64 N=512 M=512",
+        "jacobi_1d_expanded": "TSTEPS=750 N=20000",
+        "stencil_2d_expanded": "TSTEPS=75 N=500 M=500",
+        "image_pipeline": "H=2100 W=2100",
     },
     "medium": {
         "2mm": "NI=900 NJ=1000 NK=1100 NL=1200",
@@ -117,6 +143,13 @@ SIZES: dict[str, dict[str, str]] = {
         "syrk": "M=1200 N=1500",
         "trisolv": "N=10000",
         "trmm": "M=800 N=1000",
+        # The memory group: the programs' -DBENCH sizes (gcc -O3 about 1-3 s).
+        "lu_ssa": "N=700",
+        "nw_diag": "N=900 M=900",
+        "plane_fold": "P=512 N=512 M=512",
+        "jacobi_1d_expanded": "TSTEPS=3000 N=40000",
+        "stencil_2d_expanded": "TSTEPS=150 N=1000 M=1000",
+        "image_pipeline": "H=6000 W=6000",
     },
     "large": {
         "2mm": "NI=800 NJ=900 NK=1100 NL=1200",
@@ -153,6 +186,13 @@ SIZES: dict[str, dict[str, str]] = {
         "syrk": "M=1000 N=1200",
         "trisolv": "N=2000",
         "trmm": "M=1000 N=1200",
+        # The memory group: about twice medium's work (there is no PolyBench LARGE for them).
+        "lu_ssa": "N=880",
+        "nw_diag": "N=1130 M=1130",
+        "plane_fold": "P=1024 N=512 M=512",
+        "jacobi_1d_expanded": "TSTEPS=6000 N=40000",
+        "stencil_2d_expanded": "TSTEPS=300 N=1000 M=1000",
+        "image_pipeline": "H=8500 W=8500",
     },
 }
 
@@ -167,8 +207,11 @@ class Kernel:
 
     label: str
     source: Path
-    #: The PolyBench kernel whose sizes it uses (its own name, or its twin's).
+    #: The key of its sizes in :data:`SIZES`: the PolyBench kernel whose sizes it uses (its own
+    #: name, or its twin's); a memory-group program's own name.
     polybench_name: str
+    #: Flags its builds need besides the benchmark's (the memory group's ``-I include``).
+    cflags: tuple[str, ...] = ()
 
     def size_macros(self, dataset: str) -> tuple[str, ...]:
         """The ``NAME=VALUE`` macros of ``dataset`` (empty for ``mini``)."""
@@ -190,12 +233,15 @@ class Kernel:
 
 
 def all_kernels() -> list[Kernel]:
-    """Every benchmark program: the 30 PolyBench kernels, the PENCIL variants, then the 3AC and PRE
-    variants (`3ac/NAME`, `pre/NAME`, test_suite/kernels/variants.py), each with its original's sizes."""
+    """Every benchmark program: the 30 PolyBench kernels, the PENCIL variants, the 3AC and PRE
+    variants (`3ac/NAME`, `pre/NAME`, test_suite/kernels/variants.py), each with its original's sizes,
+    then the memory group (`memory/NAME`)."""
     kernels = [Kernel(p.stem, p, p.stem) for p in harness.polybench_sources()]
     kernels += [Kernel(f"pencil/{p.stem}", p, p.stem) for p in harness.pencil_sources()]
     kernels += [Kernel(f"{form}/{p.stem}", p, p.stem) for form, folder in VARIANT_DIRS.items()
                 for p in sorted(folder.glob("*.c"))]
+    kernels += [Kernel(f"{MEMORY_GROUP}/{name}", harness.KERNELS_DIR / folder / f"{name}.c", name, MEMORY_CFLAGS)
+                for folder, names in MEMORY_KERNELS.items() for name in names]
     return kernels
 
 
@@ -212,10 +258,10 @@ def select_kernels(spec: str) -> list[Kernel]:
         if item == "default":
             labels = list(DEFAULT_KERNELS)
         elif item == "all":
-            labels = [label for label in known if label.split("/")[0] not in VARIANT_DIRS]
+            labels = [label for label in known if label.split("/")[0] not in (*VARIANT_DIRS, MEMORY_GROUP)]
         elif item == "polybench":
             labels = [label for label in known if "/" not in label]
-        elif item in ("pencil", *VARIANT_DIRS):
+        elif item in ("pencil", *VARIANT_DIRS, MEMORY_GROUP):
             labels = [label for label in known if label.startswith(f"{item}/")]
         elif item in known:
             labels = [item]
@@ -237,3 +283,8 @@ def check_sizes(kernel: Kernel, dataset: str) -> None:
     if unknown:
         raise ValueError(f"{kernel.label}: dataset {dataset} sets {' '.join(unknown)}, "
                          f"but the program declares only {' '.join(sorted(declared))}")
+
+
+def is_memory_kernel(kernel: Kernel) -> bool:
+    """Whether ``kernel`` belongs to the ``memory`` group (peak RSS table, ``pencilcc-memory-none``)."""
+    return kernel.label.startswith(f"{MEMORY_GROUP}/")

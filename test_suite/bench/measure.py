@@ -24,6 +24,12 @@ timed runs then load it from the cache; a last run with ``PENCILCC_PROFILE=1``
 records the runtime's launches and transfers (:mod:`test_suite.bench.opencl`).
 Every run's checksums, the cold and profiled ones included, are compared with
 the reference.
+
+Every run is a process of its own; given the helper of
+:mod:`test_suite.bench.rusage` (``rss_helper``), a timed run also keeps that
+process's own peak resident set size (``wait4``'s ``ru_maxrss``), which the
+``memory`` group's table shows.  Under callgrind the peak would be
+valgrind's, and is not kept.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional
 
-from test_suite.bench import checksums, opencl
+from test_suite.bench import checksums, opencl, rusage
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
 from test_suite.bench.datasets import Kernel
@@ -76,6 +82,8 @@ class Run:
     error: str = ""
     #: The OpenCL runtime's profile, for a run with ``PENCILCC_PROFILE=1``.
     profile: Optional[opencl.Profile] = None
+    #: The run's peak resident set size in KiB (its own process's ``ru_maxrss``; None under callgrind).
+    max_rss_kib: Optional[int] = None
 
 
 def build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: Path) -> Build:
@@ -84,7 +92,7 @@ def build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: P
     exe = outdir / f"{kernel.label.replace('/', '-')}.{compiler.name}"
     record = exe.with_name(exe.name + ".opt.json")
     record_flags = [f"-foptimization-record-file={record}"] if compiler.writes_record else []
-    command = [*compiler.command, *record_flags, *BENCH_CFLAGS, *(f"-D{m}" for m in macros),
+    command = [*compiler.command, *record_flags, *BENCH_CFLAGS, *kernel.cflags, *(f"-D{m}" for m in macros),
                str(kernel.source), "-o", str(exe), *compiler.link_flags, "-lm"]
     env = {**os.environ, **dict(compiler.build_env)}
     start = time.perf_counter()
@@ -120,15 +128,16 @@ def thread_env(threads: int) -> dict[str, str]:
 
 
 def run(executable: Path, threads: int, timeout: float, *,
-        opencl_env: Optional[dict[str, str]] = None) -> Run:
+        opencl_env: Optional[dict[str, str]] = None, rss_helper: Optional[Path] = None) -> Run:
     """Run a benchmark build once; its value is the kernel's seconds as the program measured them.
 
     ``opencl_env`` (a build of the OpenCL target) is added to the environment
     (:func:`test_suite.bench.opencl.run_env`); the run then fails when the
     runtime reports a problem, and its profile is parsed when it asks for one.
+    ``rss_helper`` (:func:`test_suite.bench.rusage.build_helper`) gives the run's peak RSS.
     """
     env = {**thread_env(threads), **(opencl_env or {})}
-    proc, error = _execute([str(executable)], env, timeout)
+    proc, error = _execute([str(executable)], env, timeout, rss_helper)
     if error:
         return Run(None, (), error)
     match = _TIMER_RE.search(proc.stderr)
@@ -145,7 +154,7 @@ def run(executable: Path, threads: int, timeout: float, *,
             except ValueError as exc:
                 return Run(None, (), f"bad profile: {exc}")
     result = _with_checksums(float(match.group(1)), proc.stdout)
-    return replace(result, profile=profile) if not result.error else result
+    return replace(result, profile=profile, max_rss_kib=proc.max_rss_kib) if not result.error else result
 
 
 def run_callgrind(executable: Path, profile_dir: Path, timeout: float) -> Run:
@@ -171,15 +180,15 @@ def run_callgrind(executable: Path, profile_dir: Path, timeout: float) -> Run:
     return _with_checksums(float(totals.group(1)), proc.stdout)
 
 
-def _execute(command: list[str], env: dict[str, str],
-             timeout: float) -> tuple[subprocess.CompletedProcess, str]:
-    """Run ``command`` in ``env``; the error is empty when it exited with status 0."""
+def _execute(command: list[str], env: dict[str, str], timeout: float,
+             rss_helper: Optional[Path] = None) -> tuple[rusage.Execution, str]:
+    """Run ``command`` in ``env`` in a process of its own; the error is empty when it exited with status 0."""
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(command, -1, "", ""), f"run timed out after {timeout:g} s"
+        proc = rusage.execute(command, env, timeout, rss_helper)
     except OSError as exc:
-        return subprocess.CompletedProcess(command, -1, "", ""), f"run failed: {exc}"
+        return rusage.Execution(-1, "", "", None), f"run failed: {exc}"
+    if proc.timed_out:
+        return proc, f"run timed out after {timeout:g} s"
     if proc.returncode != 0:
         status = (f"killed by signal {-proc.returncode}" if proc.returncode < 0
                   else f"exit status {proc.returncode}")
@@ -214,6 +223,8 @@ class Outcome:
     cold_seconds: Optional[float] = None
     #: OpenCL target: the runtime's profile of one more run (launches, transfers, programs).
     profile: Optional[opencl.Profile] = None
+    #: Peak resident set size of each timed run, KiB (empty under callgrind).
+    rss_kib: tuple[int, ...] = ()
 
     @property
     def median(self) -> Optional[float]:
@@ -223,6 +234,17 @@ class Outcome:
         ordered = sorted(self.values)
         middle = len(ordered) // 2
         return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+    @property
+    def peak_rss_kib(self) -> Optional[int]:
+        """The largest peak RSS of its timed runs (None when a build or run failed, or under callgrind).
+
+        A program's peak hardly moves from run to run; the largest is the figure a
+        memory budget must allow for.
+        """
+        if self.error or not self.rss_kib:
+            return None
+        return max(self.rss_kib)
 
     @property
     def usable(self) -> bool:
@@ -249,7 +271,8 @@ class KernelResult:
 def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Compiler],
                    workdir: Path, *, repeat: int, threads: int, timeout: float,
                    callgrind: bool, reference: str,
-                   progress: Optional[Callable[[str], None]] = None) -> KernelResult:
+                   progress: Optional[Callable[[str], None]] = None,
+                   rss_helper: Optional[Path] = None) -> KernelResult:
     """Build ``kernel`` with every available compiler, run each build ``repeat`` times, compare checksums.
 
     The runs are interleaved (each repetition runs every compiler once) so that
@@ -257,7 +280,8 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
     OpenCL target also runs once before them (cold: it builds the OpenCL
     program) and once after them (profiled).  ``progress``, if given, is told
     each step ("build gcc", "run pencilcc 2/3", "run pencilcc-opencl cold")
-    before it starts.  The OpenCL target cannot be counted under ``callgrind``
+    before it starts.  ``rss_helper`` (:mod:`test_suite.bench.rusage`) gives every timed
+    run's peak RSS.  The OpenCL target cannot be counted under ``callgrind``
     (its runtime and PoCL call ``clock_gettime`` themselves): :class:`ValueError`.
     """
     def step(text: str) -> None:
@@ -289,7 +313,7 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
         if callgrind:
             return run_callgrind(executable, workdir / "callgrind", timeout)
         env = opencl.run_env(caches[name], run_threads[name], profile) if name in caches else None
-        return run(executable, run_threads[name], timeout, opencl_env=env)
+        return run(executable, run_threads[name], timeout, opencl_env=env, rss_helper=rss_helper)
 
     cold: dict[str, Run] = {}
     for name, cache in caches.items():
@@ -334,7 +358,8 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
                                 tuple(r.value for r in done if r.value is not None),
                                 done[0].checksums, failed, tuple(mismatches), b.regions_not_optimized,
                                 cold_seconds=first.value if first is not None else None,
-                                profile=last.profile if last is not None else None))
+                                profile=last.profile if last is not None else None,
+                                rss_kib=tuple(r.max_rss_kib for r in done if r.max_rss_kib is not None)))
     return KernelResult(kernel.label, macros, tuple(outcomes), reference_name)
 
 

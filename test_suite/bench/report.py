@@ -17,6 +17,11 @@ others, geomean included, but it is not a figure of the CPU compiler: on PoCL
 it measures the OpenCL runtime's overheads.  The JSON keeps its geometric mean
 apart (``geomean_opencl``), so that ``geomean`` holds the CPU figures only; a
 table of its own gives the cold first run and the runtime's profile.
+
+A run with kernels of the ``memory`` group also gets the peak resident set
+size of every build's runs (:func:`format_memory`), as a percentage of gcc's
+(below 100%: less memory than gcc) and, for ``pencilcc``, of
+``pencilcc-memory-none``'s (what the memory passes save).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from dataclasses import asdict
 from typing import Any, Optional, Sequence
 
 from test_suite.bench import opencl
-from test_suite.bench.compilers import Compiler
+from test_suite.bench.compilers import MEMORY_NONE, Compiler
 from test_suite.bench.flops import Peak
 from test_suite.bench.machine import Machine
 from test_suite.bench.measure import KernelResult, Outcome
@@ -35,8 +40,12 @@ from test_suite.bench.measure import KernelResult, Outcome
 #: pencilcc's speed-up over every peer, and the threadless build's and the one-thread run's over gcc.
 RATIO_PAIRS: tuple[tuple[str, str], ...] = (
     ("gcc", "pencilcc"), ("clang", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
-    ("gcc", "pencilcc-1t"), ("gcc", opencl.NAME), ("pencilcc", "pencilcc-scc"), ("pencilcc", "pencilcc-bb"),
+    ("gcc", "pencilcc-1t"), ("gcc", MEMORY_NONE), (MEMORY_NONE, "pencilcc"), ("gcc", opencl.NAME),
+    ("pencilcc", "pencilcc-scc"), ("pencilcc", "pencilcc-bb"),
 )
+#: The peak-RSS table's percentage columns besides ``NAME/gcc`` for every other compiler:
+#: what the memory passes save.
+RSS_PAIRS: tuple[tuple[str, str], ...] = (("pencilcc", MEMORY_NONE),)
 MISMATCH = "MISMATCH"
 
 
@@ -246,6 +255,52 @@ def format_opencl(results: Sequence[KernelResult], compilers: Sequence[Compiler]
     return "\n".join(lines)
 
 
+def rss_pairs(compilers: Sequence[Compiler]) -> list[tuple[str, str]]:
+    """The percentage columns of the peak-RSS table: every compiler over gcc, then :data:`RSS_PAIRS`."""
+    available = [c.name for c in compilers if c.available]
+    pairs = [(name, "gcc") for name in available if name != "gcc" and "gcc" in available]
+    return pairs + [(a, b) for a, b in RSS_PAIRS if a in available and b in available]
+
+
+def rss_ratio(result: KernelResult, numerator: str, denominator: str) -> Optional[float]:
+    """``numerator``'s peak RSS over ``denominator``'s, if both ran and matched the reference."""
+    top, bottom = result.outcome(numerator), result.outcome(denominator)
+    if top is None or bottom is None or not top.usable or not bottom.usable:
+        return None
+    if top.peak_rss_kib is None or not bottom.peak_rss_kib:
+        return None
+    return top.peak_rss_kib / bottom.peak_rss_kib
+
+
+def _rss_cell(outcome: Optional[Outcome]) -> str:
+    if outcome is None or outcome.error.startswith("n/a"):
+        return "n/a"
+    if outcome.peak_rss_kib is None:
+        return "FAIL"
+    return f"{outcome.peak_rss_kib / 1024:.1f}" + ("!" if outcome.mismatches else "")
+
+
+def _percent_cell(value: Optional[float]) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def format_memory(results: Sequence[KernelResult], compilers: Sequence[Compiler]) -> str:
+    """Peak RSS per kernel and compiler (MiB) and its percentages of gcc's (and of memory-none's)."""
+    names = [c.name for c in compilers]
+    pairs = rss_pairs(compilers)
+    header = ["kernel", "size", *names, *(f"{a}/{b}" for a, b in pairs)]
+    rows = [[result.kernel, size_text(result.macros), *(_rss_cell(result.outcome(n)) for n in names),
+             *(_percent_cell(rss_ratio(result, a, b)) for a, b in pairs)] for result in results]
+    means = [geometric_mean([r for r in (rss_ratio(res, a, b) for res in results) if r is not None])
+             for a, b in pairs]
+    rows.append(["geomean", "", *("" for _ in names), *(_percent_cell(m) for m in means)])
+    return "\n".join([
+        "peak resident set size, MiB: each run's own process (os.wait4's ru_maxrss), the largest of the "
+        "timed runs; percentage = left / right (< 100%: the left-hand build needs less memory)",
+        _table(header, rows, 2),
+        "! = MISMATCH (checksums differ from the reference), FAIL = build or run failed"])
+
+
 def format_problems(results: Sequence[KernelResult]) -> str:
     """One line per mismatch, failure and fallback, with the kernel and size; "" if none."""
     lines = []
@@ -302,14 +357,19 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
                            "mismatches": list(o.mismatches),
                            "regions_not_optimized": list(o.regions_not_optimized),
                            "checksums": [asdict(c) for c in o.checksums],
+                           "rss_kib": list(o.rss_kib), "peak_rss_kib": o.peak_rss_kib,
                            **({"cold_seconds": o.cold_seconds,
                                "profile": None if o.profile is None else asdict(o.profile)}
                               if o.compiler in opencl_names else {})}
                           for o in r.outcomes],
              "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs},
+             "rss_ratios": {f"{a}/{b}": rss_ratio(r, a, b) for a, b in rss_pairs(compilers)},
              "flops": r.flops,
              "gflops": {c.name: gflops(r, c.name) for c in compilers if c.available}}
             for r in results],
         "geomean": means(cpu=True),
         "geomean_opencl": means(cpu=False),
+        "geomean_rss": {f"{a}/{b}": geometric_mean([x for x in (rss_ratio(r, a, b) for r in results)
+                                                    if x is not None])
+                        for a, b in rss_pairs(compilers)},
     }

@@ -12,14 +12,17 @@ device is there) its cold, timed and profiled runs.  Nothing here is timed.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from test_suite.bench import __main__ as bench_main
-from test_suite.bench import checksums, datasets, flops, measure, opencl, report
+from test_suite.bench import checksums, datasets, flops, measure, opencl, report, rusage
 from test_suite.bench import compilers as compilers_mod
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
@@ -384,3 +387,132 @@ def test_clustering_rows_with_the_isl_floor(monkeypatch: pytest.MonkeyPatch) -> 
     assert len(clustering._row("gemm", "gemm.c", 60.0)[1]) == 11
     header = clustering._header(True).splitlines()
     assert header[0].count("|") - 1 == len(cells) + 1 and header[1].count("---") == len(cells) + 1
+
+
+def test_memory_group_selection_and_sizes() -> None:
+    picked = datasets.select_kernels("memory")
+    assert [k.label for k in picked] == ["memory/lu_ssa", "memory/nw_diag", "memory/plane_fold",
+                                         "memory/jacobi_1d_expanded", "memory/stencil_2d_expanded",
+                                         "memory/image_pipeline"]
+    assert all(datasets.is_memory_kernel(k) and k.source.is_file() and k.cflags == datasets.MEMORY_CFLAGS
+               for k in picked)
+    # Not in `all`, and no other group's kernel is a memory kernel.
+    assert not any(datasets.is_memory_kernel(k) for k in datasets.select_kernels("all"))
+    assert datasets.select_kernels("memory/nw_diag,gemm")[0].source.parent.name == "value_style"
+    # The medium sizes are the programs' own -DBENCH sizes.
+    bench_block = re.compile(r"^#ifdef BENCH\n((?:# define \w+ \d+\n)+)#endif$", re.MULTILINE)
+    for kernel in picked:
+        [block] = bench_block.findall(kernel.source.read_text())
+        assert kernel.size_macros("medium") == tuple(
+            "=".join(line.split()[2:]) for line in block.splitlines()), kernel.label
+
+
+def test_memory_group_default_compilers(capsys: pytest.CaptureFixture[str]) -> None:
+    none = compilers_mod.MEMORY_NONE
+    assert none in compilers_mod.COMPILER_NAMES and none not in compilers_mod.DEFAULT_COMPILERS
+    assert bench_main.parse_args(["--kernels", "memory"]).compiler_names == [
+        "gcc", "clang", "polly", "pencilcc", none]
+    assert bench_main.parse_args(["--kernels", "gemm,memory/lu_ssa"]).compiler_names == [
+        *compilers_mod.DEFAULT_COMPILERS, none]
+    assert bench_main.parse_args(["--kernels", "gemm"]).compiler_names == list(compilers_mod.DEFAULT_COMPILERS)
+    assert bench_main.parse_args(["--kernels", "memory", "--compilers", "gcc,pencilcc"]).compiler_names == [
+        "gcc", "pencilcc"]
+    assert bench_main.main(["--list", "--kernels", "memory", "--dataset", "small"]) == 0
+    listed = [line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines()]
+    assert ["memory/jacobi_1d_expanded", "TSTEPS=750 N=20000"] in listed and len(listed) == 6
+
+
+def test_memory_none_is_pencilcc_with_the_memory_passes_off(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compilers_mod, "_pencilcc_command", lambda: ("pencilcc",))
+    monkeypatch.setattr(compilers_mod, "_first_line", lambda command: "pencilcc 0.1.0")
+    full, none = compilers_mod.detect(["pencilcc", compilers_mod.MEMORY_NONE], "native", tmp_path)
+    assert none.command == (*full.command, "-fpencil-memory=none")
+    assert none.writes_record and not none.runs_build_of
+    pairs = report.ratio_pairs([_compiler("gcc"), _compiler("pencilcc"), _compiler(compilers_mod.MEMORY_NONE)])
+    assert pairs == [("gcc", "pencilcc"), ("gcc", compilers_mod.MEMORY_NONE), (compilers_mod.MEMORY_NONE, "pencilcc")]
+
+
+def test_max_rss_units() -> None:
+    assert rusage.max_rss_kib(2048, "linux") == 2048
+    assert rusage.max_rss_kib(2048 * 1024, "darwin") == 2048
+    assert rusage.max_rss_kib(2048, "freebsd13") == 2048
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_each_run_reports_its_own_peak_rss(tmp_path: Path) -> None:
+    helper, problem = rusage.build_helper(tmp_path)
+    assert helper is not None, problem
+    env = dict(os.environ)
+    touch = "import sys; b = b'x' * (int(sys.argv[1]) << 20); print(len(b))"
+    # This process's own high-water mark above 300 MiB: a child executed straight from it would
+    # inherit that mark (Linux keeps it across execve); one executed by the helper does not.
+    ballast = b"x" * (300 << 20)
+    assert len(ballast) == 300 << 20
+    del ballast
+    big = rusage.execute([sys.executable, "-c", touch, "200"], env, 60, helper)
+    # A small child after a big one: getrusage(RUSAGE_CHILDREN) would say the big one's peak.
+    small = rusage.execute([sys.executable, "-c", touch, "10"], env, 60, helper)
+    assert (big.returncode, big.stdout, small.stdout) == (0, f"{200 << 20}\n", f"{10 << 20}\n")
+    assert big.max_rss_kib is not None and small.max_rss_kib is not None
+    assert big.max_rss_kib > 200 * 1024 and small.max_rss_kib < 60 * 1024
+    assert rusage.execute([sys.executable, "-c", touch, "10"], env, 60).max_rss_kib is None  # no helper
+    # The helper passes the exit status, a signal and the output on; a timeout kills the program too.
+    failed = rusage.execute([sys.executable, "-c", "import sys; sys.stderr.write('no'); sys.exit(3)"], env, 60, helper)
+    assert (failed.returncode, failed.stderr, failed.timed_out) == (3, "no", False)
+    killed = rusage.execute([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], env, 60, helper)
+    assert killed.returncode == -9 and killed.max_rss_kib is not None
+    marker = tmp_path / "late"
+    slow = rusage.execute([sys.executable, "-c", f"import time; time.sleep(1); open({str(marker)!r}, 'w')"],
+                          env, 0.3, helper)
+    assert slow.timed_out and slow.max_rss_kib is None and slow.returncode == -9
+    time.sleep(1.2)
+    assert not marker.exists()
+
+
+def test_peak_rss_table_and_percentages() -> None:
+    none = compilers_mod.MEMORY_NONE
+    compilers = [_compiler("gcc"), Compiler("clang", ("clang",), unavailable="not on PATH"),
+                 _compiler("pencilcc"), _compiler(none)]
+    assert report.rss_pairs(compilers) == [("pencilcc", "gcc"), (none, "gcc"), ("pencilcc", none)]
+    # The peak of an outcome is the largest of its runs'; none for a failed or callgrind outcome.
+    assert Outcome("gcc", 1.0, (1.0, 1.0), rss_kib=(4096, 4100)).peak_rss_kib == 4100
+    assert Outcome("gcc", 1.0, (1.0,)).peak_rss_kib is None
+    assert Outcome("gcc", 1.0, (1.0,), error="run failed", rss_kib=(1,)).peak_rss_kib is None
+    jacobi = KernelResult("memory/jacobi_1d_expanded", ("TSTEPS=3000", "N=40000"), (
+        Outcome("gcc", 0.1, (1.0,), rss_kib=(1024 * 1000,)), Outcome("clang", error="n/a: not on PATH"),
+        Outcome("pencilcc", 1.0, (0.5,), rss_kib=(1024 * 100,)),
+        Outcome(none, 1.0, (1.2,), rss_kib=(1024 * 1000,))), "gcc")
+    pipeline = KernelResult("memory/image_pipeline", ("H=6000", "W=6000"), (
+        Outcome("gcc", 0.1, (1.0,), rss_kib=(1024 * 1000,)), Outcome("clang", error="n/a: not on PATH"),
+        Outcome("pencilcc", 1.0, (0.5,), rss_kib=(1024 * 400,), mismatches=("out: total",)),
+        Outcome(none, 1.0, (1.2,), rss_kib=(1024 * 1000,))), "gcc")
+    assert report.rss_ratio(jacobi, "pencilcc", "gcc") == pytest.approx(0.1)
+    assert report.rss_ratio(pipeline, "pencilcc", "gcc") is None  # a mismatch enters no ratio
+    text = report.format_memory([jacobi, pipeline], compilers)
+    rows = {line.split()[0]: line.split() for line in text.splitlines()[1:]}
+    assert rows["memory/jacobi_1d_expanded"][3:] == ["1000.0", "n/a", "100.0", "1000.0", "10%", "100%", "10%"]
+    assert rows["memory/image_pipeline"][3:] == ["1000.0", "n/a", "400.0!", "1000.0", "-", "100%", "-"]
+    assert rows["geomean"][1:] == ["10%", "100%", "10%"]
+    # The speed columns compare pencilcc with its memory passes off too.
+    assert f"{none}/pencilcc" in report.format_results([jacobi], compilers, callgrind=False)
+    machine = Machine("cpu", 2, 1.0, "Linux")
+    document = report.to_json([jacobi], compilers, machine, {"start": (0, 0, 0), "end": (0, 0, 0)}, {})
+    assert document["results"][0]["rss_ratios"]["pencilcc/gcc"] == pytest.approx(0.1)
+    assert document["results"][0]["outcomes"][0]["peak_rss_kib"] == 1024 * 1000
+    assert document["geomean_rss"][f"pencilcc/{none}"] == pytest.approx(0.1)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_memory_kernel_runs_report_checksums_and_rss(tmp_path: Path) -> None:
+    # The memory programs' default sizes, built by gcc: their PENCILCC_BENCH output parses.
+    gcc = Compiler("gcc", ("gcc", "-O1"))
+    helper, problem = rusage.build_helper(tmp_path / "helper")
+    assert helper is not None, problem
+    for kernel in datasets.select_kernels("memory/nw_diag,memory/plane_fold,memory/jacobi_1d_expanded"):
+        result = measure_kernel(kernel, (), [gcc], tmp_path, repeat=1, threads=1, timeout=60,
+                                callgrind=False, reference="gcc", rss_helper=helper)
+        outcome = result.outcome("gcc")
+        assert outcome.usable, outcome.error
+        assert outcome.peak_rss_kib and outcome.peak_rss_kib > 0
+        assert len(outcome.checksums) == {"plane_fold": 4}.get(kernel.polybench_name, 1)
