@@ -15,8 +15,8 @@ kernels' instructions instead (one thread, repeatable, small sizes).
 ``--kernels memory`` measures the value-style programs of the memory passes
 (issue 26, item 7) with gcc, clang, Polly, pencilcc and ``pencilcc
 -fpencil-memory=none`` (``pencilcc-memory-none``), and adds a table of every
-build's peak resident set size (each run's own process, ``os.wait4``) with its
-percentage of gcc's.
+build's peak resident set size (each run's own process: ``wait4``'s ``ru_maxrss``
+through a small helper, :mod:`test_suite.bench.rusage`) with its percentage of gcc's.
 
 ``--compilers ...,pencilcc-opencl`` adds the OpenCL target (opt-in): its
 column, its ratio to gcc (not a CPU figure: on PoCL it measures the runtime's

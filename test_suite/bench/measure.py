@@ -82,7 +82,8 @@ class Run:
     error: str = ""
     #: The OpenCL runtime's profile, for a run with ``PENCILCC_PROFILE=1``.
     profile: Optional[opencl.Profile] = None
-    #: The run's peak resident set size in KiB (its own process's ``ru_maxrss``; None under callgrind).
+    #: The run's peak resident set size in KiB (its own process's ``ru_maxrss``; None under callgrind
+    #: or without the helper).
     max_rss_kib: Optional[int] = None
 
 

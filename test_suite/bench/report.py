@@ -281,7 +281,7 @@ def _rss_cell(outcome: Optional[Outcome]) -> str:
 
 
 def _percent_cell(value: Optional[float]) -> str:
-    return "-" if value is None else f"{100 * value:.0f}%"
+    return "-" if value is None else f"{100 * value:.3g}%"
 
 
 def format_memory(results: Sequence[KernelResult], compilers: Sequence[Compiler]) -> str:
@@ -295,8 +295,8 @@ def format_memory(results: Sequence[KernelResult], compilers: Sequence[Compiler]
              for a, b in pairs]
     rows.append(["geomean", "", *("" for _ in names), *(_percent_cell(m) for m in means)])
     return "\n".join([
-        "peak resident set size, MiB: each run's own process (os.wait4's ru_maxrss), the largest of the "
-        "timed runs; percentage = left / right (< 100%: the left-hand build needs less memory)",
+        "peak resident set size, MiB: the largest of the timed runs' (each run's own process: wait4's "
+        "ru_maxrss); percentage = left / right (< 100%: the left-hand build needs less memory)",
         _table(header, rows, 2),
         "! = MISMATCH (checksums differ from the reference), FAIL = build or run failed"])
 
