@@ -254,6 +254,8 @@ def read_bundle(text: bytes) -> Optional[Bundle]:
         raise BundleError(f"it cannot be decoded ({exc})") from None
     if len(payload) > MAX_BYTES or unpacker.unconsumed_tail:
         raise BundleError(f"it holds more than {MAX_BYTES >> 20} MiB")
+    if not unpacker.eof:
+        raise BundleError("it is truncated")
     if hashlib.sha256(payload).hexdigest().encode() != m[2]:
         raise BundleError("its content does not match its hash (corrupted)")
     try:
