@@ -49,12 +49,12 @@ def _environment(workdir: Path, **extra: str) -> dict[str, str]:
     return environment
 
 
-def _pencilcc_command(workdir: Path) -> Path:
-    """An executable named `pencilcc` (ccache and distcc run a compiler by name) for this Python."""
+def _pencilcc_command(workdir: Path, python: str = sys.executable) -> Path:
+    """An executable named `pencilcc` (ccache and distcc run a compiler by name) for `python`."""
     folder = workdir / "bin"
     folder.mkdir(exist_ok=True)
     script = folder / "pencilcc"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m clangpass \"$@\"\n")
+    script.write_text(f"#!/bin/sh\nexec {python} -m clangpass \"$@\"\n")
     script.chmod(0o755)
     return script
 
@@ -309,7 +309,7 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     bundles in it, to the server, which runs `pencilcc -c` on it without the -I/-D flags: the
     object of the source, as plain pencilcc's. Skipped where distccd cannot run pencilcc:
     started by root, it runs compilers as user `distcc` (or `nobody`), who may not run this
-    Python."""
+    Python (PENCILCC_TEST_DISTCC_PYTHON names one with pencilcc installed that they can run)."""
     source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
     (source.parent / "plain_c.c").write_text("int plain_c(int x) { return x + 1; }\n")
     # The daemon's user may not enter this test's folder: the command it runs and its
@@ -317,7 +317,8 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     shared = Path(tempfile.mkdtemp(prefix="pencilcc-distcc-"))
     shared.chmod(0o1777)
     try:
-        pencilcc = _pencilcc_command(shared)
+        # A Python with pencilcc installed that the daemon's user can run, where this one is not.
+        pencilcc = _pencilcc_command(shared, os.environ.get("PENCILCC_TEST_DISTCC_PYTHON", sys.executable))
         pencilcc.parent.chmod(0o755)
         _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path)
         (tmp_path / "distcc").mkdir()
