@@ -46,7 +46,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-c", "Compile and assemble; do not link."),
         ("-S", "Compile only: the host's assembly of the file followed by the optimized "
                "regions' assembly. With -emit-llvm: the regions' optimized LLVM IR (.ll)."),
-        ("-E", "Preprocess only (run by the host compiler)."),
+        ("-E", "Preprocess only (run by the host compiler). For a C file that may hold PENCIL code, "
+                "the output ends with a comment bundling its sources, so that compiling it elsewhere "
+                "(distcc, ccache) compiles the source with pencilcc."),
         ("-fsyntax-only", "Check syntax only (run by the host compiler)."),
         ("-o FILE", "Write the output to FILE. Outputs are written atomically: a failed "
                     "compile never leaves a partial or changed FILE."),

@@ -24,10 +24,11 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from clangpass.driver.cache import open_cache
 from clangpass.driver.cli import CommandLineError, DriverConfig, InputFile, parse_command_line
@@ -36,12 +37,15 @@ from clangpass.driver.help import help_text, passes_text, version_text
 from clangpass.driver.host import HostCompiler, HostError, starting_host_command
 from clangpass.driver.link import link_arguments, prebuilt_runtime_flags, unused_linker_inputs
 from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, record_name
-from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, may_hold_pencil,
-                                      mentions_pencil, read_source, unreadable_by_libclang)
+from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
+                                      may_hold_pencil, mentions_pencil, read_source, unreadable_by_libclang)
 from clangpass.ir.nodes import SourceLoc
 from clangpass.resources import cmake_dir, include_dir
 from clangpass.targets import get_target
 from clangpass.toolchain import HostCommandError
+
+if TYPE_CHECKING:
+    from clangpass.driver.bundle import Tree
 
 EXIT_INTERNAL_ERROR = 70
 
@@ -229,7 +233,26 @@ def run_host_only(config: DriverConfig, host: HostCompiler) -> int:
     if config.inputs:
         args += ["-idirafter", str(include_dir())]      # pencil.h, last in the search order
     sys.stdout.flush()
-    return exit_status(host.run(args).returncode)
+    status = exit_status(host.run(args).returncode)
+    if status == 0 and config.inputs:
+        _append_bundle(config, host)
+    return status
+
+
+def _append_bundle(config: DriverConfig, host: HostCompiler) -> None:
+    """`pencilcc -E` of a C input that may hold PENCIL code: after the host's preprocessed text,
+    the sources a compile of it elsewhere needs (clangpass.driver.bundle)."""
+    from clangpass.driver.bundle import bundle_line
+
+    line = bundle_line(host, config)
+    if line is None:
+        return
+    if config.output and config.output != "-":
+        with open(config.output, "ab") as f:
+            f.write(line)
+    else:
+        sys.stdout.buffer.write(line)
+        sys.stdout.flush()
 
 
 def exit_status(returncode: int) -> int:
@@ -247,6 +270,10 @@ class Driver:
         # Inputs that may hold PENCIL code of which nothing was analysed, and why (the record's
         # `file_fallbacks`): clang could not parse them, the analysis failed, they hold a NUL.
         self.file_fallbacks: dict[int, str] = {}
+        # Preprocessed inputs compiled from the sources they bundle (clangpass.driver.bundle), and
+        # those whose bundle could not be used (already warned about).
+        self.trees: dict[int, "Tree"] = {}
+        self.unbundled: set[int] = set()
 
     def run(self) -> int:
         if refuse_to_overwrite_input(self.config):
@@ -272,7 +299,7 @@ class Driver:
         for path in unused_linker_inputs(config):
             sys.stderr.write(f"pencilcc: warning: {path}: linker input file unused because linking "
                              "not done\n")
-        if not self._warn_of_preprocessed_pencil():
+        if not self._unpack_bundles(workdir) or not self._warn_of_preprocessed_pencil():
             return 1
         try:
             texts = {index: read_source(source.path) for index, source in enumerate(config.inputs)
@@ -297,16 +324,47 @@ class Driver:
             self._write_records(records)
         return 0
 
+    def _unpack_bundles(self, workdir: str) -> bool:
+        """Each preprocessed input (`.i`) that ends with the sources `pencilcc -E` bundled
+        (clangpass.driver.bundle) is unpacked into a folder of its own under `workdir`, to be
+        compiled from them. A bundle that cannot be used is a -Wpencil warning that says why (the
+        host compiles the file unchanged). False when the warning is an error (-Werror=pencil)."""
+        from clangpass.driver.bundle import BundleError, read_bundle, unpack
+
+        engine = self.config.diagnostics.engine()
+        for index, source in enumerate(self.config.inputs):
+            if not source.preprocessed_c or source.path == "-":
+                continue
+            try:
+                bundle = read_bundle(read_source(source.path))
+                if bundle is None:
+                    continue
+                if self.config.action not in ("compile", "assemble"):
+                    raise BundleError("its sources are compiled only with -c or -S")
+                self.trees[index] = unpack(bundle, tempfile.mkdtemp(prefix="bundle-", dir=workdir))
+            except DriverError:
+                continue        # the host compiler says what is wrong with the file
+            except BundleError as exc:
+                self.unbundled.add(index)
+                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                              "PENCIL code not optimized, the file is compiled by the host compiler "
+                              f"unchanged: the sources 'pencilcc -E' bundled in it cannot be used: {exc}",
+                              option="-Wpencil")
+        engine.emit(sys.stderr)
+        return not engine.has_errors
+
     def _warn_of_preprocessed_pencil(self) -> bool:
-        """A -Wpencil warning for each preprocessed input (`.i`) that holds PENCIL code: the host
-        compiles it, unoptimized. libclang cannot read what gcc's preprocessor made of the system
-        headers (gcc-only attributes and types), and a region's symbol and messages would name
-        the preprocessed file, not its source: what ccache with `run_second_cpp = false` and
-        distcc's servers compile (docs/user-guide.md, "Build-system behaviour"). False when
+        """A -Wpencil warning for each preprocessed input (`.i`) that holds PENCIL code and no
+        sources bundled by `pencilcc -E`: the host compiles it, unoptimized. libclang cannot read
+        what gcc's preprocessor made of the system headers (gcc-only attributes and types), and
+        a region's symbol and messages would name the preprocessed file, not its source: what
+        ccache with `run_second_cpp = false` and distcc's servers compile when the file was not
+        preprocessed by pencilcc (docs/user-guide.md, "Build-system behaviour"). False when
         the warning is an error (-Werror=pencil)."""
         engine = self.config.diagnostics.engine()
-        for source in self.config.inputs:
-            if not source.preprocessed_c or source.path == "-":
+        for index, source in enumerate(self.config.inputs):
+            if not source.preprocessed_c or source.path == "-" or index in self.trees \
+                    or index in self.unbundled:
                 continue
             try:
                 text = read_source(source.path)
@@ -315,10 +373,53 @@ class Driver:
             if mentions_pencil(text):
                 engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
                               "PENCIL code not optimized, the file is compiled by the host compiler "
-                              "unchanged: pencilcc does not analyse preprocessed input (with ccache "
-                              "keep run_second_cpp on, with distcc use pump mode)", option="-Wpencil")
+                              "unchanged: it is preprocessed and carries no sources of pencilcc's "
+                              "(pencilcc analyses only C source; preprocess with 'pencilcc -E', "
+                              "which bundles them)", option="-Wpencil")
         engine.emit(sys.stderr)
         return not engine.has_errors
+
+    def _compile_bundled(self, index: int, source: InputFile, output: str) -> int:
+        """-c / -S of a preprocessed input from the sources it bundles: pencilcc itself, in the
+        bundle's folder (its working directory as the client's was), on the source as the
+        client named it, so that messages, symbols and the object are the client's. If that
+        fails where the host compiles the `.i` (the server lacks something the client had), the
+        host's object, with a warning; if both fail, the source's errors."""
+        from clangpass.driver.bundle import compile_flags
+
+        config = self.config
+        tree = self.trees[index]
+        record = os.path.abspath(record_name(config, source)) if config.save_record else ""
+        mode = "-S" if config.action == "assemble" else "-c"
+        language = ["-x", tree.language] if tree.language else []
+        argv = [sys.executable, "-m", "clangpass", *tree.flags, *compile_flags(config.argv, record),
+                *language, mode, tree.source, "-o", os.path.abspath(output)]
+        self.host.echo(argv)
+        environment = {**os.environ, "TMPDIR": self.host.workdir} if self.host.workdir else None
+        proc = subprocess.run(argv, cwd=tree.cwd, capture_output=True, env=environment)
+        if proc.returncode == 0:
+            sys.stdout.buffer.write(proc.stdout)
+            sys.stdout.flush()
+            sys.stderr.buffer.write(proc.stderr)
+            sys.stderr.flush()
+            return 0
+        policy = config.diagnostics
+        host = self.host.run([*config.host_args, *language_flags(source), mode, source.path, "-o", output],
+                             capture=True)
+        if host.returncode != 0 or policy.error or any(error for _, error in policy.reject_error):
+            # The source's own errors (or pencilcc's warnings made errors), as the client's compile
+            # gives them.
+            sys.stdout.buffer.write(proc.stdout)
+            sys.stderr.buffer.write(proc.stderr)
+            return exit_status(proc.returncode)
+        why = " | ".join(proc.stderr.decode(errors="replace").strip().splitlines()[:3])
+        engine = policy.engine()
+        engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                      "PENCIL code not optimized, the file is compiled by the host compiler unchanged: "
+                      f"its bundled sources do not compile here: {why}", option="-Wpencil")
+        engine.emit(sys.stderr)
+        sys.stderr.buffer.write(host.stderr)
+        return 1 if engine.has_errors else 0
 
     def _leave_unreadable_to_host(self, texts: dict[int, bytes]) -> bool:
         """Drop from `texts` the inputs pencilcc cannot analyse (the host compiles them as
@@ -390,7 +491,9 @@ class Driver:
         for index, source in enumerate(config.inputs):
             if source.language == "linker":
                 continue
-            status = build(index, source, self.outputs.open(output_name(config, source)).path)
+            path = self.outputs.open(output_name(config, source)).path
+            status = (self._compile_bundled(index, source, path) if index in self.trees
+                      else build(index, source, path))
             if status != 0:
                 return exit_status(status)
         return 0

@@ -7,13 +7,16 @@ the flags, never on the machine's load, so reproducible builds and compile cache
   the CPUs busy beside it, give the same bytes and the same record.
 - A region over a deterministic bound (more statements than -fpencil-max-statements, loops
   deeper than -fpencil-max-loop-depth) falls back by that bound, not by the clock.
-- `ccache pencilcc -c` (a miss, then a hit) and plain pencilcc give the same bytes; a `distccd`
-  on localhost with pencilcc as the compiler too, where it can run (skipped without ccache or
-  distcc, and where distccd, which runs compilers as user `distcc` when started by root,
-  cannot run this Python).
-- A preprocessed file (`pencilcc -E`, what distcc's servers and ccache with `run_second_cpp =
-  false` compile) keeps its `#pragma scop`; pencilcc compiles it with the host compiler and says
-  so (-Wpencil), the same object every time.
+- `ccache pencilcc -c` (a miss, then a hit, and with `run_second_cpp = false`) and plain
+  pencilcc give the same bytes; a `distccd` on localhost with pencilcc as the compiler too,
+  where it can run (skipped without ccache or distcc, and where distccd, which runs compilers
+  as user `distcc` when started by root, cannot run this Python).
+- A preprocessed file of `pencilcc -E` (what distcc's servers and ccache with `run_second_cpp =
+  false` compile) carries its sources (clangpass.driver.bundle): compiled elsewhere, without
+  the sources and the preprocessing flags, it gives the object of its source, for PolyBench
+  kernels and for a build folder with a region in a user header of an include folder. A `.i`
+  of another preprocessor goes to the host compiler with a -Wpencil warning; a damaged bundle
+  too, saying why. `pencilcc -E -MD` still writes gcc's dependency file.
 
 Every compile has a private TMPDIR and no compile cache of pencilcc's (PENCILCC_NO_CACHE=1).
 """
@@ -46,12 +49,12 @@ def _environment(workdir: Path, **extra: str) -> dict[str, str]:
     return environment
 
 
-def _pencilcc_command(workdir: Path) -> Path:
-    """An executable named `pencilcc` (ccache and distcc run a compiler by name) for this Python."""
+def _pencilcc_command(workdir: Path, python: str = sys.executable) -> Path:
+    """An executable named `pencilcc` (ccache and distcc run a compiler by name) for `python`."""
     folder = workdir / "bin"
     folder.mkdir(exist_ok=True)
     script = folder / "pencilcc"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m clangpass \"$@\"\n")
+    script.write_text(f"#!/bin/sh\nexec {python} -m clangpass \"$@\"\n")
     script.chmod(0o755)
     return script
 
@@ -139,7 +142,8 @@ def test_a_deep_nest_falls_back_by_its_depth(tmp_path: Path, flags: tuple[str, .
 @pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache is not installed")
 def test_ccache_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     """ccache runs `pencilcc -E` to hash the file, then, on a miss, compiles the source itself
-    (`run_second_cpp`, its default); a hit returns the bytes it stored."""
+    (`run_second_cpp`, its default); a hit returns the bytes it stored. With `run_second_cpp =
+    false` it compiles the preprocessed output, whose bundled sources give the same object."""
     source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
     pencilcc = _pencilcc_command(tmp_path)
     _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path)
@@ -153,34 +157,142 @@ def test_ccache_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     assert b"__pencilcc_kernel_gemm_scop0" in plain       # the region was optimized
     assert (tmp_path / "miss.o").read_bytes() == plain
     assert (tmp_path / "hit.o").read_bytes() == plain
+    # Without run_second_cpp ccache compiles the preprocessed file: the sources bundled in it.
+    cache = {"CCACHE_DIR": str(tmp_path / "ccache-i"), "CCACHE_NOHASHDIR": "1", "CCACHE_NOCPP2": "1"}
+    proc = _compile(["ccache", str(pencilcc)], source, tmp_path / "cpp-output.o", tmp_path, **cache)
+    assert "not optimized" not in proc.stderr
+    assert (tmp_path / "cpp-output.o").read_bytes() == plain
 
 
 # ----------------------------------------------------------------------------- preprocessed input
-def test_a_preprocessed_file_keeps_its_pragmas_and_is_compiled_alike(tmp_path: Path) -> None:
-    """What distcc's servers (and ccache without run_second_cpp) compile: the output of
-    `pencilcc -E`. The pragmas survive; the region is not optimized (pencilcc does not analyse
-    preprocessed files, docs/user-guide.md) and a warning says so; the object is the host's,
-    the same from a copy of the file elsewhere."""
+# What distcc strips from the command line its servers run (distcc's strip.c): the
+# preprocessing and dependency-file flags.
+_DISTCC_STRIPPED = ("-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter",
+                    "-MF", "-MT", "-MQ")
+_DISTCC_STRIPPED_EXACT = ("-MD", "-MMD", "-MP", "-MG", "-M", "-MM", "-nostdinc", "-undef")
+
+
+def _server_flags(flags: list[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for a in flags:
+        if skip:
+            skip = False
+        elif a in _DISTCC_STRIPPED:
+            skip = True
+        elif a in _DISTCC_STRIPPED_EXACT or a.startswith(_DISTCC_STRIPPED):
+            continue
+        else:
+            out.append(a)
+    return out
+
+
+def _run(command: list[str], cwd: Path, workdir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=_environment(workdir), timeout=600)
+
+
+def _as_distcc_does(tmp_path: Path, cwd: Path, flags: list[str], source: str) -> tuple[bytes, bytes, str]:
+    """(plain `pencilcc -c` object, object of the `.i` compiled elsewhere, the latter's stderr):
+    `pencilcc -E` in `cwd`, then in a folder with none of the sources the compile of the `.i`
+    with the preprocessing flags stripped, as a distcc server runs it."""
+    command = [sys.executable, "-m", "clangpass"]
+    plain = tmp_path / "plain.o"
+    proc = _run([*command, *flags, "-c", source, "-o", str(plain)], cwd, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    server = tmp_path / "server"
+    server.mkdir()
+    proc = _run([*command, *flags, "-E", source, "-o", str(server / "distccd_1234.i")], cwd, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = _run([*command, *_server_flags(flags), "-c", "distccd_1234.i", "-o", "out.o"], server, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return plain.read_bytes(), (server / "out.o").read_bytes(), proc.stderr
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "jacobi-2d", "atax"])
+def test_a_preprocessed_file_compiles_to_the_object_of_its_source(tmp_path: Path, kernel: str) -> None:
+    """`pencilcc -E` bundles the source with the preprocessed text; the compile of the `.i`
+    elsewhere, without the sources and the -D/-I flags, gives pencilcc's object of the source."""
+    source = _copy(harness.POLYBENCH_DIR / f"{kernel}.c", tmp_path)
+    plain, served, stderr = _as_distcc_does(tmp_path, source.parent, [*FLAGS, "-DPOLYBENCH_TIME"], source.name)
+    assert b"__pencilcc_kernel_" in plain             # the region was optimized
+    assert served == plain
+    assert "not optimized" not in stderr
+
+
+_HEADER = """#include "factor.h"
+static void scale(int n, double A[static const restrict n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = A[i] * FACTOR + 1.0;
+#pragma endscop
+}
+"""
+_MAIN = """#include <stdio.h>
+#include <kernels.h>
+void shift(int n, int m, double B[static const restrict n][m]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      B[i][j] = B[i][j] + i * OFFSET + j;
+#pragma endscop
+}
+int main(void) { double A[10] = {0}; double B[4][5] = {{0}}; scale(10, A); shift(4, 5, B);
+  printf("%f %f\\n", A[3], B[2][3]); return 0; }
+"""
+
+
+def test_headers_of_include_folders_and_their_regions_come_along(tmp_path: Path) -> None:
+    """A build folder beside the sources (`-I ../include`, `../src/main.c`), a region in a user
+    header and a macro from a -D: the same object from the `.i` elsewhere."""
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "kernels.h").write_text(_HEADER)
+    (tmp_path / "include" / "factor.h").write_text("#define FACTOR 2.0\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.c").write_text(_MAIN)
+    (tmp_path / "build").mkdir()
+    plain, served, _ = _as_distcc_does(tmp_path, tmp_path / "build",
+                                       ["-O3", "-I", "../include", "-DOFFSET=3"], "../src/main.c")
+    symbols = subprocess.run(["nm", str(tmp_path / "plain.o")], capture_output=True, text=True).stdout
+    assert "__pencilcc_scale_function0_" in symbols and "__pencilcc_shift_function0_" in symbols
+    assert served == plain
+
+
+def test_a_preprocessed_file_without_sources_goes_to_the_host(tmp_path: Path) -> None:
+    """A `.i` from another preprocessor (gcc -E) keeps its pragmas; pencilcc compiles it with the
+    host compiler and says so (-Wpencil), the same object every time; -Werror=pencil stops it.
+    A damaged bundle is a warning that says why, and the host's object."""
     source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
     command = [sys.executable, "-m", "clangpass"]
-    env = _environment(tmp_path)
     preprocessed = tmp_path / "gemm.i"
-    proc = subprocess.run([*command, *FLAGS, "-E", source.name, "-o", str(preprocessed)], cwd=source.parent,
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = _run(["gcc", *FLAGS, "-E", source.name, "-o", str(preprocessed)], source.parent, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    text = preprocessed.read_text()
-    assert "#pragma scop" in text and "#pragma endscop" in text
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    shutil.copy(preprocessed, elsewhere / "server-1234.i")
+    assert "#pragma scop" in preprocessed.read_text()
     first = _compile(command, preprocessed, tmp_path / "i1.o", tmp_path)
-    second = _compile(command, elsewhere / "server-1234.i", tmp_path / "i2.o", tmp_path)
-    assert "pencilcc does not analyse preprocessed input" in first.stderr
-    assert "pencilcc does not analyse preprocessed input" in second.stderr
-    assert (tmp_path / "i1.o").read_bytes() == (tmp_path / "i2.o").read_bytes()
-    proc = subprocess.run([*command, *FLAGS, "-Werror=pencil", "-c", "gemm.i", "-o", str(tmp_path / "e.o")],
-                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    assert "carries no sources of pencilcc's" in first.stderr
+    proc = _run([*command, *FLAGS, "-Werror=pencil", "-c", "gemm.i", "-o", str(tmp_path / "e.o")], tmp_path, tmp_path)
     assert proc.returncode == 1 and not (tmp_path / "e.o").exists()
+    proc = _run([*command, *FLAGS, "-E", source.name, "-o", str(tmp_path / "b.i")], source.parent, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "b.i").read_bytes()
+    (tmp_path / "b.i").write_bytes(text.replace(b"pencilcc-bundle 1 ", b"pencilcc-bundle 9 "))
+    damaged = _compile(command, tmp_path / "b.i", tmp_path / "i2.o", tmp_path)
+    assert "bundled in it cannot be used: it is of version 9" in damaged.stderr
+    assert (tmp_path / "i1.o").read_bytes() == (tmp_path / "i2.o").read_bytes()
+
+
+def test_dependency_files_of_a_preprocessing_command_stay_the_sources(tmp_path: Path) -> None:
+    """`pencilcc -E -MD` writes gcc's dependency file (the source and its headers), untouched
+    by the bundle's own look at the headers."""
+    source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
+    proc = _run([sys.executable, "-m", "clangpass", *FLAGS, "-E", "-MD", source.name, "-o", "gemm.i"],
+                source.parent, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    depfile = (source.parent / "gemm.d").read_text()
+    assert depfile.startswith("gemm.o: gemm.c ")
+    proc = _run(["gcc", *FLAGS, "-E", "-MD", source.name, "-o", "gcc.i"], source.parent, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (source.parent / "gcc.d").read_text() == depfile
+    assert b"/* pencilcc-bundle 1 " in (source.parent / "gemm.i").read_bytes()
 
 
 # ----------------------------------------------------------------------------- distcc
@@ -193,10 +305,11 @@ def _free_port() -> int:
 @pytest.mark.skipif(shutil.which("distcc") is None or shutil.which("distccd") is None,
                     reason="distcc is not installed")
 def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
-    """distcc runs `pencilcc -E` here and sends the preprocessed file to the server, which runs
-    `pencilcc -c` on it: today the host compiler's object, not pencilcc's (an expected failure,
-    docs/user-guide.md); everything around that must work. Skipped where distccd cannot run
-    pencilcc: started by root, it runs compilers as user `distcc`, who may not run this Python."""
+    """distcc runs `pencilcc -E` here and sends the preprocessed file, with the sources pencilcc
+    bundles in it, to the server, which runs `pencilcc -c` on it without the -I/-D flags: the
+    object of the source, as plain pencilcc's. Skipped where distccd cannot run pencilcc:
+    started by root, it runs compilers as user `distcc` (or `nobody`), who may not run this
+    Python (PENCILCC_TEST_DISTCC_PYTHON names one with pencilcc installed that they can run)."""
     source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
     (source.parent / "plain_c.c").write_text("int plain_c(int x) { return x + 1; }\n")
     # The daemon's user may not enter this test's folder: the command it runs and its
@@ -204,7 +317,8 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     shared = Path(tempfile.mkdtemp(prefix="pencilcc-distcc-"))
     shared.chmod(0o1777)
     try:
-        pencilcc = _pencilcc_command(shared)
+        # A Python with pencilcc installed that the daemon's user can run, where this one is not.
+        pencilcc = _pencilcc_command(shared, os.environ.get("PENCILCC_TEST_DISTCC_PYTHON", sys.executable))
         pencilcc.parent.chmod(0o755)
         _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path)
         (tmp_path / "distcc").mkdir()
@@ -233,7 +347,6 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     finally:
         shutil.rmtree(shared, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr
-    if (tmp_path / "distcc.o").read_bytes() != (tmp_path / "plain.o").read_bytes():
-        assert "pencilcc does not analyse preprocessed input" in proc.stderr, proc.stderr
-        pytest.xfail("distcc's server compiles the preprocessed file, which pencilcc leaves to the host "
-                     "compiler (docs/user-guide.md, Build-system behaviour)")
+    assert "not optimized" not in proc.stderr, proc.stderr
+    assert b"__pencilcc_kernel_gemm_scop0" in (tmp_path / "plain.o").read_bytes()
+    assert (tmp_path / "distcc.o").read_bytes() == (tmp_path / "plain.o").read_bytes()
