@@ -87,6 +87,7 @@ class RegisterTile(Pass):
     """Unroll-and-jam point bands of matrix-product nests: register tiles of R x C accumulators."""
 
     name = "register-tile"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
