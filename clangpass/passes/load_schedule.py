@@ -19,7 +19,8 @@ would give them (`marked_reductions`); with -fno-pencil-parallel the file's `par
 `coincident` and `thread-team` marks are dropped. A schedule that fails a check is not
 used: the region is scheduled as usual, and the pass's record holds the problems, each
 naming the dependence it breaks (its kind, the array, the statements and their lines),
-which the compile core reports as an error. A region with no file in DIR is scheduled
+which the compile core reports as an error. The record of a schedule used says how many
+bands the file has tiled (`tiled_bands`; not their sizes, which the tree does not name). A region with no file in DIR is scheduled
 as usual too (a -Rpass-missed=pencil remark says so).
 """
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Optional
 import islpy as isl
 
 from clangpass.passes.mark_parallel import marked_reductions
+from clangpass.passes.tile import TILE_MARK, TileRecord
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.passes.verify_schedule import schedule_violations
@@ -90,9 +92,24 @@ class LoadSchedule(Pass):
                                                  options.isl_max_operations)
         if problems:
             return unit.with_record(LoadScheduleRecord(path, schedule_problems=tuple(problems[:1])))
-        # "schedule" is what the skipped `schedule` pass would have established.
+        # "schedule" is what the skipped `schedule` pass would have established; the tile record
+        # counts the file's tiled bands (its sizes are not in the tree).
         return replace(unit, scop=unit.scop.with_schedule(schedule, reductions=reductions), schedule_file=path,
-                       provided=unit.provided | {"schedule"}).with_record(LoadScheduleRecord(path, True))
+                       provided=unit.provided | {"schedule"}).with_record(LoadScheduleRecord(path, True)).with_record(
+            TileRecord(tiled_bands=_marks(schedule, TILE_MARK)))
+
+
+def _marks(schedule: isl.Schedule, name: str) -> int:
+    """How many `name` marks `schedule` has."""
+    count = [0]
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
+            count[0] += 1
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return count[0]
 
 
 def _domain_problems(scop: Scop, schedule: isl.Schedule) -> list[str]:
