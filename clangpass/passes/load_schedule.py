@@ -41,7 +41,7 @@ from clangpass.poly.codegen import without_marks
 from clangpass.poly.codegen_unit import TEAM_MARK
 from clangpass.poly.schedule_files import ScheduleFileError, read_schedule, schedule_file_name
 from clangpass.poly.scop import Scop, statement_names
-from clangpass.poly.validity import COINCIDENT_MARK, PARALLEL_MARK, earlier_pairs, maps_of
+from clangpass.poly.validity import COINCIDENT_MARK, PARALLEL_MARK, earlier_pairs, maps_of, mark_count
 
 
 @dataclass(frozen=True)
@@ -96,20 +96,7 @@ class LoadSchedule(Pass):
         # counts the file's tiled bands (its sizes are not in the tree).
         return replace(unit, scop=unit.scop.with_schedule(schedule, reductions=reductions), schedule_file=path,
                        provided=unit.provided | {"schedule"}).with_record(LoadScheduleRecord(path, True)).with_record(
-            TileRecord(tiled_bands=_marks(schedule, TILE_MARK)))
-
-
-def _marks(schedule: isl.Schedule, name: str) -> int:
-    """How many `name` marks `schedule` has."""
-    count = [0]
-
-    def visit(node: isl.ScheduleNode) -> bool:
-        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
-            count[0] += 1
-        return True
-
-    schedule.get_root().foreach_descendant_top_down(visit)
-    return count[0]
+            TileRecord(tiled_bands=mark_count(schedule, TILE_MARK)))
 
 
 def _domain_problems(scop: Scop, schedule: isl.Schedule) -> list[str]:
