@@ -59,6 +59,18 @@ class CompileOptions:
     """-fpencil-cluster-decision=FILE, read by the driver: (region label, clusters of statement
     names) pairs, label '*' for every region. Checked for validity; overrides `cluster`."""
 
+    save_schedule_dir: str = ""
+    """-fpencil-save-schedule=DIR: the driver writes the final schedule tree of every optimized region
+    there, as isl's YAML (clangpass.poly.schedule_files; '' : none)."""
+
+    load_schedule_dir: str = ""
+    """-fpencil-load-schedule=DIR: a region whose schedule file is in DIR gets that schedule, checked
+    against its dependences (pass `load-schedule`); '' : none."""
+
+    loaded_schedules: tuple[tuple[str, str], ...] = ()
+    """The schedule files of `load_schedule_dir`, read by the driver: (file name, contents) pairs
+    (their contents are thus part of the compile cache's key)."""
+
     source_order: str = "streams"
     """-fpencil-source-order=: when the `source-order` pass gives the region its source order back:
     'gain' when the schedule has no tiled band, parallel loop or wavefront; 'streams' (default) also

@@ -63,6 +63,9 @@ class RegionOutcome:
     nondeterministic: str = ""
     # A fallback's reject id (clangpass.rejects): what kind of reason `reason` is; '' otherwise.
     reason_id: str = ""
+    # The schedule file of the final schedule tree (clangpass.poly.schedule_files), which the
+    # driver writes under -fpencil-save-schedule=DIR; '' otherwise. Not part of the record.
+    schedule_text: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED
@@ -206,6 +209,29 @@ def write_record(path: str, source: str, outcomes: list[RegionOutcome],
         raise
 
 
+def _report_loaded_schedule(engine: DiagnosticEngine, o: RegionOutcome, remarks: bool, missed_remarks: bool) -> None:
+    """-fpencil-load-schedule: an error for a refused schedule file, remarks for one used or missing
+    (clangpass.passes.load_schedule)."""
+    facts = o.facts
+    path = facts.get("schedule_file")
+    if not path:
+        return
+    where = o.region.loc
+    if facts["schedule_problems"]:
+        engine.report("pencil-schedule", "error", where,
+                      f"loaded schedule for region '{o.region.label}' ({path}) {'; '.join(facts['schedule_problems'])}"
+                      if facts["schedule_problems"][0].startswith("violates ") else
+                      f"loaded schedule for region '{o.region.label}' refused ({path}): "
+                      f"{'; '.join(facts['schedule_problems'])}")
+    elif facts["schedule_loaded"]:
+        if remarks:
+            engine.report("pencil", "remark", where, f"region '{o.region.label}' scheduled as '{path}' says",
+                          option="-Rpass=pencil")
+    elif missed_remarks:
+        engine.report("pencil", "remark", where, f"region '{o.region.label}' scheduled as usual: no schedule "
+                      f"file '{path}' (-fpencil-load-schedule)", option="-Rpass-missed=pencil")
+
+
 def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], remarks: bool,
                     missed_remarks: bool) -> None:
     """-Wpencil warnings for fallbacks; -Rpass=pencil / -Rpass-missed=pencil remarks."""
@@ -245,6 +271,7 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               f"region in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
+        _report_loaded_schedule(engine, o, remarks, missed_remarks)
         if o.clustering_problems:
             engine.report("pencil-cluster", "error", where,
                           f"invalid clustering decision for region '{o.region.label}' "

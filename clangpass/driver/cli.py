@@ -26,9 +26,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+import islpy as isl
+
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import STAGES
 from clangpass.options import CompileOptions
+from clangpass.poly.schedule_files import SUFFIX as SCHEDULE_SUFFIX
+from clangpass.poly.schedule_files import ScheduleFileError, read_schedule
 from clangpass.poly.tile_sizes import parse_size
 from clangpass.rejects import GROUP, REJECTS
 from clangpass.resources import include_dir
@@ -303,6 +307,9 @@ class _State:
     fusion: str = "auto"
     cluster: str = CompileOptions.cluster
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    save_schedule_dir: str = ""
+    load_schedule_dir: str = ""
+    loaded_schedules: tuple[tuple[str, str], ...] = ()
     target: str = CompileOptions.target
     memory: str = CompileOptions.memory
     source_order: str = ""          # '': the target's default (CompileOptions.source_order; OpenCL: gain)
@@ -381,6 +388,34 @@ def _cluster_decision(path: str) -> tuple[tuple[str, tuple[tuple[str, ...], ...]
         return tuple(tuple(c) for c in value)
 
     return tuple((str(label), clusters(value)) for label, value in by_region.items())
+
+
+def _loaded_schedules(path: str) -> tuple[tuple[str, str], ...]:
+    """The schedule files (`*.schedule.yaml`, clangpass.poly.schedule_files) of the folder `path`
+    of -fpencil-load-schedule=, as (file name, contents) pairs in name order; each must be an
+    isl schedule tree (its fit to a region is checked when the region is compiled)."""
+    flag = "-fpencil-load-schedule="
+    if not path:
+        raise CommandLineError(f"'{flag}' expects a folder")
+    try:
+        names = sorted(n for n in os.listdir(path) if n.endswith(SCHEDULE_SUFFIX))
+    except OSError as exc:
+        raise CommandLineError(f"'{flag}': cannot read the folder '{path}': {exc.strerror or exc}") from None
+    files: list[tuple[str, str]] = []
+    ctx = isl.Context()
+    for name in names:
+        file = os.path.join(path, name)
+        try:
+            with open(file, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandLineError(f"'{flag}': cannot read '{file}': {getattr(exc, 'strerror', None) or exc}") from None
+        try:
+            read_schedule(ctx, text, file)
+        except ScheduleFileError as exc:
+            raise CommandLineError(f"'{flag}': {exc}") from None
+        files.append((name, text))
+    return tuple(files)
 
 
 def _seconds_value(flag: str, text: str) -> float:
@@ -539,6 +574,14 @@ class _Parser:
                 raise CommandLineError(f"'-fpencil-cluster=' expects 'none', 'scc' or 'bb', got '{s.cluster}'")
         elif arg.startswith("-fpencil-cluster-decision="):
             s.cluster_decision = _cluster_decision(arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-save-schedule="):
+            s.save_schedule_dir = arg.split("=", 1)[1]
+            if not s.save_schedule_dir or (os.path.exists(s.save_schedule_dir)
+                                           and not os.path.isdir(s.save_schedule_dir)):
+                raise CommandLineError(f"'-fpencil-save-schedule=' expects a folder, got '{s.save_schedule_dir}'")
+        elif arg.startswith("-fpencil-load-schedule="):
+            s.load_schedule_dir = arg.split("=", 1)[1]
+            s.loaded_schedules = _loaded_schedules(s.load_schedule_dir)
         elif arg.startswith("-fpencil-source-order="):
             s.source_order = arg.split("=", 1)[1]
             if s.source_order not in ("gain", "streams"):
@@ -852,6 +895,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
+        save_schedule_dir=s.save_schedule_dir, load_schedule_dir=s.load_schedule_dir,
+        loaded_schedules=s.loaded_schedules,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), passes=passes,
         pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,

@@ -50,6 +50,7 @@ from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, 
 from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
+from clangpass.poly.schedule_files import schedule_file_name
 from clangpass.regions import trampoline_symbol
 from clangpass.rejects import Reject
 from clangpass.report import RegionOutcome, fallback, report_outcomes
@@ -277,6 +278,7 @@ class Compilation:
         if analysis.artifact is not None and analysis.artifact.messages:
             self.console.output(analysis.artifact.messages, tool_diagnostics(analysis.artifact.messages))
         self._report_timings(plan)
+        self._save_schedules(plan)
         engine.extend(analysis.diagnostics)
         return plan, self._print(plan, engine)
 
@@ -293,8 +295,8 @@ class Compilation:
             return ""
         options = self.options
         if options.dump or options.dump_before or options.dump_after or options.time_report \
-                or self.config.keep:
-            return ""       # these print or keep things only a real compile produces
+                or options.save_schedule_dir or self.config.keep:
+            return ""       # these print, write or keep things only a real compile produces
         proc = self.host.run([*self.config.host_args, *language_flags(source), "-E", source.path],
                              capture=True)
         if proc.returncode != 0:
@@ -357,6 +359,25 @@ class Compilation:
         if self.config.action == "assemble":
             return Output.LLVM_IR if self.config.emit_llvm else Output.ASSEMBLY
         return Output.OBJECT
+
+    def _save_schedules(self, plan: InputPlan) -> None:
+        """-fpencil-save-schedule=DIR: each optimized region's final schedule tree in its file
+        (clangpass.poly.schedule_files), written atomically."""
+        folder = self.options.save_schedule_dir
+        saved = [o for o in plan.outcomes if o.schedule_text]
+        if not folder or not saved:
+            return
+        try:
+            os.makedirs(folder, exist_ok=True)
+            for o in saved:
+                path = os.path.join(folder, schedule_file_name(o.region))
+                fd, temporary = tempfile.mkstemp(prefix=".pencilcc-", dir=folder)
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(o.schedule_text)
+                os.replace(temporary, path)
+        except OSError as exc:
+            raise DriverError(f"cannot write the schedule files of '{plan.source.path}' into '{folder}': "
+                              f"{exc.strerror or exc}") from None
 
     def _report_timings(self, plan: InputPlan) -> None:
         if not (self.config.verbose or self.options.time_report):

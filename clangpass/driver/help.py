@@ -103,6 +103,14 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fpencil-cluster-decision=FILE", "Cluster the statements as FILE says (JSON: a list of "
                                            "clusters of statement names, or an object from region "
                                            "labels to such lists); an invalid decision is an error."),
+        ("-fpencil-save-schedule=DIR", "Write each optimized region's final schedule tree (isl's "
+                                       "YAML, marks included) to DIR/<file stem>.<function>[.<n>]"
+                                       ".schedule.yaml."),
+        ("-fpencil-load-schedule=DIR", "Give a region the schedule of its file in DIR (as "
+                                       "-fpencil-save-schedule names it, perhaps edited), checked "
+                                       "against the dependences: one that breaks a dependence is "
+                                       "an error naming it; a region without a file is scheduled "
+                                       "as usual."),
         ("-fpencil-source-order=streams|gain", "Give a region its source order back when its schedule "
                                                "gained no tile, parallel loop or wavefront (gain), or "
                                                "also when it reads a matrix from memory more often "

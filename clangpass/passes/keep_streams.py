@@ -86,6 +86,7 @@ class KeepStreams(Pass):
     """Leave two-deep parallel nests in streaming order untiled."""
 
     name = "keep-streams"
+    rewrites_schedule = True
     requires = frozenset({"schedule"})
     record = KeepStreamsRecord
     dump_stage = "schedule"

@@ -40,6 +40,7 @@ from clangpass.poly.clustering import format_clustering
 from clangpass.poly.dependences import Dependences, format_deps
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.live_ranges import format_live_ranges, format_relaxed
+from clangpass.poly.schedule_files import schedule_file_text
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome, Status, fallback
@@ -155,7 +156,9 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     cg = replace(unit.codegen, alias_check=unit.alias_check)
     deps = unit.dependences
     notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.notes
+    saved = schedule_file_text(region, unit.scop.schedule) if options.save_schedule_dir else ""
     return RegionOutcome(region, Status.OPTIMIZED, reason="; ".join(notes), unit=cg, records=unit.records,
+                         schedule_text=saved,
                          statements=len(unit.scop.compute_statements),
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None,
                                              deps.reductions if deps is not None else annotation_reductions(unit.scop)),
@@ -188,6 +191,8 @@ def run_pipeline(unit: PolyUnit, pipeline: Union[Pipeline, Sequence[str]], ctx: 
     previous = "start"
     for cls in pipeline.passes:
         name = cls.name
+        if cls.rewrites_schedule and unit.schedule_file:
+            continue    # Ordering: load-schedule ran before and gave the region its final schedule
         if name in options.dump_before:
             _dump_unit(unit, dumps, previous)
         before = unit

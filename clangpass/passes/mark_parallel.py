@@ -45,6 +45,7 @@ class MarkParallel(Pass):
     """Insert a `parallel` mark above the outermost coincident band member of each nest."""
 
     name = "mark-parallel"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
@@ -110,6 +111,33 @@ def mark_parallel_loops(scop: Scop, schedule: isl.Schedule, live_ranges: LiveRan
         return node
 
     return scop.with_schedule(visit(schedule.get_root()).get_schedule(), reductions=reductions + tuple(found)), ""
+
+
+def marked_reductions(scop: Scop, schedule: isl.Schedule, usable: tuple[ThreadReductions, ...],
+                      max_operations: int) -> tuple[tuple[LoopReduction, ...], list[str]]:
+    """The parallel reductions the loops `schedule` marks `parallel` perform (a schedule whose marks
+    were set elsewhere: read from a file, pass `load-schedule`), found as `mark_parallel_loops`
+    finds them, in the same order; and the marked loops that cannot run on threads for that
+    reason (a reduced variable touched other than by its updates, the isl budget)."""
+    found: list[LoopReduction] = []
+    problems: list[str] = []
+    if not any(mine for mine, _ in usable):
+        return (), problems
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK \
+                and node.child(0).get_type() == isl.schedule_node_type.band:
+            band = node.child(0)
+            performed = _loop_reductions(scop, usable, band, 0, max_operations)
+            if performed is None:
+                problems.append(f"loop {band.band_get_partial_schedule()} cannot run on threads: it updates "
+                                "a reduction variable other than by the reduction")
+            else:
+                found.extend(performed)
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return tuple(found), problems
 
 
 def with_coincidence(schedule: isl.Schedule, deps: isl.UnionMap) -> isl.Schedule:

@@ -62,6 +62,7 @@ class MarkVector(Pass):
     """Insert a `vector` mark above the innermost member of each innermost band that carries no dependence."""
 
     name = "mark-vector"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences"})
     dump_stage = "schedule"
 

@@ -51,6 +51,7 @@ class PointLoopOrder(Pass):
     """Put the loop with the most contiguous accesses innermost in innermost permutable bands."""
 
     name = "point-loop-order"
+    rewrites_schedule = True
     requires = frozenset({"schedule"})
     record = PointLoopOrderRecord
     dump_stage = "schedule"

@@ -87,6 +87,7 @@ class ReductionJam(Pass):
     """Unroll-and-jam loops around serial innermost reductions (independent accumulation chains)."""
 
     name = "reduction-jam"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences", "live-ranges"})
     record = ReductionJamRecord
     dump_stage = "schedule"

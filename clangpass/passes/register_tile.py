@@ -76,6 +76,7 @@ from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
 from clangpass.poly.live_ranges import iteration_private_scalars
 from clangpass.poly.scop import Scop, accesses_through
 from clangpass.poly.strides import Stride, band_dates, stride_table
+from clangpass.poly.validity import mark_count
 
 ROWS = 4                                  # rows of a register tile
 SSE2_REGISTERS = (16, 16)                 # (vector registers, bytes each) of the x86-64 baseline
@@ -87,6 +88,7 @@ class RegisterTile(Pass):
     """Unroll-and-jam point bands of matrix-product nests: register tiles of R x C accumulators."""
 
     name = "register-tile"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
@@ -136,15 +138,7 @@ class RegisterTile(Pass):
 
 def register_tiled_bands(schedule: isl.Schedule) -> int:
     """How many register-tiled bands `schedule` holds (the record's `register_tiled_bands`)."""
-    found = [0]
-
-    def look(node: isl.ScheduleNode) -> bool:
-        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == REGISTER_TILE_MARK:
-            found[0] += 1
-        return True
-
-    schedule.get_root().foreach_descendant_top_down(look)
-    return found[0]
+    return mark_count(schedule, REGISTER_TILE_MARK)
 
 
 def register_roles(band: isl.ScheduleNode, reads: isl.UnionMap,

@@ -56,6 +56,10 @@ class Pass:
     provides: ClassVar[frozenset[str]] = frozenset()
     changes_model: ClassVar[bool] = False   # may return `unit.with_model(...)` (drops MODEL_ANALYSES)
     record: ClassVar[Optional[type[PassRecord]]] = None   # what it puts on the unit for the record
+    # The pass only rewrites the schedule tree (and its record and notes): a schedule read from a
+    # file (-fpencil-load-schedule, pass `load-schedule`) takes the place of its result, and the
+    # pass manager skips it for a region that has one.
+    rewrites_schedule: ClassVar[bool] = False
     dump_stage: ClassVar[str] = "scop"   # the -fpencil-dump stage that shows this pass's result ('': none)
     # A plugin's pass only (clangpass.passes.plugins): the pass after which -fpencil-pass-plugin
     # puts it in the target's pipeline ('': it runs only where -fpencil-passes= names it).

@@ -65,6 +65,7 @@ class IslSchedule(Pass):
     """Reschedule with isl_schedule_constraints_compute_schedule."""
 
     name = "schedule"
+    rewrites_schedule = True
     requires = frozenset({"scop", "dependences"})
     provides = frozenset({"schedule"})
     record = ScheduleRecord

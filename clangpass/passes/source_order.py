@@ -75,6 +75,7 @@ class SourceOrder(Pass):
     when it streams a matrix from memory more often than the source order."""
 
     name = "source-order"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences", "live-ranges"})
     record = SourceOrderRecord
     dump_stage = "schedule"

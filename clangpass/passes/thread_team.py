@@ -38,6 +38,7 @@ class ThreadTeam(Pass):
     one thread team per execution of it."""
 
     name = "thread-team"
+    rewrites_schedule = True
     requires = frozenset({"schedule"})
     dump_stage = "schedule"
 

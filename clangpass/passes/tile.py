@@ -50,6 +50,7 @@ class TileBands(Pass):
     """Tile permutable bands of depth >= 2 (options.tile_size, or sizes from the cache model)."""
 
     name = "tile"
+    rewrites_schedule = True
     requires = frozenset({"schedule"})
     record = TileRecord
     dump_stage = "schedule"

@@ -64,6 +64,9 @@ class PolyUnit:
     relaxed: Optional[RelaxedDependences] = None   # set by relax-false-deps when local storage has false deps
     clustering: Optional[Clustering] = None        # set by cluster-stmts: what `schedule` schedules
     alias_check: Optional[AliasCheck] = None       # set by alias-check
+    # Set by load-schedule: the file the schedule came from (-fpencil-load-schedule); the passes
+    # that only rewrite the schedule tree (`Pass.rewrites_schedule`) then leave it as it is.
+    schedule_file: str = ""
     records: tuple["PassRecord", ...] = ()         # what each pass did, one record per pass (registry.PassRecord)
     notes: tuple[str, ...] = ()                    # what the passes gave up and why, in order
     provided: frozenset[str] = field(default=frozenset())

@@ -13,10 +13,14 @@ whether or not relax-false-deps ran, and is recomputed from the accesses rather
 than taken from that pass. The scheduler is trusted to be correct; this pass
 makes a bug in it, or in a later transformation, cost performance instead of
 wrong results. A check that exceeds the isl budget rejects the schedule too.
+The checks are `schedule_violations`, which pass `load-schedule` makes of a schedule
+read from a file (-fpencil-load-schedule) as well.
 """
 from __future__ import annotations
 
 from dataclasses import replace
+
+import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import without_tiles
@@ -32,6 +36,7 @@ class VerifySchedule(Pass):
     """Fall back to the original schedule if the current one breaks a dependence."""
 
     name = "verify-schedule"
+    rewrites_schedule = True
     requires = frozenset({"scop", "dependences", "live-ranges"})
     dump_stage = "schedule"
 
@@ -40,20 +45,29 @@ class VerifySchedule(Pass):
         original = scop.original_compute_schedule()
         if scop.schedule.plain_is_equal(original):
             return unit
-        limit = ctx.options.isl_max_operations
-        try:
-            # Recomputed from the unrelaxed dependences, not taken from relax-false-deps.
-            split = relax_false_dependences(scop, unit.dependences, unit.live_ranges, limit)
-            problems = relaxed_criterion_violations(scop.schedule, scop, split, limit)
-            with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
-                # A parallel loop may carry false dependences of local storage (each thread has its
-                # own copy of it), but no local value may leave it.
-                ivdep = unit.dependences.vector_independent if scop.annotations else None
-                problems += (parallel_violations(scop.schedule, split.enforced, ivdep)
-                             + privatization_violations(scop.schedule, split.live_ranges))
-        except BudgetExceeded as exc:
-            problems = [f"{exc}, so it could not be verified"]
+        problems = schedule_violations(unit, scop.schedule, ctx)
         if not problems:
             return unit
         note = f"invalid schedule replaced by the original one: {problems[0]}"
         return without_tiles(replace(unit, scop=scop.with_schedule(original))).with_note(note)
+
+
+def schedule_violations(unit: PolyUnit, schedule: isl.Schedule, ctx: PassContext) -> list[str]:
+    """Why `schedule` may not run `unit`'s region (empty: it may): the checks of this pass, which
+    pass `load-schedule` makes of a schedule read from a file too. A check that exceeds the isl
+    budget is a problem of its own."""
+    scop = unit.scop
+    limit = ctx.options.isl_max_operations
+    try:
+        # Recomputed from the unrelaxed dependences, not taken from relax-false-deps.
+        split = relax_false_dependences(scop, unit.dependences, unit.live_ranges, limit)
+        problems = relaxed_criterion_violations(schedule, scop, split, limit)
+        with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
+            # A parallel loop may carry false dependences of local storage (each thread has its
+            # own copy of it), but no local value may leave it.
+            ivdep = unit.dependences.vector_independent if scop.annotations else None
+            problems += (parallel_violations(schedule, split.enforced, ivdep)
+                         + privatization_violations(schedule, split.live_ranges))
+    except BudgetExceeded as exc:
+        problems = [f"{exc}, so it could not be verified"]
+    return problems

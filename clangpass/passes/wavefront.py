@@ -60,6 +60,7 @@ class Wavefront(Pass):
     """Skew the outer tile loop of sequential tiled bands into a wavefront loop; T1 becomes coincident."""
 
     name = "wavefront"
+    rewrites_schedule = True
     requires = frozenset({"schedule", "dependences"})
     dump_stage = "schedule"
 

@@ -77,8 +77,8 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
     if _misplaced_parallel_marks(ast):
         # isl removed a degenerate loop under a mark: drop those marks rather than break the contract.
         misplaced = _misplaced_mark_numbers(scop, generated, atomic)
-        schedule = _without_marks(schedule, PARALLEL_MARK, misplaced)
-        generated = _without_marks(generated, PARALLEL_MARK, misplaced)
+        schedule = without_marks(schedule, PARALLEL_MARK, misplaced)
+        generated = without_marks(generated, PARALLEL_MARK, misplaced)
         ast = _build(scop, generated, atomic)
     statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
     for leader, members in groups.items():
@@ -347,6 +347,6 @@ def _misplaced_mark_numbers(scop: Scop, schedule: isl.Schedule, atomic: bool) ->
     return frozenset(found) if found else None
 
 
-def _without_marks(schedule: isl.Schedule, name: str, numbers: Optional[frozenset[int]] = None) -> isl.Schedule:
+def without_marks(schedule: isl.Schedule, name: str, numbers: Optional[frozenset[int]] = None) -> isl.Schedule:
     """`schedule` without its `name` marks (only those numbered `numbers` as `_numbered_marks` counts)."""
     return _numbered_marks(schedule, name, lambda k: None if numbers is None or k in numbers else name)

@@ -132,6 +132,19 @@ def _one_dim_space(uset: isl.UnionSet) -> isl.Space:
     return spaces[0]
 
 
+def mark_count(schedule: isl.Schedule, name: str) -> int:
+    """How many marks named `name` `schedule` has."""
+    found = [0]
+
+    def look(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == name:
+            found[0] += 1
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(look)
+    return found[0]
+
+
 def tree_problem(schedule: isl.Schedule) -> str:
     """Why `schedule`'s tree cannot be walked ('' if it can): isl's scheduler has produced a
     `set` node with no children (random program seed 4001050), whose child isl cannot return."""

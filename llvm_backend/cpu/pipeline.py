@@ -17,6 +17,10 @@ from __future__ import annotations
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
 #   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
+# - `load-schedule` right before `schedule`: it needs the dependences and live ranges its check
+#   reads (verify-schedule's), and a schedule it loads takes the place of everything from
+#   `schedule` to `thread-team` (the passes that only rewrite the schedule tree), so that the
+#   file's tree is the one `codegen` reads, as -fpencil-save-schedule wrote it;
 # - `keep-streams` between `schedule` and `tile`: it splits the two-deep bands that tiling would
 #   only slow down, so that `tile` skips them;
 # - `tile` before `mark-parallel`: tiling keeps the coincident flags, so the parallel mark
@@ -39,7 +43,8 @@ from __future__ import annotations
 # computes dependences (they validate the model and appear in the `deps` dump).
 LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
-    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams",
+    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
+    "keep-streams",
     "tile", "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile",
     "mark-vector", "reduction-jam", "verify-schedule", "thread-team", "codegen",
 ]

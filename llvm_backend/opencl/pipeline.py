@@ -12,7 +12,8 @@ from llvm_backend.cpu.pipeline import PIPELINES as CPU_PIPELINES
 
 LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
-    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "schedule", "mark-parallel",
+    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
+    "mark-parallel",
     "source-order", "verify-schedule", "codegen",
 ]
 

@@ -93,6 +93,25 @@ def test_unknown_flags_pass_through_with_their_values() -> None:
     assert [i.path for i in c.inputs] == ["in.txt"]
 
 
+def test_schedule_folders_are_checked_and_read(tmp_path) -> None:
+    (tmp_path / "k.f.0.schedule.yaml").write_text('domain: "{ S_0[i] : 0 <= i < 4 }"\n')
+    (tmp_path / "notes.txt").write_text("not a schedule")
+    c = parse(f"-fpencil-save-schedule={tmp_path / 'out'}", f"-fpencil-load-schedule={tmp_path}", "-c", "k.c")
+    assert user_flags(c.host_args) == () and not any("schedule" in a for a in c.passthrough_args)
+    o = c.options
+    assert o.save_schedule_dir == str(tmp_path / "out") and o.load_schedule_dir == str(tmp_path)
+    assert o.loaded_schedules == (("k.f.0.schedule.yaml", 'domain: "{ S_0[i] : 0 <= i < 4 }"\n'),)
+    for flag, message in ((f"-fpencil-save-schedule={tmp_path / 'notes.txt'}", "expects a folder"),
+                          ("-fpencil-save-schedule=", "expects a folder"),
+                          ("-fpencil-load-schedule=", "expects a folder"),
+                          (f"-fpencil-load-schedule={tmp_path / 'none'}", "cannot read the folder")):
+        with pytest.raises(CommandLineError, match=message):
+            parse(flag, "-c", "k.c")
+    (tmp_path / "k.g.schedule.yaml").write_text("child: [")
+    with pytest.raises(CommandLineError, match="k.g.schedule.yaml' is not an isl schedule tree"):
+        parse(f"-fpencil-load-schedule={tmp_path}", "-c", "k.c")
+
+
 def test_own_flags_never_reach_the_host() -> None:
     own = ["-fpencil-dump=ir,scop,deps,schedule,ast,llvm", "-fpencil-dump-dir=d", "--tile-size=16",
            "-fno-pencil-parallel", "-fpencil-fusion=min", "--disable-pass=tile,wavefront", "--disable-pass",
