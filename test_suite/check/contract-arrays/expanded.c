@@ -31,6 +31,8 @@
 // RECORD-NEXT: "bytes_before": "8 * (tsteps + 1) * n",
 // RECORD-NEXT: "bytes_after": "16 * n",
 // RECORD-NEXT: "technique": "contract",
+// RECORD-NEXT: "why_not": "",
+// RECORD-NEXT: "into": "",
 // RECORD-NEXT: "mapping": "A[a0 mod 2][a1]"
 // RECORD: "storage": [
 // RECORD-NEXT: {
@@ -40,6 +42,9 @@
 // RECORD: "storage": [
 // RECORD-NEXT: {
 // RECORD-NEXT: "array": "A",
+// RECORD-NEXT: "bytes_before": "",
+// RECORD-NEXT: "bytes_after": "",
+// RECORD-NEXT: "technique": "",
 // RECORD-NEXT: "why_not": "live-out: its values leave the region"
 #include <pencil.h>
 
