@@ -2558,6 +2558,7 @@ class _Builder:
         if how == "map":
             nodes.append(_nest_over(extents, lambda x: Assign(v(*x), "=", Binary("+", Binary("*", half, a(*x)), quarter))))
         elif how == "patch":
+            self.features.add("patched copy")
             column = rng.choice((0, 1))
             nodes.append(_nest_over(extents, lambda x: Assign(v(*x), "=", a(*x))))
             nodes.append(_nest_over(extents[:-1], lambda x: Assign(
