@@ -1308,6 +1308,7 @@ class _Builder:
         self.extras_allowed = True
         self.plain_slots: set[int] = set()  # slots under a data guard: no block-local temporary
         self.value_arrays: set[str] = set()  # arrays the value-style forms write or kill: never overlapping
+        self.value_made: set[str] = set()    # the arrays of their own the value-style forms declared
 
     # -- declarations --------------------------------------------------------
 
@@ -2504,7 +2505,16 @@ class _Builder:
         self.arrays.append(decl)
         self.bounds[name] = 1.0
         self.value_arrays.add(name)
+        self.value_made.add(name)
         return decl
+
+    def unmake(self, decl: ArrayDecl) -> None:
+        """Forget `decl` as a value-style array (removed if it was a new one)."""
+        self.value_arrays.discard(decl.name)
+        if decl.name in self.value_made:
+            self.value_made.discard(decl.name)
+            self.arrays.remove(decl)
+            del self.bounds[decl.name]
 
     def value_shape(self, dims: int, rng: random.Random) -> tuple[tuple[str, int], ...]:
         return tuple((rng.choice(sorted(self.sizes)), rng.choices((0, 1), weights=(0.8, 0.2))[0])
@@ -2601,6 +2611,7 @@ class _Builder:
         if self.elements(((steps, 1),) + source.extents) > self.config.max_array_elements:
             steps = smallest
             if self.elements(((steps, 1),) + source.extents) > self.config.max_array_elements:
+                self.unmake(source)
                 source = self.value_array("H", ((smallest, 0),) * dims, rng)
         how = rng.choices(("kill", "local", "live", "read after"), weights=(5, 2, 2, 2))[0]
         role = {"kill": "scratch", "local": "local", "live": "caller", "read after": "scratch"}[how]
@@ -2668,7 +2679,7 @@ class _Builder:
         if self.elements(((planes, 0),) + acc.extents) > self.config.max_array_elements:
             planes = smallest
             if self.elements(((planes, 0),) + acc.extents) > self.config.max_array_elements:
-                self.value_arrays.discard(acc.name)
+                self.unmake(acc)
                 acc = self.value_array("R", ((smallest, 0),) * dims, rng)
         folded = self.value_array("F", ((planes, 0),) + acc.extents, rng)
         how = rng.choices(("kill", "local", "live"), weights=(5, 3, 2))[0]
