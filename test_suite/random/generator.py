@@ -116,6 +116,10 @@ class GenConfig:
     p_statement_macros: float = 0.2   # statements through macros: `SET(x, v)`, `UPDATE(x, +, v)`, `S3(i0, i1)`, `S3`
     p_unknown_type: float = 0.1        # a `_Float16` helper function elsewhere in the file, unused by the region
     p_loop_pragmas: float = 0.15       # `#pragma GCC unroll 4`, `GCC ivdep`, `omp simd` before loops of the region
+    #: value-style code at the end of the region (a stream of its own, `value style {seed}`): copies with
+    #: `__pencil_kill`, time-expanded arrays, plane folds with copy-back, pipelines over killed scratch
+    #: (passes reuse-in-place and contract-arrays)
+    p_value_style: float = 0.2
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -378,7 +382,34 @@ class Raw:
     lines: tuple[str, ...]
 
 
-Node = Union[Loop, Guard, DataGuard, Local, Assign, Slot, Raw]
+@dataclass(frozen=True)
+class Kill:
+    """`__pencil_kill(X);`: the values of array X are dead from here on (a PENCIL builtin; the
+    program defines it as a no-op macro for other compilers). Nothing reads X's elements after
+    it before writing them, and `main` never prints an array killed last (role 'scratch')."""
+
+    array: str
+
+
+@dataclass(frozen=True)
+class Assume:
+    """`__pencil_assume(n >= 5 && m >= 5);` at the start of the region: what every size the
+    program is run with satisfies (`GenConfig.min_size`), so that pencilcc need not allow
+    for empty or negative extents (value-style forms: a read of `X[n][i]` has a write)."""
+
+    conditions: tuple[Compare, ...]
+
+
+@dataclass(frozen=True)
+class Block:
+    """`{ double W[n][m]; ... }`: a block of the region that declares region-local arrays
+    (`ArrayDecl.role == 'local'`, listed in `Program.arrays`, never passed nor printed)."""
+
+    arrays: tuple[str, ...]
+    body: tuple["Node", ...]
+
+
+Node = Union[Loop, Guard, DataGuard, Local, Assign, Slot, Raw, Kill, Assume, Block]
 
 
 @dataclass(frozen=True)
@@ -387,6 +418,10 @@ class ArrayDecl:
     ctype: str  # double | int
     extents: tuple[tuple[str, int], ...]  # (size parameter, constant offset) per dimension
     init: tuple[int, ...]  # coefficient per dimension, then constant, then modulus
+    #: 'caller': a kernel parameter `main` initialises and prints; 'scratch': a parameter whose
+    #: values are killed at the end of the region (`Kill`), so `main` does not print it;
+    #: 'local': declared by a `Block` of the region (neither passed nor printed)
+    role: str = "caller"
 
     def extent_affs(self) -> tuple[Aff, ...]:
         return tuple(Aff.var(p, c) for p, c in self.extents)
@@ -426,7 +461,7 @@ class Program:
 
 def children(node: Node) -> tuple[Node, ...]:
     """The nodes directly inside `node` (both branches of a data guard)."""
-    if isinstance(node, (Loop, Guard)):
+    if isinstance(node, (Loop, Guard, Block)):
         return node.body
     if isinstance(node, DataGuard):
         return node.then + node.otherwise
@@ -510,7 +545,11 @@ def _enumerate(nodes: Sequence[Node], env: dict[str, Value], size: int,
     the instances, so the subscripts inside are checked whatever the values are.
     """
     for node in nodes:
-        if isinstance(node, Local):
+        if isinstance(node, (Kill, Assume)):
+            continue
+        if isinstance(node, Block):
+            _enumerate(node.body, env, size, visit)
+        elif isinstance(node, Local):
             env = {**env, node.name: node.value.evaluate(env, size)}
         elif isinstance(node, DataGuard):
             visit(node, env, size)
@@ -684,7 +723,7 @@ def render_data_conditions(guard: DataGuard) -> str:
 
 
 def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str],
-                  speller: "_Speller | None" = None) -> None:
+                  speller: "_Speller | None" = None, program_arrays: Mapping[str, ArrayDecl] = {}) -> None:
     pad = "  " * indent
     for node in nodes:
         if isinstance(node, Assign):
@@ -695,13 +734,24 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str],
             out.append(pad + f"int {node.name} = {node.value.render()};")
         elif isinstance(node, Raw):
             out.extend(pad + line for line in node.lines)
+        elif isinstance(node, Kill):
+            out.append(pad + f"__pencil_kill({node.array});")
+        elif isinstance(node, Assume):
+            out.append(pad + f"__pencil_assume({' && '.join(render_condition(c) for c in node.conditions)});")
+        elif isinstance(node, Block):
+            out.append(pad + "{")
+            for name in node.arrays:
+                decl = program_arrays[name]
+                out.append(pad + f"  {decl.ctype} {name}{_decl_dims(decl)};")
+            _render_nodes(node.body, indent + 1, out, speller, program_arrays)
+            out.append(pad + "}")
         elif isinstance(node, DataGuard):
             # always braced: no dangling `else`, and the shape of a guarded statement's branches
             out.append(pad + f"if ({render_data_conditions(node)}) {{")
-            _render_nodes(node.then, indent + 1, out, speller)
+            _render_nodes(node.then, indent + 1, out, speller, program_arrays)
             if node.otherwise:
                 out.append(pad + "} else {")
-                _render_nodes(node.otherwise, indent + 1, out, speller)
+                _render_nodes(node.otherwise, indent + 1, out, speller, program_arrays)
             out.append(pad + "}")
         else:
             if isinstance(node, Loop):
@@ -730,11 +780,23 @@ def _render_nodes(nodes: Sequence[Node], indent: int, out: list[str],
                     and not (isinstance(only, Loop) and (only.independent or
                                                          speller is not None and speller.loop_pragmas(only))):
                 out.append(pad + head)
-                _render_nodes(node.body, indent + 1, out, speller)
+                _render_nodes(node.body, indent + 1, out, speller, program_arrays)
             else:
                 out.append(pad + head + " {")
-                _render_nodes(node.body, indent + 1, out, speller)
+                _render_nodes(node.body, indent + 1, out, speller, program_arrays)
                 out.append(pad + "}")
+
+
+#: Before the kernel of a program that kills arrays or assumes sizes (`Kill`, `Assume`).
+_PENCIL_BUILTINS = (
+    "#ifdef __PENCILCC__",
+    "#include <pencil.h>",
+    "#else",
+    "#define __pencil_kill(x) ((void)sizeof(&(x)))",
+    "#define __pencil_assume(e) ((void)sizeof((e) ? 1 : 0))",
+    "#endif",
+    "",
+)
 
 
 def _extent_text(param: str, offset: int) -> str:
@@ -781,11 +843,16 @@ def render(program: Program, description: str = "", spelling: "Spelling | None" 
     signature = [f"int {p}" for p in params]
     signature += [f"{s.ctype} {s.name}" for s in inputs]
     signature += [f"{s.ctype} *{s.name}" for s in outputs]
+    passed = [a for a in program.arrays if a.role != "local"]
     signature += [f"{a.ctype} {a.name}{_decl_dims(a)}" if speller is None else speller.array_parameter(a)
-                  for a in program.arrays]
+                  for a in passed]
     body = ["#pragma scop"]
-    _render_nodes(program.body, 1, body, speller)
+    _render_nodes(program.body, 1, body, speller, {a.name: a for a in program.arrays})
     body.append("#pragma endscop")
+    if any(isinstance(n, (Kill, Assume)) for n in walk_nodes(program.body)):
+        # pencil.h declares the builtins for pencilcc (which defines __PENCILCC__ and finds the
+        # header itself); for any other compiler they are the no-ops pencil.h defines them as.
+        lines[4:4] = _PENCIL_BUILTINS
     if speller is not None:
         lines += speller.preamble()
     lines += list(program.helpers)
@@ -805,14 +872,14 @@ def render(program: Program, description: str = "", spelling: "Spelling | None" 
     lines.append("")
 
     # main
-    max_dims = max(len(a.extents) for a in program.arrays)
+    max_dims = max(len(a.extents) for a in passed)
     lines += ["int main(void)", "{"]
     for name, value in program.params:
         lines.append(f"  int {name} = {value};")
     for s in inputs + outputs:
         lines.append(f"  {s.ctype} {s.name} = {_format_value(s.ctype, s.value)};")
     lines.append(f"  int {', '.join(f'i{k}' for k in range(max_dims))};")
-    for a in program.arrays:
+    for a in passed:
         extents = [_extent_text(p, c) for p, c in a.extents]
         factors = " * ".join(f"({e})" if " " in e else e for e in extents)
         if len(extents) == 1:
@@ -829,7 +896,7 @@ def render(program: Program, description: str = "", spelling: "Spelling | None" 
         out.append("  " * (len(a.extents) + 1) + body)
         return out
 
-    for a in program.arrays:
+    for a in passed:
         element = a.name + "".join(f"[i{d}]" for d in range(len(a.extents)))
         *coeffs, const, modulus = a.init
         formula = " + ".join(f"{c} * i{d}" for d, c in enumerate(coeffs)) + f" + {const}"
@@ -839,10 +906,12 @@ def render(program: Program, description: str = "", spelling: "Spelling | None" 
             value = f"({formula}) % {modulus} - {modulus // 2}"
         lines += loops_over(a, f"{element} = {value};")
     args = params + [s.name for s in inputs] + [f"&{s.name}" for s in outputs]
-    passed = dict(program.overlaps)
-    args += [passed.get(a.name, a.name) for a in program.arrays]
+    overlapping = dict(program.overlaps)
+    args += [overlapping.get(a.name, a.name) for a in passed]
     lines.append(f"  kernel({', '.join(args)});")
-    for a in program.arrays:
+    for a in passed:
+        if a.role == "scratch":     # its values were killed: the region need not leave any
+            continue
         element = a.name + "".join(f"[i{d}]" for d in range(len(a.extents)))
         fmt = "%d" if a.ctype == "int" else "%.17g"
         lines.append(f'  printf("== {a.name}\\n");')
@@ -850,7 +919,7 @@ def render(program: Program, description: str = "", spelling: "Spelling | None" 
     for s in outputs:
         fmt = "%d" if s.ctype == "int" else "%.17g"
         lines.append(f'  printf("== {s.name}\\n{fmt}\\n", {s.name});')
-    for a in program.arrays:
+    for a in passed:
         lines.append(f"  free({a.name});")
     lines += ["  return 0;", "}", ""]
     if speller is not None:
@@ -1238,6 +1307,8 @@ class _Builder:
         self.extra = random.Random(f"constructs {seed}")
         self.extras_allowed = True
         self.plain_slots: set[int] = set()  # slots under a data guard: no block-local temporary
+        self.value_arrays: set[str] = set()  # arrays the value-style forms write or kill: never overlapping
+        self.value_made: set[str] = set()    # the arrays of their own the value-style forms declared
 
     # -- declarations --------------------------------------------------------
 
@@ -2018,10 +2089,17 @@ class _Builder:
             body += self.int_sum()
         if len(body) < self.config.max_nests:
             body += self.indirect()
+        # Value-style code comes after every other nest but the dynamic one (which must be last),
+        # whatever the number of nests: one more part of the region, not one of its nests.
+        value = self.value_style() if self.config.max_depth >= 2 else []
         helpers: tuple[str, ...] = ()
+        dynamic: list[Node] = []
         if len(body) < self.config.max_nests:
             dynamic, helpers = self.dynamic()
-            body += dynamic
+        if value:
+            assume = Assume(tuple(Compare(Aff.var(p), ">=", Aff(const=self.config.min_size)) for p in self.sizes))
+            body = [assume] + body + value
+        body += dynamic
         # A temporary that is written but never read would draw -Wunused-but-set-variable;
         # store its final value in an array instead.
         stmts = [s for s in walk_statements(body) if isinstance(s, Assign)]
@@ -2261,7 +2339,7 @@ class _Builder:
         rng = random.Random(f"dynamic {self.seed}")
         if rng.random() >= self.config.p_dynamic:
             return [], ()
-        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2]
+        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2 and x.role == "caller"]
         if not grids:
             return [], ()
         grid = rng.choice(grids)
@@ -2393,6 +2471,274 @@ class _Builder:
                     (Loop(outer, Aff(), "<", extent, 1, (Loop(inner, Aff(), "<", extent, 1, (relax,)),)),))
         return [normalise, nest]
 
+    # -- value style (passes reuse-in-place and contract-arrays) ---------------
+
+    def value_style(self) -> list[Node]:
+        """Sometimes value-style code at the end of the region, one or two of: a copy with kill
+        (`value_copy`), a time-expanded array (`value_time`), a plane fold with copy-back
+        (`value_fold`), a pipeline over whole scratch arrays (`value_pipeline`). Each defines
+        new arrays from old ones and kills what dies, some forms so that storage can be reused
+        or contracted and some so that it must not be (a neighbour read, a scratch array that
+        is printed, a row read again at the end). Every form leaves its result in an array
+        `main` prints, and every killed array is written before it is read. A stream of its
+        own, so that the seeds that get none keep their program."""
+        rng = random.Random(f"value style {self.seed}")
+        if rng.random() >= self.config.p_value_style:
+            return []
+        forms = rng.sample(("copy", "time", "fold", "pipeline"), k=rng.choice((1, 1, 2)))
+        build = {"copy": self.value_copy, "time": self.value_time, "fold": self.value_fold,
+                 "pipeline": self.value_pipeline}
+        nodes: list[Node] = []
+        for form in forms:
+            nodes += build[form](rng)
+        if any(isinstance(n, Block) for n in nodes):
+            self.features.add("region-local array")
+        if any(isinstance(n, Kill) for n in nodes):
+            self.features.add("pencil kill")
+        return nodes
+
+    def value_array(self, name: str, extents: tuple[tuple[str, int], ...], rng: random.Random,
+                    role: str = "caller") -> ArrayDecl:
+        """A new double array of the value-style forms (values in [-0.5, 0.5), bound 1)."""
+        init = tuple(rng.randint(1, 13) for _ in extents) + (rng.randint(0, 10), rng.choice((17, 19, 23, 29)))
+        decl = ArrayDecl(name, "double", extents, init, role)
+        self.arrays.append(decl)
+        self.bounds[name] = 1.0
+        self.value_arrays.add(name)
+        self.value_made.add(name)
+        return decl
+
+    def unmake(self, decl: ArrayDecl) -> None:
+        """Forget `decl` as a value-style array (removed if it was a new one)."""
+        self.value_arrays.discard(decl.name)
+        if decl.name in self.value_made:
+            self.value_made.discard(decl.name)
+            self.arrays.remove(decl)
+            del self.bounds[decl.name]
+
+    def value_shape(self, dims: int, rng: random.Random) -> tuple[tuple[str, int], ...]:
+        return tuple((rng.choice(sorted(self.sizes)), rng.choices((0, 1), weights=(0.8, 0.2))[0])
+                     for _ in range(dims))
+
+    def value_input(self, name: str, dims: int, rng: random.Random, written: bool) -> ArrayDecl:
+        """One of the program's double arrays of `dims` dimensions (half the time, when there is
+        one), else a new array `name`; `written`: the form writes it (it never overlaps another)."""
+        own = [a for a in self.arrays if a.ctype == "double" and a.role == "caller" and len(a.extents) == dims
+               and a.name not in self.value_arrays]
+        if own and rng.random() < 0.5:
+            decl = rng.choice(own)
+            if written:
+                self.value_arrays.add(decl.name)
+            return decl
+        return self.value_array(name, self.value_shape(dims, rng), rng)
+
+    def elements(self, extents: Sequence[tuple[str, int]]) -> int:
+        return math.prod(self.sizes[p] + c for p, c in extents)
+
+    def value_copy(self, rng: random.Random) -> list[Node]:
+        """A new array V defined from A, then `__pencil_kill(A)`; with a copy back (most of the
+        time) `A = V; __pencil_kill(V)` (V a caller's scratch or a region-local array, the
+        shape of single-assignment code: pass reuse-in-place stores V in A), else V is the
+        result and A, a scratch of its own, dies (not stored: V is live after the region).
+        V is defined as `0.5 * A[x] + 0.25` (a map), as a copy of A with one column patched
+        from its neighbour (which the nest only copies: reusable), or from a neighbour or the
+        mirror element of A that the nest itself overwrites (reuse would order the nest:
+        refused). Values average old ones: magnitudes cannot grow."""
+        back = rng.random() < 0.7
+        dims = rng.randint(1, 2)
+        if back:
+            source = self.value_input("U", dims, rng, written=True)
+        else:
+            source = self.value_array("U", self.value_shape(dims, rng), rng, role="scratch")
+        local = back and rng.random() < 0.4
+        role = "local" if local else ("scratch" if back else "caller")
+        copy = self.value_array("V", source.extents, rng, role=role)
+        how = rng.choice(("map", "patch", "neighbour", "mirror"))
+        self.features.add("copy with kill" + (" and copy back" if back else ""))
+        extents = source.extent_affs()
+        half, quarter = Const(0.5, "double"), Const(0.25, "double")
+
+        def a(*sub: Aff) -> ArrayRef:
+            return ArrayRef(source.name, sub)
+
+        def v(*sub: Aff) -> ArrayRef:
+            return ArrayRef(copy.name, sub)
+
+        nodes: list[Node] = []
+        if how == "map":
+            nodes.append(_nest_over(extents, lambda x: Assign(v(*x), "=", Binary("+", Binary("*", half, a(*x)), quarter))))
+        elif how == "patch":
+            self.features.add("patched copy")
+            column = rng.choice((0, 1))
+            nodes.append(_nest_over(extents, lambda x: Assign(v(*x), "=", a(*x))))
+            nodes.append(_nest_over(extents[:-1], lambda x: Assign(
+                v(*x, Aff(const=column)), "=",
+                Binary("+", Binary("*", half, a(*x, Aff(const=column))), Binary("*", quarter, a(*x, Aff(const=column + 1)))))))
+        elif how == "neighbour":
+            self.features.add("neighbour read")
+            nodes += _edges_and_interior(
+                extents, lambda x: v(*x), lambda x: a(*x),
+                lambda x, j: Binary("+", Binary("*", half, a(*x, j)),
+                                    Binary("*", quarter, Binary("+", a(*x, j + (-1)), a(*x, j + 1)))))
+        else:
+            self.features.add("neighbour read")
+            mirror = lambda x: a(*x[:-1], Aff.of((x[-1].terms[0][0], -1)) + extents[-1] + (-1))  # noqa: E731
+            nodes.append(_nest_over(extents, lambda x: Assign(
+                v(*x), "=", Binary("+", Binary("*", half, a(*x)), Binary("*", quarter, mirror(x))))))
+        nodes.append(Kill(source.name))
+        if back:
+            nodes.append(_nest_over(extents, lambda x: Assign(a(*x), "=", v(*x))))
+            if not local:
+                nodes.append(Kill(copy.name))
+        result = source if back else copy
+        self.bounds[result.name] = max(self.bounds[source.name], 1.0)
+        return [Block((copy.name,), tuple(nodes))] if local else nodes
+
+    def value_time(self, rng: random.Random) -> list[Node]:
+        """A time-expanded array: `X[0][x] = H[x]`, then for each step t `X[t + 1][x]` the mean of
+        X[t]'s neighbours (1-D: three, boundaries copied, in separate statements or under
+        affine guards; 2-D: the plane copied, then its interior overwritten by a 5-point mean),
+        then `Y[x] = X[T][x]`. X is caller scratch killed after the region (contract-arrays
+        folds its time dimension: `X[t mod 2]`) or region-local, or it must keep its storage:
+        printed by main (not killed), or its first step read again at the end
+        (`Y[x] = 0.5 * X[T][x] + 0.5 * X[0][x]`). Means never grow magnitudes."""
+        dims = 2 if self.config.max_depth == 3 and rng.random() < 0.4 else 1
+        steps = rng.choice(sorted(self.sizes))
+        smallest = min(sorted(self.sizes), key=lambda p: self.sizes[p])
+        if dims == 2 and self.elements(((smallest, 1), (smallest, 0), (smallest, 0))) > self.config.max_array_elements:
+            dims = 1   # every array within max_array_elements, as declare() keeps the program's
+        source = self.value_input("H", dims, rng, written=False)
+        if self.elements(((steps, 1),) + source.extents) > self.config.max_array_elements:
+            steps = smallest
+            if self.elements(((steps, 1),) + source.extents) > self.config.max_array_elements:
+                self.unmake(source)
+                source = self.value_array("H", ((smallest, 0),) * dims, rng)
+        how = rng.choices(("kill", "local", "live", "read after"), weights=(5, 2, 2, 2))[0]
+        role = {"kill": "scratch", "local": "local", "live": "caller", "read after": "scratch"}[how]
+        expanded = self.value_array("X", ((steps, 1),) + source.extents, rng, role=role)
+        result = self.value_array("Y", source.extents, rng)
+        self.features.add(f"time-expanded {dims}-D array")
+        extents = source.extent_affs()
+        t = Aff.var("i0")
+
+        def x_at(step: Aff, *sub: Aff) -> ArrayRef:
+            return ArrayRef(expanded.name, (step, *sub))
+
+        nodes: list[Node] = [_nest_over(extents, lambda s: Assign(x_at(Aff(), *s), "=", ArrayRef(source.name, s)))]
+        if dims == 1:
+            width = extents[0]
+            old = lambda j: x_at(t, j)  # noqa: E731
+            mean = Binary("/", Binary("+", Binary("+", old(Aff.var("i1", -1)), old(Aff.var("i1"))),
+                                      old(Aff.var("i1", 1))), Const(3.0, "double"))
+            new = x_at(t + 1, Aff.var("i1"))
+            if rng.random() < 0.5:
+                body: tuple[Node, ...] = tuple(_edges_and_interior(
+                    (width,), lambda s: x_at(t + 1, *s), lambda s: x_at(t, *s), lambda s, j: mean, first=1))
+            else:
+                j = Aff.var("i1")
+                body = (Loop("i1", Aff(), "<", width, 1, (
+                    Guard((Compare(j, ">=", Aff(const=1)), Compare(j, "<=", width + (-2))), (Assign(new, "=", mean),)),
+                    Guard((Compare(j, "==", Aff()),), (Assign(new, "=", old(j)),)),
+                    Guard((Compare(j, ">=", width + (-1)),), (Assign(new, "=", old(j)),)))),)
+        else:
+            i, j = Aff.var("i1"), Aff.var("i2")
+            points = [x_at(t, i + di, j + dj) for di, dj in ((-1, 0), (0, -1), (0, 0), (0, 1), (1, 0))]
+            total: Expr = points[0]
+            for point in points[1:]:
+                total = Binary("+", total, point)
+            height, width = extents
+            interior = Loop("i1", Aff(const=1), "<", height + (-1), 1, (
+                Loop("i2", Aff(const=1), "<", width + (-1), 1,
+                     (Assign(x_at(t + 1, i, j), "=", Binary("*", Const(0.2, "double"), total)),)),))
+            body = (_nest_over(extents, lambda s: Assign(x_at(t + 1, *s), "=", x_at(t, *s)), first=1), interior)
+        nodes.append(Loop("i0", Aff(), "<", Aff.var(steps), 1, body))
+        last = Aff.var(steps)
+        if how == "read after":
+            self.features.add("expanded array read again")
+            nodes.append(_nest_over(extents, lambda s: Assign(ArrayRef(result.name, s), "=", Binary(
+                "+", Binary("*", Const(0.5, "double"), x_at(last, *s)), Binary("*", Const(0.5, "double"), x_at(Aff(), *s))))))
+        else:
+            nodes.append(_nest_over(extents, lambda s: Assign(ArrayRef(result.name, s), "=", x_at(last, *s))))
+        if role == "scratch":
+            nodes.append(Kill(expanded.name))
+        self.bounds[expanded.name] = self.bounds[result.name] = max(self.bounds[source.name], 1.0)
+        return [Block((expanded.name,), tuple(nodes))] if how == "local" else nodes
+
+    def value_fold(self, rng: random.Random) -> list[Node]:
+        """A fold of the planes of F into an accumulator R (1-D or 2-D) with copy-back, the
+        shape of van Cuyck and Scholz's in-place folding: `for k < P: { Z[x] = R[x] + 0.5 *
+        F[k][x]; R[x] = Z[x]; }` or with `fmax(R[x], F[k][x])`. Z is caller scratch killed
+        after the fold or region-local (reuse-in-place folds it into R), or printed by main
+        (it must keep its storage). R is one of the program's arrays or one of its own."""
+        dims = 2 if self.config.max_depth == 3 and rng.random() < 0.4 else 1
+        smallest = min(sorted(self.sizes), key=lambda p: self.sizes[p])
+        if self.elements(((smallest, 0),) * (dims + 1)) > self.config.max_array_elements:
+            dims = 1   # every array within max_array_elements, as declare() keeps the program's
+        acc = self.value_input("R", dims, rng, written=True)
+        planes = rng.choice(sorted(self.sizes))
+        if self.elements(((planes, 0),) + acc.extents) > self.config.max_array_elements:
+            planes = smallest
+            if self.elements(((planes, 0),) + acc.extents) > self.config.max_array_elements:
+                self.unmake(acc)
+                acc = self.value_array("R", ((smallest, 0),) * dims, rng)
+        folded = self.value_array("F", ((planes, 0),) + acc.extents, rng)
+        how = rng.choices(("kill", "local", "live"), weights=(5, 3, 2))[0]
+        role = {"kill": "scratch", "local": "local", "live": "caller"}[how]
+        following = self.value_array("Z", acc.extents, rng, role=role)
+        use_max = rng.random() < 0.5
+        self.features.add("plane fold with " + ("fmax" if use_max else "+"))
+        extents = acc.extent_affs()
+        k = Aff.var("i0")
+
+        def next_value(x: tuple[Aff, ...]) -> Expr:
+            plane = ArrayRef(folded.name, (k, *x))
+            if use_max:
+                return Call("fmax", (ArrayRef(acc.name, x), plane))
+            return Binary("+", ArrayRef(acc.name, x), Binary("*", Const(0.5, "double"), plane))
+
+        step = (_nest_over(extents, lambda x: Assign(ArrayRef(following.name, x), "=", next_value(x)), first=1),
+                _nest_over(extents, lambda x: Assign(ArrayRef(acc.name, x), "=", ArrayRef(following.name, x)), first=1))
+        nodes: list[Node] = [Loop("i0", Aff(), "<", Aff.var(planes), 1, step)]
+        if role == "scratch":
+            nodes.append(Kill(following.name))
+        if use_max:
+            self.bounds[acc.name] = max(self.bounds[acc.name], 1.0)
+        else:
+            self.bounds[acc.name] += 0.5 * self.sizes[planes]
+        self.bounds[following.name] = self.bounds[acc.name]
+        return [Block((following.name,), tuple(nodes))] if how == "local" else nodes
+
+    def value_pipeline(self, rng: random.Random) -> list[Node]:
+        """A pipeline of two or three stages over whole arrays, as image code writes one:
+        `J[x] = 0.5 * L[x] + 0.25`, then `K` a 3-point mean of J along a dimension (boundaries
+        copied), then `O[x] = 0.5 * K[x] - 0.25 * J[x]` (three stages), or O the mean of J (two).
+        The scratch arrays J and K are caller arrays killed after the pipeline, or region-local,
+        or (sometimes) printed by main. Means never grow magnitudes."""
+        dims = rng.randint(1, 2)
+        source = self.value_input("L", dims, rng, written=False)
+        stages = rng.choice((2, 3))
+        how = rng.choices(("kill", "local", "live"), weights=(6, 3, 1))[0]
+        role = {"kill": "scratch", "local": "local", "live": "caller"}[how]
+        scratch = [self.value_array(name, source.extents, rng, role=role) for name in ("J", "K")[:stages - 1]]
+        out = self.value_array("O", source.extents, rng)
+        self.features.add(f"{stages}-stage pipeline")
+        extents = source.extent_affs()
+        axis = rng.randrange(dims)
+        first = scratch[0]
+        nodes: list[Node] = [_nest_over(extents, lambda x: Assign(ArrayRef(first.name, x), "=", Binary(
+            "+", Binary("*", Const(0.5, "double"), ArrayRef(source.name, x)), Const(0.25, "double"))))]
+        smoothed = scratch[1] if stages == 3 else out
+        nodes += _smooth(extents, axis, first.name, smoothed.name)
+        if stages == 3:
+            nodes.append(_nest_over(extents, lambda x: Assign(ArrayRef(out.name, x), "=", Binary(
+                "-", Binary("*", Const(0.5, "double"), ArrayRef(smoothed.name, x)),
+                Binary("*", Const(0.25, "double"), ArrayRef(first.name, x))))))
+        if role == "scratch":
+            nodes += [Kill(s.name) for s in scratch]
+        for decl in scratch + [out]:
+            self.bounds[decl.name] = max(self.bounds[source.name], 1.0)
+        return [Block(tuple(s.name for s in scratch), tuple(nodes))] if how == "local" else nodes
+
     def overlaps(self) -> tuple[tuple[str, str], ...]:
         """Sometimes one double array is passed for another of the same shape. A stream of its
         own: the choice changes no program body, so every seed keeps its kernel."""
@@ -2400,7 +2746,8 @@ class _Builder:
         if rng.random() >= self.config.p_overlap:
             return ()
         pairs = [(a.name, b.name) for a in self.arrays for b in self.arrays
-                 if a.name < b.name and a.ctype == b.ctype == "double" and a.extents == b.extents]
+                 if a.name < b.name and a.ctype == b.ctype == "double" and a.extents == b.extents
+                 and not {a.name, b.name} & self.value_arrays and a.role == b.role == "caller"]
         if not pairs:
             return ()
         self.features.add("overlapping arguments")
@@ -2426,6 +2773,64 @@ class _Builder:
             features.add("independent")
         parts += sorted(features)
         return "; ".join(parts)
+
+
+def _nest_over(extents: Sequence[Aff], make: Callable[[tuple[Aff, ...]], Node], first: int = 0) -> Node:
+    """`for i{first} < E0: for i{first + 1} < E1: ... make((i{first}, ...))` (a statement alone
+    when `extents` is empty)."""
+    its = tuple(Aff.var(f"i{first + d}") for d in range(len(extents)))
+    node = make(its)
+    for d in reversed(range(len(extents))):
+        node = Loop(f"i{first + d}", Aff(), "<", extents[d], 1, (node,))
+    return node
+
+
+def _edges_and_interior(extents: Sequence[Aff], target: Callable[[tuple[Aff, ...]], ArrayRef],
+                        edge: Callable[[tuple[Aff, ...]], Expr],
+                        interior: Callable[[tuple[Aff, ...], Aff], Expr], first: int = 0) -> list[Node]:
+    """Every element of the last dimension written, row by row: `target[.., 0] = edge(.., 0)`,
+    `target[.., j] = interior(.., j)` for 1 <= j < W - 1, `target[.., W - 1] = edge(.., W - 1)`
+    (W = extents[-1]; the outer dimensions looped over from i{first})."""
+    width = extents[-1]
+    j = Aff.var(f"i{first + len(extents) - 1}")
+
+    def row(x: tuple[Aff, ...]) -> tuple[Node, ...]:
+        low, high = Aff(), width + (-1)
+        return (Assign(target((*x, low)), "=", edge((*x, low))),
+                Loop(j.terms[0][0], Aff(const=1), "<", width + (-1), 1, (Assign(target((*x, j)), "=", interior(x, j)),)),
+                Assign(target((*x, high)), "=", edge((*x, high))))
+
+    outer = extents[:-1]
+    if not outer:
+        return list(row(()))
+    its = tuple(Aff.var(f"i{first + d}") for d in range(len(outer)))
+    node: Node = Loop(f"i{first + len(outer) - 1}", Aff(), "<", outer[-1], 1, row(its))
+    for d in reversed(range(len(outer) - 1)):
+        node = Loop(f"i{first + d}", Aff(), "<", outer[d], 1, (node,))
+    return [node]
+
+
+def _smooth(extents: Sequence[Aff], axis: int, source: str, target: str) -> list[Node]:
+    """`target` = the 3-point mean `0.25 * (s[x - e] + 2.0 * s[x] + s[x + e])` of `source` along
+    dimension `axis` (e its unit vector), the first and last elements along it copied."""
+    def shifted(x: tuple[Aff, ...], by: int) -> ArrayRef:
+        return ArrayRef(source, tuple(s + by if d == axis else s for d, s in enumerate(x)))
+
+    def mean(x: tuple[Aff, ...]) -> Expr:
+        return Binary("*", Const(0.25, "double"), Binary(
+            "+", Binary("+", shifted(x, -1), Binary("*", Const(2.0, "double"), shifted(x, 0))), shifted(x, 1)))
+
+    if axis == len(extents) - 1:
+        return _edges_and_interior(extents, lambda x: ArrayRef(target, x), lambda x: shifted(x, 0),
+                                   lambda x, j: mean((*x, j)))
+    # along the first of two dimensions: the first and last rows copied, the rows between averaged
+    height, width = extents
+    i, j = Aff.var("i0"), Aff.var("i1")
+    edges = Loop("i1", Aff(), "<", width, 1, tuple(
+        Assign(ArrayRef(target, (row, j)), "=", ArrayRef(source, (row, j))) for row in (Aff(), height + (-1))))
+    inner = Loop("i0", Aff(const=1), "<", height + (-1), 1, (
+        Loop("i1", Aff(), "<", width, 1, (Assign(ArrayRef(target, (i, j)), "=", mean((i, j))),)),))
+    return [edges, inner]
 
 
 def _affs(node: Node) -> Iterator[Aff]:

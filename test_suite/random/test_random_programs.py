@@ -485,7 +485,9 @@ def _gcc_run(seed: int, workdir: Path) -> GccRun:
     generated = generate(seed, with_pending_forms(GenConfig()))
     program = generated.program
     sizes = program.sizes()
-    expected = [(a.name, math.prod(sizes[p] + c for p, c in a.extents)) for a in program.arrays]
+    # killed scratch and region-local arrays (value-style forms) are not printed
+    expected = [(a.name, math.prod(sizes[p] + c for p, c in a.extents)) for a in program.arrays
+                if a.role == "caller"]
     expected += [(s.name, 1) for s in program.scalars if s.role == "output"]
     result = GccRun(expected)
     source = workdir / f"seed{seed}.c"
@@ -810,3 +812,131 @@ def test_regression_programs_are_optimized_and_match_gcc(name: str, flags: tuple
             out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(threads),
                                               "PENCILCC_CACHE_DIR": str(tmp_path / "cache")})
             assert harness.compare_outputs(expected, out, rtol=RTOL) == [], threads
+
+
+# Value-style forms (GenConfig.p_value_style; issue 26 item 8): copies with `__pencil_kill` and copy
+# back, time-expanded arrays, plane folds into an accumulator with copy-back, pipelines over killed
+# scratch, the programs passes reuse-in-place and contract-arrays are for. SMALL with the forms forced;
+# the seeds are chosen so that each pass applies and refuses: VALUE_STYLE_EXPECTED names what each
+# seed's record must show (its `storage` entries: the technique applied, or why not).
+VALUE_STYLE = replace(SMALL, p_value_style=1.0)
+VALUE_STYLE_FORMS = {  # description feature: how it shows in the region (plain C)
+    "copy with kill and copy back": r"__pencil_kill\((\w+)\);\n(?:.*\n){1,3}? *\1\[[^]]+\](\[[^]]+\])? = V\[",
+    "copy with kill": r"\n *V\[[^=]*= [^;]*U\[(?:.*\n)+ *__pencil_kill\(U\);",
+    "time-expanded 1-D array": r"X\[i0 \+ 1\]\[i1\] = \(X\[i0\]\[i1 - 1\] \+ X\[i0\]\[i1\] \+ X\[i0\]\[i1 \+ 1\]\) / 3\.0;",
+    "time-expanded 2-D array": r"X\[i0 \+ 1\]\[i1\]\[i2\] = 0\.2 \* \(X\[i0\]\[i1 - 1\]\[i2\]",
+    "expanded array read again": r"Y\[[^=]*= 0\.5 \* X\[[nmp]\][^;]*\+ 0\.5 \* X\[0\]",
+    "plane fold with +": r"Z\[([^=]*)= (\w+)\[[^;]*\+ 0\.5 \* F\[i0\](?:.*\n){1,3} *\2\[[^=]*= Z\[",
+    "plane fold with fmax": r"Z\[([^=]*)= fmax\((\w+)\[[^;]*F\[i0\](?:.*\n){1,3} *\2\[[^=]*= Z\[",
+    "2-stage pipeline": r"J\[[^=]*= 0\.5 \* \w+\[[^;]*\+ 0\.25;(?:.*\n)+ *O\[[^=]*= 0\.25 \* \(J\[",
+    "3-stage pipeline": r"K\[[^=]*= 0\.25 \* \(J\[(?:.*\n)+ *O\[[^=]*= 0\.5 \* K\[[^;]*- 0\.25 \* J\[",
+    "region-local array": r"\n +\{\n +double [VXZJ]\[",
+}
+
+
+def test_value_style_forms_are_varied_in_bounds_and_sanitizer_clean(tmp_path: Path) -> None:
+    """Every value-style form shows up in the programs whose description names it; a killed scratch
+    or region-local array is never printed (nor passed, for a local one) and every scratch array is
+    killed; in bounds for any sizes; free of undefined behaviour under the sanitizers; and a seed that
+    gets no value style keeps its program."""
+    rng = random.Random(11)
+    seen: set[str] = set()
+    generated = [generate(seed, plain(VALUE_STYLE)) for seed in range(60)]
+    for g in generated:
+        scop = _scop(g.source)
+        for form, pattern in VALUE_STYLE_FORMS.items():
+            if form in g.description.split("; "):
+                assert re.search(pattern, scop), (g.seed, form, scop)
+                seen.add(form)
+        for array in g.program.arrays:
+            printed = f'printf("== {array.name}\\n");' in g.source
+            assert printed == (array.role == "caller"), (g.seed, array)
+            assert (f" {array.name}[" in _signature(g.source)) == (array.role != "local"), (g.seed, array)
+            if array.role == "scratch":
+                assert f"__pencil_kill({array.name});" in scop, (g.seed, array)
+        for sizes in _size_valuations(g.program, VALUE_STYLE, rng):
+            assert check_in_bounds(g.program, sizes) == [], f"seed {g.seed}, sizes {sizes}"
+    assert seen == set(VALUE_STYLE_FORMS), set(VALUE_STYLE_FORMS) - seen
+    # a stream of its own: a seed that gets no value style keeps its program
+    plain_seeds = [s for s in range(40) if "pencil kill" not in generate(s).description
+                   and "region-local array" not in generate(s).description]
+    assert all(generate(s).program == generate(s, replace(GenConfig(), p_value_style=0.0)).program
+               for s in plain_seeds[:10])
+    if shutil.which("gcc") is None:
+        return
+    for g in generated[:8]:
+        source = tmp_path / f"seed{g.seed}.c"
+        source.write_text(g.source)
+        exe = tmp_path / f"seed{g.seed}.san"
+        harness.build(["gcc"], [source], exe, WARNING_FLAGS + SANITIZER_FLAGS)
+        out = harness.run(exe, timeout=120)
+        assert harness.nonfinite_values(out) == []
+
+
+# seed of VALUE_STYLE: what its record's `storage` must show, as (array, technique) for an array
+# stored elsewhere or contracted, (array, "") for one a memory pass considered and kept
+VALUE_STYLE_EXPECTED: dict[int, set[tuple[str, str]]] = {
+    74: {("V", "update-in-place")},                        # a patched copy, killed, copied back
+    4: {("V", "in-place-fold")},                           # a map into region-local V, copied back
+    1: {("Z", "in-place-fold")},                           # a plane fold with fmax, next killed
+    13: {("X", "contract")},                               # a time-expanded 1-D array, killed
+    14: {("X", "contract")},                               # a time-expanded 2-D array, killed
+    7: {("X", "")},                                        # ... its first step read again at the end
+    18: {("V", "")},                                       # a copy reading a neighbour the nest overwrites
+    22: {("J", ""), ("K", "")},                            # a 3-stage pipeline over region-local scratch
+}
+
+
+def _storage_outcomes(record: Path) -> set[tuple[str, str]]:
+    (region,) = json.loads(record.read_text())["regions"]
+    assert region["status"] == "optimized", region
+    return {(s["array"], s["technique"]) for s in region["storage"] if s["technique"] or
+            not s["why_not"].startswith("live-out")}
+
+
+def _check_value_style(seed: int, tmp_path: Path, target: tuple[str, ...], threads: tuple[int, ...]) -> set[str]:
+    """Build the seed's program with pencilcc for `target` (its other flags as drawn), check the
+    record's storage against VALUE_STYLE_EXPECTED and the output against gcc -O0 on `threads`;
+    the techniques applied."""
+    generated = generate(seed, VALUE_STYLE)
+    source = tmp_path / f"seed{seed}.c"
+    source.write_text(generated.source)
+    reference, candidate, record = tmp_path / f"seed{seed}.gcc", tmp_path / f"seed{seed}.pencilcc", tmp_path / f"seed{seed}.json"
+    harness.build(["gcc"], [source], reference, ["-std=c99", "-O0", "-Wno-unknown-pragmas"])
+    flags = [f for f in generated.flags if f != "-fpencil-target=opencl"]
+    harness.build(PENCILCC, [source], candidate, ["-std=c99", "-Wno-unknown-pragmas", *SLOW_ANALYSIS, *flags, *target,
+                                                  f"-foptimization-record-file={record}"])
+    outcomes = _storage_outcomes(record)
+    assert VALUE_STYLE_EXPECTED[seed] <= outcomes, (seed, outcomes, generated.source)
+    expected = harness.run(reference)
+    for n in threads:
+        out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(n), "PENCILCC_CACHE_DIR": str(tmp_path / "cache")})
+        assert harness.compare_outputs(expected, out, rtol=RTOL) == [], (seed, n, generated.source)
+    return {technique for _, technique in outcomes}
+
+
+@needs_gcc
+def test_value_style_programs_reuse_and_contract_storage_and_match_gcc(tmp_path: Path) -> None:
+    """On the CPU target, with 1 and 2 threads: the value-style seeds print what gcc -O0 prints, and
+    between them reuse-in-place stores an array in another's memory both ways (update in place and
+    in-place fold), contract-arrays folds a time-expanded array, and both keep arrays they must
+    keep (VALUE_STYLE_EXPECTED)."""
+    techniques = set().union(*(_check_value_style(seed, tmp_path, (), (1, 2)) for seed in VALUE_STYLE_EXPECTED))
+    assert techniques >= {"update-in-place", "in-place-fold", "contract", ""}, techniques
+
+
+def _opencl_platforms() -> bool:
+    try:
+        import pyopencl
+        return bool(pyopencl.get_platforms())
+    except Exception:
+        return False
+
+
+@needs_gcc
+@pytest.mark.skipif(not _opencl_platforms(), reason="no OpenCL platform (install PoCL: .ci/run)")
+def test_value_style_programs_on_opencl(tmp_path: Path) -> None:
+    """The same seeds on the OpenCL target: the same storage decisions, the same output as gcc -O0."""
+    techniques = set().union(*(_check_value_style(seed, tmp_path, ("-fpencil-target=opencl",), (1,))
+                               for seed in VALUE_STYLE_EXPECTED))
+    assert techniques >= {"update-in-place", "in-place-fold", "contract", ""}, techniques
