@@ -330,7 +330,11 @@ def _nests(node: isl.ScheduleNode, writers: frozenset[str], written: isl.UnionMa
                     runs[-1].append(k)
                     continue
             runs.append([k])
-        return [(prefix, frozenset().union(*(held[k] for k in run))) for run in runs]
+        # A run of one child is that child's own nests, as when only one child holds writers
+        # (a fold after an unrelated nest is still a fold).
+        return [nest for run in runs
+                for nest in (_nests(children[run[0]], writers, written) if len(run) == 1
+                             else [(prefix, frozenset().union(*(held[k] for k in run)))])]
     if kind == isl.schedule_node_type.leaf:
         return [(node.get_prefix_schedule_union_map(), names)]
     return _nests(node.child(0), writers, written)
