@@ -98,6 +98,11 @@ _REJECTS = (
                "--disable-pass=codegen; --disable-pass=alias-check with arrays that may overlap"),
     RejectKind("pencil-internal-error", "pencilcc failed on the region (a bug: please report it)",
                "a crash in a pass, the back end or the analysis process"),
+    # A whole file: nothing of it is analysed, the host compiler compiles it unchanged.
+    RejectKind("pencil-file-unparsable", "clang cannot read the file as pencilcc gives it to libclang, or it holds "
+               "bytes libclang cannot take", "`#include <immintrin.h>` (gcc's intrinsics headers); a NUL byte"),
+    RejectKind("pencil-preprocessed", "a preprocessed file (`.i`) without the sources `pencilcc -E` bundles, or "
+               "whose bundled sources cannot be used here", "what `gcc -E` wrote, compiled by a distcc server"),
 )
 
 REJECTS: dict[str, RejectKind] = {r.id: r for r in _REJECTS}

@@ -29,7 +29,7 @@ from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.annotations import PragmaUse, unused_pragmas
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.regions import OptRegion
-from clangpass.rejects import GROUP, reject_id
+from clangpass.rejects import GROUP, Reject, reject_id
 
 
 class Status(enum.StrEnum):
@@ -183,19 +183,21 @@ def fallback(region: OptRegion, reason_id: str, reason: str) -> RegionOutcome:
 
 
 def write_record(path: str, source: str, outcomes: list[RegionOutcome],
-                 file_fallbacks: Mapping[str, str] | None = None) -> None:
+                 file_fallbacks: Mapping[str, Reject] | None = None) -> None:
     """Write the JSON optimisation record atomically.
 
-    `file_fallbacks` (input path -> reason): the inputs that may hold PENCIL code of which
+    `file_fallbacks` (input path -> why): the inputs that may hold PENCIL code of which
     nothing was analysed, the host compiling them unchanged (clang cannot parse the file, the
     analysis failed outside any region...); they have no region to carry that reason, so the
-    record's `file_fallbacks` list does, one `{"file", "status": "fallback", "reason"}` each."""
+    record's `file_fallbacks` list does, one `{"file", "status": "fallback", "reason",
+    "reason_id"}` each."""
     import os
     import tempfile
 
     doc = {"source": source, "regions": [o.as_record() for o in outcomes],
-           "file_fallbacks": [{"file": file, "status": Status.FALLBACK.value, "reason": reason}
-                              for file, reason in (file_fallbacks or {}).items()]}
+           "file_fallbacks": [{"file": file, "status": Status.FALLBACK.value, "reason": why.reason,
+                               "reason_id": why.id}
+                              for file, why in (file_fallbacks or {}).items()]}
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".pencilcc-", suffix=".json", dir=directory)
     try:

@@ -52,7 +52,7 @@ from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
 from clangpass.poly.schedule_files import schedule_file_name
 from clangpass.regions import trampoline_symbol
-from clangpass.rejects import Reject
+from clangpass.rejects import Reject, option as reject_option
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
 
@@ -147,7 +147,7 @@ class InputPlan:
     diagnostics: list[Diagnostic] = field(default_factory=list)   # the same, as values
     exports: Optional[dict] = None   # the caller's `Exports` of its parse (None: not parsed)
     artifact: Optional[Artifact] = None   # the target's code for the optimized regions
-    file_fallback: str = ""          # why nothing of the file was analysed (it could not be parsed...)
+    file_fallback: Optional[Reject] = None   # why nothing of the file was analysed (it could not be parsed...)
     includes: tuple[Include, ...] = ()   # its #include directives (clangpass.ir.nodes.Include)
 
     @property
@@ -251,25 +251,25 @@ class Compilation:
         try:
             analysis = self._isolated_analysis(source)
         except AnalysisFailed as exc:
-            plan.file_fallback = f"pencilcc's analysis {exc}"
-            engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
-                          f"{unchanged}: {plan.file_fallback}", option="-Wpencil")
+            plan.file_fallback = Reject(exc.reject_id, f"pencilcc's analysis {exc}")
+            engine.report(exc.reject_id, "warning", SourceLoc(source.path, 0, 0),
+                          f"{unchanged}: {plan.file_fallback}", option=reject_option(exc.reject_id))
             return plan, self._print(plan, engine)
         self.dumps = replace(self.dumps, _count=analysis.dump_count)   # the child's numbered dumps
         if not analysis.parsed:
             internal = next((d for d in analysis.parse_diagnostics if d.id == INTERNAL_ERROR), None)
             if internal is not None:
-                plan.file_fallback = internal.message
+                plan.file_fallback = Reject("pencil-internal-error", internal.message)
             else:
                 first = next((d for d in analysis.parse_diagnostics
                               if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
-                plan.file_fallback = f"clang cannot parse it{why}"
+                plan.file_fallback = Reject("pencil-file-unparsable", f"clang cannot parse it{why}")
             # The record always says why; the warning only for a file written for pencilcc (a
             # file with a mere `restrict` that clang cannot parse is not ours to warn about).
             if internal is not None or mentions_pencil(text):
-                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
-                              f"{unchanged}: {plan.file_fallback}", option="-Wpencil")
+                engine.report(plan.file_fallback.id, "warning", SourceLoc(source.path, 0, 0),
+                              f"{unchanged}: {plan.file_fallback}", option=reject_option(plan.file_fallback.id))
             return plan, self._print(plan, engine)
         plan.outcomes = list(analysis.outcomes)
         plan.artifact = analysis.artifact

@@ -40,6 +40,7 @@ from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, 
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil, read_source, unreadable_by_libclang)
 from clangpass.ir.nodes import SourceLoc
+from clangpass.rejects import Reject, option as reject_option
 from clangpass.resources import cmake_dir, include_dir
 from clangpass.targets import get_target
 from clangpass.toolchain import HostCommandError
@@ -269,7 +270,7 @@ class Driver:
         self.outputs = OutputSet()
         # Inputs that may hold PENCIL code of which nothing was analysed, and why (the record's
         # `file_fallbacks`): clang could not parse them, the analysis failed, they hold a NUL.
-        self.file_fallbacks: dict[int, str] = {}
+        self.file_fallbacks: dict[int, Reject] = {}
         # Preprocessed inputs compiled from the sources they bundle (clangpass.driver.bundle), and
         # those whose bundle could not be used (already warned about).
         self.trees: dict[int, "Tree"] = {}
@@ -346,10 +347,10 @@ class Driver:
                 continue        # the host compiler says what is wrong with the file
             except BundleError as exc:
                 self.unbundled.add(index)
-                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                engine.report("pencil-preprocessed", "warning", SourceLoc(source.path, 0, 0),
                               "PENCIL code not optimized, the file is compiled by the host compiler "
                               f"unchanged: the sources 'pencilcc -E' bundled in it cannot be used: {exc}",
-                              option="-Wpencil")
+                              option=reject_option("pencil-preprocessed"))
         engine.emit(sys.stderr)
         return not engine.has_errors
 
@@ -371,11 +372,11 @@ class Driver:
             except DriverError:
                 continue        # the host compiler says what is wrong with it
             if mentions_pencil(text):
-                engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+                engine.report("pencil-preprocessed", "warning", SourceLoc(source.path, 0, 0),
                               "PENCIL code not optimized, the file is compiled by the host compiler "
                               "unchanged: it is preprocessed and carries no sources of pencilcc's "
                               "(pencilcc analyses only C source; preprocess with 'pencilcc -E', "
-                              "which bundles them)", option="-Wpencil")
+                              "which bundles them)", option=reject_option("pencil-preprocessed"))
         engine.emit(sys.stderr)
         return not engine.has_errors
 
@@ -414,9 +415,10 @@ class Driver:
             return exit_status(proc.returncode)
         why = " | ".join(proc.stderr.decode(errors="replace").strip().splitlines()[:3])
         engine = policy.engine()
-        engine.report("pencil", "warning", SourceLoc(source.path, 0, 0),
+        engine.report("pencil-preprocessed", "warning", SourceLoc(source.path, 0, 0),
                       "PENCIL code not optimized, the file is compiled by the host compiler unchanged: "
-                      f"its bundled sources do not compile here: {why}", option="-Wpencil")
+                      f"its bundled sources do not compile here: {why}",
+                      option=reject_option("pencil-preprocessed"))
         engine.emit(sys.stderr)
         sys.stderr.buffer.write(host.stderr)
         return 1 if engine.has_errors else 0
@@ -432,12 +434,12 @@ class Driver:
                 continue
             text = texts.pop(index)
             if may_hold_pencil(self.config.inputs[index], text, self.config.host_args):
-                self.file_fallbacks[index] = why
+                self.file_fallbacks[index] = Reject("pencil-file-unparsable", why)
             if mentions_pencil(text):
                 path = self.config.inputs[index].path
-                engine.report("pencil", "warning", SourceLoc(path, 0, 0),
+                engine.report("pencil-file-unparsable", "warning", SourceLoc(path, 0, 0),
                               f"PENCIL code not optimized, the file is compiled by the host compiler "
-                              f"unchanged: {why}", option="-Wpencil")
+                              f"unchanged: {why}", option=reject_option("pencil-file-unparsable"))
         engine.emit(sys.stderr)
         return not engine.has_errors
 

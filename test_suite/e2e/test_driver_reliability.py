@@ -166,13 +166,13 @@ def test_nul_byte_in_pencil_file_goes_to_host_with_warning(tmp_path: Path) -> No
     proc = pencilcc(["-O3", "k.c", "main.c", "-o", "prog"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith("k.c: warning: PENCIL code not optimized")
-    assert "NUL byte" in proc.stderr and "[-Wpencil]" in proc.stderr
+    assert "NUL byte" in proc.stderr and "[-Wpencil-file-unparsable]" in proc.stderr
     gcc(["k.c", "main.c", "-o", "ref"], tmp_path)
     assert run_program(tmp_path / "prog") == run_program(tmp_path / "ref")
     quiet = pencilcc(["-O3", "-Wno-pencil", "-c", "k.c", "-o", "k.o"], tmp_path)
     assert quiet.returncode == 0 and "NUL" not in quiet.stderr
     strict = pencilcc(["-O3", "-Werror=pencil", "-c", "k.c", "-o", "k2.o"], tmp_path)
-    assert strict.returncode == 1 and "[-Werror=pencil]" in strict.stderr
+    assert strict.returncode == 1 and "[-Werror=pencil-file-unparsable]" in strict.stderr
     assert not (tmp_path / "k2.o").exists()
 
 

@@ -119,7 +119,7 @@ def test_long_expression_goes_to_the_host(tmp_path: Path, terms: int) -> None:
     assert "Traceback" not in proc.stderr
     assert "compiled by the host compiler unchanged: pencilcc cannot analyse this file (" in proc.stderr
     assert "RecursionError" in proc.stderr
-    assert "[-Wpencil]" in proc.stderr
+    assert "[-Wpencil-internal-error]" in proc.stderr
     assert built_output(tmp_path / "sum") == gcc_output(source)
     assert_clean(tmp_path)
 
@@ -143,7 +143,7 @@ def test_crash_while_parsing_falls_back_for_the_file(tmp_path: Path) -> None:
     proc = pencilcc(["-O2", "-c", "k.c"], tmp_path, PENCILCC_TEST_CRASH_AT="parse")
     assert proc.returncode == 0, proc.stderr
     assert "k.c: warning: PENCIL code not optimized, the file is compiled by the host compiler " \
-           "unchanged: pencilcc's analysis crashed (SIGABRT) (during parse) [-Wpencil]" in proc.stderr
+           "unchanged: pencilcc's analysis crashed (SIGABRT) (during parse) [-Wpencil-internal-error]" in proc.stderr
     assert (tmp_path / "k.o").is_file()
     assert_clean(tmp_path)
 

@@ -115,7 +115,7 @@ def test_a_file_with_a_nul_byte_has_its_reason_in_the_record(tmp_path: Path) -> 
     doc = _record(record)
     assert doc["regions"] == []
     assert doc["file_fallbacks"] == [{"file": str(source), "status": "fallback",
-                                      "reason": "it contains a NUL byte"}]
+                                      "reason": "it contains a NUL byte", "reason_id": "pencil-file-unparsable"}]
 
 
 KERNELS_H = """#ifndef KERNELS_H
