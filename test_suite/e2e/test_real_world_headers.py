@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -315,3 +316,52 @@ def test_two_files_including_one_header_link(tmp_path: Path, separately: bool) -
     reference = tmp_path / "both.gcc"
     harness.build(["gcc"], [first, second], reference, ["-std=c99", "-O0"])
     assert harness.compare_outputs(harness.run(reference), harness.run(exe), rtol=0) == []
+
+
+OPTIMIZE_MACROS = """#include <stdio.h>
+#ifdef __OPTIMIZE__
+#define SCALE 2.0
+#else
+#define SCALE 3.0
+#endif
+#ifdef __FAST_MATH__
+#define SHIFT 0.5
+#else
+#define SHIFT 0.25
+#endif
+
+static void scale(int n, double a[n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    a[i] = a[i] * SCALE + SHIFT;
+#pragma endscop
+}
+
+int main(void)
+{
+  double a[8];
+  for (int i = 0; i < 8; i++)
+    a[i] = i;
+  scale(8, a);
+  printf("== a\\n");
+  for (int i = 0; i < 8; i++)
+    printf("%.17g\\n", a[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [["-O0"], ["-O2"], ["-O3", "-ffast-math"]])
+def test_regions_see_the_macros_of_the_optimization_flags(tmp_path: Path, flags: list[str]) -> None:
+    """-O sets __OPTIMIZE__ and -ffast-math __FAST_MATH__ for the host compiler; libclang must see
+    them too, else a region computes with the other branch of an #ifdef than the rest of the file
+    (before: SCALE 3.0 in the region of a -O2 build, 2.0 in gcc's)."""
+    source = tmp_path / "opt.c"
+    source.write_text(OPTIMIZE_MACROS)
+    exe = tmp_path / "opt"
+    _, regions = harness.build_recorded([source], exe, [*flags, "-std=gnu99"])
+    assert [r["status"] for r in regions.values()] == ["optimized"]
+    reference = tmp_path / "ref"
+    subprocess.run(["gcc", *flags, "-std=gnu99", str(source), "-o", str(reference)], check=True)
+    assert harness.run(exe) == harness.run(reference)
