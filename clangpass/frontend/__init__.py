@@ -40,12 +40,13 @@ _PARSER_FLAGS_WITH_VALUE = ("-I", "-D", "-U", "-include", "-isystem", "-iquote",
                             "-imacros", "-std=", "--std=")
 # The -O levels and -ffast-math set macros headers test (__OPTIMIZE__, __OPTIMIZE_SIZE__,
 # __NO_INLINE__, __FAST_MATH__: glibc's extern inlines, fortified functions), so libclang sees
-# the declarations the host compiler will. (-march= is not passed: gcc knows CPUs clang 18 does
-# not, and an unknown one would make clang refuse the whole file.)
+# the declarations the host compiler will; so does -march=native (__AVX2__, ...: the same CPU
+# for both). Other -march= values are not passed: gcc knows CPUs clang 18 does not, and an
+# unknown one would make clang refuse the whole file.
 _PARSER_FLAGS_EXACT = ("-ansi", "-fsigned-char", "-funsigned-char", "-pedantic", "-w",
                        "-fopenmp", "-m32", "-m64", "-nostdinc", "-fno-builtin",
                        "-O", "-O0", "-O1", "-O2", "-O3", "-Os", "-Oz", "-Og", "-Ofast",
-                       "-ffast-math", "-fno-fast-math")
+                       "-ffast-math", "-fno-fast-math", "-march=native")
 
 
 @dataclass(frozen=True)
