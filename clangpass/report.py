@@ -256,7 +256,7 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
                           f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
             for fact in facts.get("storage", ()):
-                if fact.get("technique") == "contract":
+                if fact.get("technique") in ("contract", "contract-scheduled"):
                     engine.report("pencil", "remark", where,
                                   f"region in '{o.region.function.name}': array '{fact['array']}' contracted to "
                                   f"{fact['mapping']}, {fact['bytes_after']} bytes instead of "
@@ -288,8 +288,11 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               f"{'partly ' if use.used else 'not '}used: {use.missed}",
                               option="-Rpass-missed=pencil")
         if o.status is Status.OPTIMIZED and missed_remarks:
+            # An array a later memory pass stored elsewhere (contract-scheduled after
+            # contract-arrays) did not keep its memory.
+            moved = {f["array"] for f in o.facts.get("storage", ()) if f.get("technique")}
             for fact in o.facts.get("storage", ()):
-                if fact.get("why_not"):
+                if fact.get("why_not") and fact["array"] not in moved:
                     engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': array "
                                   f"'{fact['array']}' keeps its memory: {fact['why_not']}",
                                   option="-Rpass-missed=pencil")

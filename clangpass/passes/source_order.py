@@ -26,7 +26,12 @@ a second pass over a matrix costs more than a second thread brings. atax and bic
 schedule splits the two products that read one row of `A` in one source iteration into two
 parallel nests, each streaming all of `A` (docs/passes/source-order.md). A wavefront
 schedule is never given up this way (its statements are three-deep). The record says why
-(`source_order_reason`).
+(`source_order_reason`). Except when the schedule makes scratch arrays contractible: a
+producer fused into its consumer so that an array whose values die in the region folds onto
+a few rows against the schedule (clangpass.poly.contraction, as `contract-scheduled` will
+on the final schedule): the memory saved, and the whole scratch array not streamed out and
+back, weigh more than a matrix read twice (test_suite/kernels/memory/image_pipeline2.c; the
+record's `source_order_reason` then says why the schedule was kept).
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
+from clangpass.passes.contract_arrays import MEMORY_MODES
 from clangpass.passes.mark_parallel import mark_parallel_loops, with_coincidence
 from clangpass.passes.index_set_split import IndexSetSplitRecord
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
@@ -41,6 +47,7 @@ from clangpass.passes.tile import TILE_MARK, without_tiles
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
+from clangpass.poly.contraction import contract_arrays
 from clangpass.poly.memory_streams import restreamed_matrices
 from clangpass.poly.validity import PARALLEL_MARK
 
@@ -112,7 +119,25 @@ class SourceOrder(Pass):
         if not restreamed:
             return unit
         reason = f"the schedule streams {', '.join(restreamed)} from memory more than once, the source order once"
+        folded = _folded_scratch(scop, ctx)
+        if folded:
+            # Memory saved weighs more than a matrix streamed twice: the schedule fuses a
+            # producer into its consumer so that a scratch array folds onto a few rows
+            # (contract-scheduled folds them on the final schedule), which saves the stream
+            # of the whole scratch array out to memory and back, and its memory.
+            return unit.with_record(SourceOrderRecord(False, f"schedule kept: {reason}, but against it "
+                                                             f"{', '.join(folded)} fold onto fewer rows"))
         return _source_order(unit, ctx, original, reason)
+
+
+def _folded_scratch(scop, ctx: PassContext) -> list[str]:
+    """The arrays whose values die in the region that the conflict sets of `scop`'s schedule
+    fold and the source order's did not (clangpass.poly.contraction; the vector loops
+    `mark-vector` adds later are not known yet: an estimate, contract-scheduled decides)."""
+    if ctx.options.memory not in MEMORY_MODES or "contract-scheduled" in ctx.options.disabled_passes:
+        return []
+    _, contraction = contract_arrays(scop, ctx.options.isl_max_operations, scop.schedule)
+    return [a.mapping for a in contraction.arrays]
 
 
 def _source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule, reason: str,

@@ -58,9 +58,14 @@ from clangpass.ir.walk import descendants, strip_casts, transform
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.live_ranges import declared_elements, reads_values_from_entry
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, statement_names
+from clangpass.poly.validity import COINCIDENT_MARK, PARALLEL_MARK, VECTOR_MARK
 
 # Dimensions up to which every order of them is tried (4! = 24 orders).
 MAX_PERMUTED_RANK = 4
+
+# Marks whose band's iterations the back ends may run in any order: on threads, as work-items,
+# interleaved by the vectoriser (clangpass.poly.validity).
+UNORDERED_MARKS = frozenset({PARALLEL_MARK, VECTOR_MARK, COINCIDENT_MARK})
 
 Bytes = Union[int, str]   # a byte count: a number, or a C expression of the parameters
 
@@ -82,37 +87,50 @@ class Contraction:
 
     arrays: tuple[ContractedArray, ...] = ()
     kept: tuple[tuple[str, str], ...] = ()     # (array, why not contracted) for written arrays
+    technique: str = "contract"                # the record's name for it ("contract-scheduled")
+    # Arrays of `kept` that were no candidates at all (their kind or use: `_unsuitable`, values
+    # entering the region, storage folded already), their conflict set not computed.
+    screened: frozenset[str] = frozenset()
 
     @property
     def storage(self) -> tuple[dict, ...]:
         """The record's `storage` entries: one per written array, in name order."""
         # The one shape of the record's `storage` entries, shared with reuse-in-place's.
         out = [{"array": a.name, "bytes_before": a.bytes_before, "bytes_after": a.bytes_after,
-                "technique": "contract", "why_not": "", "into": "", "mapping": a.mapping} for a in self.arrays]
+                "technique": self.technique, "why_not": "", "into": "", "mapping": a.mapping} for a in self.arrays]
         out += [{"array": name, "bytes_before": "", "bytes_after": "", "technique": "", "why_not": why,
                  "into": "", "mapping": ""} for name, why in self.kept]
         return tuple(sorted(out, key=lambda e: e["array"]))
 
 
 # ----------------------------------------------------------------------------- conflict set
-def conflict_relation(scop: Scop, name: str) -> isl.UnionMap:
-    """[P] -> { T[a..] -> T[b..] }: the elements of array `name` whose live ranges overlap in the
-    source order (paper section 3.1): some access of `a` is at or after some write of `b`, and
-    some access of `b` at or after some write of `a`."""
+def conflict_relation(scop: Scop, name: str, precedes: Optional[isl.UnionMap] = None) -> isl.UnionMap:
+    """[P] -> { T[a..] -> T[b..] }: the elements of array `name` whose live ranges overlap (paper
+    section 3.1): some access of `a` is not known to precede some write of `b`, and some access of
+    `b` not known to precede some write of `a`. Without `precedes`, in the source order (total:
+    an access not before a write is at or after it); with it, in the partial order it gives
+    ({ S[i..] -> S'[j..] }: the instance pairs run one before the other for sure,
+    `scheduled_order`)."""
     names = frozenset({name})
-    dates = scop.original_schedule.get_map()                          # [P] -> { S[i..] -> [t..] }
     reads = accesses_through(scop.reads, names)                        # [P] -> { S[i..] -> T[a..] }
     writes = accesses_through(scop.writes, names)                      # [P] -> { S[i..] -> T[a..] }
-    written_at = writes.reverse().apply_range(dates)                   # [P] -> { T[a..] -> [t..] }
-    used_at = reads.union(writes).reverse().apply_range(dates)         # [P] -> { T[a..] -> [t..] }
-    overlap = used_at.lex_ge_union_map(written_at)                     # [P] -> { T[a..] -> T[b..] }
+    uses = reads.union(writes)
+    if precedes is None:
+        dates = scop.original_schedule.get_map()                      # [P] -> { S[i..] -> [t..] }
+        written_at = writes.reverse().apply_range(dates)               # [P] -> { T[a..] -> [t..] }
+        used_at = uses.reverse().apply_range(dates)                    # [P] -> { T[a..] -> [t..] }
+        overlap = used_at.lex_ge_union_map(written_at)                 # [P] -> { T[a..] -> T[b..] }
+    else:
+        pairs = isl.UnionMap.from_domain_and_range(uses.domain(), writes.domain())
+        unordered = pairs.subtract(precedes)                           # [P] -> { S[i..] -> S'[j..] }
+        overlap = uses.reverse().apply_range(unordered).apply_range(writes)  # { T[a..] -> T[b..] }
     return overlap.intersect(overlap.reverse()).intersect_params(scop.context)
 
 
-def conflict_differences(scop: Scop, array: ArrayInfo) -> isl.Set:
+def conflict_differences(scop: Scop, array: ArrayInfo, precedes: Optional[isl.UnionMap] = None) -> isl.Set:
     """[P] -> { [x..] }: the conflicting differences DS of `array` (0-symmetric; empty when no
     two elements' live ranges overlap, not even an element with itself: nothing is read)."""
-    deltas = conflict_relation(scop, array.name).deltas()              # [P] -> { T[x..] }
+    deltas = conflict_relation(scop, array.name, precedes).deltas()    # [P] -> { T[x..] }
     space = isl.Space.set_alloc(scop.context.get_ctx(), 0, array.rank).align_params(scop.context.get_space())
     out = isl.Set.empty(space)
     pieces: list[isl.Set] = []
@@ -120,6 +138,93 @@ def conflict_differences(scop: Scop, array: ArrayInfo) -> isl.Set:
     for piece in pieces:
         out = out.union(piece.reset_tuple_id().align_params(space))
     return out.coalesce()
+
+
+# ----------------------------------------------------------------------------- the final schedule's order
+class UnsupportedTree(Exception):
+    """A schedule tree node whose order `scheduled_order` does not model (expansion, extension)."""
+
+
+def _flat_dims(schedule: isl.Schedule) -> list[tuple[isl.UnionMap, tuple[bool, ...]]]:
+    """Per leaf of `schedule`: [P] -> { S[i..] -> [d..] } (its instances' dates: band members and
+    sequence positions, outermost first) and per date dimension whether its iterations may run
+    in any order (a band member under a `parallel`, `vector` or `coincident` mark, a `set`)."""
+    leaves: list[tuple[isl.UnionMap, tuple[bool, ...]]] = []
+    ctx = schedule.get_ctx()
+
+    def constant(instances: isl.UnionSet, k: int) -> isl.UnionMap:
+        # { S[i..] -> [k] } over `instances`
+        position = isl.Set(f"{{ [{k}] }}", context=ctx)
+        return isl.UnionMap.from_domain_and_range(instances, isl.UnionSet.from_set(position))
+
+    def visit(node: isl.ScheduleNode, maps: list[isl.UnionMap], flags: list[bool], marked: bool) -> None:
+        kind = node.get_type()
+        if kind == isl.schedule_node_type.leaf:
+            instances = node.get_domain()
+            flat = isl.UnionMap.from_domain_and_range(instances, isl.UnionSet.from_set(isl.Set("{ [] }", context=ctx)))
+            for m in maps:
+                flat = flat.flat_range_product(m.intersect_domain(instances))
+            leaves.append((flat, tuple(flags)))
+        elif kind == isl.schedule_node_type.band:
+            members = node.band_n_member()
+            if members:
+                maps = maps + [node.band_get_partial_schedule_union_map()]
+                flags = flags + [marked] * members
+            visit(node.child(0), maps, flags, False)
+        elif kind == isl.schedule_node_type.mark:
+            visit(node.child(0), maps, flags, marked or node.mark_get_id().get_name() in UNORDERED_MARKS)
+        elif kind in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+            for k in range(node.n_children()):
+                child = node.child(k)
+                visit(child, maps + [constant(child.get_domain(), k)],
+                      flags + [kind == isl.schedule_node_type.set], False)
+        elif kind in (isl.schedule_node_type.expansion, isl.schedule_node_type.extension):
+            raise UnsupportedTree("the final schedule tree has an expansion or extension node")
+        else:   # domain, filter, context, guard: no date of their own
+            for k in range(node.n_children()):
+                visit(node.child(k), maps, flags, marked)
+
+    visit(schedule.get_root(), [], [], False)
+    return leaves
+
+
+def scheduled_order(schedule: isl.Schedule) -> isl.UnionMap:
+    """[P] -> { S[i..] -> S'[j..] }: the instance pairs that `schedule` runs one before the other
+    whatever the threads and the vectoriser do: their dates first differ in a dimension whose
+    iterations run in order, the first one's smaller there. Dates that first differ in a
+    parallel loop, a vector loop or a `set` are unordered (the paper's section 3.1: the conflict
+    set of a parallel schedule)."""
+    leaves = _flat_dims(schedule)
+    depth = max((len(flags) for _, flags in leaves), default=0)
+    ctx = schedule.get_ctx()
+    padded: list[tuple[isl.UnionMap, tuple[bool, ...]]] = []
+    for flat, flags in leaves:
+        rest = depth - len(flags)
+        if rest:
+            # Dates of a shallower leaf padded with zeros (a sequence position already
+            # separates it from every deeper one).
+            zeros = isl.Set("{ [" + ", ".join("0" for _ in range(rest)) + "] }", context=ctx)
+            flat = flat.flat_range_product(isl.UnionMap.from_domain_and_range(flat.domain(),
+                                                                              isl.UnionSet.from_set(zeros)))
+        padded.append((flat, flags + (False,) * rest))
+    dates = isl.UnionMap.empty(schedule.get_domain().get_space())      # [P] -> { S[i..] -> [d..] }
+    for flat, _ in padded:
+        dates = dates.union(flat)
+    precedes = isl.UnionMap.empty(schedule.get_domain().get_space())
+    names = [f"d{k}" for k in range(depth)]
+    primed = [f"e{k}" for k in range(depth)]
+    for k in range(depth):
+        ordered = isl.UnionMap.empty(schedule.get_domain().get_space())
+        for flat, flags in padded:
+            if not flags[k]:
+                ordered = ordered.union(flat)
+        if ordered.is_empty():
+            continue
+        equal = " and ".join([f"{a} = {b}" for a, b in zip(names[:k], primed[:k])] + [f"{names[k]} < {primed[k]}"])
+        later = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(primed)}] : {equal} }}", context=ctx)
+        # { S[i..] -> S'[j..] }: first different date dimension k, ordered there
+        precedes = precedes.union(ordered.apply_range(isl.UnionMap.from_map(later)).apply_range(dates.reverse()))
+    return precedes.coalesce()
 
 
 # ----------------------------------------------------------------------------- moduli
@@ -170,20 +275,32 @@ def choose_moduli(differences: isl.Set, extents: tuple[Optional[int], ...],
 
 
 # ----------------------------------------------------------------------------- the pass's work
-def contract_arrays(scop: Scop, max_operations: int = 0) -> tuple[Scop, Contraction]:
+def contract_arrays(scop: Scop, max_operations: int = 0,
+                    schedule: Optional[isl.Schedule] = None) -> tuple[Scop, Contraction]:
     """`scop` with its contractible arrays folded (see the module); raises nothing: an array
-    whose analysis exceeds the budget is kept, with the reason."""
+    whose analysis exceeds the budget is kept, with the reason. Without `schedule`, the
+    conflict sets are the source order's; with it (the final schedule tree,
+    `contract-scheduled`), those of its order (`scheduled_order`), and arrays folded already
+    are left as they are."""
     ctx = scop.context.get_ctx()
     args = {a.name: a for a in scop.region.args}
     chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...]]] = []
     kept: list[tuple[str, str]] = []
+    screened: set[str] = set()
     done: list[ContractedArray] = []
+    technique = "contract" if schedule is None else "contract-scheduled"
+    precedes: Optional[isl.UnionMap] = None
+    order_problem = ""
     for array in sorted(scop.arrays, key=lambda a: a.name):
         if array.read_only or array.rank == 0:
             continue
         why = _unsuitable(scop, array, args.get(array.name))
+        if not why and schedule is not None and array.storage:
+            why = "folded already in the source order (contract-arrays)"
         moduli: tuple[Optional[int], ...] = ()
-        if not why:
+        if why:
+            screened.add(array.name)
+        else:
             try:
                 with isl_budget(ctx, max_operations, f"contraction of '{array.name}'"):
                     # A PENCIL function's accesses stay within the declared extents: a read
@@ -191,10 +308,19 @@ def contract_arrays(scop: Scop, max_operations: int = 0) -> tuple[Scop, Contract
                     within = declared_elements(scop, array) if scop.region.kind == "function" else None
                     if not array.local and reads_values_from_entry(scop, array, within):
                         why = "its values enter the region (a read has no write before it)"
+                        screened.add(array.name)
                     else:
-                        extents = tuple(_constant(e) for e in array.extents)
-                        moduli = choose_moduli(conflict_differences(scop, array), extents,
-                                               outer_first=not array.local)
+                        if schedule is not None and precedes is None and not order_problem:
+                            try:
+                                precedes = scheduled_order(schedule)
+                            except UnsupportedTree as exc:
+                                order_problem = str(exc)
+                        if order_problem:
+                            why = order_problem
+                        else:
+                            extents = tuple(_constant(e) for e in array.extents)
+                            moduli = choose_moduli(conflict_differences(scop, array, precedes), extents,
+                                                   outer_first=not array.local)
             except BudgetExceeded as exc:
                 why = str(exc)
             except isl.Error as exc:
@@ -210,8 +336,8 @@ def contract_arrays(scop: Scop, max_operations: int = 0) -> tuple[Scop, Contract
         done.append(ContractedArray(array.name, moduli, _bytes_before(array), _bytes_after(array, moduli),
                                     _mapping_text(array, moduli)))
     if not chosen:
-        return scop, Contraction(kept=tuple(kept))
-    return _rewrite(scop, chosen), Contraction(tuple(done), tuple(kept))
+        return scop, Contraction(kept=tuple(kept), technique=technique, screened=frozenset(screened))
+    return _rewrite(scop, chosen), Contraction(tuple(done), tuple(kept), technique, frozenset(screened))
 
 
 def _unsuitable(scop: Scop, array: ArrayInfo, arg) -> str:
@@ -364,7 +490,10 @@ def _folded_body(body: N.Stmt, array: ArrayInfo, moduli: tuple[Optional[int], ..
         out: N.Expr = replace(var, type=t) if new_type is not None else var
         rows = t.dims() if isinstance(t, T.ArrayType) else []
         for k, (index, b) in enumerate(zip(indices, moduli)):
-            if b is not None and isinstance(index, N.IntLit):
+            if b == 1:
+                # One row left: every index is 0 (no `% 1` in the code).
+                index = N.IntLit(0, type=index.type, loc=index.loc)
+            elif b is not None and isinstance(index, N.IntLit):
                 index = replace(index, value=index.value % b)
             elif b is not None:
                 index = N.Binary("%", index, N.IntLit(b, type=index.type, loc=index.loc), type=index.type,

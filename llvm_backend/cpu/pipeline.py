@@ -32,6 +32,9 @@ from __future__ import annotations
 # - `register-tile` between them: it needs the unit-stride loop innermost in the point band, and
 #   it makes that loop a band of its own, which `mark-vector` then marks (partial tiles);
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
+# - `contract-scheduled` right after it: it folds arrays onto the conflict set of the final
+#   schedule (line buffers of a fused pipeline), so no later pass may reorder anything; it
+#   drops the dependences and live ranges, which no later pass reads;
 # - `thread-team` after `verify-schedule`: it only groups the parallel loops that survived it
 #   under one fork, which changes no execution order;
 # - `codegen` last: it reads the final schedule.
@@ -46,7 +49,7 @@ LEVEL_3 = [
     "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
     "keep-streams",
     "tile", "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile",
-    "mark-vector", "reduction-jam", "verify-schedule", "thread-team", "codegen",
+    "mark-vector", "reduction-jam", "verify-schedule", "contract-scheduled", "thread-team", "codegen",
 ]
 
 PIPELINES: dict[int, list[str]] = {

@@ -14,7 +14,7 @@ LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
     "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
     "mark-parallel",
-    "source-order", "verify-schedule", "codegen",
+    "source-order", "verify-schedule", "contract-scheduled", "codegen",
 ]
 
 PIPELINES: dict[int, list[str]] = {

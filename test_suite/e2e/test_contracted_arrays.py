@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""Arrays whose values die in the region run on contracted storage (contract-arrays, issue 26).
+"""Arrays whose values die in the region run on contracted storage (contract-arrays and
+contract-scheduled, issue 26).
 
 test_suite/kernels/memory holds value-style programs whose scratch arrays the host
 allocates and the region kills: a time-expanded 1-D Jacobi and 2-D five-point stencil
-(contracted to two rows / planes) and a three-stage image pipeline over two whole-image
-buffers (left as they are: in the source order every element of a buffer is live while
-the whole of it is written). Each build prints what gcc -O0 prints, on 1 and 2 threads
+(contracted to two rows / planes in the source order) and a three-stage and a two-stage
+image pipeline over whole-image buffers (in the source order every element of a buffer is
+live while the whole of it is written; against the final schedule, which fuses the stages,
+contract-scheduled leaves line buffers: three rows of t1, one of t2; the record's last
+entry for an array is the one that counts). Each build prints what gcc -O0 prints, on 1 and 2 threads
 and at two sizes, on the CPU target and on the OpenCL target (skipped without a platform);
 the record says which arrays were contracted to what, and `-fpencil-memory=none` keeps
 them whole.
@@ -28,12 +31,14 @@ INCLUDE = [f"-I{harness.REPO_ROOT / 'include'}"]
 CONTRACTED = {
     "jacobi_1d_expanded": {"A": "16 * n"},
     "stencil_2d_expanded": {"A": "16 * n * m"},
-    "image_pipeline": {"t1": None, "t2": None},
+    "image_pipeline": {"t1": "24 * w", "t2": "8 * w"},
+    "image_pipeline2": {"t1": "24 * w"},
 }
 SIZES = {
     "jacobi_1d_expanded": [(), ("-DTSTEPS=1", "-DN=2"), ("-DTSTEPS=12", "-DN=31")],
     "stencil_2d_expanded": [(), ("-DTSTEPS=1", "-DN=3", "-DM=3"), ("-DTSTEPS=5", "-DN=7", "-DM=20")],
-    "image_pipeline": [(), ("-DH=1", "-DW=1"), ("-DH=9", "-DW=40")],
+    "image_pipeline": [(), ("-DH=1", "-DW=1"), ("-DH=9", "-DW=40"), ("-DH=70", "-DW=300")],
+    "image_pipeline2": [(), ("-DH=2", "-DW=1"), ("-DH=67", "-DW=260")],
 }
 
 

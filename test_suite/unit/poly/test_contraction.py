@@ -13,7 +13,8 @@ from __future__ import annotations
 import islpy as isl
 
 from clangpass.poly.extract import extract_scop
-from clangpass.poly.contraction import choose_moduli, conflict_differences, contract_arrays, successive_moduli
+from clangpass.poly.contraction import (choose_moduli, conflict_differences, contract_arrays, scheduled_order,
+                                        successive_moduli)
 from clangpass.poly.scop import accesses_through
 
 from test_suite.unit.poly.snippets import region_of
@@ -128,3 +129,28 @@ void k(int h, int w, const double in[static const restrict h][w], double out[sta
 """
     _, contraction = contract_arrays(_pencil_scop(tmp_path, pipeline))
     assert dict(contraction.kept)["t1"] == "its conflict set spans every dimension: no dimension folds"
+
+
+def _fused(marked: bool) -> isl.Schedule:
+    """{ S[i]; T[i] : 0 <= i < 4 } fused in one loop over i (S before T in each iteration), the
+    loop under a `parallel` mark when `marked`."""
+    domain = isl.UnionSet("{ S[i] : 0 <= i < 4; T[i] : 0 <= i < 4 }")
+    node = isl.Schedule.from_domain(domain).get_root().child(0)
+    node = node.insert_partial_schedule(isl.MultiUnionPwAff("[{ S[i] -> [(i)]; T[i] -> [(i)] }]"))
+    filters = isl.UnionSetList.alloc(domain.get_ctx(), 2).add(isl.UnionSet("{ S[i] }")).add(isl.UnionSet("{ T[i] }"))
+    node = node.child(0).insert_sequence(filters).parent()
+    if marked:
+        node = node.insert_mark(isl.Id("parallel", context=domain.get_ctx()))
+    return node.get_schedule()
+
+
+def test_scheduled_order_leaves_parallel_iterations_unordered():
+    in_order = scheduled_order(_fused(False))                        # { S[i] -> T[j] ... }
+    on_threads = scheduled_order(_fused(True))
+    same = isl.UnionMap("{ S[i] -> T[i] : 0 <= i < 4 }")
+    later = isl.UnionMap("{ S[0] -> T[1]; S[0] -> S[1]; T[2] -> S[3] }")
+    assert same.is_subset(in_order) and later.is_subset(in_order)
+    # In a parallel loop only what one iteration runs in sequence is ordered.
+    assert same.is_subset(on_threads)
+    assert later.intersect(on_threads).is_empty()
+    assert not isl.UnionMap("{ T[1] -> S[1] }").is_subset(in_order)

@@ -150,7 +150,8 @@ def test_dumps_are_headed_and_in_pipeline_order(tmp_path):
                      ("schedule", "tile"), ("scop", "tile"), ("schedule", "wavefront"), ("schedule", "mark-parallel"),
                      ("schedule", "source-order"), ("schedule", "point-loop-order"), ("schedule", "register-tile"),
                      ("schedule", "mark-vector"), ("schedule", "reduction-jam"),
-                     ("schedule", "verify-schedule"), ("schedule", "thread-team"), ("ast", "codegen")]
+                     ("schedule", "verify-schedule"), ("scop", "contract-scheduled"), ("schedule", "thread-team"),
+                     ("ast", "codegen")]
     text = stream.getvalue()
     for heading in ("Context:", "Arrays {", "Statements {", "Domain :=", "Schedule :=", "MustWriteAccess :=",
                     "ReadAccess :=", "Flow :=", "Anti :=", "Output :="):
