@@ -720,14 +720,7 @@ def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> _
             plans[k], ok = compilation.analyse(config.inputs[k], data)
             if not ok:
                 raise failed("pencilcc reported errors")
-        objects: dict[int, str] = {}
-        runtime_flags: list[list[str]] = []
-        if any(p.needs_pencilcc for p in plans.values()):
-            for k, plan in plans.items():
-                made = compilation.object_for(plan)
-                objects[k] = made.path
-                if made.link_flags:
-                    runtime_flags.append(made.link_flags)
+        objects, runtime_flags = compilation.objects_for(plans)
         prebuilt = prebuilt_runtime_flags(config)
         if prebuilt:
             runtime_flags.append(prebuilt)

@@ -463,6 +463,19 @@ class Compilation:
                                       f"(a pencilcc bug, please report it): {' | '.join(first)}")
         return None
 
+    def objects_for(self, plans: dict[int, InputPlan]) -> tuple[dict[int, str], list[list[str]]]:
+        """The object of each input of a link (index -> path) and the runtime link flags they
+        ask for; no objects when no input needs pencilcc (the host compiles and links them all)."""
+        objects: dict[int, str] = {}
+        runtime_flags: list[list[str]] = []
+        if any(p.needs_pencilcc for p in plans.values()):
+            for index, plan in plans.items():
+                built = self.object_for(plan)
+                objects[index] = built.path
+                if built.link_flags:
+                    runtime_flags.append(built.link_flags)
+        return objects, runtime_flags
+
     def object_for(self, plan: InputPlan) -> BuiltObject:
         """One object file (in the temp dir) holding everything of `plan`'s input."""
         folder = self._fresh_dir("obj")

@@ -519,15 +519,7 @@ class Driver:
 
     def _link(self, compilation, plans) -> int:
         """A link of C inputs some of which have regions: each becomes one object first."""
-        objects: dict[int, str] = {}
-        runtime_flags: list[list[str]] = []
-        if any(p.needs_pencilcc for p in plans.values()):
-            for index, plan in plans.items():
-                built = compilation.object_for(plan)
-                objects[index] = built.path
-                if built.link_flags:
-                    runtime_flags.append(built.link_flags)
-        return self._link_objects(objects, runtime_flags)
+        return self._link_objects(*compilation.objects_for(plans))
 
     def _link_objects(self, objects: dict[int, str], runtime_flags: list[list[str]]) -> int:
         """The host links, with C inputs in `objects` replaced by their objects."""
