@@ -79,6 +79,9 @@ class ContractedArray:
     bytes_before: Bytes
     bytes_after: Bytes
     mapping: str                          # `A[t mod 2][i]`, for dumps and remarks
+    # A mapping along general vectors: per storage position, (v, b) (`moduli` then holds the
+    # sizes b, None where a unit row keeps its extent); () for the canonical form `moduli` says.
+    rows: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,212 @@ def choose_moduli(differences: isl.Set, extents: tuple[Optional[int], ...],
     return best if best is not None else tuple(None for _ in extents)
 
 
+# ----------------------------------------------------------------------------- general bases
+# Rows of a general mapping: (integer vector v, modulus b); b None only for a unit vector e_k at
+# storage position k (the dimension keeps its extent). Storage position k holds row k's residue.
+Row = tuple[tuple[int, ...], Optional[int]]
+
+# Largest coefficient of the candidate rows, per rank (primitive vectors, first nonzero positive).
+GENERAL_COEFFICIENTS = {2: 2, 3: 1}
+
+
+def candidate_vectors(rank: int, bound: int) -> list[tuple[int, ...]]:
+    """The primitive integer vectors with coefficients in [-bound, bound], first nonzero
+    coefficient positive (v and -v give the same widths), unit vectors first, then by L1 norm."""
+    out = []
+    for v in itertools.product(range(-bound, bound + 1), repeat=rank):
+        nonzero = [c for c in v if c]
+        if not nonzero or nonzero[0] < 0 or math.gcd(*[abs(c) for c in nonzero]) != 1:
+            continue
+        out.append(v)
+    return sorted(out, key=lambda v: (sum(1 for c in v if c) != 1, sum(abs(c) for c in v), [-c for c in v]))
+
+
+def _rank_of(vectors: list[tuple[int, ...]]) -> int:
+    """The rank of integer `vectors` (fraction-free Gaussian elimination)."""
+    rows = [list(v) for v in vectors]
+    rank = 0
+    columns = len(rows[0]) if rows else 0
+    for col in range(columns):
+        pivot = next((r for r in range(rank, len(rows)) if rows[r][col]), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        for r in range(len(rows)):
+            if r != rank and rows[r][col]:
+                a, b = rows[rank][col], rows[r][col]
+                rows[r] = [a * x - b * y for x, y in zip(rows[r], rows[rank])]
+        rank += 1
+    return rank
+
+
+def _dot(v: tuple[int, ...], names: list[str]) -> str:
+    """`v . x` over the variables `names`, as isl text."""
+    terms = [f"{c}*{x}" for c, x in zip(v, names) if c]
+    return " + ".join(terms) if terms else "0"
+
+
+def _along(differences: isl.Set, v: tuple[int, ...]) -> isl.Set:
+    """[P] -> { [v . x] : x in differences }."""
+    names = [f"x{k}" for k in range(len(v))]
+    proj = isl.Map(f"{{ [{', '.join(names)}] -> [{_dot(v, names)}] }}", context=differences.get_ctx())
+    return differences.apply(proj.align_params(differences.get_space()))
+
+
+def width(differences: isl.Set, v: tuple[int, ...]) -> Optional[int]:
+    """max { v . x : x in differences } over every value of the parameters (None: unbounded;
+    0 when `differences` is empty)."""
+    if differences.is_empty():
+        return 0
+    top = _along(differences, v).dim_max_val(0)
+    return None if top.is_infty() or top.is_nan() else max(top.to_python(), 0)
+
+
+def _orthogonal(differences: isl.Set, v: tuple[int, ...]) -> isl.Set:
+    """`differences` restricted to v . x = 0."""
+    names = [f"x{k}" for k in range(len(v))]
+    plane = isl.Set(f"{{ [{', '.join(names)}] : {_dot(v, names)} = 0 }}", context=differences.get_ctx())
+    return differences.intersect(plane.align_params(differences.get_space()))
+
+
+def _complete(differences: isl.Set, chosen: list[Row], candidates: list[tuple[int, ...]]) -> list[Row]:
+    """Heuristic 1 (section 4.1) from the rows `chosen`: each next row the candidate, linearly
+    independent of the rows so far, of smallest constant width over the differences orthogonal
+    to them (modulus: the width + 1). When no candidate has a constant width the rest are unit
+    vectors that keep their dimension's extent (modulus None)."""
+    rows = list(chosen)
+    rest = differences
+    for v, _ in rows:
+        rest = _orthogonal(rest, v)
+    rank = len(candidates[0])
+    while len(rows) < rank:
+        vectors = [v for v, _ in rows]
+        best: Optional[tuple[int, tuple[int, ...]]] = None
+        for v in candidates:
+            if _rank_of(vectors + [v]) <= len(vectors):
+                continue
+            w = width(rest, v)
+            if w is not None and (best is None or w < best[0]):
+                best = (w, v)
+                if w == 0:
+                    break
+        if best is None:
+            # Unbounded along every direction left: keep extents along unit vectors, the innermost
+            # first (the outer positions are then the folded ones: a caller array's box is a prefix
+            # of its storage only when its outermost dimension folds).
+            for k in reversed(range(rank)):
+                e = tuple(int(j == k) for j in range(rank))
+                if len(rows) < rank and _rank_of([v for v, _ in rows] + [e]) > len(rows):
+                    rows.append((e, None))
+            break
+        rows.append((best[1], best[0] + 1))
+        rest = _orthogonal(rest, best[1])
+    return rows
+
+
+def _placed(rows: list[Row]) -> Optional[tuple[Row, ...]]:
+    """`rows` in storage positions: a kept-extent row e_k at position k, the others in their
+    order in the positions left (None when two kept rows want one position)."""
+    rank = len(rows)
+    out: list[Optional[Row]] = [None] * rank
+    for v, b in rows:
+        if b is None:
+            k = v.index(1)
+            if out[k] is not None:
+                return None
+            out[k] = (v, b)
+    free = [k for k in range(rank) if out[k] is None]
+    for row, k in zip([r for r in rows if r[1] is not None], free):
+        out[k] = row
+    return tuple(out)   # type: ignore[arg-type]
+
+
+def general_mappings(differences: isl.Set) -> list[tuple[Row, ...]]:
+    """Mappings along general integer vectors (section 4.1, Heuristic 1 with the basis chosen
+    among small primitive vectors, `GENERAL_COEFFICIENTS`): the greedy one (each row the
+    smallest width), and, since that greedy choice misses the reverse L's hole along (1, 1)
+    (the paper's Fig. 2), one per first row of constant width, completed greedily (the
+    combination of section 4.3 looks for the mapping row orthogonal to a short reuse vector;
+    trying every first row finds it among the candidates). Rows in storage positions."""
+    rank = differences.dim(isl.dim_type.set)
+    if rank not in GENERAL_COEFFICIENTS or differences.is_empty():
+        return []
+    candidates = candidate_vectors(rank, GENERAL_COEFFICIENTS[rank])
+    found = [_complete(differences, [], candidates)]
+    for v in candidates:
+        w = width(differences, v)
+        if w is not None:
+            found.append(_complete(differences, [(v, w + 1)], candidates))
+    out = []
+    for rows in found:
+        placed = _placed(rows)
+        if placed is not None and placed not in out:
+            out.append(placed)
+    return out
+
+
+def is_canonical(rows: tuple[Row, ...]) -> bool:
+    """Row k is the unit vector e_k for every k (Lefebvre-Feautrier's mapping form)."""
+    return all(v == tuple(int(j == k) for j in range(len(v))) for k, (v, _) in enumerate(rows))
+
+
+def canonical_rows(moduli: tuple[Optional[int], ...]) -> tuple[Row, ...]:
+    rank = len(moduli)
+    return tuple((tuple(int(j == k) for j in range(rank)), b) for k, b in enumerate(moduli))
+
+
+def mapping_is_valid(differences: isl.Set, rows: tuple[Row, ...], context: Optional[isl.Set] = None) -> bool:
+    """No nonzero conflicting difference maps to all-zero residues: `(v_k . x) mod b_k = 0` for
+    every row with a modulus and `v_k . x = 0` for the others (isl's mod: floor-based)."""
+    rank = len(rows)
+    names = [f"x{k}" for k in range(rank)]
+    zero = [f"({_dot(v, names)}) mod {b} = 0" if b is not None else f"{_dot(v, names)} = 0" for v, b in rows]
+    nonzero = " or ".join(f"{x} < 0 or {x} > 0" for x in names)
+    bad = isl.Set(f"{{ [{', '.join(names)}] : {' and '.join(zero)} and ({nonzero}) }}", context=differences.get_ctx())
+    bad = differences.intersect(bad.align_params(differences.get_space()))
+    if context is not None:
+        bad = bad.intersect_params(context.align_params(bad.get_space()))
+    return bad.is_empty()
+
+
+def _fits(scop: Scop, array: ArrayInfo, sizes: tuple[Optional[int], ...]) -> bool:
+    """Each constant size is at most its dimension's extent for every value of the parameters (a
+    caller array keeps its row strides: the box must lie in its storage)."""
+    for size, extent in zip(sizes, array.extents):
+        if size is None:
+            continue
+        if extent is None:
+            return False
+        too_small = extent.lt_set(isl.PwAff.val_on_domain(extent.domain(), isl.Val.int_from_si(extent.get_ctx(), size)))
+        if not too_small.intersect_params(scop.context.align_params(too_small.get_space())).is_empty():
+            return False
+    return True
+
+
+def _choose_mapping(scop: Scop, array: ArrayInfo, differences: isl.Set, extents: tuple[Optional[int], ...]
+                    ) -> tuple[tuple[Optional[int], ...], Optional[tuple[Row, ...]]]:
+    """(sizes per storage position, rows) of the smallest valid mapping among the canonical orders
+    (`choose_moduli`) and the general bases (`general_mappings`); a general one only when it is
+    strictly smaller (and, for a caller array, its box lies in the caller's storage). Rows None:
+    the mapping failed `mapping_is_valid`."""
+    outer_first = not array.local
+    moduli = choose_moduli(differences, extents, outer_first=outer_first)
+    best: tuple[tuple[Optional[int], ...], tuple[Row, ...]] = (moduli, canonical_rows(moduli))
+    if any(b is not None for b in moduli) and not mapping_is_valid(differences, best[1], scop.context):
+        return moduli, None
+    for rows in general_mappings(differences):
+        if is_canonical(rows):
+            continue
+        sizes = tuple(b for _, b in rows)
+        if _size_key(sizes, extents, outer_first) >= _size_key(best[0], extents, outer_first):
+            continue
+        if not array.local and not _fits(scop, array, sizes):
+            continue
+        if mapping_is_valid(differences, rows, scop.context):
+            best = (sizes, rows)
+    return best
+
+
 # ----------------------------------------------------------------------------- the pass's work
 def contract_arrays(scop: Scop, max_operations: int = 0,
                     schedule: Optional[isl.Schedule] = None) -> tuple[Scop, Contraction]:
@@ -284,7 +493,7 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
     are left as they are."""
     ctx = scop.context.get_ctx()
     args = {a.name: a for a in scop.region.args}
-    chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...]]] = []
+    chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...], Optional[tuple[Row, ...]]]] = []
     kept: list[tuple[str, str]] = []
     screened: set[str] = set()
     done: list[ContractedArray] = []
@@ -298,6 +507,7 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
         if not why and schedule is not None and array.storage:
             why = "folded already in the source order (contract-arrays)"
         moduli: tuple[Optional[int], ...] = ()
+        rows: Optional[tuple[Row, ...]] = ()
         if why:
             screened.add(array.name)
         else:
@@ -319,8 +529,10 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
                             why = order_problem
                         else:
                             extents = tuple(_constant(e) for e in array.extents)
-                            moduli = choose_moduli(conflict_differences(scop, array, precedes), extents,
-                                                   outer_first=not array.local)
+                            differences = conflict_differences(scop, array, precedes)
+                            moduli, rows = _choose_mapping(scop, array, differences, extents)
+                            if rows is None:
+                                why = "its mapping failed the validity check (a conflicting difference folds to 0)"
             except BudgetExceeded as exc:
                 why = str(exc)
             except isl.Error as exc:
@@ -332,9 +544,10 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
         if why:
             kept.append((array.name, why))
             continue
-        chosen.append((array, moduli))
+        general = None if is_canonical(rows) else rows
+        chosen.append((array, moduli, general))
         done.append(ContractedArray(array.name, moduli, _bytes_before(array), _bytes_after(array, moduli),
-                                    _mapping_text(array, moduli)))
+                                    _mapping_text(array, moduli, general), general or ()))
     if not chosen:
         return scop, Contraction(kept=tuple(kept), technique=technique, screened=frozenset(screened))
     return _rewrite(scop, chosen), Contraction(tuple(done), tuple(kept), technique, frozenset(screened))
@@ -436,16 +649,39 @@ def _bytes_after(array: ArrayInfo, moduli: tuple[Optional[int], ...]) -> Bytes:
     return f"{_element_bytes(array)} * (" + " + ".join(str(t) for t in terms if t != 0) + ")"
 
 
-def _mapping_text(array: ArrayInfo, moduli: tuple[Optional[int], ...]) -> str:
+def _linear_text(v: tuple[int, ...], names: list[str]) -> str:
+    """`v . names` as text: `a0 - a1`, `2*a0 - a1`."""
+    out = ""
+    for c, x in zip(v, names):
+        if not c:
+            continue
+        term = x if abs(c) == 1 else f"{abs(c)}*{x}"
+        out += (f" - {term}" if c < 0 else f" + {term}") if out else (f"-{term}" if c < 0 else term)
+    return out or "0"
+
+
+def _mapping_text(array: ArrayInfo, moduli: tuple[Optional[int], ...], rows: Optional[tuple[Row, ...]] = None) -> str:
     letters = [f"a{k}" for k in range(array.rank)]
+    if rows:
+        out = array.name
+        for v, b in rows:
+            text = _linear_text(v, letters)
+            single = sum(1 for c in v if c) == 1 and max(v) == 1
+            out += f"[{text}]" if b is None else f"[{text} mod {b}]" if single else f"[({text}) mod {b}]"
+        return out
     return array.name + "".join(f"[{x} mod {b}]" if b is not None else f"[{x}]" for x, b in zip(letters, moduli))
 
 
 # ----------------------------------------------------------------------------- rewriting
-def _fold_map(scop: Scop, array: ArrayInfo, moduli: tuple[Optional[int], ...]) -> isl.UnionMap:
-    """[P] -> { T[a..] -> T[a_k mod b_k..] }."""
+def _fold_map(scop: Scop, array: ArrayInfo, moduli: tuple[Optional[int], ...],
+              rows: Optional[tuple[Row, ...]] = None) -> isl.UnionMap:
+    """[P] -> { T[a..] -> T[a_k mod b_k..] }; with general `rows`, [P] -> { T[a..] -> T[(v_k . a) mod b_k..] }
+    (isl's mod is floor-based: the residues are in [0, b_k))."""
     dims = [f"a{k}" for k in range(array.rank)]
-    image = [f"{x} mod {b}" if b is not None else x for x, b in zip(dims, moduli)]
+    if rows:
+        image = [f"({_dot(v, dims)}) mod {b}" if b is not None else _dot(v, dims) for v, b in rows]
+    else:
+        image = [f"{x} mod {b}" if b is not None else x for x, b in zip(dims, moduli)]
     fold = isl.Map(f"{{ {array.name}[{', '.join(dims)}] -> {array.name}[{', '.join(image)}] }}",
                    context=scop.context.get_ctx())
     return isl.UnionMap.from_map(fold.align_params(scop.context.get_space()))
@@ -505,6 +741,71 @@ def _folded_body(body: N.Stmt, array: ArrayInfo, moduli: tuple[Optional[int], ..
     return transform(body, rewrite)
 
 
+def _general_index(indices: list[N.Expr], v: tuple[int, ...], b: Optional[int], nonnegative: bool) -> N.Expr:
+    """The C index of row (v, b) over the subscripts `indices`: `v . f`, and with a modulus
+    `(v . f) % b` when v . f is never negative on the accessed elements, else
+    `((v . f) % b + b) % b` (C's % truncates: the residue of floor division is wanted)."""
+    wide = T.LONG if any(getattr(i.type, "bits", 32) > 32 for i in indices) else T.INT
+    loc = indices[0].loc
+    expr: Optional[N.Expr] = None
+    for c, index in zip(v, indices):
+        if not c:
+            continue
+        term = index if abs(c) == 1 else N.Binary("*", N.IntLit(abs(c), type=wide, loc=loc), index, type=wide, loc=loc)
+        if expr is None:
+            expr = term if c > 0 else N.Unary("-", term, type=wide, loc=loc)
+        else:
+            expr = N.Binary("+" if c > 0 else "-", expr, term, type=wide, loc=loc)
+    assert expr is not None
+    if b is None:
+        return expr
+    if b == 1:
+        return N.IntLit(0, type=wide, loc=loc)
+    modulus = N.IntLit(b, type=wide, loc=loc)
+    expr = N.Binary("%", expr, modulus, type=wide, loc=loc)
+    if not nonnegative:
+        expr = N.Binary("%", N.Binary("+", expr, modulus, type=wide, loc=loc), modulus, type=wide, loc=loc)
+    return expr
+
+
+def _folded_body_general(body: N.Stmt, array: ArrayInfo, rows: tuple[Row, ...], nonnegative: tuple[bool, ...],
+                         new_type: Optional[T.ArrayType]) -> N.Stmt:
+    """`body` with each `T[f..]` of `array` made `T[(v_k . f) mod b_k..]` (`_general_index`)."""
+
+    def rewrite(node: object) -> object:
+        if not isinstance(node, N.Subscript):
+            return node
+        var, indices = _chain(node)
+        if var is None or var.name != array.name or len(indices) != array.rank:
+            return node
+        t = new_type if new_type is not None else var.type
+        out: N.Expr = replace(var, type=t) if new_type is not None else var
+        dims = t.dims() if isinstance(t, T.ArrayType) else []
+        for k, ((v, b), positive) in enumerate(zip(rows, nonnegative)):
+            row = dims[k].element if k < len(dims) else node.type
+            out = N.Subscript(out, _general_index(indices, v, b, positive), type=row, loc=node.loc)
+        return out
+
+    return transform(body, rewrite)
+
+
+def _nonnegative_rows(scop: Scop, array: ArrayInfo, rows: tuple[Row, ...]) -> tuple[bool, ...]:
+    """Per row, whether v . a >= 0 for every element `a` the region accesses."""
+    touched = accesses_through(scop.reads.union(scop.writes), frozenset({array.name})).range()
+    touched = touched.intersect_params(scop.context)
+    pieces: list[isl.Set] = []
+    touched.foreach_set(pieces.append)
+    out = []
+    for v, _ in rows:
+        ok = True
+        for piece in pieces:
+            low = _along(piece.reset_tuple_id(), v).dim_min_val(0)
+            if low.is_infty() or low.is_neginfty() or low.is_nan() or low.to_python() < 0:
+                ok = False
+        out.append(ok)
+    return tuple(out)
+
+
 def _reduced_type(t: T.CType, moduli: tuple[Optional[int], ...]) -> T.CType:
     """The array type `t` with dimension k of extent b_k where b_k is set."""
     if not moduli or not isinstance(t, T.ArrayType):
@@ -516,13 +817,13 @@ def _reduced_type(t: T.CType, moduli: tuple[Optional[int], ...]) -> T.CType:
     return replace(t, element=element, extent=N.IntLit(b, type=T.INT), constant_extent=b)
 
 
-def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...]]]) -> Scop:
+def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...], Optional[tuple[Row, ...]]]]) -> Scop:
     statements = list(scop.statements)
     arrays = list(scop.arrays)
     locals_ = list(scop.locals)
     reads, must_writes, kills = scop.reads, scop.must_writes, scop.kills
-    for array, moduli in chosen:
-        fold = _fold_map(scop, array, moduli)
+    for array, moduli, rows in chosen:
+        fold = _fold_map(scop, array, moduli, rows)
         reads, must_writes = _folded(reads, array.name, fold), _folded(must_writes, array.name, fold)
         kills = _folded_kills(scop, kills, array, fold)
         new_type: Optional[T.ArrayType] = None
@@ -537,7 +838,12 @@ def _rewrite(scop: Scop, chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...]
                                                        .set_constant_val(isl.Val.int_from_si(ctx_space.get_ctx(), b)))
                 for e, b in zip(array.extents, moduli)))
         arrays[arrays.index(array)] = info
-        statements = [replace(s, body=_folded_body(s.body, array, moduli, new_type)) if s.body is not None else s
-                      for s in statements]
+        if rows:
+            positive = _nonnegative_rows(scop, array, rows)
+            statements = [replace(s, body=_folded_body_general(s.body, array, rows, positive, new_type))
+                          if s.body is not None else s for s in statements]
+        else:
+            statements = [replace(s, body=_folded_body(s.body, array, moduli, new_type)) if s.body is not None else s
+                          for s in statements]
     return scop.with_model(statements=tuple(statements), arrays=tuple(arrays), reads=reads.coalesce(),
                            must_writes=must_writes.coalesce(), kills=kills.coalesce(), locals=tuple(locals_))
