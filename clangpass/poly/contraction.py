@@ -22,9 +22,13 @@ Modular mapping (sections 3.2 and 4.1, Heuristic 1 on the canonical basis: the
 extent. Every order of the dimensions is tried (the paper's remark after Theorem 1;
 rank <= 4) and the smallest mapping kept (`choose_moduli`). Only constant moduli are
 used: `x mod n` with a parameter `n` is not quasi-affine, so a dimension whose width
-is parametric keeps its extent. Not implemented: the optimised bases of section 4.1.1
-(Farkas), the lattice-space Heuristic 2 of section 4.2 and their combination (4.3);
-mappings are along the canonical axes only (docs/passes/contract-arrays.md).
+is parametric keeps its extent. General bases (section 4.1, `general_mappings`): rows
+among small primitive integer vectors, greedy by width and once per first row, kept when
+strictly smaller than the canonical orders; every mapping is checked in isl
+(`mapping_is_valid`) before it is used, and a row `v . f` that may be negative is
+indexed `((v . f) % b + b) % b` in C. Not implemented: the optimised bases of section
+4.1.1 (Farkas), the lattice-space Heuristic 2 of section 4.2 and their combination (4.3)
+(docs/passes/contract-arrays.md).
 
 Candidates: region-local arrays, and caller arrays passed by address whose values
 neither enter the region (every read has a source write in it, or reads a value
@@ -470,7 +474,12 @@ def _choose_mapping(scop: Scop, array: ArrayInfo, differences: isl.Set, extents:
     best: tuple[tuple[Optional[int], ...], tuple[Row, ...]] = (moduli, canonical_rows(moduli))
     if any(b is not None for b in moduli) and not mapping_is_valid(differences, best[1], scop.context):
         return moduli, None
-    for rows in general_mappings(differences):
+    try:
+        general = general_mappings(differences)
+    except isl.Error:
+        # An optional search: on an isl failure the canonical mapping stands.
+        general = []
+    for rows in general:
         if is_canonical(rows):
             continue
         sizes = tuple(b for _, b in rows)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import islpy as isl
 
 from clangpass.poly.extract import extract_scop
-from clangpass.poly.contraction import (choose_moduli, conflict_differences, contract_arrays, scheduled_order,
+from clangpass.poly.contraction import (candidate_vectors, canonical_rows, choose_moduli, conflict_differences,
+                                        contract_arrays, general_mappings, mapping_is_valid, scheduled_order,
                                         successive_moduli)
 from clangpass.poly.scop import accesses_through
 
@@ -154,3 +155,103 @@ def test_scheduled_order_leaves_parallel_iterations_unordered():
     assert same.is_subset(on_threads)
     assert later.intersect(on_threads).is_empty()
     assert not isl.UnionMap("{ T[1] -> S[1] }").is_subset(in_order)
+
+
+def _smallest(differences):
+    """The smallest general mapping (rows in storage positions) and its size (None: unbounded)."""
+    def size(rows):
+        return None if any(b is None for _, b in rows) else __import__("math").prod(b for _, b in rows)
+    found = [m for m in general_mappings(differences) if size(m) is not None]
+    best = min(found, key=size)
+    return best, size(best)
+
+
+def test_candidate_vectors_are_primitive_and_signed():
+    two = candidate_vectors(2, 2)
+    assert two[:2] == [(1, 0), (0, 1)]
+    assert (2, 2) not in two and (0, 2) not in two and (-1, 1) not in two
+    assert set(two) == {(1, 0), (0, 1), (1, 1), (1, -1), (1, 2), (1, -2), (2, 1), (2, -1)}
+
+
+def test_reverse_l_lattice_size_at_n_7():
+    # Table 1 / section 5.1, N = 7: the lattice row's 2(2N - 1) = 26 locations, with the rows of the
+    # paper's mapping (y mod 2, (x - y) mod (2N - 1)) in Heuristic 1's order: (x - y) first.
+    seven = isl.Set(REVERSE_L.replace("[N] -> ", "").replace("N", "7"))
+    rows, size = _smallest(seven)
+    assert size == 26
+    assert rows[0] == ((1, -1), 13) and rows[1][1] == 2
+    assert mapping_is_valid(seven, rows)
+    # Parametric N: the width along (1, -1) is 2N - 2, not a constant: nothing folds.
+    assert all(any(b is None for _, b in m) for m in general_mappings(isl.Set(REVERSE_L)))
+
+
+def test_blur_interleaved_lattice_size_at_n_7():
+    # Table 1 / section 5.2: A[(y - 2x) mod (2N + 1)], 15 locations at N = 7 (LeFe's 3N = 21).
+    seven = isl.Set(BLUR.replace("[N] -> ", "").replace("N", "7"))
+    rows, size = _smallest(seven)
+    assert size == 15
+    assert rows[0] == ((2, -1), 15) and rows[1][1] == 1
+    assert choose_moduli(seven, (None, None)) == (7, 3)          # canonical: 3 x 7 = 21
+
+
+def test_diamond_general_basis_finds_no_better():
+    b = 8
+    differences = isl.Set(DIAMOND.replace("B", str(b)))
+    _, size = _smallest(differences)
+    assert size == (2 * b + 1) * 2
+
+
+def test_validity_check_rejects_a_folding_mapping():
+    seven = isl.Set(REVERSE_L.replace("[N] -> ", "").replace("N", "7"))
+    assert mapping_is_valid(seven, canonical_rows((7, 7)))
+    assert not mapping_is_valid(seven, canonical_rows((7, 6)))
+    assert not mapping_is_valid(seven, (((1, -1), 12), ((1, 0), 2)))
+    # Residues are isl's floor-based ones: x - y = -13 is 0 mod 13.
+    assert not mapping_is_valid(isl.Set("{ [x, y] : x - y = -13 or x - y = 13 }"), (((1, -1), 13), ((1, 0), 2)))
+
+
+CORNER = """#define N 7
+void k(const double in[static const restrict N][N], double out[static const restrict N][N]) {
+  double A[N][N];
+  for (int j = 0; j < N; j++)
+    A[0][j] = in[0][j];
+  for (int i = 1; i < N; i++)
+    A[i][0] = in[i][0];
+  for (int j = 0; j < N; j++)
+    out[j][0] = A[0][j];
+  for (int i = 1; i < N; i++)
+    out[0][i] = A[i][0];
+  for (int t = 1; t < N; t++) {
+    for (int j = t; j < N; j++)
+      A[t][j] = in[t][j] + A[t - 1][j];
+    for (int i = t + 1; i < N; i++)
+      A[i][t] = in[i][t] - A[i][t - 1];
+    for (int j = t; j < N; j++)
+      out[j][t] = A[t][j];
+    for (int i = t + 1; i < N; i++)
+      out[t][i] = A[i][t];
+  }
+}
+"""
+
+
+def test_corner_sweep_needs_a_general_basis(tmp_path):
+    # The live elements are a row and a column (two successive L's): no canonical order folds.
+    scop = _pencil_scop(tmp_path, CORNER)
+    differences = conflict_differences(scop, scop.array("A"))
+    assert choose_moduli(differences, (7, 7)) == (None, None)
+    contracted, contraction = contract_arrays(scop)
+    (a,) = contraction.arrays
+    assert (a.name, a.moduli, a.rows, a.mapping) == ("A", (13, 1), (((1, -1), 13), ((1, 0), 1)),
+                                                       "A[(a0 - a1) mod 13][a0 mod 1]")
+    assert (a.bytes_before, a.bytes_after) == (392, 104)
+    touched = accesses_through(contracted.reads.union(contracted.must_writes), frozenset({"A"})).range()
+    box = isl.Set("{ A[r, 0] : 0 <= r < 13 }", context=scop.context.get_ctx())
+    assert touched.is_subset(isl.UnionSet.from_set(box))
+    # i - j is negative below the diagonal: the C residue is made non-negative.
+    from clangpass.ir import nodes as N
+    from clangpass.ir.walk import descendants
+    mods = [n for s in contracted.statements if s.body is not None for n in descendants(s.body)
+            if isinstance(n, N.Binary) and n.op == "%"]
+    assert any(isinstance(m.lhs, N.Binary) and m.lhs.op == "+" and isinstance(m.lhs.lhs, N.Binary)
+               and m.lhs.lhs.op == "%" for m in mods)
