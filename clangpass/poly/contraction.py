@@ -463,19 +463,25 @@ def _fits(scop: Scop, array: ArrayInfo, sizes: tuple[Optional[int], ...]) -> boo
     return True
 
 
-def _choose_mapping(scop: Scop, array: ArrayInfo, differences: isl.Set, extents: tuple[Optional[int], ...]
-                    ) -> tuple[tuple[Optional[int], ...], Optional[tuple[Row, ...]]]:
+def _choose_mapping(scop: Scop, array: ArrayInfo, differences: isl.Set, extents: tuple[Optional[int], ...],
+                    general_bases: bool) -> tuple[tuple[Optional[int], ...], Optional[tuple[Row, ...]]]:
     """(sizes per storage position, rows) of the smallest valid mapping among the canonical orders
-    (`choose_moduli`) and the general bases (`general_mappings`); a general one only when it is
-    strictly smaller (and, for a caller array, its box lies in the caller's storage). Rows None:
-    the mapping failed `mapping_is_valid`."""
+    (`choose_moduli`) and, with `general_bases`, the general bases (`general_mappings`); a general
+    one only when it is strictly smaller (and, for a caller array, its box lies in the caller's
+    storage). Rows None: the mapping failed `mapping_is_valid`.
+
+    General bases only against the final schedule (`contract-scheduled`): in the source order a
+    skewed mapping (`T[(t - i) mod 17]` for a time-expanded row) reuses cells across iterations
+    of a loop the scheduler would run in parallel, and the dependences that reuse adds take the
+    parallelism away; against the final schedule, parallel and vector loops are unordered in the
+    conflict set, so no mapping it allows can cost one."""
     outer_first = not array.local
     moduli = choose_moduli(differences, extents, outer_first=outer_first)
     best: tuple[tuple[Optional[int], ...], tuple[Row, ...]] = (moduli, canonical_rows(moduli))
     if any(b is not None for b in moduli) and not mapping_is_valid(differences, best[1], scop.context):
         return moduli, None
     try:
-        general = general_mappings(differences)
+        general = general_mappings(differences) if general_bases else []
     except isl.Error:
         # An optional search: on an isl failure the canonical mapping stands.
         general = []
@@ -539,7 +545,8 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
                         else:
                             extents = tuple(_constant(e) for e in array.extents)
                             differences = conflict_differences(scop, array, precedes)
-                            moduli, rows = _choose_mapping(scop, array, differences, extents)
+                            moduli, rows = _choose_mapping(scop, array, differences, extents,
+                                                           general_bases=schedule is not None)
                             if rows is None:
                                 why = "its mapping failed the validity check (a conflicting difference folds to 0)"
             except BudgetExceeded as exc:

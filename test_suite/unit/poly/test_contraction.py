@@ -240,7 +240,11 @@ def test_corner_sweep_needs_a_general_basis(tmp_path):
     scop = _pencil_scop(tmp_path, CORNER)
     differences = conflict_differences(scop, scop.array("A"))
     assert choose_moduli(differences, (7, 7)) == (None, None)
-    contracted, contraction = contract_arrays(scop)
+    # In the source order (contract-arrays) general bases are not tried: they would cost the
+    # parallel loops the scheduler finds later.
+    assert contract_arrays(scop)[1].arrays == ()
+    # Against a schedule (contract-scheduled), here the source order's own, with no parallel loop.
+    contracted, contraction = contract_arrays(scop, schedule=scop.schedule)
     (a,) = contraction.arrays
     assert (a.name, a.moduli, a.rows, a.mapping) == ("A", (13, 1), (((1, -1), 13), ((1, 0), 1)),
                                                        "A[(a0 - a1) mod 13][a0 mod 1]")
