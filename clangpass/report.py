@@ -290,9 +290,12 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
         if o.status is Status.OPTIMIZED and missed_remarks:
             # An array a later memory pass stored elsewhere (contract-scheduled after
             # contract-arrays) did not keep its memory.
+            from clangpass.poly.contraction import LIVE_OUT
+
             moved = {f["array"] for f in o.facts.get("storage", ()) if f.get("technique")}
             for fact in o.facts.get("storage", ()):
-                if fact.get("why_not") and fact["array"] not in moved:
+                # An output array keeping its memory is no missed chance (every kernel has one).
+                if fact.get("why_not") and fact["why_not"] != LIVE_OUT and fact["array"] not in moved:
                     engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': array "
                                   f"'{fact['array']}' keeps its memory: {fact['why_not']}",
                                   option="-Rpass-missed=pencil")

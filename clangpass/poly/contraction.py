@@ -74,6 +74,11 @@ UNORDERED_MARKS = frozenset({PARALLEL_MARK, VECTOR_MARK, COINCIDENT_MARK})
 Bytes = Union[int, str]   # a byte count: a number, or a C expression of the parameters
 
 
+# Why an array whose values leave the region keeps its memory: the ordinary case of every
+# output array, which -Rpass-missed does not report (clangpass.report).
+LIVE_OUT = "live-out: its values leave the region"
+
+
 @dataclass(frozen=True)
 class ContractedArray:
     """One array folded onto the box of its moduli."""
@@ -575,7 +580,7 @@ def _unsuitable(scop: Scop, array: ArrayInfo, arg) -> str:
         if arg is None or arg.passing != "array":
             return "not an array the region owns or the caller passes by address"
         if array.live_out:
-            return "live-out: its values leave the region"
+            return LIVE_OUT
     if any(e is None for e in array.extents):
         return "an extent is not known"
     names = frozenset({array.name})

@@ -64,8 +64,8 @@ def test_compile_flags_reach_host_and_link() -> None:
     assert c.output == "a.o"
     assert [i.path for i in c.inputs] == ["a.c"]
     assert c.options.opt_level == 2 and c.options.debug and c.options.march == "native"
-    assert c.parser_args[:9] == ("-I", "inc", "-Iinc2", "-DX=1", "-D", "Y", "-UZ", "-include", "pre.h")
-    assert "-std=c99" in c.parser_args
+    assert c.parser_args[:10] == ("-O2", "-I", "inc", "-Iinc2", "-DX=1", "-D", "Y", "-UZ", "-include", "pre.h")
+    assert "-std=c99" in c.parser_args and "-march=native" in c.parser_args and "-mavx2" not in c.parser_args
     assert not c.diagnostics.enabled        # -w silences -Wpencil too
 
 

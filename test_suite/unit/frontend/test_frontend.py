@@ -225,7 +225,8 @@ def test_system_headers_parse_with_host_builtin_includes(tmp_path):
 
 
 @pytest.mark.parametrize("argv, expected", [
-    (["-O3", "-Iinc", "-DX=1", "-c", "a.c"], ["-Iinc", "-DX=1"]),
+    # -O levels are passed: they set macros headers test (__OPTIMIZE__); -c and -march=x86-64 not.
+    (["-O3", "-Iinc", "-DX=1", "-c", "-march=x86-64", "a.c"], ["-O3", "-Iinc", "-DX=1"]),
     (["-I", "inc", "-D", "Y", "-std=c11", "-Wall"], ["-I", "inc", "-D", "Y", "-std=c11"]),
     (["-include", "cfg.h", "-isystem", "/s", "-UZ", "-o", "x"], ["-include", "cfg.h", "-isystem", "/s", "-UZ"]),
 ])
