@@ -11,6 +11,9 @@ gcc's.  The BLAS-like kernels (gemm, 2mm, 3mm, syrk, syr2k, symm, trmm,
 doitgen) also get GFLOP/s and the percentage of the peak of the cores used,
 whose formula and inputs are printed.  A further table gives compile times.  ``--callgrind`` counts the
 kernels' instructions instead (one thread, repeatable, small sizes).
+``--oclgrind`` runs the OpenCL builds on oclgrind's simulated device and
+counts, per OpenCL kernel, global and local memory operations and barriers
+(:mod:`test_suite.bench.oclgrind`; mini sizes).
 
 ``--kernels memory`` measures the value-style programs of the memory passes
 (issue 26, item 7) with gcc, clang, Polly, pencilcc and ``pencilcc
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from test_suite.bench import compilers as compilers_mod
-from test_suite.bench import datasets, flops, machine, opencl, report, rusage
+from test_suite.bench import datasets, flops, machine, oclgrind, opencl, report, rusage
 from test_suite.bench.datasets import Kernel
 from test_suite.bench.measure import KernelResult, measure_kernel
 
@@ -54,9 +57,10 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m test_suite.bench",
         description="Benchmark pencilcc against gcc, clang and clang+Polly on the kernel suite, in one run.")
-    parser.add_argument("--kernels", default="default",
+    parser.add_argument("--kernels",
                         help="comma list of kernels (gemm, pencil/gemm, ...) and groups "
-                             f"({', '.join(datasets.GROUPS)}); default: the 12 of 'default'")
+                             f"({', '.join(datasets.GROUPS)}); default: the 12 of 'default' "
+                             f"(with --oclgrind: {','.join(datasets.OCLGRIND_KERNELS)}; image/NAME allowed)")
     parser.add_argument("--dataset", choices=datasets.DATASETS,
                         help=f"problem sizes (default: {datasets.DEFAULT_DATASET}; mini with --callgrind)")
     parser.add_argument("--repeat", type=int,
@@ -76,17 +80,21 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="build in DIR and keep the executables and optimisation records")
     parser.add_argument("--callgrind", action="store_true",
                         help="count kernel instructions with valgrind --tool=callgrind (one thread)")
+    parser.add_argument("--oclgrind", action="store_true",
+                        help="run the OpenCL builds on oclgrind's simulated device and count, per kernel, "
+                             "global and local memory operations and barriers (mini sizes by default)")
     parser.add_argument("--list", action="store_true", help="list the selected kernels and their sizes, and exit")
     args = parser.parse_args(argv)
     try:
-        args.kernel_list = datasets.select_kernels(args.kernels)
+        spec = args.kernels or (",".join(datasets.OCLGRIND_KERNELS) if args.oclgrind else "default")
+        args.kernel_list = datasets.select_kernels(spec, images=args.oclgrind)
         args.compiler_names = ([n.strip() for n in args.compilers.split(",") if n.strip()] if args.compilers
                                else list(default_compilers(args.kernel_list)))
         unknown = [n for n in args.compiler_names if n not in compilers_mod.COMPILER_NAMES]
         if unknown:
             raise ValueError(f"unknown compiler(s) {', '.join(unknown)} "
                              f"(compilers: {', '.join(compilers_mod.COMPILER_NAMES)})")
-        args.dataset = args.dataset or ("mini" if args.callgrind else datasets.DEFAULT_DATASET)
+        args.dataset = args.dataset or ("mini" if args.callgrind or args.oclgrind else datasets.DEFAULT_DATASET)
         for kernel in args.kernel_list:
             datasets.check_sizes(kernel, args.dataset)
     except ValueError as exc:
@@ -95,6 +103,10 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     args.march = args.march or (CALLGRIND_MARCH if args.callgrind else "native")
     if args.repeat < 1 or args.threads < 1:
         parser.error("--repeat and --threads must be at least 1")
+    if args.oclgrind and args.callgrind:
+        parser.error("--oclgrind and --callgrind are separate modes")
+    if args.oclgrind and oclgrind.problem():
+        parser.error(f"--oclgrind: {oclgrind.problem()}")
     if args.callgrind and shutil.which("valgrind") is None:
         parser.error("--callgrind needs valgrind on PATH")
     if args.callgrind and opencl.NAME in args.compiler_names:
@@ -125,11 +137,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for kernel in args.kernel_list:
             print(f"{kernel.label:{width}s} {report.size_text(kernel.size_macros(args.dataset))}")
         return 0
+    run = oclgrind.run_counts if args.oclgrind else run_benchmark
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        return run_benchmark(args, args.keep)
+        return run(args, args.keep)
     with tempfile.TemporaryDirectory(prefix="test_suite-bench-") as scratch:
-        return run_benchmark(args, Path(scratch))
+        return run(args, Path(scratch))
 
 
 def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:

@@ -245,12 +245,32 @@ def all_kernels() -> list[Kernel]:
     return kernels
 
 
-def select_kernels(spec: str) -> list[Kernel]:
-    """The kernels named by ``--kernels``: a comma list of labels and groups, in order.
+#: Label prefix of the image kernels (test_suite/kernels/image): self-checking programs without
+#: ``-DPENCILCC_BENCH`` timers, only for ``--oclgrind`` (counts, not times), at their own sizes.
+IMAGE_GROUP = "image"
+#: The kernels of an ``--oclgrind`` run without ``--kernels`` (issue 27's list; its conv2d is the
+#: image suite's general 2-D convolution, ``image/filter2d``).
+OCLGRIND_KERNELS: tuple[str, ...] = ("gemm", "2mm", "3mm", "syrk", "syr2k", "symm", "jacobi-2d", "heat-3d",
+                                     "image/filter2d", "doitgen")
+
+
+def image_kernels() -> list[Kernel]:
+    """The image kernels as ``image/NAME`` (``--oclgrind`` only; ``mini``: their own sizes)."""
+    return [Kernel(f"{IMAGE_GROUP}/{p.stem}", p, p.stem, MEMORY_CFLAGS)
+            for p in sorted((harness.KERNELS_DIR / "image").glob("*.c"))]
+
+
+def is_image_kernel(kernel: Kernel) -> bool:
+    return kernel.label.startswith(f"{IMAGE_GROUP}/")
+
+
+def select_kernels(spec: str, images: bool = False) -> list[Kernel]:
+    """The kernels named by ``--kernels``: a comma list of labels and groups, in order
+    (with ``images``, also ``image/NAME`` and the group ``image``).
 
     Raises :class:`ValueError` for an unknown name.
     """
-    known = {k.label: k for k in all_kernels()}
+    known = {k.label: k for k in [*all_kernels(), *(image_kernels() if images else [])]}
     chosen: dict[str, Kernel] = {}
     for item in (part.strip() for part in spec.split(",")):
         if not item:
@@ -261,7 +281,7 @@ def select_kernels(spec: str) -> list[Kernel]:
             labels = [label for label in known if label.split("/")[0] not in (*VARIANT_DIRS, MEMORY_GROUP)]
         elif item == "polybench":
             labels = [label for label in known if "/" not in label]
-        elif item in ("pencil", *VARIANT_DIRS, MEMORY_GROUP):
+        elif item in ("pencil", *VARIANT_DIRS, MEMORY_GROUP, *((IMAGE_GROUP,) if images else ())):
             labels = [label for label in known if label.startswith(f"{item}/")]
         elif item in known:
             labels = [item]
@@ -278,6 +298,8 @@ def check_sizes(kernel: Kernel, dataset: str) -> None:
 
     A misspelt macro would silently leave the program at its default size.
     """
+    if is_image_kernel(kernel) and dataset != "mini":
+        raise ValueError(f"{kernel.label}: an image kernel runs only at its own sizes (--dataset mini)")
     declared = kernel.size_macro_names()
     unknown = [m for m in kernel.size_macros(dataset) if m.split("=", 1)[0] not in declared]
     if unknown:
