@@ -52,6 +52,7 @@ from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
 from llvm_backend.cpu.lower_ast import OP, iterator_name
+from llvm_backend.opencl.tiling import GROUP, Stage, TileMapping, tile_mapping
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
 MAX_PRIVATE_ELEMENTS = 1024
@@ -90,6 +91,7 @@ class Kernel:
     single: bool = False          # one work-item runs the whole subtree (sequential code between kernels)
     reductions: tuple[LoopReduction, ...] = ()   # performed as tree reductions (`_reduction_kernel`)
     inner: Optional[isl.AstNode] = None           # the loop of dimension 0 of a two-dimensional kernel
+    tiling: Optional[TileMapping] = None          # tiles to work-groups, staged footprints (tiling.py)
 
     @property
     def dimensions(self) -> int:
@@ -144,6 +146,10 @@ class OpenclDialect(CDialect):
     def __init__(self, extents: dict[str, list[str]], indirect: frozenset[str] = frozenset()) -> None:
         self.extents = extents      # array name -> spellings of its row extents
         self.indirect = indirect    # scalars in a one-element buffer (region 'pointer' arguments)
+        # Arrays whose accesses read a work-group's copy in local memory (tiling.StagedArray),
+        # with the spelling of the copy: set while a stage's code is printed.
+        self.staged: dict[str, tuple[object, str]] = {}
+        self.written: set[str] = set()      # arrays the kernel writes (a register is stored back)
 
     def name(self, ref: N.VarRef) -> str:
         return f"(*v_{ref.name})" if ref.name in self.indirect else f"v_{ref.name}"
@@ -152,6 +158,15 @@ class OpenclDialect(CDialect):
         return opencl_type(t)
 
     def subscript(self, root: N.VarRef, indices: Sequence[str]) -> str:
+        if root.name in self.staged and self.staged[root.name][0] is None:     # a private register
+            return self.staged[root.name][1]
+        if root.name in self.staged:
+            array, local = self.staged[root.name]
+            offset = f"(({indices[0]}) - {local}_o0)"
+            for d in range(1, len(indices)):
+                extent = array.row if d == len(indices) - 1 else array.extents[d]
+                offset = f"({offset} * {extent} + (({indices[d]}) - {local}_o{d}))"
+            return f"{local}[{offset}]"
         extents = self.extents.get(root.name)
         if extents is None:
             if len(indices) == 1 and isinstance(root.type, T.PointerType):
@@ -329,10 +344,22 @@ class KernelBuilder:
 
         for k, r in enumerate(reductions):
             params.append(KernelParam(f"__pencilcc_partial{k}", "partial", r.variable, r.target.type, WRITE, dim=k))
-        printer = _AstPrinter(CPrinter(OpenclDialect(extents, frozenset(indirect))), bodies_by_name, iterator_types)
+        dialect = OpenclDialect(extents, frozenset(indirect))
+        dialect.written = set(written)
+        printer = _AstPrinter(CPrinter(dialect), bodies_by_name, iterator_types)
         bound = set(host_iterators)
+        mapping = None
+        if inner is not None and not reductions and not single:
+            integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
+            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents)
         try:
-            if single:
+            if mapping is not None:
+                outer_it, inner_it = iterator_name(node), iterator_name(inner)
+                bound |= {outer_it, inner_it}
+                first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid;",
+                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"]
+                body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound)
+            elif single:
                 first = []
                 body = printer.node(node, "  ", bound)
             elif inner is not None:
@@ -354,6 +381,21 @@ class KernelBuilder:
             raise Unmappable(f"OpenCL C cannot express {exc}") from None
         if reductions:
             lines = _reduction_kernel(name, signature, reductions, first + prologue + body)
+        elif mapping is not None:
+            locals_ = [f"  __local {opencl_type(a.element)} {a.local_name(k)}[{a.elements}];"
+                       for k, stage in enumerate(mapping.stages) for a in stage.arrays]
+            lines = [f"__kernel __attribute__((reqd_work_group_size({GROUP[0]}, {GROUP[1]}, 1)))",
+                     f"void {name}({signature})", "{", *locals_,
+                     "  const long __pencilcc_gid0 = (long)get_global_id(0);",
+                     "  const long __pencilcc_gid = (long)get_global_id(1);",
+                     f"  const int __pencilcc_lid = (int)(get_local_id(1) * {GROUP[0]} + get_local_id(0));",
+                     "  const int __pencilcc_active = __pencilcc_gid < __pencilcc_trips && "
+                     "__pencilcc_gid0 < __pencilcc_trips0;",
+                     "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
+                     "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
+                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {GROUP[1]};",
+                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {GROUP[0]};",
+                     *first, *prologue, *body, "}", ""]
         elif inner is not None:
             lines = [f"__kernel void {name}({signature})", "{",
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
@@ -366,7 +408,7 @@ class KernelBuilder:
                      "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
                      *first, *prologue, *body, "}", ""]
         kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
-                        tuple(reductions), inner)
+                        tuple(reductions), inner, mapping)
         self.kernels.append(kernel)
         return kernel
 
@@ -583,3 +625,91 @@ def _identifiers(e: isl.AstExpr) -> set[str]:
     if e.get_type() == isl.ast_expr_type.op:
         return set().union(*(_identifiers(e.op_get_arg(i)) for i in range(e.op_get_n_arg())))
     return set()
+
+
+# ---------------------------------------------------------------------------- tiled kernels
+def _tiled_body(mapping: TileMapping, printer: "_AstPrinter", dialect: OpenclDialect, body: isl.AstNode,
+                bound: set[str]) -> list[str]:
+    """The code under the two grid loops of a tiled kernel (tiling.py): every work-item of the
+    group reaches the copies and barriers; only active ones (inside the iteration space) compute."""
+    whole = [s for s in mapping.stages if not s.loop]
+    if whole:
+        return _stage_code(whole[0], 0, printer, dialect, body, bound)
+    out: list[str] = []
+    children = [body] if body.get_type() != isl.ast_node_type.block else \
+        [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
+    for index, child in enumerate(children):
+        stage = next((s for s in mapping.stages if s.index == index), None)
+        if stage is not None:
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound)
+        else:
+            out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]
+    return out
+
+
+def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, bound: set[str]) -> list[str]:
+    out = []
+    for a in stage.arrays:
+        local = a.local_name(number)
+        volume = 1
+        for e in a.extents:
+            volume *= e
+        out += [f"{indent}const long {local}_o{d} = {o};" for d, o in enumerate(a.offsets)]
+        out += [f"{indent}for (int __pencilcc_x = __pencilcc_lid; __pencilcc_x < {volume}; "
+                f"__pencilcc_x += {GROUP[0] * GROUP[1]}) {{"]
+        rest = "__pencilcc_x"
+        position = []
+        for d in reversed(range(len(a.extents))):
+            out.append(f"{indent}  const long t___pcl_e{d} = {local}_o{d} + ({rest}) % {a.extents[d]};")
+            position.append(f"({rest}) % {a.extents[d]}")
+            rest = f"({rest}) / {a.extents[d]}"
+        saved, dialect.staged = dialect.staged, {}
+        source = dialect.subscript(a.root, [f"t___pcl_e{d}" for d in range(len(a.extents))])
+        dialect.staged = saved
+        offset = f"(__pencilcc_x / {a.extents[-1]}) * {a.row} + __pencilcc_x % {a.extents[-1]}"
+        out += [f"{indent}  if ({a.guard})", f"{indent}    {local}[{offset}] = {source};", f"{indent}}}"]
+    return out
+
+
+def _stage_code(stage: Stage, number: int, printer: "_AstPrinter", dialect: OpenclDialect, node: isl.AstNode,
+                bound: set[str]) -> list[str]:
+    staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
+    if not stage.loop:
+        out = _copies(stage, number, dialect, "  ", bound)
+        out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
+        dialect.staged = staged
+        try:
+            out += ["  if (__pencilcc_active) {", *printer.node(node, "    ", bound), "  }"]
+        finally:
+            dialect.staged = {}
+        return out
+    it = iterator_name(node)
+    inner = bound | {it, "__pcl_ok"}
+    init = _isl_expr(node.for_get_init(), bound)
+    cond = _isl_expr(node.for_get_cond(), inner)
+    out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
+           f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
+    out += _copies(stage, number, dialect, "    ", inner)
+    out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
+    # Elements a work-item alone uses in the loop: in private variables across it.
+    registers = []
+    for name, indices, element, root in stage.registers:
+        variable = f"__pencilcc_r{number}_{name}"
+        saved, dialect.staged = dialect.staged, {}
+        source = dialect.subscript(root, indices)
+        dialect.staged = saved
+        registers.append((name, variable, source, opencl_type(element)))
+        staged[name] = (None, variable)
+    before = [f"  {t} {v} = 0;" for _, v, _, t in registers]
+    before += [f"  if (__pencilcc_active) {v} = {src};" for _, v, src, _ in registers]
+    after = [f"  if (__pencilcc_active) {src} = {v};" for name, v, src, _ in registers if name in dialect.written]
+    out = before + out
+    dialect.staged = staged
+    try:
+        out += ["    if (__pencilcc_active) {",
+                f"      for (long t_{it} = t___pcl_ok; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
+                *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
+    finally:
+        dialect.staged = {}
+    out += ["    barrier(CLK_LOCAL_MEM_FENCE);", "  }", *after]
+    return out

@@ -1,0 +1,433 @@
+# SPDX-License-Identifier: MIT
+"""PPCG-style mapping of a two-dimensional kernel: tiles to work-groups, reused footprints in `__local`.
+
+Input: the kernel's two coincident for nodes (`outer`, `inner`: dimension 1 and 0 of the
+grid), the unit's statement bodies and the arrays the kernel writes. Output: a `TileMapping`
+(or None when nothing is worth staging), which `kernels.KernelBuilder` prints.
+
+Mapping: a work-group of `GROUP[0] x GROUP[1]` work-items runs one tile of the two loops,
+each work-item one point (the kernel declares `reqd_work_group_size`, so the runtime launches
+exactly that shape; the grid is rounded up and the surplus work-items only help copy).
+
+Staging (thesis / PPCG's shared-memory copies): the code under the two loops is a sequence
+of children. A child that is a sequential for node whose bounds name neither grid iterator
+(every work-item of the group runs the same iterations, so a barrier inside is reached by all)
+is strip-mined by `tile_k`; for each strip, every array the kernel only reads whose accesses
+in that child have reuse within the tile (the tile's footprint is smaller than the accesses
+it serves) is copied into `__local` memory by the whole group, between two barriers, and the
+child's accesses of that array read the copy. Without such a loop (a stencil), the whole body
+is one stage: its footprint (the tile and its halo) is copied once.
+
+Footprints are isl sets (islpy): the accesses of each statement (its IR subscripts as
+affine functions of the AST iterators, `clangpass.poly.affine.AffineScope`) applied to the
+tile's iterations, which are parameters of the tile's origin. The copy's shape is the
+footprint's bounding box, whose extents must be constants (else the array is not staged);
+its guard is the footprint clipped to the iterations that exist (the loops' bounds and the
+conditions above each statement), so that no element outside what the original code reads is
+loaded (no out-of-bounds read, no read of an element nobody wrote). The last dimension of a
+copy is padded by one element when its length is a multiple of 16 (bank conflicts between
+rows read down a column).
+
+Sizes: `GROUP` (16 x 16 = 256 work-items, a common limit of devices and what the runtime
+allows by default) and `tile_k` halved from 16 until the copies fit `LOCAL_BYTES` (32 KiB,
+below every OpenCL device's minimum CL_DEVICE_LOCAL_MEM_SIZE of 32 KiB for full profile).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
+
+import islpy as isl
+
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.ir.walk import descendants
+from clangpass.poly.affine import AffineScope, NotAffine
+from clangpass.poly.codegen_unit import StatementBody
+from llvm_backend.cpu.lower_ast import OP, iterator_name
+
+GROUP = (16, 16)
+TILE_K = 16
+LOCAL_BYTES = 32 * 1024
+#: Names of the tile's parameters in the isl sets (printed `t_<name>` in the kernel).
+ORIGIN = ("__pcl_o1", "__pcl_o0", "__pcl_ok")      # origins of the outer, inner and strip loops
+BOUNDS = ("__pcl_s1", "__pcl_n1", "__pcl_s0", "__pcl_n0")   # start, trips of outer and inner
+
+
+@dataclass
+class StagedArray:
+    """One array copied into local memory for one stage."""
+
+    name: str
+    element: T.CType
+    extents: tuple[int, ...]       # the box
+    row: int                       # the padded length of the last dimension
+    offsets: tuple[str, ...]       # OpenCL C (long) of the box's first element, per dimension
+    guard: str                     # OpenCL C: element t_<e0..en> is in the clipped footprint
+    root: N.VarRef = field(default=None)   # type: ignore[assignment]
+
+    @property
+    def elements(self) -> int:
+        count = self.row
+        for e in self.extents[:-1]:
+            count *= e
+        return count
+
+    def local_name(self, stage: int) -> str:
+        return f"__pencilcc_l{stage}_{self.name}"
+
+
+@dataclass
+class Stage:
+    """A child of the kernel body with staged arrays (`loop`: a strip-mined for node, or None:
+    the whole body once)."""
+
+    node: isl.AstNode
+    loop: bool
+    arrays: list[StagedArray]
+    tile_k: int = 1
+    index: int = -1                # which child of the body (a strip-mined loop)
+    # Elements one work-item alone uses throughout the loop (the subscripts name only the grid
+    # iterators): (array, OpenCL C index of the element over t_<grid>, element type, root), kept
+    # in a private variable loaded before the loop and stored after it when the kernel writes it.
+    registers: list = field(default_factory=list)
+
+
+@dataclass
+class TileMapping:
+    stages: list[Stage]
+
+    @property
+    def local_bytes(self) -> int:
+        return max((sum(a.elements * _size(a.element) for a in s.arrays) for s in self.stages), default=0)
+
+
+def _size(t: T.CType) -> int:
+    return max(1, t.bits // 8) if isinstance(t, (T.IntType, T.FloatType)) else 8
+
+
+def _identifiers(e: isl.AstExpr) -> set[str]:
+    if e.get_type() == isl.ast_expr_type.id:
+        return {e.id_get_id().get_name()}
+    if e.get_type() == isl.ast_expr_type.op:
+        return set().union(*(_identifiers(e.op_get_arg(i)) for i in range(e.op_get_n_arg())))
+    return set()
+
+
+def isl_text(e: isl.AstExpr) -> str:
+    """An isl AST expression in isl's own syntax (for parsing into sets and maps)."""
+    kind = e.get_type()
+    if kind == isl.ast_expr_type.int:
+        return str(e.int_get_val().to_python())
+    if kind == isl.ast_expr_type.id:
+        return e.id_get_id().get_name()
+    op = e.op_get_type()
+    args = [isl_text(e.op_get_arg(i)) for i in range(e.op_get_n_arg())]
+    binary = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.and_: "and", OP.and_then: "and", OP.or_: "or",
+              OP.or_else: "or", OP.eq: "=", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
+    if op in binary:
+        return f"({args[0]}) {binary[op]} ({args[1]})"
+    if op == OP.minus:
+        return f"-({args[0]})"
+    if op in (OP.min, OP.max):
+        return f"{'min' if op == OP.min else 'max'}({', '.join(args)})"
+    if op in (OP.fdiv_q, OP.pdiv_q, OP.div):
+        return f"floor(({args[0]})/({args[1]}))"
+    if op in (OP.pdiv_r, OP.zdiv_r):
+        return f"(({args[0]}) mod ({args[1]}))"
+    raise NotAffine(f"isl AST operation {op}")
+
+
+class _StatementScope(AffineScope):
+    """Subscripts of one statement call as functions of the AST iterators: the statement's
+    iterators are the call's arguments."""
+
+    def __init__(self, base: AffineScope, bindings: dict[str, isl.PwAff]) -> None:
+        object.__setattr__(self, "_bindings", bindings)
+        super().__init__(base.space, base.iterators, base.params, base.domain, base.context)
+
+    def variable(self, name: str) -> Optional[isl.PwAff]:
+        bound = self._bindings.get(name)
+        return bound if bound is not None else super().variable(name)
+
+
+class _Builder:
+    def __init__(self, outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
+                 params: Sequence[str], written: set[str], extents: Mapping[str, list[str]]) -> None:
+        self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
+        self.statements = statements
+        self.params = tuple(dict.fromkeys([*params, *ORIGIN, *BOUNDS]))
+        self.written = written
+        self.extents = extents
+
+    # -------------------------------------------------------------- isl helpers
+    def _space_text(self, iterators: Sequence[str]) -> tuple[str, str]:
+        return f"[{', '.join(self.params)}]", f"[{', '.join(iterators)}]"
+
+    def _set(self, iterators: Sequence[str], constraints: Sequence[str]) -> isl.Set:
+        params, tup = self._space_text(iterators)
+        body = " and ".join(f"({c})" for c in constraints) if constraints else ""
+        return isl.Set(f"{params} -> {{ {tup} {': ' + body if body else ''} }}")
+
+    def _pw_aff(self, iterators: Sequence[str], text: str) -> isl.PwAff:
+        params, tup = self._space_text(iterators)
+        return isl.PwAff(f"{params} -> {{ {tup} -> [({text})] }}")
+
+    # -------------------------------------------------------------- accesses
+    def _calls(self, node: isl.AstNode, iterators: list[str], constraints: list[str], out: list) -> None:
+        """(statement call, iterators, constraints) of every user node under `node`."""
+        kind = node.get_type()
+        if kind == isl.ast_node_type.block:
+            children = node.block_get_children()
+            for i in range(children.n_ast_node()):
+                self._calls(children.get_at(i), iterators, constraints, out)
+        elif kind == isl.ast_node_type.mark:
+            self._calls(node.mark_get_node(), iterators, constraints, out)
+        elif kind == isl.ast_node_type.if_:
+            cond = isl_text(node.if_get_cond())
+            self._calls(node.if_get_then_node(), iterators, constraints + [cond], out)
+            if node.if_has_else_node():
+                self._calls(node.if_get_else_node(), iterators, constraints + [f"not ({cond})"], out)
+        elif kind == isl.ast_node_type.for_:
+            it = iterator_name(node)
+            inc = node.for_get_inc()
+            if inc.get_type() != isl.ast_expr_type.int or inc.int_get_val().to_python() != 1:
+                raise NotAffine("a loop of step other than 1")
+            bounds = [f"{it} >= {isl_text(node.for_get_init())}", isl_text(node.for_get_cond())]
+            self._calls(node.for_get_body(), iterators + [it], constraints + bounds, out)
+        elif kind == isl.ast_node_type.user:
+            out.append((node.user_get_expr(), list(iterators), list(constraints)))
+        else:
+            raise NotAffine(f"AST node {kind}")
+
+    def _footprints(self, node: isl.AstNode, base: list[str], tile: list[str], clip: list[str]
+                    ) -> dict[str, tuple[isl.Set, isl.Set, int, N.VarRef]]:
+        """Per array read under `node`: (footprint over the unclipped tile, over the clipped one,
+        number of accesses per iteration, a reference), for arrays the kernel does not write."""
+        calls: list = []
+        self._calls(node, base, [], calls)
+        found: dict[str, list] = {}
+        for call, iterators, constraints in calls:
+            stmt = self.statements[call.op_get_arg(0).id_get_id().get_name()]
+            bindings = {it: self._pw_aff(iterators, isl_text(call.op_get_arg(i + 1)))
+                        for i, it in enumerate(stmt.iterators)}
+            space = self._set(iterators, []).get_space()
+            domain = self._set(iterators, constraints + clip)
+            scope = _StatementScope(AffineScope(space, tuple(iterators), self.params, domain,
+                                                isl.Set(f"[{', '.join(self.params)}] -> {{ : }}")), bindings)
+            refs = _subscripts(stmt.body)
+            for root, indices in refs:
+                if root.name in self.written or root.name not in self.extents:
+                    continue
+                try:
+                    pieces = [scope.pw_aff(i) for i in indices]
+                except NotAffine:
+                    found.setdefault(root.name, []).append(None)
+                    continue
+                access = isl.Map.from_pw_aff(pieces[0])
+                for p in pieces[1:]:
+                    access = access.flat_range_product(isl.Map.from_pw_aff(p))
+                full = self._set(iterators, tile)
+                clipped = self._set(iterators, tile + clip + constraints)
+                found.setdefault(root.name, []).append((access.intersect_domain(full).range(),
+                                                        access.intersect_domain(clipped).range(), root))
+        result = {}
+        for name, items in found.items():
+            if any(i is None for i in items):
+                continue
+            full, clipped = items[0][0], items[0][1]
+            for f, c, _ in items[1:]:
+                full, clipped = full.union(f), clipped.union(c)
+            result[name] = (full.coalesce(), clipped.coalesce(), len(items), items[0][2])
+        return result
+
+    def _staged(self, name: str, full: isl.Set, clipped: isl.Set, root: N.VarRef, stage: int) -> Optional[StagedArray]:
+        dims = full.dim(isl.dim_type.set)
+        extents, offsets = [], []
+        build = isl.AstBuild.from_context(isl.Set(f"[{', '.join(self.params)}] -> {{ : }}"))
+        for d in range(dims):
+            low, high = full.dim_min(d), full.dim_max(d)
+            size = high.sub(low)
+            if size.n_piece() != 1 or not size.is_cst():
+                return None
+            values = []
+            size.foreach_piece(lambda _s, aff: values.append(aff.get_constant_val().to_python()))
+            extents.append(int(values[0]) + 1)
+            if low.n_piece() != 1:
+                return None
+            offsets.append(build.expr_from_pw_aff(low))
+        names = [f"__pcl_e{d}" for d in range(dims)]
+        for d, n in enumerate(names):
+            clipped = clipped.set_dim_name(isl.dim_type.set, d, n)
+        guard_set = clipped.move_dims(isl.dim_type.param, clipped.dim(isl.dim_type.param),
+                                      isl.dim_type.set, 0, dims).params().coalesce()
+        guard_build = isl.AstBuild.from_context(guard_set.universe(guard_set.get_space()))
+        from llvm_backend.opencl.kernels import _isl_expr   # noqa: PLC0415 (one printer of isl expressions)
+        bound = set(ORIGIN) | set(BOUNDS) | set(names)
+        guard = _isl_expr(guard_build.expr_from_set(guard_set), bound)
+        row = extents[-1] + (1 if extents[-1] % 16 == 0 else 0)
+        element = _scalar(root.type)
+        return StagedArray(name, element, tuple(extents), row,
+                           tuple(_isl_expr(o, bound) for o in offsets), guard, root)
+
+    def mapping(self, body: isl.AstNode) -> Optional[TileMapping]:
+        grid = [self.outer_it, self.inner_it]
+        tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {GROUP[1]}",
+                f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {GROUP[0]}"]
+        clip = [f"__pcl_s1 <= {self.outer_it} < __pcl_s1 + __pcl_n1",
+                f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0"]
+        children = _children(body)
+        stages: list[Stage] = []
+        for index, child in enumerate(children):
+            if child.get_type() != isl.ast_node_type.for_ or child.for_is_degenerate():
+                continue
+            ids = set().union(*(_identifiers(e) for e in (child.for_get_init(), child.for_get_cond(),
+                                                          child.for_get_inc())))
+            if ids & set(grid):
+                continue
+            stage = self._stage(child, grid, tile, clip, loop=True, number=len(stages))
+            if stage is not None:
+                stage.index = index
+                stages.append(stage)
+        if not stages and not any(c.get_type() == isl.ast_node_type.for_ for c in children):
+            stage = self._stage(body, grid, tile, clip, loop=False, number=0)
+            if stage is not None:
+                stages.append(stage)
+        return TileMapping(stages) if stages else None
+
+    registers: list = []
+
+    def _registers(self, node: isl.AstNode, grid: list[str], it: str) -> list:
+        try:
+            return _registers_of(self, node, grid, it)
+        except (NotAffine, isl.Error):
+            return []
+
+    def _stage(self, node: isl.AstNode, grid: list[str], tile: list[str], clip: list[str], loop: bool,
+               number: int) -> Optional[Stage]:
+        tile_k = TILE_K if loop else 1
+        while tile_k >= 1:
+            try:
+                arrays = self._stage_arrays(node, grid, tile, clip, loop, tile_k, number)
+            except (NotAffine, isl.Error):
+                return None
+            if sum(a.elements * _size(a.element) for a in arrays) <= LOCAL_BYTES:
+                return Stage(node, loop, arrays, tile_k, registers=self.registers if loop else []) \
+                    if arrays else None
+            if not loop:
+                return None
+            tile_k //= 2
+        return None
+
+    def _stage_arrays(self, node: isl.AstNode, grid: list[str], tile: list[str], clip: list[str], loop: bool,
+                      tile_k: int, number: int) -> list[StagedArray]:
+        if loop:
+            it = iterator_name(node)
+            inc = node.for_get_inc()
+            if inc.get_type() != isl.ast_expr_type.int or inc.int_get_val().to_python() != 1:
+                raise NotAffine("a loop of step other than 1")
+            tile = tile + [f"__pcl_ok <= {it} < __pcl_ok + {tile_k}"]
+            clip = clip + [f"{it} >= {isl_text(node.for_get_init())}", isl_text(node.for_get_cond())]
+            footprints = self._footprints(node.for_get_body(), grid + [it], tile, clip)
+            iterations = GROUP[0] * GROUP[1] * tile_k
+            self.registers = self._registers(node.for_get_body(), grid, it)
+        else:
+            footprints = self._footprints(node, grid, tile, clip)
+            iterations = GROUP[0] * GROUP[1]
+        arrays = []
+        for name, (full, clipped, accesses, root) in sorted(footprints.items()):
+            staged = self._staged(name, full, clipped, root, number)
+            # Reuse: the copy loads fewer elements than the accesses it replaces.
+            if staged is not None and staged.elements < accesses * iterations:
+                arrays.append(staged)
+        return arrays
+
+
+def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str) -> list:
+    calls: list = []
+    builder._calls(node, grid + [it], [], calls)
+    seen: dict[str, list] = {}
+    for call, iterators, constraints in calls:
+        stmt = builder.statements[call.op_get_arg(0).id_get_id().get_name()]
+        bindings = {name: builder._pw_aff(iterators, isl_text(call.op_get_arg(i + 1)))
+                    for i, name in enumerate(stmt.iterators)}
+        space = builder._set(iterators, []).get_space()
+        scope = _StatementScope(AffineScope(space, tuple(iterators), builder.params,
+                                            builder._set(iterators, constraints),
+                                            isl.Set(f"[{', '.join(builder.params)}] -> {{ : }}")), bindings)
+        for root, indices in _subscripts(stmt.body):
+            if root.name not in builder.extents:
+                continue
+            try:
+                pieces = [scope.pw_aff(i) for i in indices]
+            except NotAffine:
+                seen.setdefault(root.name, []).append(None)
+                continue
+            # Over the grid iterators alone (a dimension beyond them: not one element per work-item).
+            if any(p.involves_dims(isl.dim_type.in_, len(grid), len(iterators) - len(grid)) for p in pieces):
+                seen.setdefault(root.name, []).append(None)
+                continue
+            pieces = [p.drop_dims(isl.dim_type.in_, len(grid), len(iterators) - len(grid)) for p in pieces]
+            seen.setdefault(root.name, []).append((pieces, root))
+    found = []
+    for name, refs in sorted(seen.items()):
+        if any(r is None for r in refs):
+            continue
+        first = refs[0][0]
+        if any(len(r[0]) != len(first) or not all(a.is_equal(b) for a, b in zip(r[0], first)) for r in refs[1:]):
+            continue
+        from llvm_backend.opencl.kernels import _isl_expr   # noqa: PLC0415
+        indices = []
+        for piece in first:
+            named = piece      # its input dimensions are named after the grid iterators
+            as_params = named.move_dims(isl.dim_type.param, named.dim(isl.dim_type.param),
+                                        isl.dim_type.in_, 0, len(grid))
+            build = isl.AstBuild.from_context(as_params.domain().params().universe(
+                as_params.domain().params().get_space()))
+            indices.append(_isl_expr(build.expr_from_pw_aff(as_params), set(grid)))
+        root = refs[0][1]
+        element = _scalar(root.type)
+        found.append((name, indices, element, root))
+    return found
+
+
+def _scalar(t: T.CType) -> T.CType:
+    while isinstance(t, (T.ArrayType, T.PointerType)):
+        t = t.scalar_element() if isinstance(t, T.ArrayType) else t.pointee
+    return t
+
+
+def _children(node: isl.AstNode) -> list[isl.AstNode]:
+    if node.get_type() == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return [children.get_at(i) for i in range(children.n_ast_node())]
+    return [node]
+
+
+def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
+    """Every outermost subscript chain `A[i0]...[in]` of a full element under `stmt`."""
+    found = []
+    inner = set()
+    for n in descendants(stmt):
+        if isinstance(n, N.Subscript) and id(n) not in inner and not isinstance(n.type, T.ArrayType):
+            indices = [n.index]
+            node = n.base
+            while isinstance(node, N.Subscript):
+                inner.add(id(node))
+                indices.append(node.index)
+                node = node.base
+            if isinstance(node, N.VarRef):
+                found.append((node, indices[::-1]))
+    return found
+
+
+def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
+                 params: Sequence[str], written: set[str], extents: Mapping[str, list[str]]) -> Optional[TileMapping]:
+    """The staging of the kernel over `outer` x `inner` (None: nothing worth copying)."""
+    if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
+           for n in (outer, inner)):
+        return None
+    try:
+        return _Builder(outer, inner, statements, params, written, extents).mapping(inner.for_get_body())
+    except (NotAffine, isl.Error):
+        return None

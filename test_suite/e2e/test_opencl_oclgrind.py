@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: MIT
+"""Every kernel of the suite's OpenCL build, checked by oclgrind's simulated device.
+
+Each PolyBench-style, PENCIL and image kernel (test_opencl_target.py's list) is built with
+`-O3 -fpencil-target=opencl` at its own (smallest) sizes and run on oclgrind
+(test_suite.bench.oclgrind: its ICD as the only platform) with its data-race detection
+and uninitialised-value checks on; its out-of-bounds check is always on. A kernel passes
+when oclgrind reports nothing, the runtime ran every region on the device (no "runs on
+the CPU" message) and the output is gcc -O0's (the same comparison as on PoCL).
+Also checked: that oclgrind's checks fire on this route at all (a racy, an out-of-bounds
+and an uninitialised kernel, each reported), so a silent pass means something.
+The module is skipped where oclgrind or its ICD library is not installed.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from test_suite.bench import oclgrind
+from test_suite.e2e import harness
+from test_suite.e2e.test_opencl_target import IMAGE_DIR, INCLUDE, KERNELS, PENCILCC, _id, _reference
+
+pytestmark = pytest.mark.skipif(bool(oclgrind.problem()), reason=oclgrind.problem() or "oclgrind present")
+
+TIMEOUT_S = 600
+
+
+def _build(source: Path, workdir: Path) -> Path:
+    exe = workdir / _id(source).replace("/", "-")
+    flags = [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl"]
+    if source.parent == IMAGE_DIR:
+        flags.append(f"-I{INCLUDE}")
+    harness.build(PENCILCC, [source], exe, flags, env={"PENCILCC_NO_CACHE": "1"})
+    return exe
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):
+    workdir = tmp_path_factory.mktemp("oclgrind_kernels")
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+    futures = {_id(s): pool.submit(_build, s, workdir) for s in KERNELS}
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=_id(s)) for s in KERNELS])
+def test_kernel_is_clean_on_oclgrind(source: Path, built, tmp_path: Path) -> None:
+    exe = built[_id(source)].result()
+    started = time.perf_counter()
+    stdout, stderr, status = oclgrind.run_program(exe, tmp_path / "oclgrind", TIMEOUT_S, checks=True)
+    seconds = time.perf_counter() - started
+    assert status == 0, stderr[-2000:]
+    errors = oclgrind.parse_errors(stderr)
+    assert errors == [], "\n".join(errors[:10])
+    assert "run on the CPU" not in stderr and "runs on the CPU" not in stderr, stderr
+    reference = _reference(source, tmp_path)
+    if source.parent == IMAGE_DIR:
+        assert stdout == reference
+    else:
+        problems = harness.compare_outputs(reference, stdout, rtol=1e-9)
+        assert problems == [], "; ".join(problems)
+    print(f"{_id(source)}: {seconds:.1f} s on oclgrind")
+
+
+_BROKEN = r'''
+import pyopencl as cl
+ctx = cl.Context(cl.get_platforms()[0].get_devices())
+queue = cl.CommandQueue(ctx)
+program = cl.Program(ctx, """
+__kernel void racy(__global int *a) { a[0] = (int)get_global_id(0); }
+__kernel void beyond(__global int *a) { a[get_global_id(0) + 1] = 1; }
+__kernel void unset(__global int *a) { int x[2]; x[0] = 1; a[get_global_id(0)] = x[get_global_id(0) & 1]; }
+""").build()
+data = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)
+for kernel in (program.racy, program.beyond, program.unset):
+    kernel(queue, (64,), (16,), data)
+    queue.finish()
+print(cl.get_platforms()[0].name)
+'''
+
+
+def test_oclgrind_checks_fire(tmp_path: Path) -> None:
+    """oclgrind's checks are on through `oclgrind.run_env`: a racy kernel, one writing past its
+    buffer and one reading an unset private value are each reported (a silent run means something)."""
+    pytest.importorskip("pyopencl")
+    script = tmp_path / "broken.py"
+    script.write_text(_BROKEN)
+    env = {**os.environ, **oclgrind.run_env(tmp_path, checks=True)}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=TIMEOUT_S)
+    assert "Oclgrind" in proc.stdout, proc.stderr
+    errors = oclgrind.parse_errors(proc.stderr)
+    assert any(e.startswith("racy: ") and "data race" in e for e in errors), errors
+    assert any(e.startswith("beyond: ") and "Invalid write" in e for e in errors), errors
+    assert any(e.startswith("unset: ") and "ninitiali" in e for e in errors), errors
+
+
+def test_parse_errors_and_counts() -> None:
+    stderr = ("Read-write data race at global memory address 0x100000000\n"
+              "\tKernel: k0\n\tEntity: Global(1,0,0) Local(1,0,0) Group(0,0,0)\n\n"
+              "Invalid read of size 8 at global memory address 0x200000040\n\tKernel: k1\n")
+    assert oclgrind.parse_errors(stderr) == [
+        "k0: Read-write data race at global memory address 0x100000000",
+        "k1: Invalid read of size 8 at global memory address 0x200000040"]
+    stdout = ("Instructions executed for kernel 'k0':\n      10 - load global (80 bytes)\n"
+              "       4 - store local (32 bytes)\n       2 - call _Z7barrierj()\n\nresult 1\n"
+              "Instructions executed for kernel 'k0':\n       5 - load global (40 bytes)\n\n")
+    counts = oclgrind.parse_counts(stdout)
+    k0 = counts.kernels["k0"]
+    assert (k0.launches, k0.global_loads, k0.global_load_bytes, k0.local_stores, k0.barriers) == (2, 15, 120, 4, 2)
+    assert oclgrind.without_counts(stdout) == "result 1\n"
