@@ -35,6 +35,7 @@ from llvm_backend.cpu.lower_region import MakeLowering
 from llvm_backend.opencl.host import HostLowering, Plan
 from llvm_backend.opencl import pipeline as pipelines
 from llvm_backend.opencl.kernels import GROUP_SIZE, GROUPS, Kernel, program_source
+from llvm_backend.opencl.tiling import GROUP as TILE_GROUP
 from llvm_backend.opencl import runtime
 
 __all__ = ["TARGET", "OpenclTarget", "mapping"]
@@ -68,8 +69,19 @@ def _kernel_record(k: Kernel) -> dict:
     if k.inner is not None:
         work = ("one work-item per iteration of the two loops (dimension 0 the inner one); "
                 "group shape from the device's limits (runtime)")
-    return {"name": k.name, "dimensions": k.dimensions, "work_items": work,
-            "local_memory": [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))],
+    local = [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))]
+    tiling = None
+    if k.tiling is not None:
+        work = (f"tiles of {TILE_GROUP[0]} x {TILE_GROUP[1]} iterations to work-groups (dimension 0 the inner "
+                "loop), one work-item per point")
+        local += [f"{a.local_name(n)}[{a.elements}]" for n, s in enumerate(k.tiling.stages) for a in s.arrays]
+        tiling = {"work_group": list(TILE_GROUP), "local_bytes": k.tiling.local_bytes,
+                  "stages": [{"strip": s.tile_k if s.loop else None,
+                              "local_arrays": [{"array": a.name, "box": list(a.extents), "padded_row": a.row}
+                                               for a in s.arrays],
+                              "private_elements": [r[0] for r in s.registers]} for s in k.tiling.stages]}
+    return {"name": k.name, "dimensions": k.dimensions, "work_items": work, "tiling": tiling,
+            "local_memory": local,
             "private_arrays": list(k.private_arrays),
             "reductions": [{"variable": r.variable, "operator": r.operator} for r in k.reductions]}
 

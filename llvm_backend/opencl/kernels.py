@@ -657,16 +657,18 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
         out += [f"{indent}const long {local}_o{d} = {o};" for d, o in enumerate(a.offsets)]
         out += [f"{indent}for (int __pencilcc_x = __pencilcc_lid; __pencilcc_x < {volume}; "
                 f"__pencilcc_x += {GROUP[0] * GROUP[1]}) {{"]
-        rest = "__pencilcc_x"
-        position = []
+        # Coordinates by division and a multiply-subtract (never / and % of one operand: LLVM then
+        # adds a `freeze` that oclgrind's uninitialised-value checker cannot interpret).
+        out.append(f"{indent}  long __pencilcc_q{len(a.extents)} = __pencilcc_x;")
         for d in reversed(range(len(a.extents))):
-            out.append(f"{indent}  const long t___pcl_e{d} = {local}_o{d} + ({rest}) % {a.extents[d]};")
-            position.append(f"({rest}) % {a.extents[d]}")
-            rest = f"({rest}) / {a.extents[d]}"
+            here = f"__pencilcc_q{d + 1}"
+            out.append(f"{indent}  const long __pencilcc_q{d} = {here} / {a.extents[d]};")
+            out.append(f"{indent}  const long __pencilcc_i{d} = {here} - __pencilcc_q{d} * {a.extents[d]};")
+            out.append(f"{indent}  const long t___pcl_e{d} = {local}_o{d} + __pencilcc_i{d};")
         saved, dialect.staged = dialect.staged, {}
         source = dialect.subscript(a.root, [f"t___pcl_e{d}" for d in range(len(a.extents))])
         dialect.staged = saved
-        offset = f"(__pencilcc_x / {a.extents[-1]}) * {a.row} + __pencilcc_x % {a.extents[-1]}"
+        offset = f"__pencilcc_q{len(a.extents) - 1} * {a.row} + __pencilcc_i{len(a.extents) - 1}"
         out += [f"{indent}  if ({a.guard})", f"{indent}    {local}[{offset}] = {source};", f"{indent}}}"]
     return out
 

@@ -41,10 +41,14 @@ def _build(source: Path, workdir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory):
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     workdir = tmp_path_factory.mktemp("oclgrind_kernels")
     pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
-    futures = {_id(s): pool.submit(_build, s, workdir) for s in KERNELS}
+    # Only the kernels this session selected (-k) are built, all started at once.
+    selected = {_id(item.callspec.params["source"]) for item in request.session.items
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
+                and "source" in item.callspec.params}
+    futures = {_id(s): pool.submit(_build, s, workdir) for s in KERNELS if _id(s) in selected}
     yield futures
     pool.shutdown(wait=True, cancel_futures=True)
 
@@ -91,7 +95,7 @@ def test_oclgrind_checks_fire(tmp_path: Path) -> None:
     pytest.importorskip("pyopencl")
     script = tmp_path / "broken.py"
     script.write_text(_BROKEN)
-    env = {**os.environ, **oclgrind.run_env(tmp_path, checks=True)}
+    env = {**os.environ, **oclgrind.run_env(tmp_path, checks=True), "OCLGRIND_MAX_ERRORS": "1000"}
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=TIMEOUT_S)
     assert "Oclgrind" in proc.stdout, proc.stderr
     errors = oclgrind.parse_errors(proc.stderr)
