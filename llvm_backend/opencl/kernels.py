@@ -351,7 +351,7 @@ class KernelBuilder:
         mapping = None
         if inner is not None and not reductions and not single:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
-            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents)
+            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators)
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)

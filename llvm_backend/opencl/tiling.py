@@ -153,10 +153,12 @@ class _StatementScope(AffineScope):
 
 class _Builder:
     def __init__(self, outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
-                 params: Sequence[str], written: set[str], extents: Mapping[str, list[str]]) -> None:
+                 params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
+                 host_iterators: Sequence[str] = ()) -> None:
+        self.host = tuple(host_iterators)      # parameters of the kernel too, printed t_<name>
         self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
         self.statements = statements
-        self.params = tuple(dict.fromkeys([*params, *ORIGIN, *BOUNDS]))
+        self.params = tuple(dict.fromkeys([*params, *host_iterators, *ORIGIN, *BOUNDS]))
         self.written = written
         self.extents = extents
 
@@ -263,7 +265,7 @@ class _Builder:
                                       isl.dim_type.set, 0, dims).params().coalesce()
         guard_build = isl.AstBuild.from_context(guard_set.universe(guard_set.get_space()))
         from llvm_backend.opencl.kernels import _isl_expr   # noqa: PLC0415 (one printer of isl expressions)
-        bound = set(ORIGIN) | set(BOUNDS) | set(names)
+        bound = set(ORIGIN) | set(BOUNDS) | set(names) | set(self.host)
         guard = _isl_expr(guard_build.expr_from_set(guard_set), bound)
         row = extents[-1] + (1 if extents[-1] % 16 == 0 else 0)
         element = _scalar(root.type)
@@ -384,7 +386,7 @@ def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: s
                                         isl.dim_type.in_, 0, len(grid))
             build = isl.AstBuild.from_context(as_params.domain().params().universe(
                 as_params.domain().params().get_space()))
-            indices.append(_isl_expr(build.expr_from_pw_aff(as_params), set(grid)))
+            indices.append(_isl_expr(build.expr_from_pw_aff(as_params), set(grid) | set(builder.host)))
         root = refs[0][1]
         element = _scalar(root.type)
         found.append((name, indices, element, root))
@@ -422,12 +424,14 @@ def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
 
 
 def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
-                 params: Sequence[str], written: set[str], extents: Mapping[str, list[str]]) -> Optional[TileMapping]:
+                 params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
+                 host_iterators: Sequence[str] = ()) -> Optional[TileMapping]:
     """The staging of the kernel over `outer` x `inner` (None: nothing worth copying)."""
     if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
            for n in (outer, inner)):
         return None
     try:
-        return _Builder(outer, inner, statements, params, written, extents).mapping(inner.for_get_body())
+        return _Builder(outer, inner, statements, params, written, extents,
+                        host_iterators).mapping(inner.for_get_body())
     except (NotAffine, isl.Error):
         return None
