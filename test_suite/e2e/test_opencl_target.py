@@ -319,7 +319,8 @@ def test_opencl_dump_prints_each_regions_program(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith(";; pencilcc opencl 'kernel_gemm#0' after opencl-kernels\n")
     assert "#pragma OPENCL FP_CONTRACT OFF" in proc.stderr
-    assert proc.stderr.count("__kernel void ") == 1 and "get_global_id(1)" in proc.stderr   # two-dimensional
+    assert proc.stderr.count("__kernel ") == 1 and "get_global_id(1)" in proc.stderr   # two-dimensional
+    assert "reqd_work_group_size(16, 16, 1)" in proc.stderr and "__local double" in proc.stderr   # tiled
 
 
 def test_an_object_and_a_source_with_kernels_link_the_runtime_once(tmp_path: Path) -> None:
