@@ -264,6 +264,10 @@ class Compilation:
                 first = next((d for d in analysis.parse_diagnostics
                               if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
+                if first is not None and _in_host_builtin_headers(first.loc.file):
+                    why += ("; a header of the host compiler that clang cannot read: install "
+                            "clang's builtin headers (Debian: libclang-common-16-dev) or set "
+                            "PENCILCC_CLANG_RESOURCE_DIR")
                 plan.file_fallback = Reject("pencil-file-unparsable", f"clang cannot parse it{why}")
             # The record always says why; the warning only for a file written for pencilcc (a
             # file with a mere `restrict` that clang cannot parse is not ours to warn about).
@@ -563,3 +567,13 @@ def _artifact_of(plan: InputPlan) -> Artifact:
     if plan.artifact is None:
         raise DriverError(f"{plan.source.path}: no code for its optimized regions (a pencilcc bug)")
     return plan.artifact
+
+
+def _in_host_builtin_headers(path: str) -> bool:
+    """Whether `path` is a header of the host compiler's builtin directory, read because no
+    clang builtin headers were found (gcc's immintrin.h and its kind, which clang cannot parse)."""
+    from clangpass.toolchain import builtin_include_dir, clang_resource_include, host_cc
+    if not path or clang_resource_include() is not None:
+        return False
+    builtin = builtin_include_dir(tuple(host_cc()))
+    return bool(builtin) and os.path.abspath(path).startswith(os.path.abspath(builtin) + os.sep)

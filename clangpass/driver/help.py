@@ -212,6 +212,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                     "entries (default $XDG_CONFIG_HOME/pencilcc/cache-key or "
                                     "~/.config/pencilcc/cache-key; yours, mode 0600)."),
         ("PENCILCC_NO_CACHE=1", "Do not use the compile cache."),
+        ("PENCILCC_CLANG_RESOURCE_DIR", "clang's builtin headers for pencilcc's parser "
+                                        "(immintrin.h, stddef.h, ...: a clang resource "
+                                        "directory or its include/). Default: the newest "
+                                        "installed clang's not newer than pencilcc's libclang "
+                                        "(Debian: libclang-common-16-dev), else the host "
+                                        "compiler's, which clang cannot read for intrinsics."),
         ("PENCILCC_NUM_THREADS, OMP_NUM_THREADS", "Threads of the parallel loops of a "
                                                   "program pencilcc built (read when it runs)."),
         ("PENCILCC_DEVICE", "The OpenCL device of a program built with -fpencil-target=opencl "
