@@ -245,8 +245,9 @@ def _why_not(loops: Sequence[LoopFact], index: int) -> str:
     that can be."""
     loop = loops[index]
     reasons: list[str] = []
-    carried = {True: "it carries a dependence", False: "", None: "its dependences are not known"}[
-        loop.carries_dependence]
+    # A loop marked parallel has independent iterations (the mark's contract, clangpass.poly.codegen_unit).
+    carried = "" if PARALLEL_MARK in loop.marks else {
+        True: "it carries a dependence", False: "", None: "its dependences are not known"}[loop.carries_dependence]
     if PARALLEL_MARK not in loop.marks:
         outer = _enclosing_parallel(loops, index)
         if carried:
@@ -259,7 +260,7 @@ def _why_not(loops: Sequence[LoopFact], index: int) -> str:
                            "(see the remarks)")
     if loop.innermost and VECTOR_MARK not in loop.marks:
         reasons.append(f"not vectorised: {carried}" if carried else
-                       "not vectorised by pencilcc (no vector mark; LLVM's vectoriser may still)")
+                       "not vectorised by pencilcc: mark-vector did not mark it (LLVM's vectoriser may still)")
     return "; ".join(reasons)
 
 
