@@ -159,7 +159,7 @@ def _region(i: int, k: int, o: object, item: InputReport) -> str:
                f"<div class=\"pane\"><h3>Final schedule tree</h3>{schedule}</div></div>")
     if o.status == Status.OPTIMIZED:
         out.append("<h3>Loops</h3>")
-        out.append(_loops(o.loops))
+        out.append(_loops(o.loops, record.get("target", "")))
         out.append("<h3>Decisions</h3>")
         out.append(_decisions(record))
     out.append("<h3>Remarks</h3>")
@@ -204,7 +204,7 @@ def _loop_name(loop: LoopFact) -> str:
     return iterators
 
 
-def _loops(loops: Sequence[LoopFact]) -> str:
+def _loops(loops: Sequence[LoopFact], target: str) -> str:
     if not loops:
         return "<p>No loop (or isl could not walk the schedule tree).</p>"
     rows = ["<table class=\"loops\"><tr><th>loop</th><th>statements</th><th>decisions</th>"
@@ -212,13 +212,13 @@ def _loops(loops: Sequence[LoopFact]) -> str:
     for index, loop in enumerate(loops):
         rows.append(f"<tr><td class=\"mono\">{'&nbsp;' * 2 * loop.depth}for {_e(_loop_name(loop))}</td>"
                     f"<td class=\"mono\">{_e(', '.join(loop.statements))}</td>"
-                    f"<td>{_loop_badges(loop)}</td><td class=\"why\">{_e(_why_not(loops, index))}</td>"
+                    f"<td>{_loop_badges(loop, target)}</td><td class=\"why\">{_e(_why_not(loops, index))}</td>"
                     f"<td class=\"mono\">{_e(loop.schedule)}</td></tr>")
     rows.append("</table>")
     return "\n".join(rows)
 
 
-def _loop_badges(loop: LoopFact) -> str:
+def _loop_badges(loop: LoopFact, target: str) -> str:
     badges: list[tuple[str, str]] = []
     if "tile" in loop.roles:
         badges.append(("tiled", "tiled: loop over tiles"))
@@ -227,7 +227,8 @@ def _loop_badges(loop: LoopFact) -> str:
     if "register-tile" in loop.roles:
         badges.append(("tiled", "register tile"))
     if PARALLEL_MARK in loop.marks:
-        badges.append(("parallel", "parallel (threads)"))
+        # The CPU runs the outermost parallel loop on threads; OpenCL maps it to work-items.
+        badges.append(("parallel", "parallel (work-items)" if target == "opencl" else "parallel (threads)"))
     if VECTOR_MARK in loop.marks:
         badges.append(("vector", "vectorised"))
     if loop.fused:
