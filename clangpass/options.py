@@ -63,6 +63,11 @@ class CompileOptions:
     """-fpencil-save-schedule=DIR: the driver writes the final schedule tree of every optimized region
     there, as isl's YAML (clangpass.poly.schedule_files; '' : none)."""
 
+    report_file: str = ""
+    """-fpencil-report=FILE: the driver writes an HTML page of every region there
+    (clangpass.report_html); each optimized region then keeps its final schedule tree, its loops
+    (clangpass.poly.schedule_loops) and its statements' lines for it ('' : none)."""
+
     load_schedule_dir: str = ""
     """-fpencil-load-schedule=DIR: a region whose schedule file is in DIR gets that schedule, checked
     against its dependences (pass `load-schedule`); '' : none."""

@@ -28,6 +28,7 @@ from clangpass.passes.registry import PassRecord, record_fields
 from clangpass.poly.alias_check import AliasCheck
 from clangpass.poly.annotations import PragmaUse, unused_pragmas
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
+from clangpass.poly.schedule_loops import LoopFact
 from clangpass.regions import OptRegion
 from clangpass.rejects import GROUP, Reject, reject_id
 
@@ -66,6 +67,10 @@ class RegionOutcome:
     # The schedule file of the final schedule tree (clangpass.poly.schedule_files), which the
     # driver writes under -fpencil-save-schedule=DIR; '' otherwise. Not part of the record.
     schedule_text: str = ""
+    # For -fpencil-report (CompileOptions.report_file), like `schedule_text` not part of the record:
+    # the loops of the final schedule tree and the line of each statement (name, line).
+    loops: tuple[LoopFact, ...] = ()
+    statement_lines: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED

@@ -389,7 +389,7 @@ def compile_flags(argv: Sequence[str], record_file: str) -> list[str]:
         i += 1
         if a == "-" or not a.startswith("-"):
             continue                                        # the input
-        if a in _DROPPED_EXACT or a.startswith(("-Wp,", "-foptimization-record-file=")) \
+        if a in _DROPPED_EXACT or a.startswith(("-Wp,", "-foptimization-record-file=", "-fpencil-report=")) \
                 or a in ("-fsave-optimization-record", "-fsave-optimization-record=json"):
             continue
         if a in _DROPPED_VALUE:

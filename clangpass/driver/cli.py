@@ -308,6 +308,7 @@ class _State:
     cluster: str = CompileOptions.cluster
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     save_schedule_dir: str = ""
+    report_file: str = ""
     load_schedule_dir: str = ""
     loaded_schedules: tuple[tuple[str, str], ...] = ()
     target: str = CompileOptions.target
@@ -416,6 +417,21 @@ def _loaded_schedules(path: str) -> tuple[tuple[str, str], ...]:
             raise CommandLineError(f"'{flag}': {exc}") from None
         files.append((name, text))
     return tuple(files)
+
+
+def _report_file(path: str) -> str:
+    """The page of -fpencil-report=FILE: a file that can be made where the command runs (its folder
+    exists; it is not a folder itself). Checked before anything is compiled; the page is written
+    once the command has succeeded (clangpass.driver.main)."""
+    flag = "-fpencil-report="
+    if not path:
+        raise CommandLineError(f"'{flag}' expects a file name, such as '{flag}report.html'")
+    if os.path.isdir(path):
+        raise CommandLineError(f"'{flag}': '{path}' is a folder; name the HTML file to write")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise CommandLineError(f"'{flag}': cannot write '{path}': no folder '{folder}'")
+    return path
 
 
 def _seconds_value(flag: str, text: str) -> float:
@@ -579,6 +595,8 @@ class _Parser:
             if not s.save_schedule_dir or (os.path.exists(s.save_schedule_dir)
                                            and not os.path.isdir(s.save_schedule_dir)):
                 raise CommandLineError(f"'-fpencil-save-schedule=' expects a folder, got '{s.save_schedule_dir}'")
+        elif arg.startswith("-fpencil-report="):
+            s.report_file = _report_file(arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-load-schedule="):
             s.load_schedule_dir = arg.split("=", 1)[1]
             s.loaded_schedules = _loaded_schedules(s.load_schedule_dir)
@@ -895,7 +913,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
-        save_schedule_dir=s.save_schedule_dir, load_schedule_dir=s.load_schedule_dir,
+        save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), passes=passes,

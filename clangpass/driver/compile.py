@@ -299,7 +299,7 @@ class Compilation:
             return ""
         options = self.options
         if options.dump or options.dump_before or options.dump_after or options.time_report \
-                or options.save_schedule_dir or self.config.keep:
+                or options.save_schedule_dir or options.report_file or self.config.keep:
             return ""       # these print, write or keep things only a real compile produces
         proc = self.host.run([*self.config.host_args, *language_flags(source), "-E", source.path],
                              capture=True)

@@ -171,6 +171,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                        "scheduling time) as JSON to <output without "
                                        ".o>.opt.json (prog.opt.json for -o prog)."),
         ("-foptimization-record-file=FILE", "Write that record to FILE."),
+        ("-fpencil-report=FILE", "Write one self-contained HTML page of the whole command (every "
+                                 "C input, every region): each region's source beside its final "
+                                 "schedule tree, its loops with what was decided (tiled, "
+                                 "parallel, vectorised, fused) and why not, its remarks and "
+                                 "its record; a fallback's reason and reason id. Written only "
+                                 "if the command succeeds; the compile cache is not used."),
         ("-ftime-report", "Print the time of each pass of each region."),
     ), ""),
     ("Dumps (to stderr, or to numbered files with -fpencil-dump-dir)", (

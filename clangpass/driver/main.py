@@ -22,6 +22,7 @@ pencilcc exits with status 128 + the signal's number, as a shell reports it.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -47,6 +48,7 @@ from clangpass.toolchain import HostCommandError
 
 if TYPE_CHECKING:
     from clangpass.driver.bundle import Tree
+    from clangpass.driver.compile import InputPlan
 
 EXIT_INTERNAL_ERROR = 70
 
@@ -275,6 +277,8 @@ class Driver:
         # those whose bundle could not be used (already warned about).
         self.trees: dict[int, "Tree"] = {}
         self.unbundled: set[int] = set()
+        # The analysed C inputs (index -> what pencilcc decided), for -fpencil-report.
+        self.plans: dict[int, "InputPlan"] = {}
 
     def run(self) -> int:
         if refuse_to_overwrite_input(self.config):
@@ -320,6 +324,8 @@ class Driver:
             return 1
         if status != 0:
             return status
+        if config.options.report_file:
+            self._write_report(texts)
         self.outputs.commit()
         if config.save_record:
             self._write_records(records)
@@ -470,6 +476,7 @@ class Driver:
             plans[index] = plan
             if plan.file_fallback:
                 self.file_fallbacks[index] = plan.file_fallback
+        self.plans = plans
         records = {index: plan.records() for index, plan in plans.items()}
         if config.action == "link":
             return self._link(compilation, plans), records
@@ -516,6 +523,35 @@ class Driver:
                          [r for i in indices for r in records.get(i, [])],
                          {config.inputs[i].path: self.file_fallbacks[i] for i in indices
                           if i in self.file_fallbacks})
+
+    def _write_report(self, texts: dict[int, bytes]) -> None:
+        """-fpencil-report=FILE: the page of every C input of the command (clangpass.report_html),
+        written with the other outputs (atomically, only if the command succeeds)."""
+        from clangpass.report_html import InputReport, render_page
+
+        config = self.config
+        inputs: list[InputReport] = []
+        for index, source in enumerate(config.inputs):
+            if not source.is_c:
+                continue
+            plan = self.plans.get(index)
+            text = texts.get(index, b"").decode("utf-8", errors="replace")
+            outcomes = plan.outcomes if plan is not None else []
+            if index in self.trees:
+                inputs.append(InputReport(source.path, text, note="compiled from the sources 'pencilcc -E' "
+                                          "bundled in it, whose regions this page does not show"))
+                continue
+            headers = {}
+            for o in outcomes:
+                extent = o.region.extent
+                if extent is not None and extent.file != source.path and extent.file not in headers:
+                    try:
+                        headers[extent.file] = read_source(extent.file).decode("utf-8", errors="replace")
+                    except DriverError:
+                        pass        # the page says the text is not available
+            inputs.append(InputReport(source.path, text, outcomes, self.file_fallbacks.get(index), headers))
+        page = render_page(" ".join(shlex.quote(a) for a in ("pencilcc", *config.argv)), inputs)
+        self.outputs.open(config.options.report_file).write_bytes(page.encode("utf-8"))
 
     def _link(self, compilation, plans) -> int:
         """A link of C inputs some of which have regions: each becomes one object first."""
