@@ -49,7 +49,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 BLAS_KERNELS: tuple[str, ...] = ("gemm", "syrk", "syr2k", "symm", "trmm", "gemver")
 #: The column's name in the tables and the JSON.
 NAME = "numpy"
-_ALPHA, _BETA = 1.5, 1.2
+#: The scalars of the operations (any values: the timing does not depend on them).
+ALPHA, BETA = 1.5, 1.2
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,8 @@ def operation(name: str, sizes: Mapping[str, int], np: Any, rng: Any) -> tuple[d
 
         def gemm(C: Any, A: Any, B: Any) -> dict:
             product = A @ B
-            product *= _ALPHA
-            C *= _BETA
+            product *= ALPHA
+            C *= BETA
             C += product
             return {"C": C}
         return {"C": matrix(ni, nj), "A": matrix(ni, nk), "B": matrix(nk, nj)}, gemm
@@ -102,7 +103,7 @@ def operation(name: str, sizes: Mapping[str, int], np: Any, rng: Any) -> tuple[d
 
         def syrk(C: Any, A: Any) -> dict:
             product = A @ A.T
-            return {"C": np.where(lower, _BETA * C + _ALPHA * product, C)}
+            return {"C": np.where(lower, BETA * C + ALPHA * product, C)}
         return {"C": matrix(n, n), "A": matrix(n, m)}, syrk
     if name == "syr2k":
         n, m = sizes["N"], sizes["M"]
@@ -110,7 +111,7 @@ def operation(name: str, sizes: Mapping[str, int], np: Any, rng: Any) -> tuple[d
 
         def syr2k(C: Any, A: Any, B: Any) -> dict:
             half = A @ B.T
-            return {"C": np.where(lower, _BETA * C + _ALPHA * (half + half.T), C)}
+            return {"C": np.where(lower, BETA * C + ALPHA * (half + half.T), C)}
         return {"C": matrix(n, n), "A": matrix(n, m), "B": matrix(n, m)}, syr2k
     if name == "symm":
         m, n = sizes["M"], sizes["N"]
@@ -119,8 +120,8 @@ def operation(name: str, sizes: Mapping[str, int], np: Any, rng: Any) -> tuple[d
             strict = np.tril(A, -1)
             symmetric = strict + strict.T + np.diag(np.diag(A))
             product = symmetric @ B
-            product *= _ALPHA
-            C *= _BETA
+            product *= ALPHA
+            C *= BETA
             C += product
             return {"C": C}
         return {"C": matrix(m, n), "A": matrix(m, m), "B": matrix(m, n)}, symm
@@ -130,7 +131,7 @@ def operation(name: str, sizes: Mapping[str, int], np: Any, rng: Any) -> tuple[d
         def trmm(A: Any, B: Any) -> dict:
             upper = np.tril(A, -1).T + np.eye(m)
             product = upper @ B
-            product *= _ALPHA
+            product *= ALPHA
             return {"B": product}
         return {"A": matrix(m, m), "B": matrix(m, n)}, trmm
     if name == "gemver":
@@ -138,9 +139,9 @@ def operation(name: str, sizes: Mapping[str, int], np: Any, rng: Any) -> tuple[d
 
         def gemver(A: Any, u1: Any, v1: Any, u2: Any, v2: Any, w: Any, x: Any, y: Any, z: Any) -> dict:
             A += np.stack((u1, u2), axis=1) @ np.stack((v1, v2))
-            x += _BETA * (A.T @ y)
+            x += BETA * (A.T @ y)
             x += z
-            w += _ALPHA * (A @ x)
+            w += ALPHA * (A @ x)
             return {"A": A, "x": x, "w": w}
         inputs = {"A": matrix(n, n), **{v: vector(n) for v in ("u1", "v1", "u2", "v2", "w", "x", "y", "z")}}
         return inputs, gemver

@@ -45,6 +45,14 @@ def _pyplot():  # type: ignore[no-untyped-def]
     return plt
 
 
+def _plain_ticks(axis) -> None:  # type: ignore[no-untyped-def]
+    """Tick labels of a log axis as plain numbers (0.5, 2, 30), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if str(f"{value:g}")[0] in "25" else ""))
+
+
 def roofline_points(results: Sequence[KernelResult], compilers: Sequence[Compiler]
                     ) -> dict[str, list[tuple[str, float, float]]]:
     """Per compiler (and numpy): ``(kernel, flop per byte, GFLOP/s)`` of every kernel with both counts."""
@@ -110,6 +118,8 @@ def _roofline_chart(plt, points: dict[str, list[tuple[str, float, float]]], roof
                 axes.annotate(kernel, (ai, rate), textcoords="offset points", xytext=(4, 4), fontsize=7)
     axes.set_xscale("log")
     axes.set_yscale("log")
+    _plain_ticks(axes.xaxis)
+    _plain_ticks(axes.yaxis)
     axes.set_xlabel("arithmetic intensity (flop per byte of compulsory traffic)")
     axes.set_ylabel("GFLOP/s")
     axes.set_title("Roofline" + (f": {title}" if title else ""))
@@ -131,6 +141,7 @@ def _speedup_chart(plt, kernels: list[str], series: dict[str, list[Optional[floa
         axes.bar([x for x, _ in present], [v for _, v in present], width=width, label=name)
     axes.axhline(1.0, color="black", linewidth=1)
     axes.set_yscale("log")
+    _plain_ticks(axes.yaxis)
     axes.set_xticks(range(len(kernels)))
     axes.set_xticklabels(kernels, rotation=60, ha="right", fontsize=8)
     axes.set_ylabel("speed-up of pencilcc (peer seconds / pencilcc seconds)")
