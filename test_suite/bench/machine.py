@@ -274,7 +274,7 @@ def measure_roofs(directory: Path, threads: int, compiler: str = "gcc") -> tuple
         return None, f"cannot build the roofs program with {compiler}: {proc.stderr.strip()[-300:]}"
     roofs = []
     for count in roof_thread_counts(threads):
-        env = {**os.environ, "OMP_NUM_THREADS": str(count), "OMP_PROC_BIND": "spread"}
+        env = {**os.environ, "OMP_NUM_THREADS": str(count)}
         rates: dict[str, float] = {}
         for arguments in (["fma", str(FMA_ITERATIONS)], ["triad", str(TRIAD_ELEMENTS), str(TRIAD_REPEATS)]):
             try:
