@@ -33,7 +33,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
 
 @dataclass(frozen=True)
 class Machine:
