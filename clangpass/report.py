@@ -26,7 +26,8 @@ from clangpass.diagnostics import DiagnosticEngine
 from clangpass.ir.nodes import SourceLoc
 from clangpass.passes.registry import PassRecord, record_fields
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.poly.annotations import PragmaUse, unused_pragmas
+from clangpass.poly.annotations import PragmaUse, threads_phrase, unused_pragmas
+from clangpass.poly.privatization import source_name
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.poly.schedule_loops import LoopFact
 from clangpass.regions import OptRegion
@@ -239,6 +240,25 @@ def _report_loaded_schedule(engine: DiagnosticEngine, o: RegionOutcome, remarks:
                       f"file '{path}' (-fpencil-load-schedule)", option="-Rpass-missed=pencil")
 
 
+def _on_target(o: RegionOutcome, use: PragmaUse) -> str:
+    """`use.detail` as it holds on the target of `o`: on the OpenCL target a reduction a kernel
+    performs runs on the device (work-group trees in local memory), not on the host's threads."""
+    threaded = sorted(v for v, _, on_threads in use.reductions if on_threads)   # as pragma_uses lists them
+    if o.target != "opencl" or not threaded:
+        return use.detail
+    on_device = {r["variable"] for k in o.mapping.get("kernels", ()) for r in k.get("reductions", ())}
+    device = [v for v in threaded if v in on_device]
+    host = [v for v in threaded if v not in on_device]
+    parts = []
+    if device:
+        parts.append(f"reduction{'s' if len(device) > 1 else ''} of {', '.join(repr(v) for v in device)} run on the "
+                     "OpenCL device (a tree in each work-group's local memory, the groups' results combined "
+                     "on the host)")
+    if host:
+        parts.append(f"{threads_phrase(host)}, on the host: the loop is no kernel")
+    return use.detail.replace(threads_phrase(threaded), "; ".join(parts))
+
+
 def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], remarks: bool,
                     missed_remarks: bool) -> None:
     """-Wpencil warnings for fallbacks; -Rpass=pencil / -Rpass-missed=pencil remarks."""
@@ -256,10 +276,19 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               option="-Rpass-missed=pencil")
         elif remarks:
             facts = o.facts
+            kernels = ""
+            if o.target == "opencl":
+                # What runs on the device: kernels over parallel loops, one-work-item kernels
+                # between them (the mapping: llvm_backend.opencl.mapping).
+                made = o.mapping.get("kernels", [])
+                singles = sum(1 for k in made if k.get("work_items", "").startswith("one work-item ("))
+                kernels = f", {len(made) - singles} OpenCL kernels over parallel loops"
+                if singles:
+                    kernels += f" and {singles} of one work-item"
             engine.report("pencil", "remark", where,
                           f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
-                          f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
+                          f"{facts['parallel_loops']} parallel loops{kernels}", option="-Rpass=pencil")
             for fact in facts.get("storage", ()):
                 if fact.get("technique") in ("contract", "contract-scheduled"):
                     engine.report("pencil", "remark", where,
@@ -286,7 +315,7 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
         for use in o.pragma_uses:
             at = SourceLoc(use.file, use.line, use.column)
             if use.used and remarks:
-                engine.report("pencil", "remark", at, f"'{use.spelling}' used: {use.detail}",
+                engine.report("pencil", "remark", at, f"'{use.spelling}' used: {_on_target(o, use)}",
                               option="-Rpass=pencil")
             if use.missed and missed_remarks:
                 engine.report("pencil", "remark", at, f"'{use.spelling}' "
@@ -302,8 +331,13 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 # An output array keeping its memory is no missed chance (every kernel has one).
                 if fact.get("why_not") and fact["why_not"] != LIVE_OUT and fact["array"] not in moved:
                     engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': array "
-                                  f"'{fact['array']}' keeps its memory: {fact['why_not']}",
+                                  f"{source_name(fact['array'])} keeps its memory: {fact['why_not']}",
                                   option="-Rpass-missed=pencil")
+        if o.status is Status.OPTIMIZED and missed_remarks and o.target == "opencl":
+            # Nothing parallel stays on the host silently (the record's mapping.host_loops).
+            for why in o.mapping.get("host_loops", ()):
+                engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': a parallel loop "
+                              f"runs on the host, not as an OpenCL kernel: {why}", option="-Rpass-missed=pencil")
         if o.status is Status.OPTIMIZED and o.reason and missed_remarks:
             # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
             # an unsound isl AST, a budget): the reason says which.

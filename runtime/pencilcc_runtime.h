@@ -79,8 +79,18 @@ void pencilcc_cl_host_wrote(const void *host);
    until pencilcc_cl_host_wrote or the next region call. */
 void pencilcc_cl_discard(const void *host);
 /* A region call starts: every known buffer's device copy is stale (the program
-   may have written the arrays since); the allocations are kept for reuse. */
+   may have written the arrays since); the allocations are kept for reuse. Not so
+   while pencilcc_cl_keep_device_data(1) holds: then copies current on both sides
+   at the last region's end stay current, and only what pencilcc_cl_host_wrote
+   named since is uploaded again. */
 void pencilcc_cl_region_begin(void);
+
+/* 1: from now on the program declares every host write to an array a region
+   uses, between region calls, with pencilcc_cl_host_wrote (pencil.h:
+   pencil_host_touch), so device copies stay across region calls; entering this
+   mode makes every device copy stale once. 0: back to one upload per region
+   call (the default). */
+void pencilcc_cl_keep_device_data(int on);
 
 /* A region call ends: read back every buffer newer on the device and wait for
    the queue (blocking), so the host has everything. */

@@ -258,6 +258,7 @@ void pencilcc_cl_discard(const void *host)
   pthread_mutex_lock(&rt_lock);
   if (rt.state == RT_READY && (b = find_buffer(host)) != NULL) {
     b->copy = COPY_SYNC; /* neither copy matters: no upload, no read back */
+    b->dead = 1;
   } else {
     forget_discarded(host); /* listed once */
     if (rt.n_discarded == rt.cap_discarded) {
@@ -279,22 +280,43 @@ void pencilcc_cl_host_wrote(const void *host)
   struct buffer *b;
   pthread_mutex_lock(&rt_lock);
   forget_discarded(host);
-  if (rt.state == RT_READY && (b = find_buffer(host)) != NULL)
+  if (rt.state == RT_READY && (b = find_buffer(host)) != NULL) {
     b->copy = COPY_HOST_NEWER;
+    b->dead = 0;
+  }
+  pthread_mutex_unlock(&rt_lock);
+}
+
+/* Device copies a region call leaves current on both sides (SYNC) stay so only while no host
+   write goes undeclared: entering the mode, every such copy is made stale once. */
+static void stale_synced(void)
+{
+  size_t i;
+  if (rt.state == RT_READY)
+    for (i = 0; i < rt.n_buffers; i++)
+      if (rt.buffers[i]->copy == COPY_SYNC)
+        rt.buffers[i]->copy = COPY_HOST_NEWER;
+}
+
+void pencilcc_cl_keep_device_data(int on)
+{
+  pthread_mutex_lock(&rt_lock);
+  if (on && !rt.keep_device_data)
+    stale_synced(); /* the host may have written them since the last region call, undeclared */
+  rt.keep_device_data = on != 0;
   pthread_mutex_unlock(&rt_lock);
 }
 
 void pencilcc_cl_region_begin(void)
 {
-  size_t i;
   pthread_mutex_lock(&rt_lock);
   rt.n_discarded = 0;
   /* Buffers newer on the device belong to a region still running in another
-     thread (a finished region read them back): they stay as they are. */
-  if (rt.state == RT_READY)
-    for (i = 0; i < rt.n_buffers; i++)
-      if (rt.buffers[i]->copy == COPY_SYNC)
-        rt.buffers[i]->copy = COPY_HOST_NEWER;
+     thread (a finished region read them back): they stay as they are. With
+     keep_device_data the program has declared what it wrote since the last
+     call (host_wrote), and the copies current on both sides stay so. */
+  if (!rt.keep_device_data)
+    stale_synced();
   pthread_mutex_unlock(&rt_lock);
 }
 
@@ -324,6 +346,12 @@ void pencilcc_cl_region_end(void)
         rt.d2h.bytes += b->size;
       }
       b->copy = COPY_SYNC;
+    }
+    /* Dead data was neither uploaded nor read back: the device copy is no copy of the host's. */
+    for (i = 0; i < rt.n_buffers; i++) {
+      if (rt.buffers[i]->dead && rt.buffers[i]->copy == COPY_SYNC)
+        rt.buffers[i]->copy = COPY_HOST_NEWER;
+      rt.buffers[i]->dead = 0;
     }
     finish_queue();
   }

@@ -221,6 +221,9 @@ struct buffer {
   /* rt.epoch when an upload from `host` was last enqueued: while it equals
      rt.epoch the upload may still be reading host memory. */
   unsigned long long upload_epoch;
+  /* Discarded in this region call and not written by a kernel since: neither copy holds the
+     array's values, so a later call that keeps device data uploads it (the host's copy). */
+  int dead;
 };
 
 struct scratch {
@@ -296,6 +299,9 @@ struct rt_state {
 
   struct buffer **buffers;
   size_t n_buffers, cap_buffers;
+  /* pencilcc_cl_keep_device_data: the program declares its host writes between region calls
+     (pencilcc_cl_host_wrote), so a region call does not make every device copy stale. */
+  int keep_device_data;
   struct scratch *scratch; /* SCRATCH arguments' device memory, by name */
   size_t n_scratch, cap_scratch;
   /* Host addresses pencilcc_cl_discard named before any buffer existed for them, in this

@@ -18,7 +18,7 @@ from clangpass.poly.annotations import annotation_reductions, reduction_updates
 from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
-from clangpass.poly.live_ranges import device_footprints, entry_dead_arrays, exit_dead_arrays
+from clangpass.poly.live_ranges import device_footprints, entry_dead_arrays, exit_dead_arrays, iteration_locals
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.scop import Scop, instances_of
 from clangpass.poly.codegen_unit import CodegenUnit
@@ -103,6 +103,13 @@ class GenerateAst(Pass):
                                       exit_dead=exit_dead_arrays(scop))
             except BudgetExceeded:
                 codegen = replace(codegen, beyond_extents=frozenset(a.name for a in scop.arrays))
+            try:
+                if unit.live_ranges is None:
+                    raise BudgetExceeded("no live ranges")
+                with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "locals of one iteration"):
+                    codegen = replace(codegen, iteration_locals=iteration_locals(scop, unit.live_ranges.get()))
+            except (BudgetExceeded, isl.Error):
+                pass    # no local array is known to stay in one iteration: each used elsewhere stays on the host
         record = CodegenRecord(codegen.parallel_loops, codegen.wavefronts, codegen.vector_loops,
                                register_tiled_bands(scop.schedule))
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen).with_record(record)

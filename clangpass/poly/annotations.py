@@ -313,6 +313,13 @@ def vector_independent(scop: Scop, reductions: tuple[ThreadReductions, ...]) -> 
     return _union(scop, ("independent", "ivdep"), reductions)
 
 
+def threads_phrase(variables: list[str]) -> str:
+    """What a PragmaUse's detail says of the reductions run on threads (a target that runs them
+    elsewhere, the OpenCL one, rewrites this part of the remark: clangpass.report)."""
+    return (f"reduction{'s' if len(variables) > 1 else ''} of {', '.join(repr(v) for v in variables)} run on "
+            "threads (private partial results combined in thread order)")
+
+
 def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
                 reductions: tuple[ThreadReductions, ...]) -> tuple[PragmaUse, ...]:
     """What each annotation of an optimized region did, given `declared`: the dependences the
@@ -334,9 +341,7 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
         else:
             details.append("the loop's carried dependences ignored when choosing vector loops")
         if on_threads:
-            details.append(f"reduction{'s' if len(on_threads) > 1 else ''} of "
-                           f"{', '.join(repr(v) for v in on_threads)} run on threads (private partial "
-                           "results combined in thread order)")
+            details.append(threads_phrase(on_threads))
         missed = []
         for v in (v for v in kept if v in a.reductions):
             missed.append(f"reduction variable {v!r} kept in order: {why.get(v, 'not reduced on threads')}")

@@ -48,6 +48,7 @@ from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
 from clangpass.ir.walk import base_variable, descendants, transform, written_variables
 from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_names
+from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
@@ -290,7 +291,7 @@ class KernelBuilder:
             decl = self.locals[local]
             scalar = isinstance(decl.type, (T.IntType, T.FloatType))
             if not scalar and not isinstance(decl.type, T.ArrayType):
-                raise Unmappable(f"the local '{local}' of type '{decl.type.spelling()}'")
+                raise Unmappable(f"the local {source_name(local)} of type '{decl.type.spelling()}'")
             if single:
                 # One work-item: the local is the host's, in a buffer (its value flows between
                 # kernels and host code of the region).
@@ -302,8 +303,9 @@ class KernelBuilder:
                 params.append(KernelParam(f"__pencilcc_in_{local}", "buffer", local, decl.type, READ))
                 prologue.append(f"  {opencl_type(decl.type)} v_{local} = *__pencilcc_in_{local};")
             else:
-                if local in outside:
-                    raise Unmappable(f"the local array '{local}' is also used outside the loop")
+                if local in outside and local not in unit.iteration_locals:
+                    raise Unmappable(f"the local array {source_name(local)} is also used outside the loop, and its "
+                                     "values cross an iteration of it (a work-item's private copy would lose them)")
                 count, row = _constant_extents(decl.type)
                 element = opencl_type(decl.type.scalar_element())
                 private.append(local)
