@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clangpass.poly.budget import MAX_LOOP_DEPTH, MAX_STATEMENTS
+from clangpass.tile_spec import TileSizeRule
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,14 @@ class CompileOptions:
     tile_size: int | None = None
     """Tile size for every tiled band dimension (--tile-size=N); 0 disables tiling; None: sizes
     per band from the cache model (clangpass.poly.tile_sizes)."""
+
+    tile_sizes: tuple[TileSizeRule, ...] = ()
+    """-fpencil-tile-sizes=: sizes per region and band (clangpass.tile_spec), before `tile_size`;
+    on the OpenCL target the work-group sizes of kernels."""
+
+    tuned_tile_sizes: tuple[TileSizeRule, ...] = ()
+    """The sizes `pencilcc-tune` cached for the input being compiled on this machine's device
+    (clangpass.tuning; the driver fills it per input): used where no flag gives sizes."""
 
     cache_sizes: tuple[int, ...] = ()
     """Data-cache sizes in bytes, L1 first, for the tile-size model (--cache-sizes=32K,1M,32M);

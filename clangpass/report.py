@@ -307,6 +307,11 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               f"region in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
+        if o.status is Status.OPTIMIZED:
+            # Sizes of -fpencil-tile-sizes= (or the tuning cache) that do not fit a band
+            # (clangpass.tile_spec): the band keeps its default.
+            for problem in (*o.facts.get("tile_size_problems", ()), *o.mapping.get("tile_size_problems", ())):
+                engine.report(GROUP, "warning", where, problem, option=f"-W{GROUP}")
         _report_loaded_schedule(engine, o, remarks, missed_remarks)
         if o.clustering_problems:
             engine.report("pencil-cluster", "error", where,

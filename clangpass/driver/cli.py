@@ -34,6 +34,7 @@ from clangpass.options import CompileOptions
 from clangpass.poly.schedule_files import SUFFIX as SCHEDULE_SUFFIX
 from clangpass.poly.schedule_files import ScheduleFileError, read_schedule
 from clangpass.poly.tile_sizes import parse_size
+from clangpass.tile_spec import TileSizeRule, TileSpecError, parse_rules
 from clangpass.rejects import GROUP, REJECTS
 from clangpass.resources import include_dir
 from clangpass.targets import TARGET_MODULES
@@ -296,6 +297,7 @@ class _State:
     debug: bool = False
     pic: Optional[bool] = None
     tile_size: Optional[int] = None
+    tile_sizes: tuple[TileSizeRule, ...] = ()
     cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
     thread_min_work: int = CompileOptions.thread_min_work
@@ -365,6 +367,28 @@ def _cache_sizes(text: str) -> tuple[int, ...]:
     if not sizes or min(sizes) <= 0:
         raise CommandLineError(f"'--cache-sizes' expects positive sizes, got '{text}'")
     return sizes
+
+
+def _tile_sizes(value: str) -> tuple[TileSizeRule, ...]:
+    """The rules of one -fpencil-tile-sizes= (clangpass.tile_spec): `;`-separated rules, or
+    `@FILE`, a file of them one a line."""
+    flag = "-fpencil-tile-sizes="
+    try:
+        if value.startswith("@"):
+            path = value[1:]
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as exc:
+                raise CommandLineError(f"'{flag}': cannot read '{path}': {exc.strerror or exc}") from None
+            rules = parse_rules(text, origin=f"{path}:")
+        else:
+            rules = parse_rules(value)
+    except TileSpecError as exc:
+        raise CommandLineError(f"'{flag}': {exc}") from None
+    if not rules:
+        raise CommandLineError(f"'{flag}' expects sizes such as 32,64 or fn:0=32,32,8, got '{value}'")
+    return rules
 
 
 def _cluster_decision(path: str) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
@@ -552,6 +576,8 @@ class _Parser:
             s.dump_ir = InputFile(path, language_of(path, s.x_language), s.x_language)
         elif arg.startswith("--tile-size"):
             s.tile_size = _int_value("--tile-size", self.value("--tile-size", arg))
+        elif arg.startswith("-fpencil-tile-sizes="):
+            s.tile_sizes += _tile_sizes(arg.split("=", 1)[1])
         elif arg.startswith("--cache-sizes"):
             s.cache_sizes = _cache_sizes(self.value("--cache-sizes", arg))
         elif arg == "-fpencil-parallel":
@@ -911,7 +937,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     # pencilcc without -I, and a project's own pencil.h still wins.
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
-        opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
+        opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, cache_sizes=s.cache_sizes, parallel=s.parallel,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
         save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,

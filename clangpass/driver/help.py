@@ -77,6 +77,13 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
     ("PENCIL/polyhedral options", (
         ("--tile-size=N", "Tile size of every tiled loop band (default: from the cache sizes and "
                           "the accesses; 0: no tiling)."),
+        ("-fpencil-tile-sizes=RULES", "Tile sizes per region and band, outermost loop first: "
+                                      "32,64 (every band), fn=32,64 (the regions of function fn; "
+                                      "fn#1 its second), fn:0=32,32,8 (band 0 of them), rules "
+                                      "separated by ';' or the flag repeated, @FILE (one rule a "
+                                      "line). On the OpenCL target: kernels' work-group sizes. "
+                                      "Sizes that do not fit a band: a warning and the default. "
+                                      "Wins over --tile-size and the sizes pencilcc-tune cached."),
         ("--cache-sizes=L1,L2[,L3]", "Data-cache sizes for the tile-size model (e.g. 32K,1M,32M; "
                                      "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
