@@ -832,7 +832,7 @@ def _check_not_misspelt(arg: str) -> None:
     pencil_namespace = typed.startswith(("-fpencil-", "-fno-pencil-"))
     if not pencil_namespace and (not typed.startswith("--") or typed.startswith(_HOST_LONG_OPTIONS)):
         return
-    # Compared without their prefixes: `-fpencil-tile-sizes=` is nearest to `--tile-size=`.
+    # Compared without their prefixes: `-fpencil-tile-size=` is nearest to `--tile-size=`.
     stems = {re.sub(r"^(-fno-pencil-|-fpencil-|--)", "", name): name for name in ours}
     stem = re.sub(r"^(-fno-pencil-|-fpencil-|--)", "", typed)
     close = [stems[c] for c in difflib.get_close_matches(stem, list(stems), n=1,

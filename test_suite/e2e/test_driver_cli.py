@@ -247,8 +247,9 @@ def test_output_names() -> None:
     (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),
     # Options in pencilcc's namespace that it does not have (issue 29): its own error, with the
     # nearest of its options, not the host's "unrecognized command-line option".
-    (["-fpencil-tile-sizes=32,64", "-c", "a.c"], "unknown option '-fpencil-tile-sizes=32,64'; did you "
-                                                 "mean '--tile-size='?"),
+    (["-fpencil-tile-sises=32,64", "-c", "a.c"], "unknown option '-fpencil-tile-sises=32,64'; did you "
+                                               "mean '-fpencil-tile-sizes='?"),
+    (["-fpencil-tile-sizes=32,x", "-c", "a.c"], "'-fpencil-tile-sizes=': 'x' in '32,x' is not a size"),
     (["-fpencil-memry=all", "-c", "a.c"], "did you mean '-fpencil-memory='?"),
     (["-fno-pencil-paralel", "-c", "a.c"], "did you mean '-fno-pencil-parallel'?"),
     (["--dumpp-after=tile", "-c", "a.c"], "unknown option '--dumpp-after=tile'; did you mean '--dump-after='?"),
