@@ -29,6 +29,9 @@ class CompileOptions:
     """The sizes `pencilcc-tune` cached for the input being compiled on this machine's device
     (clangpass.tuning; the driver fills it per input): used where no flag gives sizes."""
 
+    use_tuned: bool = True
+    """Look the input up in the tuning cache (-fno-pencil-tuned: do not; clangpass.tuning)."""
+
     cache_sizes: tuple[int, ...] = ()
     """Data-cache sizes in bytes, L1 first, for the tile-size model (--cache-sizes=32K,1M,32M);
     empty: the host's, from sysfs."""

@@ -153,6 +153,8 @@ class RegionOutcome:
             "scheduling_time": round(self.scheduling_time, 6),
             "nondeterministic": self.nondeterministic,
             "reason_id": self.reason_id,
+            # The region as -fpencil-tile-sizes= and the remarks name it (`fn`, `fn#1`).
+            "label": r.label,
         }
         # Today's keys in their order (scripts read them); keys of newer records follow.
         return {**{key: values.pop(key) for key in RECORD_KEYS if key in values}, **values}
@@ -165,7 +167,7 @@ OUTCOME_KEYS = frozenset({
     "parallel_regions", "thread_teams", "pragmas", "local_variables", "kept_variables", "scheduling_seconds",
     "target", "mapping", "clustering", "scheduled_statements", "dependences_before_clustering",
     "dependences_after_clustering", "clustering_problems", "clustering_time", "scheduling_time",
-    "nondeterministic", "reason_id"})
+    "nondeterministic", "reason_id", "label"})
 
 # The order of the record's keys as they were before the passes kept records of their own.
 RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason", "statements", "tiled_bands",

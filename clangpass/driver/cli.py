@@ -298,6 +298,7 @@ class _State:
     pic: Optional[bool] = None
     tile_size: Optional[int] = None
     tile_sizes: tuple[TileSizeRule, ...] = ()
+    use_tuned: bool = True
     cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
     thread_min_work: int = CompileOptions.thread_min_work
@@ -578,6 +579,8 @@ class _Parser:
             s.tile_size = _int_value("--tile-size", self.value("--tile-size", arg))
         elif arg.startswith("-fpencil-tile-sizes="):
             s.tile_sizes += _tile_sizes(arg.split("=", 1)[1])
+        elif arg in ("-fpencil-tuned", "-fno-pencil-tuned"):
+            s.use_tuned = arg == "-fpencil-tuned"
         elif arg.startswith("--cache-sizes"):
             s.cache_sizes = _cache_sizes(self.value("--cache-sizes", arg))
         elif arg == "-fpencil-parallel":
@@ -937,7 +940,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     # pencilcc without -I, and a project's own pencil.h still wins.
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
-        opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, cache_sizes=s.cache_sizes, parallel=s.parallel,
+        opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, use_tuned=s.use_tuned, cache_sizes=s.cache_sizes, parallel=s.parallel,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
         save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,

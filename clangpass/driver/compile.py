@@ -50,6 +50,7 @@ from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, 
 from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
+from clangpass.tuning import tuned_rules
 from clangpass.poly.schedule_files import schedule_file_name
 from clangpass.regions import trampoline_symbol
 from clangpass.rejects import Reject, option as reject_option
@@ -200,6 +201,7 @@ class Compilation:
         self.dumps = DumpSink(stages=config.options.dump, directory=config.options.dump_dir)
         self._pic_resolved = False
         self._cache_keys: dict[str, str] = {}
+        self._tuned: dict[str, tuple] = {}       # input path -> its rules from the tuning cache
 
     # ------------------------------------------------------------------ diagnostics
     def engine(self) -> DiagnosticEngine:
@@ -286,6 +288,21 @@ class Compilation:
         engine.extend(analysis.diagnostics)
         return plan, self._print(plan, engine)
 
+    def source_options(self, source: InputFile) -> CompileOptions:
+        """The options `source` compiles with: the command's, with the sizes `pencilcc-tune`
+        cached for the input on this machine's device (clangpass.tuning; from -O2 on, unless
+        -fno-pencil-tuned); looked up once per input."""
+        if source.path not in self._tuned:
+            rules: tuple = ()
+            if self.options.use_tuned and self.options.opt_level >= 2:
+                try:
+                    with open(source.path, "rb") as f:
+                        rules = tuned_rules(f.read(), self.options.target)
+                except OSError:
+                    rules = ()
+            self._tuned[source.path] = rules
+        return replace(self.options, tuned_tile_sizes=self._tuned[source.path])
+
     def cache_key(self, source: InputFile) -> str:
         """The compile cache key of `source`, or '' (no cache, or the preprocessor failed);
         computed once per input (clangpass.compile asks before `analyse`)."""
@@ -305,8 +322,9 @@ class Compilation:
                              capture=True)
         if proc.returncode != 0:
             return ""
-        # The pipeline (-fpencil-passes=, -fpencil-pass-plugin=) is in the options.
-        flags = [*self.config.host_args, *language_flags(source), repr(self.options),
+        # The pipeline (-fpencil-passes=, -fpencil-pass-plugin=) is in the options, and so are
+        # the sizes the tuning cache holds for the input.
+        flags = [*self.config.host_args, *language_flags(source), repr(self.source_options(source)),
                  repr(self.config.diagnostics), plugin_identity()]
         return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
 
@@ -350,7 +368,7 @@ class Compilation:
             return Analysis(parsed=False, parse_diagnostics=tuple(result.diagnostics))
         self.dumps.emit("ir", os.path.basename(source.path), "frontend",
                         format_module(result.module, heading=False))
-        compiled = compile_module(result.module, self.options, self.target, self._output(),
+        compiled = compile_module(result.module, self.source_options(source), self.target, self._output(),
                                   dumps=self.dumps, progress=_Stages(watch, limit), left_out=left_out,
                                   reraise=_debug_enabled())
         return Analysis(outcomes=tuple(DetachedOutcome(o) for o in compiled.outcomes),

@@ -84,6 +84,8 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                       "line). On the OpenCL target: kernels' work-group sizes. "
                                       "Sizes that do not fit a band: a warning and the default. "
                                       "Wins over --tile-size and the sizes pencilcc-tune cached."),
+        ("-fno-pencil-tuned", "Do not use the tile and work-group sizes pencilcc-tune cached for "
+                              "this file and device (-fpencil-tuned: the default)."),
         ("--cache-sizes=L1,L2[,L3]", "Data-cache sizes for the tile-size model (e.g. 32K,1M,32M; "
                                      "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
