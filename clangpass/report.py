@@ -131,6 +131,9 @@ class RegionOutcome:
             "line": r.loc.line,
             "kind": r.kind,
             "symbol": r.symbol if optimized else "",
+            # The region as -fpencil-tile-sizes= and the remarks name it (`fn`, `fn#1`); a newer
+            # key, so after the keys of RECORD_KEYS.
+            "label": r.label,
             "status": self.status.value,
             "reason": self.reason,
             "statements": self.statements,
@@ -153,8 +156,6 @@ class RegionOutcome:
             "scheduling_time": round(self.scheduling_time, 6),
             "nondeterministic": self.nondeterministic,
             "reason_id": self.reason_id,
-            # The region as -fpencil-tile-sizes= and the remarks name it (`fn`, `fn#1`).
-            "label": r.label,
         }
         # Today's keys in their order (scripts read them); keys of newer records follow.
         return {**{key: values.pop(key) for key in RECORD_KEYS if key in values}, **values}
