@@ -226,7 +226,8 @@ class Compilation:
         """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
         going on (no error)."""
         plan = InputPlan(source, text)
-        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args):
+        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args,
+                                                                  self.options.detect):
             return plan, True
         plan.cache_key = self.cache_key(source)
         if plan.cache_key and self.cache is not None:
