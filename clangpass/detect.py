@@ -21,6 +21,9 @@ and expression statements, holding a loop. It is taken when
   run whole as control flow the model cannot follow (a `while`, a data-dependent `if`
   around loops, a loop with a non-affine bound): a detected region is static control
   throughout;
+- no `if` in it has a condition with `%` or `/` (`pencil-modulo-condition`: isl's AST
+  generation for such guards took two minutes on PolyBench's floyd-warshall `init_array`,
+  a cost nobody asked for on unmarked code);
 - it holds at least two loops (Polly's profitability test: a single loop has nothing to
   tile or interchange; `pencil-unprofitable`).
 A run not taken as a whole is tried statement by statement: the consecutive statements
@@ -53,6 +56,7 @@ from clangpass.rejects import Reject
 MIN_LOOPS = 2
 
 _UNPROFITABLE = "pencil-unprofitable"
+_MODULO = "pencil-modulo-condition"
 
 
 def detect_regions(module: N.Module, options: CompileOptions) -> list[OptRegion]:
@@ -180,6 +184,11 @@ class _Detector:
             scop, _ = extract_region(region, self.module, isl.Context())
         except NotModelled as exc:
             return region, Reject(exc.id, exc.reason)
+        guard = next((s for s in descendants(region.body) if isinstance(s, N.If) and any(
+            isinstance(e, N.Binary) and e.op in ("%", "/") for e in descendants(s.cond))), None)
+        if guard is not None:
+            return region, Reject(_MODULO, f"the condition of the 'if' at line {guard.loc.line} divides "
+                                  "('%' or '/'): the code isl builds for such guards can take minutes")
         opaque = next((s.opaque for s in scop.statements if s.opaque), "")
         if opaque:
             return region, _static_control(opaque)

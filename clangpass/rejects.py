@@ -84,6 +84,9 @@ _REJECTS = (
     RejectKind("pencil-unprofitable", "a loop nest -fpencil-detect found has fewer than two loops: nothing "
                "to tile or interchange that would pay for outlining it", "`for (i = 0; i < n; i++) s += x[i];` "
                "in a function without pragmas"),
+    RejectKind("pencil-modulo-condition", "an `if` whose condition divides (`%`, `/`) in a loop nest "
+               "-fpencil-detect found: isl's code for such guards can take minutes",
+               "`if ((i + j) % 13 == 0)` in an unmarked loop nest"),
     # Checks pencilcc cannot build.
     RejectKind("pencil-alias-check", "no run-time check that the region's arrays do not overlap can be built",
                "arrays accessed through subscripts with no bound in the parameters"),
