@@ -80,7 +80,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     # Checked before any region: an inconsistent pipeline raises PipelineError here.
     pipeline = build_pipeline(pass_names(options, target), options.disabled_passes, traits=target.traits)
     outcomes: list[RegionOutcome] = []
-    for index, region in enumerate(find_regions(module)):
+    for index, region in enumerate(module_regions(module, options)):
         if region.problems:
             # One region, one id: the first problem's (each reason is in the text).
             outcomes.append(fallback(region, region.problems[0].id, "; ".join(p.reason for p in region.problems)))
@@ -111,6 +111,19 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     engine = DiagnosticEngine()
     report_outcomes(engine, outcomes, remarks=True, missed_remarks=True)
     return CompileResult(tuple(outcomes), tuple(engine.diagnostics), artifact)
+
+
+def module_regions(module: N.Module, options: CompileOptions) -> list[OptRegion]:
+    """The regions of `module`: the marked ones (clangpass.regions) and, under -fpencil-detect,
+    the loop nests of its ordinary functions (clangpass.detect), in source order per function."""
+    regions = find_regions(module)
+    if not options.detect:
+        return regions
+    from clangpass.detect import detect_regions
+
+    order = {id(fn): k for k, fn in enumerate(module.functions)}
+    return sorted(regions + detect_regions(module, options),
+                  key=lambda r: (order.get(id(r.function), len(order)), r.extent.start_offset if r.extent else 0))
 
 
 def _optimise(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,

@@ -130,6 +130,11 @@ class CompileOptions:
     dead, copies removed), 'contract' (arrays whose values die in the region get the smaller
     modular storage of their conflict set) or 'all' (default: both)."""
 
+    detect: bool = False
+    """-fpencil-detect: also optimize the static-affine loop nests of ordinary functions, found
+    without pragmas (clangpass.detect); a nest not taken is a -Rpass-missed=pencil remark, never a
+    warning. Off by default at every -O level (measured in docs/user-guide.md)."""
+
     disabled_passes: frozenset[str] = frozenset()
     """--disable-pass=NAME."""
 

@@ -3,7 +3,9 @@
 
 Input: a front-end `Module`. Output: one `OptRegion` per region pencilcc may
 compile itself: the body of a PENCIL function, a `#pragma scop` block or a
-`#pragma pencil region` block. Each region knows the variables it takes from its
+`#pragma pencil region` block; under -fpencil-detect also the candidate loop
+nests of ordinary functions (`loop_nest_region`, kind 'detected', chosen by
+clangpass.detect). Each region knows the variables it takes from its
 surroundings (`RegionArg`), how each is passed to the outlined function, and the
 symbol of that function. The driver replaces the region's text by a call, the
 polyhedral model reads the arguments as parameters/arrays, and the back end
@@ -15,6 +17,14 @@ Passing convention (the C ABI of the outlined function, all by position):
 - 'array'   : an array or pointer: passed as the pointer it decays to.
 Loop iterators declared outside a `#pragma scop` region (PolyBench style) are
 'iterator's: not passed; as with pet, their value after the region is unspecified.
+A detected loop nest has no such licence (nobody marked it): an iterator whose
+value the code after the nest may read is a problem of the region
+(`pencil-loop-iterator`), and the nest is not taken.
+
+A detected region's `extent` runs from its first statement's first byte to the
+last byte clang gives its last statement, which leaves out a final `;` (`for
+(...) x = 1;`): the driver's replacement is a block, after which that `;` is an
+empty statement (clangpass.driver.rewrite).
 
 A PENCIL function that returns a value (`double dot(...) { ...; return s; }`): its
 region body declares the local `RESULT` (`__pencil_result`) first and ends with
@@ -33,7 +43,7 @@ from typing import Iterator, Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.inline import inline_calls
-from clangpass.ir.walk import children, descendants, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
+from clangpass.ir.walk import children, descendants, transform, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 from clangpass.rejects import Reject
 
 
@@ -51,7 +61,7 @@ class OptRegion:
     """A region to compile with the polyhedral path; `body` is what the outlined function runs."""
 
     function: N.Function
-    kind: str                              # 'function' | 'scop' | 'pencil'
+    kind: str                              # 'function' | 'scop' | 'pencil' | 'detected'
     index: int                             # position among the function's regions
     body: N.Compound
     extent: Optional[N.SourceRange]        # text the driver replaces (the body braces for 'function')
@@ -74,6 +84,7 @@ class OptRegion:
 
 
 RESULT = "__pencil_result"
+DETECTED = "detected"      # the kind of a loop nest found by -fpencil-detect (clangpass.detect)
 
 
 def returns_value(region: OptRegion) -> bool:
@@ -121,6 +132,40 @@ def function_region(module: N.Module, fn: N.Function) -> OptRegion:
     body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
     body = inline_calls(module, body)[0]
     return _analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc))
+
+
+def loop_nest_region(module: N.Module, fn: N.Function, parent: N.Compound, start: int, end: int,
+                     in_loop: bool) -> Optional[OptRegion]:
+    """The candidate region of the statements `parent.body[start:end]` of the ordinary function
+    `fn` (kind DETECTED, index 0: `numbered` gives it its place), or None when their text cannot
+    be replaced as one piece (a statement without an extent in the function's file, statements
+    whose extents overlap: one macro expanding to several). `in_loop`: a loop of `fn` encloses
+    `parent`. Its arguments, privatized scalars and problems are computed as for a marked
+    region, on `fn` with the statements as one region; an outer-declared loop iterator that the
+    code after them may read is one more problem."""
+    run = parent.body[start:end]
+    extents = [s.extent for s in run]
+    if not run or any(e is None or e.file != fn.loc.file for e in extents) or any(
+            b.start_offset < a.end_offset for a, b in zip(extents, extents[1:])):
+        return None
+    first, last = extents[0], extents[-1]
+    extent = N.SourceRange(first.file, first.start_offset, last.end_offset, first.start, last.end)
+    node = N.Region(DETECTED, N.Compound(run, loc=run[0].loc, extent=extent), loc=run[0].loc, extent=extent)
+    marked_parent = replace(parent, body=parent.body[:start] + (node,) + parent.body[end:])
+    marked = replace(fn, body=transform(fn.body, lambda n: marked_parent if n is parent else n))
+    body = inline_calls(module, node.body)[0]
+    region = _analyse(module, OptRegion(fn, DETECTED, 0, body, extent, node.loc))
+    region = _privatize(marked, node, in_loop, region)
+    live = [name for name in region.iterators if _read_after(marked.body, node, name)]
+    if live:
+        region = replace(region, problems=region.problems + (Reject(
+            "pencil-loop-iterator", f"the value of loop iterator '{live[0]}' may be read after the loop nest"),))
+    return region
+
+
+def numbered(region: OptRegion, index: int) -> OptRegion:
+    """`region` as its function's region number `index` (its symbol follows)."""
+    return replace(region, index=index, symbol=_symbol(region.function, region.kind, index))
 
 
 def _regions_of(s: N.Stmt, in_loop: bool = False) -> Iterator[tuple[N.Region, bool]]:
@@ -238,6 +283,15 @@ def _first_access(s: N.Stmt, name: str) -> Optional[str]:
         return READ if READ in branches else KILL if branches == [KILL, KILL] else None
     if isinstance(s, N.NullStmt):
         return None
+    if isinstance(s, N.For):
+        # Its initialisation runs first (`for (i = 0; ...)` kills `i`), then its condition; the
+        # body may not run, so what it overwrites first is no kill, what it reads first is a read.
+        access = None if s.init is None else _first_access(s.init, name)
+        if access is not None:
+            return access
+        if _mentions(s.cond, name) or _mentions(s.step, name):
+            return READ
+        return READ if _first_access(s.body, name) == READ else None
     return READ if _mentions(s, name) or isinstance(s, N.DeclStmt) and any(
         d.name == name for d in s.decls) else None
 

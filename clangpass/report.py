@@ -5,7 +5,9 @@ A region is `optimized` only when the polyhedral path built its model, produced 
 schedule and AST, and our back end emitted its code; anything else is a
 `fallback` with the reason and its reject id (clangpass.rejects), compiled by the host
 compiler from the original text; the `-Wpencil` warning names the id's option
-(`[-Wpencil-goto]`), so that `-Wno-<id>` silences that kind of fallback alone.
+(`[-Wpencil-goto]`), so that `-Wno-<id>` silences that kind of fallback alone. A loop
+nest that -fpencil-detect found and did not take (kind 'detected') gets no warning,
+only its -Rpass-missed=pencil remark: the user did not mark it.
 The record follows clang's convention (`<output>.opt.json` or
 `-foptimization-record-file=FILE`); `-Rpass=pencil` / `-Rpass-missed=pencil`
 print the same facts as remarks.
@@ -30,7 +32,7 @@ from clangpass.poly.annotations import PragmaUse, threads_phrase, unused_pragmas
 from clangpass.poly.privatization import source_name
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.poly.schedule_loops import LoopFact
-from clangpass.regions import OptRegion
+from clangpass.regions import DETECTED, OptRegion
 from clangpass.rejects import GROUP, Reject, reject_id
 
 
@@ -267,7 +269,13 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
     """-Wpencil warnings for fallbacks; -Rpass=pencil / -Rpass-missed=pencil remarks."""
     for o in outcomes:
         where = o.region.loc
-        if o.status is Status.FALLBACK:
+        if o.status is Status.FALLBACK and o.region.kind == DETECTED:
+            # A loop nest -fpencil-detect found: nobody marked it, so no warning (clangpass.detect).
+            if missed_remarks:
+                engine.report(o.reason_id or GROUP, "remark", where,
+                              f"loop nest in '{o.region.function.name}' not optimized: {o.reason}",
+                              option="-Rpass-missed=pencil")
+        elif o.status is Status.FALLBACK:
             # The reject id is the warning's id and option; -Wpencil / -Wno-pencil switch them all
             # (clangpass.driver.cli.DiagnosticPolicy).
             id = o.reason_id or GROUP
@@ -288,8 +296,9 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 kernels = f", {len(made) - singles} OpenCL kernels over parallel loops"
                 if singles:
                     kernels += f" and {singles} of one work-item"
+            noun = "loop nest" if o.region.kind == DETECTED else "region"
             engine.report("pencil", "remark", where,
-                          f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
+                          f"{noun} in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
                           f"{facts['parallel_loops']} parallel loops{kernels}", option="-Rpass=pencil")
             for fact in facts.get("storage", ()):
@@ -307,7 +316,7 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,
-                              f"region in '{o.region.function.name}': the optimized code runs only when "
+                              f"{noun} in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
         if o.status is Status.OPTIMIZED:

@@ -212,7 +212,7 @@ def bundle_line(host: "HostCompiler", config: "DriverConfig") -> Optional[bytes]
         text = read_source(source.path)
     except DriverError:
         return None
-    if not may_hold_pencil(source, text, config.host_args):
+    if not may_hold_pencil(source, text, config.host_args, config.options.detect):
         return None
     # The host's view and the front end's (pencil.h and user headers read differently with
     # __PENCILCC__): the union of both lists of user headers.

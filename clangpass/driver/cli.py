@@ -301,6 +301,7 @@ class _State:
     use_tuned: bool = True
     cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
+    detect: bool = False
     thread_min_work: int = CompileOptions.thread_min_work
     thread_start_work: int = CompileOptions.thread_start_work
     time_limit: float = CompileOptions.time_limit
@@ -587,6 +588,10 @@ class _Parser:
             s.parallel = True
         elif arg == "-fno-pencil-parallel":
             s.parallel = False
+        elif arg == "-fpencil-detect":
+            s.detect = True
+        elif arg == "-fno-pencil-detect":
+            s.detect = False
         elif arg.startswith("-fpencil-thread-min-work="):
             s.thread_min_work = _int_value("-fpencil-thread-min-work=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-thread-start-work="):
@@ -941,6 +946,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, use_tuned=s.use_tuned, cache_sizes=s.cache_sizes, parallel=s.parallel,
+        detect=s.detect,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
         save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,

@@ -6,7 +6,7 @@ For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
 1. `analyse` (given its bytes, see clangpass.driver.sources): a file that
    cannot hold PENCIL code (no `scop`, `pencil` or `restrict` in its text, no
    `scop` or `pencil` in a user header it includes, not `.pencil.c`, not
-   `-x pencil`) is plain and never parsed. Otherwise look it up
+   `-x pencil`; under -fpencil-detect, no `for` either) is plain and never parsed. Otherwise look it up
    in the compile cache; on a miss parse it with libclang (a file clang cannot
    parse goes to the host compiler unchanged, with a -Wpencil warning when it
    mentions PENCIL) and hand the module to the compile core (clangpass.compiler),
@@ -228,7 +228,8 @@ class Compilation:
         """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
         going on (no error)."""
         plan = InputPlan(source, text)
-        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args):
+        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args,
+                                                                  self.options.detect):
             return plan, True
         plan.cache_key = self.cache_key(source)
         if plan.cache_key and self.cache is not None:

@@ -95,6 +95,11 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                      "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
                                  "(-fpencil-parallel: the default)."),
+        ("-fpencil-detect", "Also optimize the static-affine loop nests of ordinary functions, "
+                            "found without pragmas (affine bounds and subscripts, no calls but "
+                            "pure ones, two loops or more); arrays that may overlap are checked "
+                            "at run time. -Rpass-missed=pencil says why a nest was not taken "
+                            "(never a warning). Off by default (-fno-pencil-detect)."),
         ("-fpencil-thread-min-work=N", "Run a parallel loop on threads only when its estimated "
                                        "work reaches N (default 200000; 0: always, and no "
                                        "start test either)."),

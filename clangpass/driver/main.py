@@ -311,7 +311,7 @@ class Driver:
                      if source.is_c}
             if not self._leave_unreadable_to_host(texts):
                 return 1
-            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t, config.host_args)
+            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t, config.host_args, config.options.detect)
                                        for i, t in texts.items()):
                 status, records = self._compile_with_regions(workdir, texts)
             else:
@@ -439,7 +439,8 @@ class Driver:
             if not why:
                 continue
             text = texts.pop(index)
-            if may_hold_pencil(self.config.inputs[index], text, self.config.host_args):
+            if may_hold_pencil(self.config.inputs[index], text, self.config.host_args,
+                               self.config.options.detect):
                 self.file_fallbacks[index] = Reject("pencil-file-unparsable", why)
             if mentions_pencil(text):
                 path = self.config.inputs[index].path

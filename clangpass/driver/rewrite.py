@@ -36,7 +36,13 @@ and its original text otherwise, compiled by the host as the slow path:
 - a scop becomes `if (CHECK) { call } else {` on the `#pragma scop` line, its
   statements as written, and `}` in place of `#pragma endscop`;
 - a `#pragma pencil region` becomes `if (CHECK) { call } else` and its block;
-- a function body becomes `{ if (CHECK) { call; return; }` and the rest of the body.
+- a function body becomes `{ if (CHECK) { call; return; }` and the rest of the body;
+- a loop nest -fpencil-detect found (no directive line) becomes `if (CHECK) { call }
+  else { ` its statements `; }`, all on their lines: only its first and last lines'
+  columns move.
+Unguarded, a detected loop nest is replaced as a scop is; clang's extent of a last
+statement `for (...) x = 1;` leaves out its `;`, which then follows the call's block
+as an empty statement.
 The check's `#define`s (isl's min/max/floord, under `__pencilcc_` names) open the file.
 Only the directive lines change: every other line and column stays where it was.
 
@@ -58,7 +64,7 @@ from typing import Mapping, Sequence
 from clangpass.ir import types as T
 from clangpass.ir.nodes import Include
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.regions import OptRegion, RegionArg, returns_value, trampoline_symbol
+from clangpass.regions import DETECTED, OptRegion, RegionArg, returns_value, trampoline_symbol
 
 
 PROTOTYPES_FILE = "<pencilcc outlined regions>"
@@ -137,6 +143,11 @@ def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion
         if not returns_value(region):
             call = call[:-1] + "return; }"
         return f"{{ if ({condition}) {call}".encode() + original[1:]
+    if region.kind == DETECTED:
+        # No directive line to take: the statements as written in the else branch, whose `;`
+        # ends a last statement clang's extent leaves its own `;` out of (that `;` then
+        # follows the block as an empty statement).
+        return f"if ({condition}) {call} else {{ ".encode() + original + b"; }"
     first, last = original.find(b"\n"), original.rfind(b"\n")
     if first < 0:
         raise RewriteError(f"region '{region.label}' does not start with a directive line")
