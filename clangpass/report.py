@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.ir.nodes import SourceLoc
 from clangpass.passes.registry import PassRecord, record_fields
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.poly.annotations import PragmaUse, threads_phrase, unused_pragmas
+from clangpass.poly.annotations import ON_THE_DEVICE, PragmaUse, threads_phrase, unused_pragmas
 from clangpass.poly.privatization import source_name
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
 from clangpass.poly.schedule_loops import LoopFact
@@ -143,7 +143,7 @@ class RegionOutcome:
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,
-            "pragmas": [use.as_record() for use in self.pragma_uses],
+            "pragmas": [_on_target(self.target, self.mapping, use).as_record() for use in self.pragma_uses],
             "local_variables": [d.name for d in r.privatized],
             "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
@@ -245,15 +245,22 @@ def _report_loaded_schedule(engine: DiagnosticEngine, o: RegionOutcome, remarks:
                       f"file '{path}' (-fpencil-load-schedule)", option="-Rpass-missed=pencil")
 
 
-def _on_target(o: RegionOutcome, use: PragmaUse) -> str:
-    """`use.detail` as it holds on the target of `o`: on the OpenCL target a reduction a kernel
-    performs runs on the device (work-group trees in local memory), not on the host's threads."""
+def _on_target(target: str, mapping: Mapping[str, object], use: PragmaUse) -> PragmaUse:
+    """`use` as it holds on `target` (a region's mapping): on the OpenCL target a reduction a kernel
+    performs runs on the device (work-group trees in local memory), not on the host's threads, and
+    what was not reduced is said of the device too. The remarks and the record both say this."""
+    if target != "opencl":
+        return use
+    missed = use.missed
+    for cpu_words, device_words in ON_THE_DEVICE.items():
+        missed = missed.replace(cpu_words, device_words)
     threaded = sorted(v for v, _, on_threads in use.reductions if on_threads)   # as pragma_uses lists them
-    if o.target != "opencl" or not threaded:
-        return use.detail
-    on_device = {r["variable"] for k in o.mapping.get("kernels", ()) for r in k.get("reductions", ())}
-    device = [v for v in threaded if v in on_device]
-    host = [v for v in threaded if v not in on_device]
+    if not threaded:
+        return replace(use, missed=missed)
+    on_device = {r["variable"] for k in mapping.get("kernels", ()) for r in k.get("reductions", ())}
+    model = dict(use.renamed)          # the kernels name a demoted scalar's reduction by its array
+    device = [v for v in threaded if model.get(v, v) in on_device]
+    host = [v for v in threaded if model.get(v, v) not in on_device]
     parts = []
     if device:
         parts.append(f"reduction{'s' if len(device) > 1 else ''} of {', '.join(repr(v) for v in device)} run on the "
@@ -261,7 +268,7 @@ def _on_target(o: RegionOutcome, use: PragmaUse) -> str:
                      "on the host)")
     if host:
         parts.append(f"{threads_phrase(host)}, on the host: the loop is no kernel")
-    return use.detail.replace(threads_phrase(threaded), "; ".join(parts))
+    return replace(use, detail=use.detail.replace(threads_phrase(threaded), "; ".join(parts)), missed=missed)
 
 
 def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], remarks: bool,
@@ -330,9 +337,10 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                           f"invalid clustering decision for region '{o.region.label}' "
                           f"(-fpencil-cluster-decision): {'; '.join(o.clustering_problems)}")
         for use in o.pragma_uses:
+            use = _on_target(o.target, o.mapping, use)
             at = SourceLoc(use.file, use.line, use.column)
             if use.used and remarks:
-                engine.report("pencil", "remark", at, f"'{use.spelling}' used: {_on_target(o, use)}",
+                engine.report("pencil", "remark", at, f"'{use.spelling}' used: {use.detail}",
                               option="-Rpass=pencil")
             if use.missed and missed_remarks:
                 engine.report("pencil", "remark", at, f"'{use.spelling}' "

@@ -65,6 +65,15 @@ PRIVATE_PREFIX = "__pencil_private_"
 LAST_PREFIX = "__pencil_last_"
 
 
+def source_variable(name: str) -> str:
+    """The user's variable the storage `name` stands for: a private copy's or last-value
+    scalar's original, anything else itself (unquoted, for the record's lists)."""
+    for prefix in (PRIVATE_PREFIX, LAST_PREFIX):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
 def source_name(name: str) -> str:
     """How a message names the storage `name`, quoted: a private copy or a last-value scalar this
     pass made as the user's variable it stands for ("'C' (privatized)"), anything else as itself.

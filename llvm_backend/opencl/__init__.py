@@ -27,6 +27,7 @@ from typing import Sequence
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.poly.privatization import source_variable
 from clangpass.targets import Artifact, Output, TargetTraits
 from llvm_backend.cpu import CpuTarget, runtime_link_flags
 from llvm_backend.cpu.context import FunctionState
@@ -80,6 +81,9 @@ def _kernel_record(k: Kernel) -> dict:
     return {"name": k.name, "dimensions": k.dimensions, "work_items": work,
             "local_memory": [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))],
             "private_arrays": list(k.private_arrays),
+            # The same arrays as the source names them (a privatized array's private copy is
+            # `private_arrays`' `__pencil_private_C`, here 'C').
+            "source_private_arrays": [source_variable(name) for name in k.private_arrays],
             "reductions": [{"variable": r.variable, "operator": r.operator} for r in k.reductions]}
 
 

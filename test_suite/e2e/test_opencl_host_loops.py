@@ -7,7 +7,10 @@ Item 2, nothing parallel stays on the host silently:
   schedule its source order back), as it does alone in a region;
 - an array privatized by privatize-arrays and used by two loop nests runs in both nests'
   kernels (CodegenUnit.iteration_locals), and no message names the internal copy;
-- remarks say what runs on the device: the kernels, and reductions as work-group trees;
+- remarks say what runs on the device: the kernels, and reductions as work-group trees, and
+  what was not reduced is said of the device (record and remarks); a max reduction over what
+  a loop of the region wrote, into a region-local scalar demoted to the caller's element,
+  is a work-group tree kernel;
 - a loop that stays on the host is a -Rpass-missed remark with the record's reason.
 Item 3, data stays on the device across region calls while the program declares its host
 writes (pencil_keep_device_data / pencil_host_touch): 20 calls, one upload per array; host
@@ -71,6 +74,9 @@ def test_a_privatized_array_of_two_nests_runs_in_both_kernels(tmp_path: Path) ->
     (region,) = record["regions"]
     assert region["privatized_arrays"] == ["C"]
     assert len(region["mapping"]["kernels"]) == 2 and region["mapping"]["host_loops"] == []
+    # The kernel's own name of the copy stays; the source's name is beside it.
+    assert [k["private_arrays"] for k in region["mapping"]["kernels"]] == [["__pencil_private_C"]] * 2
+    assert [k["source_private_arrays"] for k in region["mapping"]["kernels"]] == [["C"]] * 2
     assert len(profile["kernel"]) == 2
     assert "__pencil" not in remarks and "'C' (privatized)" in remarks
 
@@ -84,6 +90,51 @@ def test_reduction_remarks_describe_the_device(tmp_path: Path) -> None:
     assert harness.compare_outputs(_reference(source, tmp_path), output, rtol=1e-12) == []
     assert "run on threads" not in remarks
     assert "reductions of 'bits', 's' run on the OpenCL device (a tree in each work-group's local memory" in remarks
+
+
+def test_a_max_of_what_a_loop_wrote_is_reduced_on_the_device(tmp_path: Path) -> None:
+    """max_of_written.c: a loop writes B, a max reduction over B into a region-local scalar
+    follows. In 'peak' the scalar ends in m[0] and demote-scalars puts m[0] in its place: the
+    reduction clause follows it, and a work-group tree kernel reduces it (the clause once named
+    the vanished scalar, so the pragma dropped m[0]'s dependences and every work-item raced on
+    it). In 'peak_scaled' the scalar stays the region's: the loop runs in order on the host and
+    the missed remark says so of the device, not of threads."""
+    source = KERNELS / "max_of_written.c"
+    exe, record, remarks = _build(source, tmp_path)
+    output, profile = _run(exe, tmp_path / "cache")
+    assert harness.compare_outputs(_reference(source, tmp_path), output, rtol=1e-12) == []
+    peak, scaled = record["regions"]
+    assert peak["demoted_scalars"] == ["mx -> m[0]"]
+    assert [k["reductions"] for k in peak["mapping"]["kernels"]] == [[], [{"variable": "m", "operator": "max"}]]
+    assert peak["mapping"]["kernels"][1]["local_memory"] == ["__pencilcc_tree0[64]"]
+    (use,) = peak["pragmas"]
+    assert use["reductions"] == [{"variable": "mx", "operator": "max", "threads": True}]
+    assert "reduction of 'mx' run on the OpenCL device" in use["detail"]
+    assert "reduction of 'mx' run on the OpenCL device (a tree in each work-group's local memory" in remarks
+    (kept,) = scaled["pragmas"]
+    assert kept["missed"] == ("reduction variable 'mx' kept in order: it is a variable of the region, not of "
+                              "the caller (not reduced on the OpenCL device yet)")
+    assert f"'#pragma pencil independent' not used: {kept['missed']}" in remarks
+    assert "on threads" not in remarks
+    assert len(profile["kernel"]) == 3
+
+
+def test_the_demoted_reduction_runs_on_threads_on_the_cpu(tmp_path: Path) -> None:
+    """The same program for the CPU target: the demoted scalar's reduction runs on threads, and
+    the messages speak of threads there."""
+    source = KERNELS / "max_of_written.c"
+    exe = tmp_path / "cpu"
+    record = tmp_path / "cpu.opt.json"
+    proc = subprocess.run([*PENCILCC, "-O3", f"-I{INCLUDE}", "-Rpass=pencil", "-Rpass-missed=pencil",
+                           f"-foptimization-record-file={record}", str(source), "-o", str(exe)],
+                          capture_output=True, text=True, env={**harness.os.environ, "PENCILCC_NO_CACHE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    output = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    assert harness.compare_outputs(_reference(source, tmp_path), output, rtol=1e-12) == []
+    peak, scaled = json.loads(record.read_text())["regions"]
+    assert peak["pragmas"][0]["reductions"] == [{"variable": "mx", "operator": "max", "threads": True}]
+    assert "reduction of 'mx' run on threads" in proc.stderr
+    assert "(not reduced on threads yet)" in scaled["pragmas"][0]["missed"]
 
 
 def test_loops_left_on_the_host_are_remarks(tmp_path: Path) -> None:
