@@ -63,6 +63,11 @@ class CompileOptions:
     """-fpencil-save-schedule=DIR: the driver writes the final schedule tree of every optimized region
     there, as isl's YAML (clangpass.poly.schedule_files; '' : none)."""
 
+    emit_c: str = ""
+    """-fpencil-emit-c=FILE: the driver writes the translation unit as C99 with every optimized region
+    replaced by its code (clangpass.emit_c); the compile core then prints each optimized region
+    (`RegionOutcome.c_source`); '' : none."""
+
     load_schedule_dir: str = ""
     """-fpencil-load-schedule=DIR: a region whose schedule file is in DIR gets that schedule, checked
     against its dependences (pass `load-schedule`); '' : none."""

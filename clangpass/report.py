@@ -66,6 +66,10 @@ class RegionOutcome:
     # The schedule file of the final schedule tree (clangpass.poly.schedule_files), which the
     # driver writes under -fpencil-save-schedule=DIR; '' otherwise. Not part of the record.
     schedule_text: str = ""
+    # The region's optimized code as a C compound statement (clangpass.emit_c), which the driver
+    # writes under -fpencil-emit-c=FILE, or why it cannot be printed; '' otherwise. Not part of the record.
+    c_source: str = ""
+    c_unprintable: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED

@@ -308,6 +308,7 @@ class _State:
     cluster: str = CompileOptions.cluster
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     save_schedule_dir: str = ""
+    emit_c: str = ""
     load_schedule_dir: str = ""
     loaded_schedules: tuple[tuple[str, str], ...] = ()
     target: str = CompileOptions.target
@@ -579,6 +580,10 @@ class _Parser:
             if not s.save_schedule_dir or (os.path.exists(s.save_schedule_dir)
                                            and not os.path.isdir(s.save_schedule_dir)):
                 raise CommandLineError(f"'-fpencil-save-schedule=' expects a folder, got '{s.save_schedule_dir}'")
+        elif arg.startswith("-fpencil-emit-c="):
+            s.emit_c = arg.split("=", 1)[1]
+            if not s.emit_c:
+                raise CommandLineError("'-fpencil-emit-c=' expects a file name (or a folder, ending in '/')")
         elif arg.startswith("-fpencil-load-schedule="):
             s.load_schedule_dir = arg.split("=", 1)[1]
             s.loaded_schedules = _loaded_schedules(s.load_schedule_dir)
@@ -874,6 +879,28 @@ def _pipeline(s: _State) -> tuple[str, ...]:
     return tuple(names)
 
 
+def emit_c_is_folder(path: str) -> bool:
+    """Whether `-fpencil-emit-c=path` names a folder (each input's C under its own name there)."""
+    return path.endswith(("/", os.sep)) or os.path.isdir(path)
+
+
+def _check_emit_c(path: str, action: str, compiled: list[InputFile]) -> None:
+    """-fpencil-emit-c= rules like -o: one file per C input, so several inputs need a folder."""
+    if action not in ("compile", "assemble", "link"):
+        raise CommandLineError("'-fpencil-emit-c=' writes what a compile optimized; it needs '-c', '-S' "
+                               "or a link, not '-E', '-M' or '-fsyntax-only'")
+    sources = [i for i in compiled if i.language in ("c", "pencil")]
+    if emit_c_is_folder(path):
+        names = [os.path.basename(i.path) for i in sources]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise CommandLineError(f"'-fpencil-emit-c={path}' would write '{twice[0]}' twice (two inputs of "
+                                   "that name); compile them separately")
+    elif len(sources) > 1:
+        raise CommandLineError(f"cannot specify '-fpencil-emit-c={path}' with multiple files; name a "
+                               f"folder ('-fpencil-emit-c={path.rstrip(os.sep)}/') to get one C file per input")
+
+
 def parse_command_line(argv: list[str]) -> DriverConfig:
     """argv (without the program name) -> DriverConfig; raises CommandLineError."""
     expanded = expand_response_files(list(argv))
@@ -882,6 +909,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     compiled = [i for i in s.inputs if i.language != "linker"]
     if action in ("compile", "assemble") and s.output and len(compiled) > 1:
         raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
+    if s.emit_c:
+        _check_emit_c(s.emit_c, action, compiled)
     passes = _pipeline(s)
     for flag, names in (("--disable-pass", s.disabled_passes), ("--dump-before", s.dump_before),
                         ("--dump-after", s.dump_after)):
@@ -895,7 +924,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
-        save_schedule_dir=s.save_schedule_dir, load_schedule_dir=s.load_schedule_dir,
+        save_schedule_dir=s.save_schedule_dir, emit_c=s.emit_c, load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), passes=passes,

@@ -35,6 +35,10 @@ OP = isl.ast_expr_op_type
 _BINARY = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.div: "/", OP.pdiv_q: "/", OP.pdiv_r: "%",
            OP.zdiv_r: "%", OP.and_: "&&", OP.and_then: "&&", OP.or_: "||", OP.or_else: "||",
            OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
+# C's precedence levels of the operators isl's expressions use (higher binds tighter).
+_CONDITIONAL, _UNARY, _PRIMARY = 3, 14, 16
+_PRECEDENCE = {"||": 4, "&&": 5, "==": 9, "<=": 10, "<": 10, ">=": 10, ">": 10,
+               "+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
 _ARITHMETIC = {OP.add, OP.sub, OP.mul, OP.div, OP.pdiv_q, OP.pdiv_r, OP.zdiv_r, OP.minus, OP.fdiv_q}
 
 
@@ -67,35 +71,45 @@ class AstPrinter:
     def expr(self, e: isl.AstExpr, bound: set[str], arithmetic: bool = False) -> str:
         """`e` in the dialect; `bound`: the isl iterators in scope; `arithmetic`: `e` is an
         operand of an integer operation (not only compared)."""
+        return self._expr(e, bound, arithmetic)[0]
+
+    def condition(self, e: isl.AstExpr, bound: set[str]) -> str:
+        """`e` as the condition of an if or a for (C's precedence, so no outer parentheses)."""
+        return self.expr(e, bound)
+
+    def _expr(self, e: isl.AstExpr, bound: set[str], arithmetic: bool) -> tuple[str, int]:
+        """(text, C precedence of its outermost operator); operands are parenthesised only
+        where C's precedence and left associativity need it."""
         d = self.dialect
         kind = e.get_type()
         if kind == isl.ast_expr_type.int:
-            return d.integer(e.int_get_val().to_python())
+            value = e.int_get_val().to_python()
+            return d.integer(value), _PRIMARY if value >= 0 else _UNARY
         if kind == isl.ast_expr_type.id:
             name = e.id_get_id().get_name()
-            return d.iterator(name) if name in bound else d.parameter(name, arithmetic)
+            return (d.iterator(name) if name in bound else d.parameter(name, arithmetic)), _PRIMARY
         op = e.op_get_type()
         inner = op in _ARITHMETIC or op in (OP.min, OP.max)
-        args = [self.expr(e.op_get_arg(i), bound, inner) for i in range(e.op_get_n_arg())]
+        args = [self._expr(e.op_get_arg(i), bound, inner) for i in range(e.op_get_n_arg())]
         if op in _BINARY:
-            return f"({args[0]} {_BINARY[op]} {args[1]})"
+            symbol = _BINARY[op]
+            level = _PRECEDENCE[symbol]
+            # `a && b || c` reads better (and gcc -Wparentheses wants it) as `(a && b) || c`.
+            left = level + 2 if symbol == "||" else level
+            return f"{_wrap(args[0], left)} {symbol} {_wrap(args[1], max(left, level + 1))}", level
         if op == OP.minus:
-            return f"(-{args[0]})"
+            return f"-{_wrap(args[0], _UNARY + 1)}", _UNARY
         if op in (OP.min, OP.max):
-            result = args[0]
+            result = args[0][0]
             for a in args[1:]:
-                result = d.minmax("min" if op == OP.min else "max", result, a)
-            return result
+                result = d.minmax("min" if op == OP.min else "max", result, a[0])
+            return result, _PRIMARY
         if op == OP.fdiv_q:
-            return d.floord(args[0], args[1])
+            return d.floord(args[0][0], args[1][0]), _PRIMARY
         if op in (OP.cond, OP.select):
-            return f"({args[0]} ? {args[1]} : {args[2]})"
+            return (f"{_wrap(args[0], _CONDITIONAL + 1)} ? {_wrap(args[1], _CONDITIONAL + 1)} : "
+                    f"{_wrap(args[2], _CONDITIONAL)}"), _CONDITIONAL
         raise Unprintable(f"isl AST operation '{op}'")
-
-    def condition(self, e: isl.AstExpr, bound: set[str]) -> str:
-        """`e` as the condition of an if or a for (its outer parentheses dropped)."""
-        text = self.expr(e, bound)
-        return text[1:-1] if text.startswith("(") and _balanced(text[1:-1]) else text
 
     # ------------------------------------------------------------------ nodes
     def node(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
@@ -152,7 +166,7 @@ class AstPrinter:
                 raise Unprintable(f"the iterator '{it}' of {stmt.name}, also a parameter of its position")
             ctype = self.iterator_types.get(it, T.IntType("long", 64))
             spelled = self.dialect.type_name(ctype)
-            value = self.expr(call.op_get_arg(i + 1), bound)
+            value = _wrap(self._expr(call.op_get_arg(i + 1), bound, False), _UNARY)
             ref = N.VarRef(it, "local", type=ctype)
             out.append(f"{indent}  const {spelled} {self.dialect.name(ref)} = ({spelled}){value};")
         out += self.printer.stmt(stmt.body, indent + "  ")
@@ -172,11 +186,7 @@ def identifiers(e: isl.AstExpr) -> set[str]:
     return set()
 
 
-def _balanced(text: str) -> bool:
-    """Whether the parentheses of `text` pair up without closing below depth zero."""
-    depth = 0
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    return depth == 0
+def _wrap(operand: tuple[str, int], level: int) -> str:
+    """An operand's text, parenthesised when it binds more loosely than `level` needs."""
+    text, precedence = operand
+    return text if precedence >= level else f"({text})"
