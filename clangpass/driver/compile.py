@@ -421,7 +421,8 @@ class Compilation:
             raise DriverError(f"cannot write '{source.path}' as C: {exc}") from None
         folder = os.path.dirname(path) or "."
         try:
-            os.makedirs(folder, exist_ok=True)
+            if emit_c_is_folder(target):
+                os.makedirs(folder, exist_ok=True)
             fd, temporary = tempfile.mkstemp(prefix=".pencilcc-", dir=folder)
             with os.fdopen(fd, "wb") as f:
                 f.write(text)
