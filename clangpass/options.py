@@ -79,6 +79,10 @@ class CompileOptions:
     """-fpencil-report=FILE: the driver writes an HTML page of every region there
     (clangpass.report_html); each optimized region then keeps its final schedule tree, its loops
     (clangpass.poly.schedule_loops) and its statements' lines for it ('' : none)."""
+    emit_c: str = ""
+    """-fpencil-emit-c=FILE: the driver writes the translation unit as C99 with every optimized region
+    replaced by its code (clangpass.emit_c); the compile core then prints each optimized region
+    (`RegionOutcome.c_source`); '' : none."""
 
     load_schedule_dir: str = ""
     """-fpencil-load-schedule=DIR: a region whose schedule file is in DIR gets that schedule, checked

@@ -74,6 +74,10 @@ class RegionOutcome:
     # the loops of the final schedule tree and the line of each statement (name, line).
     loops: tuple[LoopFact, ...] = ()
     statement_lines: tuple[tuple[str, int], ...] = ()
+    # The region's optimized code as a C compound statement (clangpass.emit_c), which the driver
+    # writes under -fpencil-emit-c=FILE, or why it cannot be printed; '' otherwise. Not part of the record.
+    c_source: str = ""
+    c_unprintable: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED

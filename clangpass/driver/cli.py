@@ -313,6 +313,7 @@ class _State:
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     save_schedule_dir: str = ""
     report_file: str = ""
+    emit_c: str = ""
     load_schedule_dir: str = ""
     loaded_schedules: tuple[tuple[str, str], ...] = ()
     target: str = CompileOptions.target
@@ -631,6 +632,10 @@ class _Parser:
                 raise CommandLineError(f"'-fpencil-save-schedule=' expects a folder, got '{s.save_schedule_dir}'")
         elif arg.startswith("-fpencil-report="):
             s.report_file = _report_file(arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-emit-c="):
+            s.emit_c = arg.split("=", 1)[1]
+            if not s.emit_c:
+                raise CommandLineError("'-fpencil-emit-c=' expects a file name (or a folder, ending in '/')")
         elif arg.startswith("-fpencil-load-schedule="):
             s.load_schedule_dir = arg.split("=", 1)[1]
             s.loaded_schedules = _loaded_schedules(s.load_schedule_dir)
@@ -926,6 +931,28 @@ def _pipeline(s: _State) -> tuple[str, ...]:
     return tuple(names)
 
 
+def emit_c_is_folder(path: str) -> bool:
+    """Whether `-fpencil-emit-c=path` names a folder (each input's C under its own name there)."""
+    return path.endswith(("/", os.sep)) or os.path.isdir(path)
+
+
+def _check_emit_c(path: str, action: str, compiled: list[InputFile]) -> None:
+    """-fpencil-emit-c= rules like -o: one file per C input, so several inputs need a folder."""
+    if action not in ("compile", "assemble", "link"):
+        raise CommandLineError("'-fpencil-emit-c=' writes what a compile optimized; it needs '-c', '-S' "
+                               "or a link, not '-E', '-M' or '-fsyntax-only'")
+    sources = [i for i in compiled if i.language in ("c", "pencil")]
+    if emit_c_is_folder(path):
+        names = [os.path.basename(i.path) for i in sources]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise CommandLineError(f"'-fpencil-emit-c={path}' would write '{twice[0]}' twice (two inputs of "
+                                   "that name); compile them separately")
+    elif len(sources) > 1:
+        raise CommandLineError(f"cannot specify '-fpencil-emit-c={path}' with multiple files; name a "
+                               f"folder ('-fpencil-emit-c={path.rstrip(os.sep)}/') to get one C file per input")
+
+
 def parse_command_line(argv: list[str]) -> DriverConfig:
     """argv (without the program name) -> DriverConfig; raises CommandLineError."""
     expanded = expand_response_files(list(argv))
@@ -934,6 +961,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     compiled = [i for i in s.inputs if i.language != "linker"]
     if action in ("compile", "assemble") and s.output and len(compiled) > 1:
         raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
+    if s.emit_c:
+        _check_emit_c(s.emit_c, action, compiled)
     passes = _pipeline(s)
     for flag, names in (("--disable-pass", s.disabled_passes), ("--dump-before", s.dump_before),
                         ("--dump-after", s.dump_after)):
@@ -948,7 +977,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, use_tuned=s.use_tuned, cache_sizes=s.cache_sizes, parallel=s.parallel,
         detect=s.detect,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
-        save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, load_schedule_dir=s.load_schedule_dir,
+        save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, emit_c=s.emit_c,
+        load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), passes=passes,

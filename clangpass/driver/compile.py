@@ -37,15 +37,17 @@ from typing import Callable, Optional, Protocol
 from clangpass.compiler import compile_module
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine, render
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key, plugin_identity
-from clangpass.driver.cli import DriverConfig, InputFile
+from clangpass.driver.cli import DriverConfig, InputFile, emit_c_is_folder
 from clangpass.driver.console import Console, Terminal, tool_diagnostics
 from clangpass.driver.host import HostCompiler
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.link import localize_in_assembly, localize_symbols
-from clangpass.driver.rewrite import HeaderCopy, RewriteError, outline_regions, outline_translation_unit
+from clangpass.driver.rewrite import (HeaderCopy, Redirect, RewriteError, emitted_c_text, outline_regions,
+                                      outline_translation_unit)
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)
 from clangpass.dumps import DumpSink
+from clangpass.emit_c import PRELUDE as EMIT_C_PRELUDE, fallback_comment
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, parse_file
 from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
@@ -53,6 +55,7 @@ from clangpass.options import CompileOptions
 from clangpass.tuning import tuned_rules
 from clangpass.poly.schedule_files import schedule_file_name
 from clangpass.regions import trampoline_symbol
+from clangpass.resources import include_dir
 from clangpass.rejects import Reject, option as reject_option
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
@@ -227,6 +230,12 @@ class Compilation:
     def analyse(self, source: InputFile, text: bytes) -> tuple[InputPlan, bool]:
         """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
         going on (no error)."""
+        plan, ok = self._analyse(source, text)
+        if self.options.emit_c:
+            self._emit_c(plan)
+        return plan, ok
+
+    def _analyse(self, source: InputFile, text: bytes) -> tuple[InputPlan, bool]:
         plan = InputPlan(source, text)
         if self.exports is None and not may_hold_pencil(source, text, self.config.host_args,
                                                                   self.options.detect):
@@ -317,7 +326,7 @@ class Compilation:
             return ""
         options = self.options
         if options.dump or options.dump_before or options.dump_after or options.time_report \
-                or options.save_schedule_dir or options.report_file or self.config.keep:
+                or options.save_schedule_dir or options.report_file or options.emit_c or self.config.keep:
             return ""       # these print, write or keep things only a real compile produces
         proc = self.host.run([*self.config.host_args, *language_flags(source), "-E", source.path],
                              capture=True)
@@ -401,6 +410,49 @@ class Compilation:
         except OSError as exc:
             raise DriverError(f"cannot write the schedule files of '{plan.source.path}' into '{folder}': "
                               f"{exc.strerror or exc}") from None
+
+    def _emit_c(self, plan: InputPlan) -> None:
+        """-fpencil-emit-c=FILE (or DIR/): the input as C99 whose optimized regions are their code
+        (clangpass.emit_c), pencil.h inlined, every other byte as written; written atomically.
+        A region of a user header stays in the header, as written; an optimized region that
+        cannot be printed stays as written, under a comment that says why."""
+        target = self.options.emit_c
+        source = plan.source
+        path = os.path.join(target, os.path.basename(source.path)) if emit_c_is_folder(target) else target
+        if os.path.exists(path) and os.path.exists(source.path) and os.path.samefile(path, source.path):
+            raise DriverError(f"'-fpencil-emit-c={target}' would overwrite the input '{source.path}'")
+        ours = [o for o in plan.optimized if o.region.extent is not None and o.region.extent.file == source.path]
+        blocks: dict[str, str] = {}
+        for o in ours:
+            if o.c_source:
+                blocks[o.region.symbol] = o.c_source
+            else:
+                extent = o.region.extent
+                original = plan.text[extent.start_offset:extent.end_offset].decode(errors="surrogateescape")
+                blocks[o.region.symbol] = fallback_comment(o.c_unprintable) + "\n" + original
+        guards = {o.region.symbol: o.alias_check for o in ours if o.c_source and o.alias_check}
+        header = os.path.realpath(include_dir() / "pencil.h")
+        inlined = []
+        for d in plan.includes:
+            if d.file == source.path and os.path.realpath(d.included) == header:
+                with open(header, "rb") as f:
+                    inlined.append(Redirect(d.start_offset, d.end_offset, header, f.read().rstrip(b"\n")))
+        try:
+            text = emitted_c_text(plan.text, blocks, [o.region for o in ours], guards, EMIT_C_PRELUDE,
+                                  inlined)
+        except RewriteError as exc:
+            raise DriverError(f"cannot write '{source.path}' as C: {exc}") from None
+        folder = os.path.dirname(path) or "."
+        try:
+            if emit_c_is_folder(target):
+                os.makedirs(folder, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(prefix=".pencilcc-", dir=folder)
+            with os.fdopen(fd, "wb") as f:
+                f.write(text)
+            os.replace(temporary, path)
+        except OSError as exc:
+            raise DriverError(f"cannot write the C of '{source.path}' to '{path}' "
+                              f"(-fpencil-emit-c): {exc.strerror or exc}") from None
 
     def _report_timings(self, plan: InputPlan) -> None:
         if not (self.config.verbose or self.options.time_report):

@@ -130,6 +130,15 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                        "against the dependences: one that breaks a dependence is "
                                        "an error naming it; a region without a file is scheduled "
                                        "as usual."),
+        ("-fpencil-emit-c=FILE", "Also write the input as C99 to FILE, each optimized region "
+                                 "replaced by its optimized code (OpenMP pragmas for parallel "
+                                 "loops and thread teams, 'omp simd' for vector loops, pencil.h "
+                                 "inlined), every other byte as written: 'gcc -fopenmp FILE' "
+                                 "builds it without pencilcc. Regions that fell back stay as "
+                                 "written. With several inputs, name a folder (DIR/): each "
+                                 "input's C goes to DIR/<its file name>. With "
+                                 "-fpencil-target=opencl the same OpenMP C is written (the "
+                                 "kernels: -fpencil-dump=opencl)."),
         ("-fpencil-source-order=streams|gain", "Give a region its source order back when its schedule "
                                                "gained no tile, parallel loop or wavefront (gain), or "
                                                "also when it reads a matrix from memory more often "

@@ -59,7 +59,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 from clangpass.ir import types as T
 from clangpass.ir.nodes import Include
@@ -134,9 +134,11 @@ def _replacement(original: bytes, rest_of_line: bytes, region: OptRegion) -> byt
     return text + b"\n" * newlines + b" " * last_line
 
 
-def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion, condition: str) -> bytes:
-    """The region's text run only when `condition` fails, the outlined call when it holds."""
-    call = call_statement(region)
+def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion, condition: str,
+                         call: str = "") -> bytes:
+    """The region's text run only when `condition` fails, the outlined call when it holds
+    (`call`: the compound statement run instead, by default the outlined function's call)."""
+    call = call or call_statement(region)
     if region.kind == "function":
         if not original.startswith(b"{"):
             raise RewriteError(f"the body of '{region.label}' does not start with '{{'")
@@ -187,9 +189,11 @@ def _include_directive(original: bytes, path: str) -> bytes:
 
 
 def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[str, AliasCheck],
-                   redirects: Sequence[Redirect]) -> bytes:
+                   redirects: Sequence[Redirect], blocks: Optional[Mapping[str, str]] = None) -> bytes:
     """`source` with each region replaced by its call and each redirected directive by its
-    `#include` of the new path; every line keeps its number."""
+    `#include` of the new path; every line keeps its number. With `blocks` (symbol -> a
+    compound statement, -fpencil-emit-c), each region is replaced by its block instead, and
+    lines are not kept."""
     edits: list[tuple[int, int, object]] = sorted(
         [(r.extent.start_offset, r.extent.end_offset, r) for r in regions]
         + [(d.start_offset, d.end_offset, d) for d in redirects], key=lambda e: e[0])
@@ -203,15 +207,19 @@ def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[
             raise RewriteError(f"{_edit_name(edit)} lies outside the file ({start}..{end} of "
                                f"{len(source)} bytes)")
         if isinstance(edit, Redirect):
-            replacement = _include_directive(source[start:end], edit.path)
+            replacement = _include_directive(source[start:end], edit.path) if edit.text is None else edit.text
         else:
             region = edit
             assert isinstance(region, OptRegion)
             line_end = source.find(b"\n", end)
             rest_of_line = source[end:line_end if line_end >= 0 else len(source)]
             check = guards.get(region.symbol)
+            block = blocks.get(region.symbol, "") if blocks is not None else ""
             if check is not None and check.condition:
-                replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition)
+                replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition,
+                                                   block)
+            elif blocks is not None:
+                replacement = block.encode()
             else:
                 replacement = _replacement(source[start:end], rest_of_line, region)
         pieces += [source[position:start], replacement]
@@ -247,6 +255,17 @@ def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: s
     return "".join(f"{m}\n" for m in macros).encode() + header.encode() + b"".join(pieces)
 
 
+def emitted_c_text(source: bytes, blocks: Mapping[str, str], regions: Sequence[OptRegion],
+                   guards: Mapping[str, AliasCheck], prelude: str, inlined: Sequence[Redirect] = ()) -> bytes:
+    """-fpencil-emit-c: `source` with each region of `regions` (of this file, optimized) replaced
+    by its compound statement in `blocks` (symbol -> C; a guarded region keeps its text as the
+    path taken when its alias check fails) and each directive of `inlined` by its text; every
+    other byte as written. `prelude` opens the file when a region was replaced."""
+    ordered = sorted(regions, key=lambda r: r.extent.start_offset)
+    text = _outlined_text(source, ordered, guards, inlined, blocks)
+    return (prelude.encode() if ordered else b"") + text
+
+
 def outline_header(source: bytes, regions: Sequence[OptRegion], display_path: str,
                    guards: Mapping[str, AliasCheck], redirects: Sequence[Redirect]) -> bytes:
     """The rewritten copy of a user header: its regions replaced by their calls, its
@@ -263,6 +282,7 @@ class Redirect:
     start_offset: int
     end_offset: int
     path: str
+    text: Optional[bytes] = None     # what replaces the directive instead (a header's contents)
 
 
 @dataclass(frozen=True)

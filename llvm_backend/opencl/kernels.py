@@ -11,7 +11,7 @@ for g < trips; the host computes `start` and `trips` (the runtime may round the
 global size up to a multiple of the work-group size, so every kernel returns early
 past its trip count). The loop's body, inner loops included, is the work-item's
 code: the same isl AST and IR statement bodies the CPU target lowers, printed as C
-by `clangpass.ir.c_printer` in the OpenCL dialect below.
+by `clangpass.poly.ast_c` and `clangpass.ir.c_printer` in the OpenCL dialect below.
 
 Data:
 - region arguments passed by value: kernel arguments of their C type (`_Bool` as
@@ -52,7 +52,7 @@ from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
-from llvm_backend.cpu.lower_ast import OP, iterator_name
+from clangpass.poly.ast_c import AstPrinter, identifiers, iterator_name
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
 MAX_PRIVATE_ELEMENTS = 1024
@@ -172,35 +172,17 @@ class OpenclDialect(CDialect):
         # The result in the C type clang gave the call (OpenCL's abs is unsigned, for one).
         return f"(({opencl_type(call.type)}){name}({', '.join(args)}))"
 
+    def iterator(self, name: str) -> str:
+        return f"t_{name}"
 
-def _isl_expr(e: isl.AstExpr, bound: set[str]) -> str:
-    """An isl AST expression in OpenCL C, in `long` (iterators in `bound` are `t_*`
-    variables, other identifiers are integer parameters: region arguments)."""
-    kind = e.get_type()
-    if kind == isl.ast_expr_type.int:
-        return f"{e.int_get_val().to_python()}L"
-    if kind == isl.ast_expr_type.id:
-        name = e.id_get_id().get_name()
-        return f"t_{name}" if name in bound else f"((long)v_{name})"
-    op = e.op_get_type()
-    args = [_isl_expr(e.op_get_arg(i), bound) for i in range(e.op_get_n_arg())]
-    binary = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.div: "/", OP.pdiv_q: "/", OP.pdiv_r: "%",
-              OP.zdiv_r: "%", OP.and_: "&&", OP.and_then: "&&", OP.or_: "||", OP.or_else: "||",
-              OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
-    if op in binary:
-        return f"({args[0]} {binary[op]} {args[1]})"
-    if op == OP.minus:
-        return f"(-{args[0]})"
-    if op in (OP.min, OP.max):
-        result = args[0]
-        for a in args[1:]:
-            result = f"{'min' if op == OP.min else 'max'}({result}, {a})"
-        return result
-    if op == OP.fdiv_q:
-        return f"__pencilcc_floord({args[0]}, {args[1]})"
-    if op in (OP.cond, OP.select):
-        return f"({args[0]} ? {args[1]} : {args[2]})"
-    raise Unmappable(f"isl AST operation '{op}'")
+    def parameter(self, name: str, arithmetic: bool) -> str:
+        return f"((long)v_{name})"
+
+    def integer(self, value: int) -> str:
+        return f"{value}L"
+
+    def minmax(self, which: str, a: str, b: str) -> str:
+        return f"{which}({a}, {b})"
 
 
 # FP_CONTRACT OFF: OpenCL C lets a compiler fuse a * b + c into an fma by default; C (as
@@ -331,7 +313,7 @@ class KernelBuilder:
 
         for k, r in enumerate(reductions):
             params.append(KernelParam(f"__pencilcc_partial{k}", "partial", r.variable, r.target.type, WRITE, dim=k))
-        printer = _AstPrinter(CPrinter(OpenclDialect(extents, frozenset(indirect))), bodies_by_name, iterator_types)
+        printer = AstPrinter(CPrinter(OpenclDialect(extents, frozenset(indirect))), bodies_by_name, iterator_types)
         bound = set(host_iterators)
         try:
             if single:
@@ -341,14 +323,14 @@ class KernelBuilder:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
                 first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid * "
-                         f"{_isl_expr(node.for_get_inc(), bound)};",
+                         f"{printer.expr(node.for_get_inc(), bound)};",
                          f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0 * "
-                         f"{_isl_expr(inner.for_get_inc(), bound)};"]
+                         f"{printer.expr(inner.for_get_inc(), bound)};"]
                 body = printer.node(inner.for_get_body(), "  ", bound)
             else:
                 it = iterator_name(node)
                 bound.add(it)
-                step = _isl_expr(node.for_get_inc(), bound)
+                step = printer.expr(node.for_get_inc(), bound)
                 first = [f"  const long t_{it} = __pencilcc_start + __pencilcc_gid * {step};"]
                 body = printer.node(node.for_get_body(), "  ", bound)
             signature = ", ".join(self._param_decl(p) for p in params)
@@ -409,58 +391,6 @@ class KernelBuilder:
                 found.update(node.name for node in descendants(body.body)
                              if isinstance(node, N.VarRef) and node.name in names)
         return found
-
-
-class _AstPrinter:
-    """An isl AST subtree as OpenCL C statements."""
-
-    def __init__(self, printer: CPrinter, statements: Mapping[str, StatementBody],
-                 iterator_types: dict[str, T.CType]) -> None:
-        self.printer = printer
-        self.statements = statements
-        self.iterator_types = iterator_types
-
-    def node(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
-        kind = n.get_type()
-        if kind == isl.ast_node_type.block:
-            children = n.block_get_children()
-            out: list[str] = []
-            for i in range(children.n_ast_node()):
-                out += self.node(children.get_at(i), indent, bound)
-            return out
-        if kind == isl.ast_node_type.mark:
-            return self.node(n.mark_get_node(), indent, bound)
-        if kind == isl.ast_node_type.if_:
-            out = [f"{indent}if ({_isl_expr(n.if_get_cond(), bound)}) {{"]
-            out += self.node(n.if_get_then_node(), indent + "  ", bound)
-            if n.if_has_else_node():
-                out += [f"{indent}}} else {{"] + self.node(n.if_get_else_node(), indent + "  ", bound)
-            return out + [indent + "}"]
-        if kind == isl.ast_node_type.for_:
-            it = iterator_name(n)
-            inner = bound | {it}
-            init = _isl_expr(n.for_get_init(), bound)
-            if n.for_is_degenerate():
-                return [f"{indent}{{", f"{indent}  const long t_{it} = {init};",
-                        *self.node(n.for_get_body(), indent + "  ", inner), f"{indent}}}"]
-            cond = _isl_expr(n.for_get_cond(), inner)
-            step = _isl_expr(n.for_get_inc(), inner)
-            return [f"{indent}for (long t_{it} = {init}; {cond}; t_{it} += {step}) {{",
-                    *self.node(n.for_get_body(), indent + "  ", inner), f"{indent}}}"]
-        if kind == isl.ast_node_type.user:
-            return self.user(n, indent, bound)
-        raise Unmappable(f"isl AST node '{kind}'")
-
-    def user(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
-        call = n.user_get_expr()
-        stmt = self.statements[call.op_get_arg(0).id_get_id().get_name()]
-        out = [indent + "{"]
-        for i, it in enumerate(stmt.iterators):
-            ctype = self.iterator_types.get(it, T.IntType("long", 64))
-            value = _isl_expr(call.op_get_arg(i + 1), bound)
-            out.append(f"{indent}  const {opencl_type(ctype)} v_{it} = ({opencl_type(ctype)}){value};")
-        out += self.printer.stmt(stmt.body, indent + "  ")
-        return out + [indent + "}"]
 
 
 def root_name(e: N.Expr) -> Optional[str]:
@@ -574,14 +504,6 @@ def inner_coincident_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
     if inner.get_type() != isl.ast_node_type.for_ or inner.for_is_degenerate():
         return None
     outer = iterator_name(loop)
-    if any(outer in _identifiers(e) for e in (inner.for_get_init(), inner.for_get_cond(), inner.for_get_inc())):
+    if any(outer in identifiers(e) for e in (inner.for_get_init(), inner.for_get_cond(), inner.for_get_inc())):
         return None
     return inner
-
-
-def _identifiers(e: isl.AstExpr) -> set[str]:
-    if e.get_type() == isl.ast_expr_type.id:
-        return {e.id_get_id().get_name()}
-    if e.get_type() == isl.ast_expr_type.op:
-        return set().union(*(_identifiers(e.op_get_arg(i)) for i in range(e.op_get_n_arg())))
-    return set()
