@@ -192,6 +192,19 @@ def test_config_knobs_shape_programs() -> None:
     assert {f[0] for f in clustered.values() if f} == {"-fpencil-cluster=scc", "-fpencil-cluster=bb"}
     assert not any(f.startswith("-fpencil-cluster=") for s in range(100)
                    for f in generate(s, replace(SMALL, p_cluster=0.0)).flags)
+    # Regions without pragmas (-fpencil-detect finds the loop nests): a share of SMALL's programs,
+    # on a stream of their own; the same program, only its two pragma lines left out.
+    detected = [s for s in range(100) if generate(s, SMALL).spelling.no_scop]
+    assert 3 <= len(detected) <= 20
+    for s in range(100):
+        generated, marked = generate(s, SMALL), generate(s, replace(SMALL, p_detect=0.0))
+        assert generated.program == marked.program
+        assert ("-fpencil-detect" in generated.flags) == (s in detected)
+        assert ("#pragma scop" in generated.source) == (s not in detected)
+        if s in detected:
+            unmarked = marked.source.replace("#pragma scop\n", "").replace("#pragma endscop\n", "")
+            assert generated.source.split("*/", 1)[1] == unmarked.split("*/", 1)[1]
+    assert not any(generate(s).spelling.no_scop for s in range(100))   # off by default
 
 
 # ----------------------------------------------------------------------------
