@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """-fpencil-emit-c=FILE: the optimized program as C99 with OpenMP, built without pencilcc.
 
-Every kernel program of test_suite/kernels (the PolyBench-style suite and its PENCIL
+Every kernel program of test_suite/kernels (the PolyBench-style suite, its C99-macro copies, its PENCIL
 variants, the image, memory, three-address, value-style and privatization kernels, and
 the thesis examples with the drivers of test_thesis_examples_run.py) is compiled by
 `pencilcc -O3 -c -fpencil-emit-c=out.c` (the object must still be written), and `out.c`
@@ -28,7 +28,8 @@ from test_suite.e2e import harness
 from test_suite.e2e import test_thesis_examples_run as thesis
 
 PENCILCC = [sys.executable, "-m", "clangpass"]
-FOLDERS = ("polybench", "pencil", "image", "memory", "three_address", "value_style", "privatization")
+FOLDERS = ("polybench", "polybench_c99", "pencil", "image", "memory", "three_address", "value_style",
+           "privatization", "opencl")
 PROGRAMS = [p for folder in FOLDERS for p in sorted((harness.KERNELS_DIR / folder).glob("*.c"))]
 THESIS = sorted(thesis.DRIVERS)
 INCLUDE = ["-I", str(harness.REPO_ROOT / "include")]
