@@ -124,6 +124,9 @@ class GenConfig:
     #: (a stream of its own, `detect {seed}`): pencilcc must find the loop nests itself. Off by
     #: default (tests read the scop of default programs); SMALL and the command line turn it on.
     p_detect: float = 0.0
+    #: the candidate's -fpencil-emit-c output is built by gcc -fopenmp and checked as well (a
+    #: stream of its own, `emit c {seed}`; the program and its flags do not depend on it)
+    p_emit_c: float = 0.0
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -154,6 +157,9 @@ class GeneratedProgram:
     flags: tuple[str, ...] = ()
     #: How the program's C is written (macros, typedefs, pragmas, an unused helper): never what it computes.
     spelling: "Spelling" = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    #: The candidate pencilcc also writes the program as C (-fpencil-emit-c), which gcc -fopenmp
+    #: builds and runs: its output must be the reference's too (GenConfig.p_emit_c).
+    emit_c: bool = False
 
 
 # ----------------------------------------------------------------------------
@@ -1289,7 +1295,7 @@ class _Retry(Exception):
 
 
 #: Small programs for tests that build every program with pencilcc (pending spelling forms on).
-SMALL = GenConfig(max_size=14, max_array_elements=1024, p_detect=0.1, **PENDING_FORMS)
+SMALL = GenConfig(max_size=14, max_array_elements=1024, p_detect=0.1, p_emit_c=0.1, **PENDING_FORMS)
 
 _DOUBLE_CONSTANTS = (0.5, 0.25, 0.75, 1.5, 2.0, 3.0, 0.125, 0.1, 1.25)
 #: What data guards compare double values with (values start in [-0.5, 0.5)).
@@ -2924,4 +2930,8 @@ def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:
         description += f"; written with {', '.join(spelling.features())}"
     if flags:
         description += f"; pencilcc {' '.join(flags)}"
-    return GeneratedProgram(seed, render(program, description, spelling), description, program, flags, spelling)
+    emit_c = random.Random(f"emit c {seed}").random() < config.p_emit_c
+    if emit_c:
+        description += "; its C from -fpencil-emit-c checked too"
+    return GeneratedProgram(seed, render(program, description, spelling), description, program, flags, spelling,
+                            emit_c)

@@ -205,6 +205,13 @@ def test_config_knobs_shape_programs() -> None:
             unmarked = marked.source.replace("#pragma scop\n", "").replace("#pragma endscop\n", "")
             assert generated.source.split("*/", 1)[1] == unmarked.split("*/", 1)[1]
     assert not any(generate(s).spelling.no_scop for s in range(100))   # off by default
+    # The emitted C checked too: a share of SMALL's programs, the program and flags unchanged.
+    emitting = [s for s in range(100) if generate(s, SMALL).emit_c]
+    assert 3 <= len(emitting) <= 20
+    assert all(generate(s, SMALL).flags == generate(s, replace(SMALL, p_emit_c=0.0)).flags
+               and generate(s, SMALL).program == generate(s, replace(SMALL, p_emit_c=0.0)).program
+               for s in emitting[:5])
+    assert not any(generate(s).emit_c for s in range(100))
 
 
 # ----------------------------------------------------------------------------
