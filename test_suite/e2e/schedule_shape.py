@@ -52,6 +52,8 @@ class Shape:
     region: str
     tree: tuple
     statements: dict[str, Statement]
+    #: Loop name up to renaming -> the iterator this program gives it (`A@0,C@0` -> `i`).
+    loop_names: dict[str, str]
 
     def summary(self, names: Optional[dict[str, str]] = None) -> str:
         """The tree on one line: marks as `name:`, bands as `(a b | c)` with `*` on parallel
@@ -87,7 +89,8 @@ def shapes(dump_text: str) -> dict[str, Shape]:
         statements = parse_statements(scops[-1], ctx)
         schedule = isl.Schedule.read_from_str(ctx, stages[-1][2] if stages[-1][0] == "schedule" else
                                               [t for kind, _, t in stages if kind == "schedule"][-1])
-        out[region] = Shape(region, _node(schedule.get_root(), statements), statements)
+        names = loop_names(statements, iterator_names(scops[-1]))
+        out[region] = Shape(region, _node(schedule.get_root(), statements), statements, names)
     return out
 
 
@@ -241,7 +244,7 @@ def iterator_names(scop_text: str) -> dict[str, tuple[str, ...]]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     for path in (argv if argv is not None else sys.argv[1:]):
         for region, shape in shapes(dumps_of(Path(path))).items():
-            print(f"{path} {region}: {shape.summary()}")
+            print(f"{path} {region}: {shape.summary(shape.loop_names)}")
     return 0
 
 
