@@ -134,6 +134,8 @@ def report(results: dict[str, dict[str, Form]]) -> tuple[str, dict]:
         summary["kernels"][name]["original"] = {"seconds": original.seconds, "error": original.error}
         lines.append("| " + " | ".join(cells) + " |")
     for v, (good, total) in within.items():
+        if not total:
+            continue                       # no kernel of the run has this form
         lines.append(f"\n{v}: {good} of {total} within 5% (original / {v} >= {TARGET})")
         summary["within"][v] = [good, total]
     return "\n".join(lines), summary
