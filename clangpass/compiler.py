@@ -80,7 +80,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     # Checked before any region: an inconsistent pipeline raises PipelineError here.
     pipeline = build_pipeline(pass_names(options, target), options.disabled_passes, traits=target.traits)
     outcomes: list[RegionOutcome] = []
-    for index, region in enumerate(find_regions(module)):
+    for index, region in enumerate(find_regions(module, options.debug_prefix_map)):
         if region.problems:
             # One region, one id: the first problem's (each reason is in the text).
             outcomes.append(fallback(region, region.problems[0].id, "; ".join(p.reason for p in region.problems)))
