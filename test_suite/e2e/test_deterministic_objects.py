@@ -17,6 +17,11 @@ the flags, never on the machine's load, so reproducible builds and compile cache
   kernels and for a build folder with a region in a user header of an include folder. A `.i`
   of another preprocessor goes to the host compiler with a -Wpencil warning; a damaged bundle
   too, saying why. `pencilcc -E -MD` still writes gcc's dependency file.
+- Where the compile ran leaves no trace (clangpass.prefix_map): absolute paths and -g under a
+  distcc server (real and as it does) and ccache give plain pencilcc's bytes, `__FILE__` the
+  client's path; gcc's own distcc object with -g is its plain one, compilation directory
+  included. `-ffile-prefix-map` gives one object from two build folders, as gcc does; two
+  `util.c` of two folders link into one program.
 
 Every compile has a private TMPDIR and no compile cache of pencilcc's (PENCILCC_NO_CACHE=1).
 """
