@@ -105,6 +105,10 @@ class Tree:
             pairs.append((self.relative, self.client_relative))
         return PrefixMap(tuple(pairs))
 
+    def client_text(self, text: bytes) -> bytes:
+        """`text` (messages, the record's JSON) with the paths of `absolute` as the client's."""
+        return text.replace(os.fsencode(self.absolute) + b"/", b"/")
+
     def prefix_map_flags(self, argv: Sequence[str]) -> list[str]:
         """The prefix maps (clangpass.prefix_map) that make the compile here write the paths the
         client's compile, `argv`, writes: this folder's paths as the client's, then the client's

@@ -301,9 +301,15 @@ def test_where_a_preprocessed_file_is_compiled_leaves_no_trace(tmp_path: Path, a
                                            'printf("%f %f %s\\n", A[3], B[2][3], __FILE__);'))
     include, source = ("../include", "../src/main.c") if not absolute else \
         (str(tmp_path / "include"), str(tmp_path / "src" / "main.c"))
-    flags = ["-O3", "-I", include, "-DOFFSET=3", *(["-g"] if debug else [])]
+    flags = ["-O3", "-I", include, "-DOFFSET=3", "-fsave-optimization-record", "-Rpass=pencil",
+             *(["-g"] if debug else [])]
     plain, served, stderr = _as_distcc_does(tmp_path, build, flags, source)
     assert "not optimized" not in stderr
+    # Messages and the record name the client's files.
+    assert f"{source}:3:" in stderr and "remark: region in 'shift' optimized" in stderr
+    assert str(tmp_path / "tmp") not in stderr
+    record = json.loads((tmp_path / "server" / "out.opt.json").read_text())["regions"]
+    assert sorted(r["file"] for r in record) == sorted([include + "/kernels.h", source])
     symbols = subprocess.run(["nm", str(tmp_path / "plain.o")], capture_output=True, text=True).stdout
     assert "__pencilcc_scale_function0_" in symbols and "__pencilcc_shift_function0_" in symbols
     assert served == plain
