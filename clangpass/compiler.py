@@ -119,7 +119,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
 def module_regions(module: N.Module, options: CompileOptions) -> list[OptRegion]:
     """The regions of `module`: the marked ones (clangpass.regions) and, under -fpencil-detect,
     the loop nests of its ordinary functions (clangpass.detect), in source order per function."""
-    regions = find_regions(module)
+    regions = find_regions(module, options.debug_prefix_map)
     if not options.detect:
         return regions
     from clangpass.detect import detect_regions

@@ -70,7 +70,7 @@ def detect_regions(module: N.Module, options: CompileOptions) -> list[OptRegion]
         detector = _Detector(module, options, fn)
         detector.visit(fn.body, False)
         found = sorted(detector.found, key=lambda r: r.extent.start_offset)
-        out.extend(numbered(r, k) for k, r in enumerate(found))
+        out.extend(numbered(r, k, options.debug_prefix_map) for k, r in enumerate(found))
     return out
 
 
@@ -172,7 +172,8 @@ class _Detector:
              in_loop: bool) -> tuple[Optional[OptRegion], Optional[Reject]]:
         """The candidate of `block.body[start:end]` and why it is not taken (None: it is); no
         candidate when the statements cannot be one region's text (a macro expanding to several)."""
-        region = loop_nest_region(self.module, self.fn, block, start, end, in_loop)
+        region = loop_nest_region(self.module, self.fn, block, start, end, in_loop,
+                                  self.options.debug_prefix_map)
         if region is None:
             return None, Reject("pencil-outline", "the loop nest's text is not one piece of the function's file")
         if region.problems:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from clangpass.poly.budget import MAX_LOOP_DEPTH, MAX_STATEMENTS
 from clangpass.tile_spec import TileSizeRule
+from clangpass.prefix_map import PrefixMap
 
 
 @dataclass(frozen=True)
@@ -174,3 +175,8 @@ class CompileOptions:
 
     debug: bool = False
     """-g: the back end's object carries line information for the outlined regions."""
+
+    debug_prefix_map: PrefixMap = PrefixMap()
+    """-ffile-prefix-map=OLD=NEW and -fdebug-prefix-map=OLD=NEW, in command-line order
+    (clangpass.prefix_map): the paths the object carries, the back end's debug information and
+    the path region symbols are hashed from, as the map writes them."""

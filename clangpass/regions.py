@@ -43,6 +43,7 @@ from typing import Iterator, Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.inline import inline_calls
+from clangpass.prefix_map import PrefixMap
 from clangpass.ir.walk import children, descendants, transform, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 from clangpass.rejects import Reject
 
@@ -77,6 +78,7 @@ class OptRegion:
     # Functions of internal linkage the region calls: the outlined code, in another object,
     # calls each through a wrapper of external linkage the driver adds (`trampoline_symbol`).
     trampolines: tuple[N.Function, ...] = field(default=(), compare=False)
+    trampoline_symbols: tuple[str, ...] = field(default=(), compare=False)   # theirs, in that order
 
     @property
     def label(self) -> str:
@@ -106,36 +108,37 @@ def _result_body(fn: N.Function, body: N.Compound) -> N.Compound:
 
 
 # ----------------------------------------------------------------------------- discovery
-def find_regions(module: N.Module) -> list[OptRegion]:
-    """All optimisable regions of the main file, in source order."""
+def find_regions(module: N.Module, paths: PrefixMap = PrefixMap()) -> list[OptRegion]:
+    """All optimisable regions of the main file, in source order; `paths`: the debug prefix
+    maps their symbols' paths go through (`symbol_path`)."""
     out: list[OptRegion] = []
     summaries = module.summary_functions()
     for fn in module.functions:
         if not fn.in_main_file or fn.body is None or fn.name in summaries:
             continue    # a summary function describes another one's accesses: it is never run
         if fn.is_pencil:
-            out.append(function_region(module, fn))
+            out.append(function_region(module, fn, paths))
             continue
         index = 0
         for s, in_loop in _regions_of(fn.body):
             body = inline_calls(module, s.body)[0]
-            region = _analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc))
+            region = _analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc), paths)
             out.append(_privatize(fn, s, in_loop, region))
             index += 1
     return out
 
 
-def function_region(module: N.Module, fn: N.Function) -> OptRegion:
+def function_region(module: N.Module, fn: N.Function, paths: PrefixMap = PrefixMap()) -> OptRegion:
     """The region of a function's whole body (a PENCIL function, or a function whose body
     describes another's accesses: clangpass.poly.calls)."""
     assert fn.body is not None
     body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
     body = inline_calls(module, body)[0]
-    return _analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc))
+    return _analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc), paths)
 
 
 def loop_nest_region(module: N.Module, fn: N.Function, parent: N.Compound, start: int, end: int,
-                     in_loop: bool) -> Optional[OptRegion]:
+                     in_loop: bool, paths: PrefixMap = PrefixMap()) -> Optional[OptRegion]:
     """The candidate region of the statements `parent.body[start:end]` of the ordinary function
     `fn` (kind DETECTED, index 0: `numbered` gives it its place), or None when their text cannot
     be replaced as one piece (a statement without an extent in the function's file, statements
@@ -154,7 +157,7 @@ def loop_nest_region(module: N.Module, fn: N.Function, parent: N.Compound, start
     marked_parent = replace(parent, body=parent.body[:start] + (node,) + parent.body[end:])
     marked = replace(fn, body=transform(fn.body, lambda n: marked_parent if n is parent else n))
     body = inline_calls(module, node.body)[0]
-    region = _analyse(module, OptRegion(fn, DETECTED, 0, body, extent, node.loc))
+    region = _analyse(module, OptRegion(fn, DETECTED, 0, body, extent, node.loc), paths)
     region = _privatize(marked, node, in_loop, region)
     live = [name for name in region.iterators if _read_after(marked.body, node, name)]
     if live:
@@ -163,9 +166,10 @@ def loop_nest_region(module: N.Module, fn: N.Function, parent: N.Compound, start
     return region
 
 
-def numbered(region: OptRegion, index: int) -> OptRegion:
-    """`region` as its function's region number `index` (its symbol follows)."""
-    return replace(region, index=index, symbol=_symbol(region.function, region.kind, index))
+def numbered(region: OptRegion, index: int, paths: PrefixMap = PrefixMap()) -> OptRegion:
+    """`region` as its function's region number `index` (its symbol follows; `paths` as for
+    `find_regions`)."""
+    return replace(region, index=index, symbol=_symbol(region.function, region.kind, index, paths))
 
 
 def _regions_of(s: N.Stmt, in_loop: bool = False) -> Iterator[tuple[N.Region, bool]]:
@@ -393,21 +397,30 @@ def _statements_outside(s: N.Stmt, region: N.Region) -> Iterator[N.Stmt]:
             yield from _statements_outside(child, region)
 
 
-def _symbol(fn: N.Function, kind: str, index: int) -> str:
+def symbol_path(fn: N.Function, paths: PrefixMap) -> str:
+    """The path the local symbols of `fn`'s regions are hashed from: its file as the compile
+    named it (relative paths stay relative), through the debug prefix maps (clangpass.prefix_map),
+    so that the object is the same from another build folder given a map, or from a distcc
+    server's private copy of the sources (clangpass.driver.bundle gives its compile the map)."""
+    return paths.remap(fn.loc.file)
+
+
+def _symbol(fn: N.Function, kind: str, index: int, paths: PrefixMap) -> str:
     # Unique per file (static functions of the same name in two files must not clash)
     # yet deterministic: the same file and region always give the same symbol.
-    digest = hashlib.sha1(f"{fn.loc.file}\0{fn.name}\0{kind}\0{index}".encode()).hexdigest()[:10]
+    digest = hashlib.sha1(f"{symbol_path(fn, paths)}\0{fn.name}\0{kind}\0{index}".encode()).hexdigest()[:10]
     return f"__pencilcc_{fn.name}_{kind}{index}_{digest}"
 
 
-def trampoline_symbol(fn: N.Function) -> str:
+def trampoline_symbol(fn: N.Function, paths: PrefixMap = PrefixMap()) -> str:
     """The external name under which outlined code calls `fn`, a function of internal linkage
-    of the file (unique per file and function, like `_symbol`)."""
-    digest = hashlib.sha1(f"{fn.loc.file}\0{fn.name}\0trampoline".encode()).hexdigest()[:10]
+    of the file (unique per file and function, like `_symbol`); a region keeps those of its
+    calls (`OptRegion.trampoline_symbols`)."""
+    digest = hashlib.sha1(f"{symbol_path(fn, paths)}\0{fn.name}\0trampoline".encode()).hexdigest()[:10]
     return f"__pencilcc_call_{fn.name}_{digest}"
 
 
-def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
+def _analyse(module: N.Module, region: OptRegion, paths: PrefixMap) -> OptRegion:
     """Compute the region's arguments, iterators and symbol."""
     fn = region.function
     problems: list[Reject] = []
@@ -491,5 +504,6 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
             passing = "pointer"
         args.append(RegionArg(name, t, passing, ref.scope, name in written))
     return replace(region, args=tuple(args), iterators=iterators,
-                   symbol=_symbol(fn, region.kind, region.index), problems=tuple(problems),
-                   trampolines=tuple(trampolines))
+                   symbol=_symbol(fn, region.kind, region.index, paths), problems=tuple(problems),
+                   trampolines=tuple(trampolines),
+                   trampoline_symbols=tuple(trampoline_symbol(callee, paths) for callee in trampolines))

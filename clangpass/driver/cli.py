@@ -30,7 +30,9 @@ import islpy as isl
 
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import STAGES
+from clangpass import prefix_map
 from clangpass.options import CompileOptions
+from clangpass.prefix_map import PrefixMap
 from clangpass.poly.schedule_files import SUFFIX as SCHEDULE_SUFFIX
 from clangpass.poly.schedule_files import ScheduleFileError, read_schedule
 from clangpass.poly.tile_sizes import parse_size
@@ -295,6 +297,7 @@ class _State:
     fast_math: bool = False
     march: str = ""
     debug: bool = False
+    debug_prefix_map: list = field(default_factory=list)     # (OLD, NEW) of -ffile/-fdebug-prefix-map
     pic: Optional[bool] = None
     tile_size: Optional[int] = None
     tile_sizes: tuple[TileSizeRule, ...] = ()
@@ -784,6 +787,13 @@ class _Parser:
             s.pic = True
             self.host(arg, compile_=False)
             return True
+        elif arg.startswith(prefix_map.FLAGS):
+            try:
+                flag, old, new = prefix_map.parse_flag(arg)
+            except prefix_map.PrefixMapError as exc:
+                raise CommandLineError(str(exc)) from None
+            if flag != prefix_map.MACRO:
+                s.debug_prefix_map.append((old, new))
         elif arg == "-g0":
             s.debug = False
         elif re.fullmatch(r"-g(gdb|dwarf(-\d)?|[1-3]|gdb[1-3])?", arg):
@@ -985,7 +995,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, march=s.march, fast_math=s.fast_math,
-        pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
+        pic=bool(s.pic), debug=s.debug, debug_prefix_map=PrefixMap(tuple(s.debug_prefix_map)),
+        thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,
         time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb, max_statements=s.max_statements,
         max_loop_depth=s.max_loop_depth, memory=s.memory)

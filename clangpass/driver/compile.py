@@ -54,8 +54,8 @@ from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
 from clangpass.tuning import tuned_rules
 from clangpass.poly.schedule_files import schedule_file_name
-from clangpass.regions import trampoline_symbol
 from clangpass.resources import include_dir
+from clangpass.prefix_map import DEBUG as DEBUG_PREFIX_MAP, PrefixMap
 from clangpass.rejects import Reject, option as reject_option
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
@@ -500,7 +500,10 @@ class Compilation:
         args = ["-iquote", original_dir, *self.config.host_args,
                 *(a for h in headers for a in ("-idirafter", os.path.dirname(h.original) or "."))]
         if self.options.debug:
-            args.append(f"-fdebug-prefix-map={folder}={os.path.abspath(original_dir)}")
+            # The copy's folder stands for the source's, then the user's maps apply (gcc applies
+            # one map to a path: the two composed, clangpass.prefix_map).
+            copy_map = PrefixMap(((folder, os.path.abspath(original_dir)),))
+            args += copy_map.then(self.options.debug_prefix_map).flags(DEBUG_PREFIX_MAP)
         proc = self.host.run([*args, *language_flags(source), mode, copy, "-o", output], capture=True)
         if proc.stdout:
             sys.stdout.buffer.write(proc.stdout)
@@ -579,7 +582,7 @@ class Compilation:
         # The wrappers too: those of a header's static functions are defined by every file
         # that includes the header.
         local = [*(o.region.symbol for o in plan.optimized),
-                 *dict.fromkeys(trampoline_symbol(fn) for o in plan.optimized for fn in o.region.trampolines)]
+                 *dict.fromkeys(s for o in plan.optimized for s in o.region.trampoline_symbols)]
         failure = proc.stderr.decode(errors="replace") if proc.returncode != 0 else \
             localize_symbols(self.host, combined, local)
         if failure:

@@ -71,6 +71,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
         ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
         ("-g", "Regions carry line information for debuggers."),
+        ("-ffile-prefix-map=OLD=NEW", "Write paths starting with OLD as NEW in the object (gcc's; "
+                                      "also -fdebug-prefix-map=, -fmacro-prefix-map=): the "
+                                      "regions' debug information and symbol names too."),
         ("-fPIC, -fpic, -shared", "Position-independent code (default: the host "
                                   "compiler's, PIE on most Linux distributions)."),
     ), ""),

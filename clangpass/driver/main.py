@@ -392,18 +392,25 @@ class Driver:
         client named it, so that messages, symbols and the object are the client's. If that
         fails where the host compiles the `.i` (the server lacks something the client had), the
         host's object, with a warning; if both fail, the source's errors."""
-        from clangpass.driver.bundle import compile_flags
+        from clangpass.driver.bundle import inner_flags
 
         config = self.config
         tree = self.trees[index]
         record = os.path.abspath(record_name(config, source)) if config.save_record else ""
         mode = "-S" if config.action == "assemble" else "-c"
         language = ["-x", tree.language] if tree.language else []
-        argv = [sys.executable, "-m", "clangpass", *tree.flags, *compile_flags(config.argv, record),
-                *language, mode, tree.source, "-o", os.path.abspath(output)]
+        argv = [sys.executable, "-m", "clangpass", *inner_flags(tree, config.argv, record), *language, mode,
+                tree.source, "-o", os.path.abspath(output)]
         self.host.echo(argv)
         environment = {**os.environ, "TMPDIR": self.host.workdir} if self.host.workdir else None
         proc = subprocess.run(argv, cwd=tree.cwd, capture_output=True, env=environment)
+        # Messages and the record name the client's absolute paths, not the private folder's.
+        proc.stdout, proc.stderr = tree.client_text(proc.stdout), tree.client_text(proc.stderr)
+        if record and os.path.isfile(record):
+            with open(record, "rb") as f:
+                text = f.read()
+            with open(record, "wb") as f:
+                f.write(tree.client_text(text))
         if proc.returncode == 0:
             sys.stdout.buffer.write(proc.stdout)
             sys.stdout.flush()

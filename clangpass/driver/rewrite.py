@@ -64,7 +64,7 @@ from typing import Mapping, Optional, Sequence
 from clangpass.ir import types as T
 from clangpass.ir.nodes import Include
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.regions import DETECTED, OptRegion, RegionArg, returns_value, trampoline_symbol
+from clangpass.regions import DETECTED, OptRegion, RegionArg, returns_value
 
 
 PROTOTYPES_FILE = "<pencilcc outlined regions>"
@@ -104,8 +104,7 @@ def trampolines(regions: Sequence[OptRegion]) -> str:
     """The wrappers of external linkage of the internal functions `regions` call (one line each)."""
     out: dict[str, str] = {}
     for region in regions:
-        for fn in region.trampolines:
-            symbol = trampoline_symbol(fn)
+        for fn, symbol in zip(region.trampolines, region.trampoline_symbols):
             params = [("void *" if isinstance(p.type, (T.ArrayType, T.PointerType))
                        else p.type.unqualified().spelling()) + f" a{k}" for k, p in enumerate(fn.params)]
             signature = f"{fn.result.unqualified().spelling()} {symbol}({', '.join(params) or 'void'})"

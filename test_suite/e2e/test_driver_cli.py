@@ -401,3 +401,16 @@ def test_self_including_response_file_is_an_error(tmp_path: Path) -> None:
     loop.write_text(f"-c @{loop}")
     with pytest.raises(CommandLineError, match="nests more than"):
         parse(f"@{loop}")
+
+
+def test_prefix_maps_are_read_and_reach_the_host(capfd) -> None:
+    """-ffile-prefix-map and -fdebug-prefix-map, in order, are the debug maps pencilcc applies
+    to the paths it writes (clangpass.prefix_map); -fmacro-prefix-map is the host's only; all
+    three reach the host; a value without '=' is gcc's usage error."""
+    from clangpass.driver.main import main
+    argv = ("-ffile-prefix-map=/a=/A", "-fmacro-prefix-map=/m=/M", "-fdebug-prefix-map=/a/b=", "-c", "a.c")
+    c = parse(*argv)
+    assert c.options.debug_prefix_map.pairs == (("/a", "/A"), ("/a/b", ""))
+    assert [a for a in c.host_args if "prefix-map" in a] == list(argv[:3])
+    assert main(["-fdebug-prefix-map=/a", "-c", "a.c"]) == 1
+    assert capfd.readouterr().err == "pencilcc: error: invalid argument '/a' to '-fdebug-prefix-map'\n"
