@@ -383,7 +383,12 @@ class Compilation:
                 any(o.status == "optimized" for o in outcomes):
             # Loops whose host code writes nothing the regions they call see: data stays on
             # the device across those calls (clangpass.residency).
-            found = residency.find(result.tu, source.path, outcomes)
+            try:
+                found = residency.find(result.tu, source.path, outcomes)
+            except Exception:   # a bug of ours: the calls upload as they always did
+                if _debug_enabled():
+                    raise
+                found = residency.Residency()
             outcomes, remarks = residency.annotate(outcomes, found)
             diagnostics += remarks
             loops = found.loops
