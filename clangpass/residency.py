@@ -226,19 +226,18 @@ class _Finder:
 
     def _search(self, fn: _Function, c: ci.Cursor, loops: list, missed: list) -> None:
         if cursor_kind(c) in _LOOPS:
-            calls: list[tuple[str, SourceLoc]] = []
-            why = self._loop(fn, c, calls)
-            if why is None and calls:
-                why = self._placement(fn, c)
+            candidates = list(self._device_calls(c))
+            if candidates:
+                calls: list[tuple[str, SourceLoc]] = []
+                why = self._loop(fn, c, calls) or self._placement(fn, c)
                 if why is None:
                     loops.append(self._resident(c, calls))
                     return
-            if why is not None and calls:
                 before = len(loops)
                 for child in c.get_children():
                     self._search(fn, child, loops, missed)
                 inner = loops[before:]
-                outside = [name for name, at in self._device_calls(c)
+                outside = [name for name, at in candidates
                            if not any(lp.start_offset <= at < lp.end_offset for lp in inner)]
                 if outside:
                     missed.append(MissedLoop(_loc(c.extent.start), tuple(dict.fromkeys(outside)), why))
@@ -247,12 +246,13 @@ class _Finder:
             self._search(fn, child, loops, missed)
 
     def _device_calls(self, c: ci.Cursor) -> Iterator[tuple[str, int]]:
-        """(name, offset) of the device-function calls under `c`."""
+        """(name, offset) of the calls under `c` of functions holding a region with a kernel
+        (device functions, or functions that would be but for a reason `device_problem` gives)."""
         for d in c.walk_preorder():
-            if cursor_kind(d) is CK.CALL_EXPR:
-                name, problem = self.device_problem(d)
-                if problem is None:
-                    yield name, d.extent.start.offset
+            if cursor_kind(d) is CK.CALL_EXPR and d.referenced is not None and any(
+                    o.status == "optimized" and o.mapping.get("kernels")
+                    for o in self.by_function.get(d.referenced.spelling, ())):
+                yield d.referenced.spelling, d.extent.start.offset
 
     def _loop(self, fn: _Function, loop: ci.Cursor, calls: list) -> Optional[str]:
         """Why the host code of `loop` may write what a region sees (None: it cannot); the

@@ -47,6 +47,26 @@ static void keep(double *A, double *B, double *C)
   for (int t = 0; t < 10; t++) { update(N, A, B, C); /* uploads */ A[t] -= 0.5; pencil_host_touch(A); }
   pencil_keep_device_data(0);
 }
+void guarded(int n, double *A, double *C)
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) C[i] = C[i] * 0.5 + A[i];
+#pragma endscop
+}
+void outside(int n, double A[restrict n], double C[restrict n])
+{
+  int i;
+  A[0] += 1;
+#pragma scop
+  for (i = 0; i < n; i++) C[i] = C[i] * 0.5 + A[i];
+#pragma endscop
+}
+static void callee_problems(double *A, double *C)
+{
+  for (int t = 0; t < 10; t++) guarded(N, A, C); /* uploads */
+  for (int t = 0; t < 10; t++) outside(N, A, C); /* uploads */
+}
 int main(int argc, char **argv) {
   static double A[N], B[N], C[N];
   const char *mode = argc > 1 ? argv[1] : "plain";
@@ -57,6 +77,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "pointer") == 0) pointer_moves(A, B, C);
   else if (strcmp(mode, "nested") == 0) nested(A, B, C);
   else if (strcmp(mode, "keep") == 0) keep(A, B, C);
+  else if (strcmp(mode, "callee") == 0) callee_problems(A, C);
   double s = 0; for (int i = 0; i < N; i++) s += (C[i] + A[i] - B[i]) * (i % 3 + 1);
   printf("%.17g\n%.17g\n%.17g\n%.17g\n", s, C[5], C[N - 2], A[7]);
   printf("== line\n%d\n", __LINE__);
