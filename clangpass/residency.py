@@ -28,8 +28,8 @@ host between region calls writes no memory a region can see:
   original code on the host, undeclared), and whose body holds nothing outside its regions but
   declarations, without initialiser, of the regions' loop iterators or local scalars;
 - the loop is in the main file, written there (not by a macro), overlaps no region, and no
-  preprocessor directive comes right before it (`#pragma omp for`, `#pragma GCC ivdep` must be
-  followed by the loop itself);
+  preprocessor directive, `_Pragma` or macro comes right before it (`#pragma omp for`,
+  `#pragma GCC ivdep` must be followed by the loop itself);
 - it calls at least one device function.
 Only the outermost such loop is bracketed (pushes nest, so nothing is gained inside). Anything
 else keeps the default: each region call uploads the arrays its kernels use.
@@ -371,12 +371,16 @@ class _Finder:
         if not tokens or tokens[0].extent.start.offset != ext.start.offset \
                 or tokens[0].spelling not in ("for", "while", "do"):
             return "it is written by a macro"
-        before = self._tokens(fn.cursor.extent.start.offset, ext.start.offset)
+        before = [t for t in self._tokens(fn.cursor.extent.start.offset, ext.start.offset)
+                  if t.extent.start.offset < ext.start.offset]     # the range ends with the loop's keyword
         if before:
             last_line = before[-1].extent.start.line
             first_of_line = next(t for t in before if t.extent.start.line == last_line)
-            if first_of_line.spelling == "#":
+            if first_of_line.spelling == "#" or "_Pragma" in (t.spelling for t in before[-4:]):
                 return "a preprocessor directive comes right before it"
+            previous = before[-1]
+            if previous.kind == ci.TokenKind.IDENTIFIER:
+                return f"the macro '{previous.spelling}' comes right before it"
         return None
 
     def _tokens(self, start: int, end: int) -> list[ci.Token]:
