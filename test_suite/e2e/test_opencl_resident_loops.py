@@ -134,3 +134,40 @@ def test_uploads_across_region_calls(built: Path, tmp_path: Path, mode: str, upl
     assert "run on the CPU" not in proc.stderr, proc.stderr
     count = int(proc.stderr.split("host-to-device: ")[1].split(" transfers")[0])
     assert count == uploads, proc.stderr
+
+
+DIRECTIVES = r"""#define N 1000
+#define OMP _Pragma("omp parallel for")
+static void add(int n, double A[static const restrict n], double B[static const restrict n])
+{
+  for (int i = 0; i < n; i++) B[i] = B[i] + A[i];
+}
+void run(double *A, double *B)
+{
+  _Pragma("GCC ivdep") for (int t = 0; t < 10; t++) add(N, A, B);
+  OMP
+  for (int t = 0; t < 10; t++) add(N, A, B);
+#pragma GCC unroll 2
+  for (int t = 0; t < 10; t++) add(N, A, B);
+  for (int t = 0; t < 10; t++) { add(N, A, B); } for (int t = 0; t < 3; t++) add(N, A, B);
+}
+"""
+
+
+def test_a_loop_right_after_a_directive_is_left_as_written(tmp_path: Path) -> None:
+    """A directive (`#pragma`, `_Pragma`, or a macro that may be one) must be followed by the loop
+    itself: such loops keep the default, with a missed remark, and the host compiles the copy
+    (no -Wpencil-outline fallback); two loops on one line are both bracketed."""
+    source = tmp_path / "directives.c"
+    source.write_text(DIRECTIVES)
+    proc = subprocess.run([*PENCILCC, "-O3", "-fpencil-target=opencl", "-fopenmp", "-Wall", "-Rpass=pencil",
+                           "-Rpass-missed=pencil", "-c", str(source), "-o", str(tmp_path / "d.o")],
+                          capture_output=True, text=True, env={**harness.os.environ, "PENCILCC_NO_CACHE": "1"})
+    assert proc.returncode == 0 and "-Wpencil-outline" not in proc.stderr, proc.stderr
+    assert "directives.c:9:24: remark: the calls of 'add' in this loop upload their arrays at every call: a " \
+           "preprocessor directive comes right before it" in proc.stderr
+    assert "directives.c:13:3: remark: the calls of 'add' in this loop upload their arrays at every call: a " \
+           "preprocessor directive comes right before it" in proc.stderr
+    stays = [line.split(": remark")[0].split("directives.c:")[1] for line in proc.stderr.splitlines()
+             if "data stays on the device" in line]
+    assert stays == ["14:3", "14:50"], proc.stderr
