@@ -92,6 +92,14 @@ void pencilcc_cl_region_begin(void);
    call (the default). */
 void pencilcc_cl_keep_device_data(int on);
 
+/* Generated host code brackets a loop whose host code pencilcc proved writes no array
+   between its region calls with push (before) and pop (after): inside, in the calling
+   thread, region calls keep device copies as under pencilcc_cl_keep_device_data(1), with
+   no host write to declare. The first push of a thread makes every device copy stale
+   once (the host may have written them before the loop); pushes nest. */
+void pencilcc_cl_residency_push(void);
+void pencilcc_cl_residency_pop(void);
+
 /* A region call ends: read back every buffer newer on the device and wait for
    the queue (blocking), so the host has everything. */
 void pencilcc_cl_region_end(void);

@@ -15,7 +15,8 @@
  *   pencilcc_runtime_buffers.c   device buffers by host address: staleness, transfers, discarded
  *                                dead data, scratch memory, allocations kept across region
  *                                calls; pencilcc_cl_to_host, _discard, _host_wrote,
- *                                _region_begin, _region_end
+ *                                _region_begin, _region_end, _keep_device_data, _residency_push,
+ *                                _residency_pop
  *   pencilcc_runtime_launch.c    work-group sizes (reqd_work_group_size), a launch;
  *                                pencilcc_cl_run
  *   pencilcc_runtime_fallback.c  a refused launch: the host gets current data for the CPU loop

@@ -46,6 +46,7 @@ from clangpass.driver.rewrite import (HeaderCopy, Redirect, RewriteError, emitte
                                       outline_translation_unit)
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)
+from clangpass import residency
 from clangpass.dumps import DumpSink
 from clangpass.emit_c import PRELUDE as EMIT_C_PRELUDE, fallback_comment
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, parse_file
@@ -56,6 +57,7 @@ from clangpass.tuning import tuned_rules
 from clangpass.poly.schedule_files import schedule_file_name
 from clangpass.resources import include_dir
 from clangpass.prefix_map import DEBUG as DEBUG_PREFIX_MAP, PrefixMap
+from clangpass.residency import ResidentLoop
 from clangpass.rejects import Reject, option as reject_option
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
@@ -115,6 +117,7 @@ class Analysis:
     dump_count: int = 0
     includes: tuple[Include, ...] = ()               # the module's, for rewriting headers
     exports: Optional[dict] = None                   # the caller's `Exports` of the parse
+    resident_loops: tuple[ResidentLoop, ...] = ()     # loops to bracket (clangpass.residency)
 
 
 # Ordering: the stage names the analysis child announces; a failure in 'region N' leaves only
@@ -153,6 +156,7 @@ class InputPlan:
     artifact: Optional[Artifact] = None   # the target's code for the optimized regions
     file_fallback: Optional[Reject] = None   # why nothing of the file was analysed (it could not be parsed...)
     includes: tuple[Include, ...] = ()   # its #include directives (clangpass.ir.nodes.Include)
+    resident_loops: tuple[ResidentLoop, ...] = ()   # loops whose region calls keep device data
 
     @property
     def optimized(self) -> list[RegionOutcome]:
@@ -291,6 +295,7 @@ class Compilation:
         plan.artifact = analysis.artifact
         plan.includes = analysis.includes
         plan.exports = analysis.exports
+        plan.resident_loops = analysis.resident_loops
         if analysis.artifact is not None and analysis.artifact.messages:
             self.console.output(analysis.artifact.messages, tool_diagnostics(analysis.artifact.messages))
         self._report_timings(plan)
@@ -381,10 +386,26 @@ class Compilation:
         compiled = compile_module(result.module, self.source_options(source), self.target, self._output(),
                                   dumps=self.dumps, progress=_Stages(watch, limit), left_out=left_out,
                                   reraise=_debug_enabled())
-        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in compiled.outcomes),
-                        diagnostics=compiled.diagnostics, artifact=compiled.artifact,
+        outcomes, diagnostics = list(compiled.outcomes), list(compiled.diagnostics)
+        loops: tuple[ResidentLoop, ...] = ()
+        if self.target.traits.device_data and result.tu is not None and \
+                any(o.status == "optimized" for o in outcomes):
+            # Loops whose host code writes nothing the regions they call see: data stays on
+            # the device across those calls (clangpass.residency).
+            try:
+                found = residency.find(result.tu, source.path, outcomes)
+            except Exception:   # a bug of ours: the calls upload as they always did
+                if _debug_enabled():
+                    raise
+                found = residency.Residency()
+            outcomes, remarks = residency.annotate(outcomes, found)
+            diagnostics += remarks
+            loops = found.loops
+        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in outcomes),
+                        diagnostics=tuple(diagnostics), artifact=compiled.artifact,
                         dump_count=self.dumps._count, includes=result.module.includes,
-                        exports=self.exports(result) if self.exports is not None else None)
+                        exports=self.exports(result) if self.exports is not None else None,
+                        resident_loops=loops)
 
     def _output(self) -> Output:
         """What the action needs from the target."""
@@ -484,11 +505,12 @@ class Compilation:
         guards = {o.region.symbol: o.alias_check for o in plan.optimized if o.alias_check}
         regions = [o.region for o in plan.optimized]
         headers: list[HeaderCopy] = []
+        resident = [(lp.start_offset, lp.end_offset) for lp in plan.resident_loops]
         if all(r.extent.file == source.path for r in regions):
-            text = outline_regions(plan.text, regions, source.path, guards)
+            text = outline_regions(plan.text, regions, source.path, guards, resident=resident)
         else:
             text, headers = outline_translation_unit(source.path, plan.text, regions, plan.includes,
-                                                     guards, folder)
+                                                     guards, folder, resident=resident)
         for header in headers:
             os.makedirs(os.path.dirname(header.path), exist_ok=True)
             with open(header.path, "wb") as f:

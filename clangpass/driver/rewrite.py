@@ -46,6 +46,13 @@ as an empty statement.
 The check's `#define`s (isl's min/max/floord, under `__pencilcc_` names) open the file.
 Only the directive lines change: every other line and column stays where it was.
 
+Loops whose region calls keep device data (`resident`: byte ranges of the main file from
+clangpass.residency, on a target whose data lives on a device): the loop, from its keyword
+to the `;` or `}` that ends it, becomes `{ pencilcc_cl_residency_push(); ` loop
+` pencilcc_cl_residency_pop(); }`, on the loop's own first and last lines: every line keeps
+its number, only the columns after the insertions on those two lines move. The prototypes'
+line declares both runtime functions.
+
 Regions of user headers (`outline_translation_unit`, issue 30): each header holding
 one is copied with its regions outlined (`outline_header`), and so is every user
 header that includes a copied one, up to the main file; the directives that named a
@@ -188,14 +195,23 @@ def _include_directive(original: bytes, path: str) -> bytes:
 
 
 def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[str, AliasCheck],
-                   redirects: Sequence[Redirect], blocks: Optional[Mapping[str, str]] = None) -> bytes:
-    """`source` with each region replaced by its call and each redirected directive by its
-    `#include` of the new path; every line keeps its number. With `blocks` (symbol -> a
-    compound statement, -fpencil-emit-c), each region is replaced by its block instead, and
-    lines are not kept."""
+                   redirects: Sequence[Redirect], blocks: Optional[Mapping[str, str]] = None,
+                   resident: Sequence[tuple[int, int]] = ()) -> bytes:
+    """`source` with each region replaced by its call, each redirected directive by its
+    `#include` of the new path, and each loop of `resident` bracketed; every line keeps its
+    number. With `blocks` (symbol -> a compound statement, -fpencil-emit-c), each region is
+    replaced by its block instead, and lines are not kept."""
+    brackets: list[tuple[int, int, object]] = []
+    for start, end in sorted(resident):
+        if not (0 <= start < end <= len(source) and source[start:start + 1].isalpha()
+                and source[end - 1:end] in (b";", b"}")):
+            raise RewriteError(f"the loop at bytes {start}..{end} does not fit the file")
+        brackets += [(start, start, _Bracket(RESIDENT_OPEN)), (end, end, _Bracket(RESIDENT_CLOSE))]
+    # Insertions go before a replacement starting where they are (their order kept: the
+    # bracket closing one loop before the one opening the next).
     edits: list[tuple[int, int, object]] = sorted(
         [(r.extent.start_offset, r.extent.end_offset, r) for r in regions]
-        + [(d.start_offset, d.end_offset, d) for d in redirects], key=lambda e: e[0])
+        + [(d.start_offset, d.end_offset, d) for d in redirects] + brackets, key=lambda e: (e[0], e[1] > e[0]))
     for (_, before_end, before), (after_start, _, after) in zip(edits, edits[1:]):
         if after_start < before_end:
             raise RewriteError(f"{_edit_name(before)} and {_edit_name(after)} overlap")
@@ -205,7 +221,9 @@ def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[
         if not 0 <= start <= end <= len(source):
             raise RewriteError(f"{_edit_name(edit)} lies outside the file ({start}..{end} of "
                                f"{len(source)} bytes)")
-        if isinstance(edit, Redirect):
+        if isinstance(edit, _Bracket):
+            replacement = edit.text.encode()
+        elif isinstance(edit, Redirect):
             replacement = _include_directive(source[start:end], edit.path) if edit.text is None else edit.text
         else:
             region = edit
@@ -228,27 +246,47 @@ def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[
 
 
 def _edit_name(edit: object) -> str:
+    if isinstance(edit, _Bracket):
+        return "a loop keeping device data"
     return f"region '{edit.label}'" if isinstance(edit, OptRegion) else "an #include directive"
+
+
+@dataclass(frozen=True)
+class _Bracket:
+    """Text inserted around a loop whose region calls keep device data."""
+
+    text: str
+
+
+# The brackets of a loop pencilcc proved writes no array on the host between its region calls
+# (clangpass.residency); on the loop's first and last lines, whose later columns move.
+RESIDENT_OPEN = "{ pencilcc_cl_residency_push(); "
+RESIDENT_CLOSE = " pencilcc_cl_residency_pop(); }"
+RESIDENT_PROTOTYPES = "extern void pencilcc_cl_residency_push(void); extern void pencilcc_cl_residency_pop(void);"
 
 
 def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str,
                     guards: Mapping[str, AliasCheck] | None = None, *,
-                    included: Sequence[OptRegion] = (), redirects: Sequence[Redirect] = ()) -> bytes:
+                    included: Sequence[OptRegion] = (), redirects: Sequence[Redirect] = (),
+                    resident: Sequence[tuple[int, int]] = ()) -> bytes:
     """The host's copy of `source` with every region of `regions` replaced by its call.
 
     A region whose symbol has a check in `guards` keeps its text as the path taken
     when the check fails. `included`: the regions outlined in the headers the file
     includes (`outline_header`), whose functions and wrappers the file declares and
-    defines too; `redirects`: its `#include` directives that name their rewritten copies."""
+    defines too; `redirects`: its `#include` directives that name their rewritten copies;
+    `resident`: the loops (bytes [start, end) of `source`) to bracket with the runtime's
+    residency push and pop."""
     guards = guards or {}
     ordered = sorted(regions, key=lambda r: r.extent.start_offset)
     every = [*ordered, *included]
-    pieces = [_outlined_text(source, ordered, guards, redirects)]
+    pieces = [_outlined_text(source, ordered, guards, redirects, resident=resident)]
     wrappers = trampolines(every)
     if wrappers:
         pieces.append(f"\n#line 1 {_c_string(PROTOTYPES_FILE)}\n{wrappers}".encode())
     # The prototypes get a file name of their own: a note about them names no temp path.
-    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in every)
+    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n"
+              + " ".join([*(prototype(r) for r in every), *([RESIDENT_PROTOTYPES] if resident else [])])
               + f"\n#line 1 {_c_string(display_path)}\n")
     macros = dict.fromkeys(m for r in every if r.symbol in guards for m in guards[r.symbol].macros)
     return "".join(f"{m}\n" for m in macros).encode() + header.encode() + b"".join(pieces)
@@ -295,7 +333,7 @@ class HeaderCopy:
 
 def outline_translation_unit(main_path: str, main_text: bytes, regions: Sequence[OptRegion],
                              includes: Sequence[Include], guards: Mapping[str, AliasCheck],
-                             folder: str) -> tuple[bytes, list[HeaderCopy]]:
+                             folder: str, resident: Sequence[tuple[int, int]] = ()) -> tuple[bytes, list[HeaderCopy]]:
     """The host's copy of the main file and the copies of the user headers it must read
     instead of the originals (to be written under `folder`), for `regions` of the main
     file and of its headers (issue 30).
@@ -353,7 +391,7 @@ def outline_translation_unit(main_path: str, main_text: bytes, regions: Sequence
             text, by_file.get(name, []), _display_name(name), guards, redirects_of(name, True, text))))
     header_regions = [r for name in sorted(by_file) for r in by_file[name]]
     main = outline_regions(main_text, main_regions, main_path, guards, included=header_regions,
-                           redirects=redirects_of(main_path, False, main_text))
+                           redirects=redirects_of(main_path, False, main_text), resident=resident)
     return main, copies
 
 

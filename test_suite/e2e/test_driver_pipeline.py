@@ -391,7 +391,7 @@ def test_pass_failure_falls_back_to_the_host(project: Path, capfd, monkeypatch) 
 
 def test_host_rejecting_the_outlined_copy_falls_back(project: Path, capfd, monkeypatch) -> None:
     monkeypatch.setattr(driver_compile, "outline_regions",
-                        lambda text, regions, path, guards=None: b"this is not C\n")
+                        lambda text, regions, path, guards=None, **_: b"this is not C\n")
     status, err = pencilcc(capfd, *FLAGS, "-c", "k.c")
     assert status == 0, err
     assert "rejected the outlined copy" in err
