@@ -136,8 +136,9 @@ def test_the_pass_finds_the_planes_of_the_whole_region_pair_by_pair(tmp_path):
     # `Dependences.all` gives, for each statement and each unit, and a unit's planes come only
     # from its own pairs (the plain nest beside the pivot nest adds none to it and has none).
     from clangpass.passes.index_set_split import _pairs_within, _pivots_of, _units, pivots
-    both = PIVOT_3AC.replace("}\n}\n", "}\n  for (int k = 0; k < n; k++)\n    for (int i = 0; i < n; i++)\n"
-                                       "      for (int j = 0; j < n; j++)\n        H[i][j] = H[i][j] + G[i][k] * G[k][j];\n}\n") \
+    plain_nest = ("}\n  for (int k = 0; k < n; k++)\n    for (int i = 0; i < n; i++)\n"
+                  "      for (int j = 0; j < n; j++)\n        H[i][j] = H[i][j] + G[i][k] * G[k][j];\n}\n")
+    both = PIVOT_3AC.replace("}\n}\n", plain_nest) \
         .replace("double G[static const restrict n][n])", "double G[static const restrict n][n], "
                  "double H[static const restrict n][n])")
     for source in (PIVOT, DOWNWARDS, PIVOT_3AC, both):
@@ -145,8 +146,8 @@ def test_the_pass_finds_the_planes_of_the_whole_region_pair_by_pair(tmp_path):
         dependences = compute_dependences(scop)
         units = _units(scop)
         pairs = _pairs_within(dependences, units)
-        assert all(unit_a == unit_b for a, b in pairs for unit_a, unit_b in
-                   [([u for u in units if any(s.name == a for s in u)][0], [u for u in units if any(s.name == b for s in u)][0])])
+        unit_of = {s.name: k for k, unit in enumerate(units) for s in unit}
+        assert all(unit_of[a] == unit_of[b] for a, b in pairs)
         whole = dependences.all
         for unit in units:
             assert _pivots_of(unit, pairs) == pivots(unit, whole) == _planes_from_the_whole(unit, whole), source
