@@ -178,14 +178,14 @@ def _token_attributes(cursor: ci.Cursor) -> list[N.Attribute]:
 def _cursor_attributes(cursor: ci.Cursor, scan_tokens: bool) -> list[N.Attribute]:
     out: list[N.Attribute] = []
     for child in cursor.get_children():
-        loc = location(child)
         kind = cursor_kind(child)
+        # The location only of an attribute: every declaration of the system headers is looked at.
         if kind == CK.CONST_ATTR:
-            out.append(N.Attribute("const", (), loc))
+            out.append(N.Attribute("const", (), location(child)))
         elif kind == CK.PURE_ATTR:
-            out.append(N.Attribute("pure", (), loc))
+            out.append(N.Attribute("pure", (), location(child)))
         elif kind == CK.ANNOTATE_ATTR:
-            attr = _annotation_attribute(child.spelling, loc)
+            attr = _annotation_attribute(child.spelling, location(child))
             if attr is not None:
                 out.append(attr)
     if scan_tokens:
