@@ -6,7 +6,7 @@ and the `Output` wanted from it. Output: a `CompileResult`: one `RegionOutcome` 
 region of the module (clangpass.regions, source order), the diagnostics those
 outcomes give (-Wpencil warnings for fallbacks, every -Rpass=pencil and
 -Rpass-missed=pencil remark) as values, and the target's `Artifact` holding exactly
-the optimized regions' code.
+the optimized regions' code (and, under -fpencil-emit-c, each one's code as C).
 
 What it decides: each region's outcome, once. A region that cannot be outlined,
 that the caller leaves out (`left_out`), that the polyhedral path does not model,
@@ -27,6 +27,7 @@ from typing import Mapping, Optional, Protocol
 
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.dumps import DumpSink
+from clangpass.emit_c import optional_source
 from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 from clangpass.passes.manager import Pipeline, build_pipeline, optimise_region, pass_names
@@ -80,7 +81,7 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
     # Checked before any region: an inconsistent pipeline raises PipelineError here.
     pipeline = build_pipeline(pass_names(options, target), options.disabled_passes, traits=target.traits)
     outcomes: list[RegionOutcome] = []
-    for index, region in enumerate(find_regions(module)):
+    for index, region in enumerate(module_regions(module, options)):
         if region.problems:
             # One region, one id: the first problem's (each reason is in the text).
             outcomes.append(fallback(region, region.problems[0].id, "; ".join(p.reason for p in region.problems)))
@@ -105,12 +106,27 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
             outcomes = [_fall_back(o, why) if o.status == "optimized" else o for o in outcomes]
             if output is Output.LLVM_IR:
                 artifact = target.emit([], options, output, module.file, dumps)
+    if options.emit_c:
+        outcomes = [_with_c_source(o, options) if o.status == "optimized" else o for o in outcomes]
     mappings = dict(artifact.mappings)
     outcomes = [replace(o, target=target.name, mapping=mappings.get(o.region.symbol, {}))
                 if o.status == "optimized" else o for o in outcomes]
     engine = DiagnosticEngine()
     report_outcomes(engine, outcomes, remarks=True, missed_remarks=True)
     return CompileResult(tuple(outcomes), tuple(engine.diagnostics), artifact)
+
+
+def module_regions(module: N.Module, options: CompileOptions) -> list[OptRegion]:
+    """The regions of `module`: the marked ones (clangpass.regions) and, under -fpencil-detect,
+    the loop nests of its ordinary functions (clangpass.detect), in source order per function."""
+    regions = find_regions(module, options.debug_prefix_map)
+    if not options.detect:
+        return regions
+    from clangpass.detect import detect_regions
+
+    order = {id(fn): k for k, fn in enumerate(module.functions)}
+    return sorted(regions + detect_regions(module, options),
+                  key=lambda r: (order.get(id(r.function), len(order)), r.extent.start_offset if r.extent else 0))
 
 
 def _optimise(region: OptRegion, module: N.Module, options: CompileOptions, dumps: DumpSink,
@@ -123,6 +139,14 @@ def _optimise(region: OptRegion, module: N.Module, options: CompileOptions, dump
         return fallback(region, "pencil-internal-error",
                         f"internal error in the polyhedral path ({type(exc).__name__}: {exc}); please "
                         "report it (PENCILCC_DEBUG=1 shows the traceback)")
+
+
+def _with_c_source(outcome: RegionOutcome, options: CompileOptions) -> RegionOutcome:
+    """`outcome` with its code as C (-fpencil-emit-c), or why it has none."""
+    region = outcome.region
+    unused = (*region.iterators, *(d.name for d in region.privatized))
+    source, why = optional_source(outcome.unit, options.parallel, unused)
+    return replace(outcome, c_source=source, c_unprintable=why)
 
 
 def _fall_back(outcome: RegionOutcome, why: str) -> RegionOutcome:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clangpass.poly.budget import MAX_LOOP_DEPTH, MAX_STATEMENTS
+from clangpass.tile_spec import TileSizeRule
+from clangpass.prefix_map import PrefixMap
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,17 @@ class CompileOptions:
     tile_size: int | None = None
     """Tile size for every tiled band dimension (--tile-size=N); 0 disables tiling; None: sizes
     per band from the cache model (clangpass.poly.tile_sizes)."""
+
+    tile_sizes: tuple[TileSizeRule, ...] = ()
+    """-fpencil-tile-sizes=: sizes per region and band (clangpass.tile_spec), before `tile_size`;
+    on the OpenCL target the work-group sizes of kernels."""
+
+    tuned_tile_sizes: tuple[TileSizeRule, ...] = ()
+    """The sizes `pencilcc-tune` cached for the input being compiled on this machine's device
+    (clangpass.tuning; the driver fills it per input): used where no flag gives sizes."""
+
+    use_tuned: bool = True
+    """Look the input up in the tuning cache (-fno-pencil-tuned: do not; clangpass.tuning)."""
 
     cache_sizes: tuple[int, ...] = ()
     """Data-cache sizes in bytes, L1 first, for the tile-size model (--cache-sizes=32K,1M,32M);
@@ -62,6 +75,15 @@ class CompileOptions:
     save_schedule_dir: str = ""
     """-fpencil-save-schedule=DIR: the driver writes the final schedule tree of every optimized region
     there, as isl's YAML (clangpass.poly.schedule_files; '' : none)."""
+
+    report_file: str = ""
+    """-fpencil-report=FILE: the driver writes an HTML page of every region there
+    (clangpass.report_html); each optimized region then keeps its final schedule tree, its loops
+    (clangpass.poly.schedule_loops) and its statements' lines for it ('' : none)."""
+    emit_c: str = ""
+    """-fpencil-emit-c=FILE: the driver writes the translation unit as C99 with every optimized region
+    replaced by its code (clangpass.emit_c); the compile core then prints each optimized region
+    (`RegionOutcome.c_source`); '' : none."""
 
     load_schedule_dir: str = ""
     """-fpencil-load-schedule=DIR: a region whose schedule file is in DIR gets that schedule, checked
@@ -113,6 +135,11 @@ class CompileOptions:
     dead, copies removed), 'contract' (arrays whose values die in the region get the smaller
     modular storage of their conflict set) or 'all' (default: both)."""
 
+    detect: bool = False
+    """-fpencil-detect: also optimize the static-affine loop nests of ordinary functions, found
+    without pragmas (clangpass.detect); a nest not taken is a -Rpass-missed=pencil remark, never a
+    warning. Off by default at every -O level (measured in docs/user-guide.md)."""
+
     disabled_passes: frozenset[str] = frozenset()
     """--disable-pass=NAME."""
 
@@ -148,3 +175,8 @@ class CompileOptions:
 
     debug: bool = False
     """-g: the back end's object carries line information for the outlined regions."""
+
+    debug_prefix_map: PrefixMap = PrefixMap()
+    """-ffile-prefix-map=OLD=NEW and -fdebug-prefix-map=OLD=NEW, in command-line order
+    (clangpass.prefix_map): the paths the object carries, the back end's debug information and
+    the path region symbols are hashed from, as the map writes them."""

@@ -3,7 +3,9 @@
 
 Input: a front-end `Module`. Output: one `OptRegion` per region pencilcc may
 compile itself: the body of a PENCIL function, a `#pragma scop` block or a
-`#pragma pencil region` block. Each region knows the variables it takes from its
+`#pragma pencil region` block; under -fpencil-detect also the candidate loop
+nests of ordinary functions (`loop_nest_region`, kind 'detected', chosen by
+clangpass.detect). Each region knows the variables it takes from its
 surroundings (`RegionArg`), how each is passed to the outlined function, and the
 symbol of that function. The driver replaces the region's text by a call, the
 polyhedral model reads the arguments as parameters/arrays, and the back end
@@ -15,6 +17,14 @@ Passing convention (the C ABI of the outlined function, all by position):
 - 'array'   : an array or pointer: passed as the pointer it decays to.
 Loop iterators declared outside a `#pragma scop` region (PolyBench style) are
 'iterator's: not passed; as with pet, their value after the region is unspecified.
+A detected loop nest has no such licence (nobody marked it): an iterator whose
+value the code after the nest may read is a problem of the region
+(`pencil-loop-iterator`), and the nest is not taken.
+
+A detected region's `extent` runs from its first statement's first byte to the
+last byte clang gives its last statement, which leaves out a final `;` (`for
+(...) x = 1;`): the driver's replacement is a block, after which that `;` is an
+empty statement (clangpass.driver.rewrite).
 
 A PENCIL function that returns a value (`double dot(...) { ...; return s; }`): its
 region body declares the local `RESULT` (`__pencil_result`) first and ends with
@@ -33,7 +43,8 @@ from typing import Iterator, Optional
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.inline import inline_calls
-from clangpass.ir.walk import children, descendants, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
+from clangpass.prefix_map import PrefixMap
+from clangpass.ir.walk import children, descendants, transform, iter_exprs, iter_stmts, stmt_exprs, type_extent_exprs, written_variables
 from clangpass.rejects import Reject
 
 
@@ -51,7 +62,7 @@ class OptRegion:
     """A region to compile with the polyhedral path; `body` is what the outlined function runs."""
 
     function: N.Function
-    kind: str                              # 'function' | 'scop' | 'pencil'
+    kind: str                              # 'function' | 'scop' | 'pencil' | 'detected'
     index: int                             # position among the function's regions
     body: N.Compound
     extent: Optional[N.SourceRange]        # text the driver replaces (the body braces for 'function')
@@ -67,6 +78,7 @@ class OptRegion:
     # Functions of internal linkage the region calls: the outlined code, in another object,
     # calls each through a wrapper of external linkage the driver adds (`trampoline_symbol`).
     trampolines: tuple[N.Function, ...] = field(default=(), compare=False)
+    trampoline_symbols: tuple[str, ...] = field(default=(), compare=False)   # theirs, in that order
 
     @property
     def label(self) -> str:
@@ -74,6 +86,7 @@ class OptRegion:
 
 
 RESULT = "__pencil_result"
+DETECTED = "detected"      # the kind of a loop nest found by -fpencil-detect (clangpass.detect)
 
 
 def returns_value(region: OptRegion) -> bool:
@@ -95,32 +108,68 @@ def _result_body(fn: N.Function, body: N.Compound) -> N.Compound:
 
 
 # ----------------------------------------------------------------------------- discovery
-def find_regions(module: N.Module) -> list[OptRegion]:
-    """All optimisable regions of the main file, in source order."""
+def find_regions(module: N.Module, paths: PrefixMap = PrefixMap()) -> list[OptRegion]:
+    """All optimisable regions of the main file, in source order; `paths`: the debug prefix
+    maps their symbols' paths go through (`symbol_path`)."""
     out: list[OptRegion] = []
     summaries = module.summary_functions()
     for fn in module.functions:
         if not fn.in_main_file or fn.body is None or fn.name in summaries:
             continue    # a summary function describes another one's accesses: it is never run
         if fn.is_pencil:
-            out.append(function_region(module, fn))
+            out.append(function_region(module, fn, paths))
             continue
         index = 0
         for s, in_loop in _regions_of(fn.body):
             body = inline_calls(module, s.body)[0]
-            region = _analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc))
+            region = _analyse(module, OptRegion(fn, s.kind, index, body, s.extent, s.loc), paths)
             out.append(_privatize(fn, s, in_loop, region))
             index += 1
     return out
 
 
-def function_region(module: N.Module, fn: N.Function) -> OptRegion:
+def function_region(module: N.Module, fn: N.Function, paths: PrefixMap = PrefixMap()) -> OptRegion:
     """The region of a function's whole body (a PENCIL function, or a function whose body
     describes another's accesses: clangpass.poly.calls)."""
     assert fn.body is not None
     body = fn.body if isinstance(fn.result, T.VoidType) else _result_body(fn, fn.body)
     body = inline_calls(module, body)[0]
-    return _analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc))
+    return _analyse(module, OptRegion(fn, "function", 0, body, fn.body.extent, fn.body.loc), paths)
+
+
+def loop_nest_region(module: N.Module, fn: N.Function, parent: N.Compound, start: int, end: int,
+                     in_loop: bool, paths: PrefixMap = PrefixMap()) -> Optional[OptRegion]:
+    """The candidate region of the statements `parent.body[start:end]` of the ordinary function
+    `fn` (kind DETECTED, index 0: `numbered` gives it its place), or None when their text cannot
+    be replaced as one piece (a statement without an extent in the function's file, statements
+    whose extents overlap: one macro expanding to several). `in_loop`: a loop of `fn` encloses
+    `parent`. Its arguments, privatized scalars and problems are computed as for a marked
+    region, on `fn` with the statements as one region; an outer-declared loop iterator that the
+    code after them may read is one more problem."""
+    run = parent.body[start:end]
+    extents = [s.extent for s in run]
+    if not run or any(e is None or e.file != fn.loc.file for e in extents) or any(
+            b.start_offset < a.end_offset for a, b in zip(extents, extents[1:])):
+        return None
+    first, last = extents[0], extents[-1]
+    extent = N.SourceRange(first.file, first.start_offset, last.end_offset, first.start, last.end)
+    node = N.Region(DETECTED, N.Compound(run, loc=run[0].loc, extent=extent), loc=run[0].loc, extent=extent)
+    marked_parent = replace(parent, body=parent.body[:start] + (node,) + parent.body[end:])
+    marked = replace(fn, body=transform(fn.body, lambda n: marked_parent if n is parent else n))
+    body = inline_calls(module, node.body)[0]
+    region = _analyse(module, OptRegion(fn, DETECTED, 0, body, extent, node.loc), paths)
+    region = _privatize(marked, node, in_loop, region)
+    live = [name for name in region.iterators if _read_after(marked.body, node, name)]
+    if live:
+        region = replace(region, problems=region.problems + (Reject(
+            "pencil-loop-iterator", f"the value of loop iterator '{live[0]}' may be read after the loop nest"),))
+    return region
+
+
+def numbered(region: OptRegion, index: int, paths: PrefixMap = PrefixMap()) -> OptRegion:
+    """`region` as its function's region number `index` (its symbol follows; `paths` as for
+    `find_regions`)."""
+    return replace(region, index=index, symbol=_symbol(region.function, region.kind, index, paths))
 
 
 def _regions_of(s: N.Stmt, in_loop: bool = False) -> Iterator[tuple[N.Region, bool]]:
@@ -238,6 +287,15 @@ def _first_access(s: N.Stmt, name: str) -> Optional[str]:
         return READ if READ in branches else KILL if branches == [KILL, KILL] else None
     if isinstance(s, N.NullStmt):
         return None
+    if isinstance(s, N.For):
+        # Its initialisation runs first (`for (i = 0; ...)` kills `i`), then its condition; the
+        # body may not run, so what it overwrites first is no kill, what it reads first is a read.
+        access = None if s.init is None else _first_access(s.init, name)
+        if access is not None:
+            return access
+        if _mentions(s.cond, name) or _mentions(s.step, name):
+            return READ
+        return READ if _first_access(s.body, name) == READ else None
     return READ if _mentions(s, name) or isinstance(s, N.DeclStmt) and any(
         d.name == name for d in s.decls) else None
 
@@ -339,21 +397,30 @@ def _statements_outside(s: N.Stmt, region: N.Region) -> Iterator[N.Stmt]:
             yield from _statements_outside(child, region)
 
 
-def _symbol(fn: N.Function, kind: str, index: int) -> str:
+def symbol_path(fn: N.Function, paths: PrefixMap) -> str:
+    """The path the local symbols of `fn`'s regions are hashed from: its file as the compile
+    named it (relative paths stay relative), through the debug prefix maps (clangpass.prefix_map),
+    so that the object is the same from another build folder given a map, or from a distcc
+    server's private copy of the sources (clangpass.driver.bundle gives its compile the map)."""
+    return paths.remap(fn.loc.file)
+
+
+def _symbol(fn: N.Function, kind: str, index: int, paths: PrefixMap) -> str:
     # Unique per file (static functions of the same name in two files must not clash)
     # yet deterministic: the same file and region always give the same symbol.
-    digest = hashlib.sha1(f"{fn.loc.file}\0{fn.name}\0{kind}\0{index}".encode()).hexdigest()[:10]
+    digest = hashlib.sha1(f"{symbol_path(fn, paths)}\0{fn.name}\0{kind}\0{index}".encode()).hexdigest()[:10]
     return f"__pencilcc_{fn.name}_{kind}{index}_{digest}"
 
 
-def trampoline_symbol(fn: N.Function) -> str:
+def trampoline_symbol(fn: N.Function, paths: PrefixMap = PrefixMap()) -> str:
     """The external name under which outlined code calls `fn`, a function of internal linkage
-    of the file (unique per file and function, like `_symbol`)."""
-    digest = hashlib.sha1(f"{fn.loc.file}\0{fn.name}\0trampoline".encode()).hexdigest()[:10]
+    of the file (unique per file and function, like `_symbol`); a region keeps those of its
+    calls (`OptRegion.trampoline_symbols`)."""
+    digest = hashlib.sha1(f"{symbol_path(fn, paths)}\0{fn.name}\0trampoline".encode()).hexdigest()[:10]
     return f"__pencilcc_call_{fn.name}_{digest}"
 
 
-def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
+def _analyse(module: N.Module, region: OptRegion, paths: PrefixMap) -> OptRegion:
     """Compute the region's arguments, iterators and symbol."""
     fn = region.function
     problems: list[Reject] = []
@@ -437,5 +504,6 @@ def _analyse(module: N.Module, region: OptRegion) -> OptRegion:
             passing = "pointer"
         args.append(RegionArg(name, t, passing, ref.scope, name in written))
     return replace(region, args=tuple(args), iterators=iterators,
-                   symbol=_symbol(fn, region.kind, region.index), problems=tuple(problems),
-                   trampolines=tuple(trampolines))
+                   symbol=_symbol(fn, region.kind, region.index, paths), problems=tuple(problems),
+                   trampolines=tuple(trampolines),
+                   trampoline_symbols=tuple(trampoline_symbol(callee, paths) for callee in trampolines))

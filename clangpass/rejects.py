@@ -80,6 +80,13 @@ _REJECTS = (
                "`bump(i, &s)` with a scalar `s`; a 1-D array passed for a 2-D parameter"),
     RejectKind("pencil-builtin-use", "a PENCIL builtin used where or how the model does not allow it",
                "`__pencil_kill(n)` of a parameter, `__pencil_use` outside a summary function"),
+    # Loop nests found by -fpencil-detect (clangpass.detect).
+    RejectKind("pencil-unprofitable", "a loop nest -fpencil-detect found has fewer than two loops: nothing "
+               "to tile or interchange that would pay for outlining it", "`for (i = 0; i < n; i++) s += x[i];` "
+               "in a function without pragmas"),
+    RejectKind("pencil-modulo-condition", "an `if` whose condition divides (`%`, `/`) in a loop nest "
+               "-fpencil-detect found: isl's code for such guards can take minutes",
+               "`if ((i + j) % 13 == 0)` in an unmarked loop nest"),
     # Checks pencilcc cannot build.
     RejectKind("pencil-alias-check", "no run-time check that the region's arrays do not overlap can be built",
                "arrays accessed through subscripts with no bound in the parameters"),

@@ -5,7 +5,9 @@ A region is `optimized` only when the polyhedral path built its model, produced 
 schedule and AST, and our back end emitted its code; anything else is a
 `fallback` with the reason and its reject id (clangpass.rejects), compiled by the host
 compiler from the original text; the `-Wpencil` warning names the id's option
-(`[-Wpencil-goto]`), so that `-Wno-<id>` silences that kind of fallback alone.
+(`[-Wpencil-goto]`), so that `-Wno-<id>` silences that kind of fallback alone. A loop
+nest that -fpencil-detect found and did not take (kind 'detected') gets no warning,
+only its -Rpass-missed=pencil remark: the user did not mark it.
 The record follows clang's convention (`<output>.opt.json` or
 `-foptimization-record-file=FILE`); `-Rpass=pencil` / `-Rpass-missed=pencil`
 print the same facts as remarks.
@@ -19,16 +21,18 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.ir.nodes import SourceLoc
 from clangpass.passes.registry import PassRecord, record_fields
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.poly.annotations import PragmaUse, unused_pragmas
+from clangpass.poly.annotations import ON_THE_DEVICE, PragmaUse, threads_phrase, unused_pragmas
+from clangpass.poly.privatization import source_name
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, thread_teams
-from clangpass.regions import OptRegion
+from clangpass.poly.schedule_loops import LoopFact
+from clangpass.regions import DETECTED, OptRegion
 from clangpass.rejects import GROUP, Reject, reject_id
 
 
@@ -66,6 +70,14 @@ class RegionOutcome:
     # The schedule file of the final schedule tree (clangpass.poly.schedule_files), which the
     # driver writes under -fpencil-save-schedule=DIR; '' otherwise. Not part of the record.
     schedule_text: str = ""
+    # For -fpencil-report (CompileOptions.report_file), like `schedule_text` not part of the record:
+    # the loops of the final schedule tree and the line of each statement (name, line).
+    loops: tuple[LoopFact, ...] = ()
+    statement_lines: tuple[tuple[str, int], ...] = ()
+    # The region's optimized code as a C compound statement (clangpass.emit_c), which the driver
+    # writes under -fpencil-emit-c=FILE, or why it cannot be printed; '' otherwise. Not part of the record.
+    c_source: str = ""
+    c_unprintable: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))   # 'optimized' reads as Status.OPTIMIZED
@@ -125,6 +137,9 @@ class RegionOutcome:
             "line": r.loc.line,
             "kind": r.kind,
             "symbol": r.symbol if optimized else "",
+            # The region as -fpencil-tile-sizes= and the remarks name it (`fn`, `fn#1`); a newer
+            # key, so after the keys of RECORD_KEYS.
+            "label": r.label,
             "status": self.status.value,
             "reason": self.reason,
             "statements": self.statements,
@@ -132,7 +147,7 @@ class RegionOutcome:
             "alias_checks": [list(pair) for pair in self.alias_checks],
             "parallel_regions": self.parallel_regions,
             "thread_teams": self.thread_teams,
-            "pragmas": [use.as_record() for use in self.pragma_uses],
+            "pragmas": [_on_target(self.target, self.mapping, use).as_record() for use in self.pragma_uses],
             "local_variables": [d.name for d in r.privatized],
             "kept_variables": {name: why for name, why in r.kept_scalars},
             "scheduling_seconds": round(self.scheduling_seconds, 6),
@@ -159,7 +174,7 @@ OUTCOME_KEYS = frozenset({
     "parallel_regions", "thread_teams", "pragmas", "local_variables", "kept_variables", "scheduling_seconds",
     "target", "mapping", "clustering", "scheduled_statements", "dependences_before_clustering",
     "dependences_after_clustering", "clustering_problems", "clustering_time", "scheduling_time",
-    "nondeterministic", "reason_id"})
+    "nondeterministic", "reason_id", "label"})
 
 # The order of the record's keys as they were before the passes kept records of their own.
 RECORD_KEYS = ("function", "file", "line", "kind", "symbol", "status", "reason", "statements", "tiled_bands",
@@ -234,12 +249,44 @@ def _report_loaded_schedule(engine: DiagnosticEngine, o: RegionOutcome, remarks:
                       f"file '{path}' (-fpencil-load-schedule)", option="-Rpass-missed=pencil")
 
 
+def _on_target(target: str, mapping: Mapping[str, object], use: PragmaUse) -> PragmaUse:
+    """`use` as it holds on `target` (a region's mapping): on the OpenCL target a reduction a kernel
+    performs runs on the device (work-group trees in local memory), not on the host's threads, and
+    what was not reduced is said of the device too. The remarks and the record both say this."""
+    if target != "opencl":
+        return use
+    missed = use.missed
+    for cpu_words, device_words in ON_THE_DEVICE.items():
+        missed = missed.replace(cpu_words, device_words)
+    threaded = sorted(v for v, _, on_threads in use.reductions if on_threads)   # as pragma_uses lists them
+    if not threaded:
+        return replace(use, missed=missed)
+    on_device = {r["variable"] for k in mapping.get("kernels", ()) for r in k.get("reductions", ())}
+    model = dict(use.renamed)          # the kernels name a demoted scalar's reduction by its array
+    device = [v for v in threaded if model.get(v, v) in on_device]
+    host = [v for v in threaded if model.get(v, v) not in on_device]
+    parts = []
+    if device:
+        parts.append(f"reduction{'s' if len(device) > 1 else ''} of {', '.join(repr(v) for v in device)} run on the "
+                     "OpenCL device (a tree in each work-group's local memory, the groups' results combined "
+                     "on the host)")
+    if host:
+        parts.append(f"{threads_phrase(host)}, on the host: the loop is no kernel")
+    return replace(use, detail=use.detail.replace(threads_phrase(threaded), "; ".join(parts)), missed=missed)
+
+
 def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], remarks: bool,
                     missed_remarks: bool) -> None:
     """-Wpencil warnings for fallbacks; -Rpass=pencil / -Rpass-missed=pencil remarks."""
     for o in outcomes:
         where = o.region.loc
-        if o.status is Status.FALLBACK:
+        if o.status is Status.FALLBACK and o.region.kind == DETECTED:
+            # A loop nest -fpencil-detect found: nobody marked it, so no warning (clangpass.detect).
+            if missed_remarks:
+                engine.report(o.reason_id or GROUP, "remark", where,
+                              f"loop nest in '{o.region.function.name}' not optimized: {o.reason}",
+                              option="-Rpass-missed=pencil")
+        elif o.status is Status.FALLBACK:
             # The reject id is the warning's id and option; -Wpencil / -Wno-pencil switch them all
             # (clangpass.driver.cli.DiagnosticPolicy).
             id = o.reason_id or GROUP
@@ -251,10 +298,20 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                               option="-Rpass-missed=pencil")
         elif remarks:
             facts = o.facts
+            kernels = ""
+            if o.target == "opencl":
+                # What runs on the device: kernels over parallel loops, one-work-item kernels
+                # between them (the mapping: llvm_backend.opencl.mapping).
+                made = o.mapping.get("kernels", [])
+                singles = sum(1 for k in made if k.get("work_items", "").startswith("one work-item ("))
+                kernels = f", {len(made) - singles} OpenCL kernels over parallel loops"
+                if singles:
+                    kernels += f" and {singles} of one work-item"
+            noun = "loop nest" if o.region.kind == DETECTED else "region"
             engine.report("pencil", "remark", where,
-                          f"region in '{o.region.function.name}' optimized: {o.statements} statements, "
+                          f"{noun} in '{o.region.function.name}' optimized: {o.statements} statements, "
                           f"{facts['tiled_bands']} tiled bands {list(facts['tile_sizes'])}, "
-                          f"{facts['parallel_loops']} parallel loops", option="-Rpass=pencil")
+                          f"{facts['parallel_loops']} parallel loops{kernels}", option="-Rpass=pencil")
             for fact in facts.get("storage", ()):
                 if fact.get("technique") in ("contract", "contract-scheduled"):
                     engine.report("pencil", "remark", where,
@@ -270,15 +327,21 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
             if o.alias_checks:
                 pairs = ", ".join(f"'{a}' and '{b}'" for a, b in o.alias_checks)
                 engine.report("pencil", "remark", where,
-                              f"region in '{o.region.function.name}': the optimized code runs only when "
+                              f"{noun} in '{o.region.function.name}': the optimized code runs only when "
                               f"arrays {pairs} do not overlap (checked at run time); otherwise the "
                               "original code runs", option="-Rpass=pencil")
+        if o.status is Status.OPTIMIZED:
+            # Sizes of -fpencil-tile-sizes= (or the tuning cache) that do not fit a band
+            # (clangpass.tile_spec): the band keeps its default.
+            for problem in (*o.facts.get("tile_size_problems", ()), *o.mapping.get("tile_size_problems", ())):
+                engine.report(GROUP, "warning", where, problem, option=f"-W{GROUP}")
         _report_loaded_schedule(engine, o, remarks, missed_remarks)
         if o.clustering_problems:
             engine.report("pencil-cluster", "error", where,
                           f"invalid clustering decision for region '{o.region.label}' "
                           f"(-fpencil-cluster-decision): {'; '.join(o.clustering_problems)}")
         for use in o.pragma_uses:
+            use = _on_target(o.target, o.mapping, use)
             at = SourceLoc(use.file, use.line, use.column)
             if use.used and remarks:
                 engine.report("pencil", "remark", at, f"'{use.spelling}' used: {use.detail}",
@@ -297,8 +360,13 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 # An output array keeping its memory is no missed chance (every kernel has one).
                 if fact.get("why_not") and fact["why_not"] != LIVE_OUT and fact["array"] not in moved:
                     engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': array "
-                                  f"'{fact['array']}' keeps its memory: {fact['why_not']}",
+                                  f"{source_name(fact['array'])} keeps its memory: {fact['why_not']}",
                                   option="-Rpass-missed=pencil")
+        if o.status is Status.OPTIMIZED and missed_remarks and o.target == "opencl":
+            # Nothing parallel stays on the host silently (the record's mapping.host_loops).
+            for why in o.mapping.get("host_loops", ()):
+                engine.report("pencil", "remark", where, f"region in '{o.region.function.name}': a parallel loop "
+                              f"runs on the host, not as an OpenCL kernel: {why}", option="-Rpass-missed=pencil")
         if o.status is Status.OPTIMIZED and o.reason and missed_remarks:
             # Optimized, but a transformation was lost on the way (a schedule verify-schedule rejected,
             # an unsound isl AST, a budget): the reason says which.

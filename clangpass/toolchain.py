@@ -2,13 +2,18 @@
 """The host C compiler pencilcc delegates to, and facts about it.
 
 The host compiler is `$PENCILCC_CC`, else `$CC` when that is not pencilcc itself,
-else `cc`. libclang's wheel ships no resource headers (stddef.h, stdarg.h...), so the
-front end borrows the host compiler's builtin include directory, found once per
+else `cc`. libclang's wheel ships no resource headers (stddef.h, stdarg.h, immintrin.h...).
+The front end reads a file as clang would, with clang's own builtin headers, where an
+installed clang (or Debian's libclang-common-N-dev) provides them: gcc's intrinsic headers
+(immintrin.h and the rest) use gcc builtins with gcc's signatures, which clang cannot parse.
+Without them it borrows the host compiler's builtin include directory, found once per
 compiler with `-print-file-name=include`.
 """
 from __future__ import annotations
 
+import glob
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -57,3 +62,43 @@ def builtin_include_dir(cc: tuple[str, ...]) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out if out and os.path.isdir(out) else None
+
+
+def _libclang_major() -> int:
+    """The major version of the libclang the front end loads (the `libclang` wheel's)."""
+    try:
+        from importlib.metadata import version
+        return int(version("libclang").split(".")[0])
+    except Exception:  # noqa: BLE001 - a libclang from elsewhere: assume the wheel's series
+        return 18
+
+
+_RESOURCE_GLOBS = ("/usr/lib/llvm-*/lib/clang/*/include", "/usr/lib/clang/*/include",
+                   "/usr/local/lib/clang/*/include", "/usr/lib64/clang/*/include")
+
+
+@lru_cache(maxsize=1)
+def clang_resource_include() -> str | None:
+    """clang's builtin header directory for the front end, or None.
+
+    `$PENCILCC_CLANG_RESOURCE_DIR` (a clang resource directory, or its include/) wins;
+    otherwise the newest installed one whose major version is not above libclang's: headers
+    of an older clang only call builtins the newer libclang also knows, and those of a newer
+    clang may call builtins it does not."""
+    forced = os.environ.get("PENCILCC_CLANG_RESOURCE_DIR", "").strip()
+    if forced:
+        for candidate in (os.path.join(forced, "include"), forced):
+            if os.path.isfile(os.path.join(candidate, "stddef.h")):
+                return candidate
+        return None
+    limit = _libclang_major()
+    best: tuple[int, str] | None = None
+    for pattern in _RESOURCE_GLOBS:
+        for path in sorted(glob.glob(pattern)):
+            match = re.search(r"/clang/(\d+)[^/]*/include$", path)
+            if not match or not os.path.isfile(os.path.join(path, "immintrin.h")):
+                continue
+            major = int(match.group(1))
+            if major <= limit and (best is None or major > best[0]):
+                best = (major, path)
+    return best[1] if best else None

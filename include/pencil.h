@@ -772,6 +772,36 @@ static inline float PENCIL_H_C23_(atan2pif)(float y, float x)
 
 #endif /* !PENCIL_NO_BUILTINS */
 
+/* ------------------------------------------------------------------------ */
+/* Device data across region calls (-fpencil-target=opencl).                */
+/* ------------------------------------------------------------------------ */
+/* Host code, not PENCIL: by default every region call uploads again each array
+ * its kernels read (the host may have written it since the last call).
+ * pencil_keep_device_data(1) declares that from now on the program reports
+ * every write the host makes, between region calls, to an array a region uses,
+ * with pencil_host_touch(array) after the write; arrays the host did not touch
+ * then stay on the device across calls. pencil_keep_device_data(0) goes back to
+ * the default. Without the OpenCL runtime (a CPU build, gcc) both do nothing:
+ * they call the runtime through weak references, defined only when a program
+ * is linked with it. */
+#if defined(__PENCILCC__)
+void pencil_keep_device_data(int on);
+void pencil_host_touch(const void *array);
+#else
+extern void pencilcc_cl_keep_device_data(int) __attribute__((weak));
+extern void pencilcc_cl_host_wrote(const void *) __attribute__((weak));
+static inline void pencil_keep_device_data(int on)
+{
+  if (pencilcc_cl_keep_device_data != 0)
+    pencilcc_cl_keep_device_data(on);
+}
+static inline void pencil_host_touch(const void *array)
+{
+  if (pencilcc_cl_host_wrote != 0)
+    pencilcc_cl_host_wrote(array);
+}
+#endif
+
 /* Internal generator macros are not part of the interface. */
 #undef PENCIL_H_INT_COMMON_
 #undef PENCIL_H_INT_SAT_SIGNED_

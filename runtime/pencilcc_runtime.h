@@ -79,8 +79,26 @@ void pencilcc_cl_host_wrote(const void *host);
    until pencilcc_cl_host_wrote or the next region call. */
 void pencilcc_cl_discard(const void *host);
 /* A region call starts: every known buffer's device copy is stale (the program
-   may have written the arrays since); the allocations are kept for reuse. */
+   may have written the arrays since); the allocations are kept for reuse. Not so
+   while pencilcc_cl_keep_device_data(1) holds: then copies current on both sides
+   at the last region's end stay current, and only what pencilcc_cl_host_wrote
+   named since is uploaded again. */
 void pencilcc_cl_region_begin(void);
+
+/* 1: from now on the program declares every host write to an array a region
+   uses, between region calls, with pencilcc_cl_host_wrote (pencil.h:
+   pencil_host_touch), so device copies stay across region calls; entering this
+   mode makes every device copy stale once. 0: back to one upload per region
+   call (the default). */
+void pencilcc_cl_keep_device_data(int on);
+
+/* Generated host code brackets a loop whose host code pencilcc proved writes no array
+   between its region calls with push (before) and pop (after): inside, in the calling
+   thread, region calls keep device copies as under pencilcc_cl_keep_device_data(1), with
+   no host write to declare. The first push of a thread makes every device copy stale
+   once (the host may have written them before the loop); pushes nest. */
+void pencilcc_cl_residency_push(void);
+void pencilcc_cl_residency_pop(void);
 
 /* A region call ends: read back every buffer newer on the device and wait for
    the queue (blocking), so the host has everything. */

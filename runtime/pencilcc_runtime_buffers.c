@@ -258,6 +258,7 @@ void pencilcc_cl_discard(const void *host)
   pthread_mutex_lock(&rt_lock);
   if (rt.state == RT_READY && (b = find_buffer(host)) != NULL) {
     b->copy = COPY_SYNC; /* neither copy matters: no upload, no read back */
+    b->dead = 1;
   } else {
     forget_discarded(host); /* listed once */
     if (rt.n_discarded == rt.cap_discarded) {
@@ -279,22 +280,87 @@ void pencilcc_cl_host_wrote(const void *host)
   struct buffer *b;
   pthread_mutex_lock(&rt_lock);
   forget_discarded(host);
-  if (rt.state == RT_READY && (b = find_buffer(host)) != NULL)
+  if (rt.state == RT_READY && (b = find_buffer(host)) != NULL) {
     b->copy = COPY_HOST_NEWER;
+    b->dead = 0;
+  }
   pthread_mutex_unlock(&rt_lock);
 }
 
-void pencilcc_cl_region_begin(void)
+/* Device copies a region call leaves current on both sides (SYNC) stay so only while no host
+   write goes undeclared: entering the mode, every such copy is made stale once. */
+static void stale_synced(void)
 {
   size_t i;
-  pthread_mutex_lock(&rt_lock);
-  rt.n_discarded = 0;
-  /* Buffers newer on the device belong to a region still running in another
-     thread (a finished region read them back): they stay as they are. */
   if (rt.state == RT_READY)
     for (i = 0; i < rt.n_buffers; i++)
       if (rt.buffers[i]->copy == COPY_SYNC)
         rt.buffers[i]->copy = COPY_HOST_NEWER;
+}
+
+void pencilcc_cl_keep_device_data(int on)
+{
+  pthread_mutex_lock(&rt_lock);
+  if (on && !rt.keep_device_data)
+    stale_synced(); /* the host may have written them since the last region call, undeclared */
+  rt.keep_device_data = on != 0;
+  pthread_mutex_unlock(&rt_lock);
+}
+
+/* pencilcc_cl_residency_push/_pop: how many loops the calling thread is in whose host code
+   writes no array between region calls (pencilcc proved it from the caller's source). Kept
+   per thread: the region calls of another thread keep their own mode. When the key cannot
+   be made the depth is always 0, the default. */
+static pthread_key_t residency_key;
+static pthread_once_t residency_once = PTHREAD_ONCE_INIT;
+static int residency_key_made;
+
+static void make_residency_key(void)
+{
+  residency_key_made = pthread_key_create(&residency_key, NULL) == 0;
+}
+
+static uintptr_t residency_depth(void)
+{
+  void *value;
+  pthread_once(&residency_once, make_residency_key);
+  if (!residency_key_made)
+    return 0;
+  value = pthread_getspecific(residency_key);
+  return (uintptr_t)value;
+}
+
+void pencilcc_cl_residency_push(void)
+{
+  uintptr_t depth = residency_depth();
+  if (!residency_key_made)
+    return;
+  pthread_mutex_lock(&rt_lock);
+  if (depth == 0 && !rt.keep_device_data)
+    stale_synced(); /* the host may have written them before the loop */
+  pthread_mutex_unlock(&rt_lock);
+  pthread_setspecific(residency_key, (void *)(depth + 1));
+}
+
+void pencilcc_cl_residency_pop(void)
+{
+  uintptr_t depth = residency_depth();
+  if (depth > 0) /* a pop without its push (a jump into the loop) changes nothing */
+    pthread_setspecific(residency_key, (void *)(depth - 1));
+}
+
+void pencilcc_cl_region_begin(void)
+{
+  uintptr_t depth = residency_depth();
+  pthread_mutex_lock(&rt_lock);
+  rt.n_discarded = 0;
+  /* Buffers newer on the device belong to a region still running in another
+     thread (a finished region read them back): they stay as they are. With
+     keep_device_data the program has declared what it wrote since the last
+     call (host_wrote), and the copies current on both sides stay so; so they do inside a
+     loop pencilcc proved writes nothing on the host between calls (residency_push). */
+  if (!rt.keep_device_data && depth == 0)
+    stale_synced();
   pthread_mutex_unlock(&rt_lock);
 }
 
@@ -324,6 +390,12 @@ void pencilcc_cl_region_end(void)
         rt.d2h.bytes += b->size;
       }
       b->copy = COPY_SYNC;
+    }
+    /* Dead data was neither uploaded nor read back: the device copy is no copy of the host's. */
+    for (i = 0; i < rt.n_buffers; i++) {
+      if (rt.buffers[i]->dead && rt.buffers[i]->copy == COPY_SYNC)
+        rt.buffers[i]->copy = COPY_HOST_NEWER;
+      rt.buffers[i]->dead = 0;
     }
     finish_queue();
   }

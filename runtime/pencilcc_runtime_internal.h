@@ -15,7 +15,8 @@
  *   pencilcc_runtime_buffers.c   device buffers by host address: staleness, transfers, discarded
  *                                dead data, scratch memory, allocations kept across region
  *                                calls; pencilcc_cl_to_host, _discard, _host_wrote,
- *                                _region_begin, _region_end
+ *                                _region_begin, _region_end, _keep_device_data, _residency_push,
+ *                                _residency_pop
  *   pencilcc_runtime_launch.c    work-group sizes (reqd_work_group_size), a launch;
  *                                pencilcc_cl_run
  *   pencilcc_runtime_fallback.c  a refused launch: the host gets current data for the CPU loop
@@ -221,6 +222,9 @@ struct buffer {
   /* rt.epoch when an upload from `host` was last enqueued: while it equals
      rt.epoch the upload may still be reading host memory. */
   unsigned long long upload_epoch;
+  /* Discarded in this region call and not written by a kernel since: neither copy holds the
+     array's values, so a later call that keeps device data uploads it (the host's copy). */
+  int dead;
 };
 
 struct scratch {
@@ -296,6 +300,9 @@ struct rt_state {
 
   struct buffer **buffers;
   size_t n_buffers, cap_buffers;
+  /* pencilcc_cl_keep_device_data: the program declares its host writes between region calls
+     (pencilcc_cl_host_wrote), so a region call does not make every device copy stale. */
+  int keep_device_data;
   struct scratch *scratch; /* SCRATCH arguments' device memory, by name */
   size_t n_scratch, cap_scratch;
   /* Host addresses pencilcc_cl_discard named before any buffer existed for them, in this

@@ -166,8 +166,10 @@ static int run_locked(const char *source, const char *kernel_name, uint32_t n_ar
   for (i = 0; i < n_args; i++)
     if (args[i].kind == PENCILCC_CL_BUFFER && (args[i].access & PENCILCC_CL_WRITE)) {
       struct buffer *b = find_buffer(args[i].data);
-      if (b)
+      if (b) {
         b->copy = COPY_DEVICE_NEWER;
+        b->dead = 0;
+      }
     }
   return 0;
 }

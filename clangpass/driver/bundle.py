@@ -41,6 +41,7 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from clangpass.prefix_map import DEBUG, FLAGS as PREFIX_MAP_FLAGS, MACRO, PrefixMap
 from clangpass.resources import include_dir
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class Bundle:
     flags: tuple[tuple[str, ...], ...]      # preprocessing flags, each (flag,) or (flag, value)
     files: tuple[tuple[str, bytes], ...]    # (path as the client saw it, text)
     up: tuple[str, ...]                     # the client's working directory's last folder names
+    cwd: str = ""                           # the client's working directory ('': not recorded)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,32 @@ class Tree:
     language: str
     flags: tuple[str, ...]
     absolute: str
+    relative: str = ""          # the folder that stands for `client_relative`
+    client_relative: str = ""   # the client's folder that relative paths climb to ('': unknown)
+
+    def client_paths(self) -> PrefixMap:
+        """The map from this folder's paths to the client's: absolute ones are the client's
+        under `absolute`, relative ones the client's under `relative` (empty when the bundle
+        did not record the client's working directory: relative paths are then mapped only
+        where they stay relative)."""
+        pairs = [(self.absolute, "")]
+        if self.client_relative == "/":
+            pairs += [(self.relative, "/"), (self.relative + "/", "/")]
+        elif self.client_relative:
+            pairs.append((self.relative, self.client_relative))
+        return PrefixMap(tuple(pairs))
+
+    def client_text(self, text: bytes) -> bytes:
+        """`text` (messages, the record's JSON) with the paths of `absolute` as the client's."""
+        return text.replace(os.fsencode(self.absolute) + b"/", b"/")
+
+    def prefix_map_flags(self, argv: Sequence[str]) -> list[str]:
+        """The prefix maps (clangpass.prefix_map) that make the compile here write the paths the
+        client's compile, `argv`, writes: this folder's paths as the client's, then the client's
+        own maps on them (composed: gcc applies one map to a path)."""
+        client = self.client_paths()
+        return [*client.then(PrefixMap.of(argv, DEBUG)).flags(DEBUG),
+                *client.then(PrefixMap.of(argv, MACRO)).flags(MACRO)]
 
 
 # ----------------------------------------------------------------------------- the client's side
@@ -181,13 +209,13 @@ def make_bundle(source: str, language: str, parser_flags: Sequence[str],
     climb = max((_ups(p) for p in relative), default=0)
     names = [p for p in cwd.split("/") if p]
     return Bundle(source, language, tuple(flags), tuple(files.items()),
-                  tuple(names[len(names) - climb:]) if climb else ())
+                  tuple(names[len(names) - climb:]) if climb else (), posixpath.normpath(cwd))
 
 
 def encode(bundle: Bundle) -> Optional[bytes]:
     """The bundle's comment line (with its leading newline); None when it exceeds MAX_BYTES."""
     doc = {"version": VERSION, "source": bundle.source, "language": bundle.language,
-           "flags": [list(f) for f in bundle.flags], "up": list(bundle.up),
+           "flags": [list(f) for f in bundle.flags], "up": list(bundle.up), "cwd": bundle.cwd,
            "files": [[path, base64.b64encode(text).decode("ascii")] for path, text in bundle.files]}
     payload = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     if len(payload) > MAX_BYTES:
@@ -212,7 +240,7 @@ def bundle_line(host: "HostCompiler", config: "DriverConfig") -> Optional[bytes]
         text = read_source(source.path)
     except DriverError:
         return None
-    if not may_hold_pencil(source, text, config.host_args):
+    if not may_hold_pencil(source, text, config.host_args, config.options.detect):
         return None
     # The host's view and the front end's (pencil.h and user headers read differently with
     # __PENCILCC__): the union of both lists of user headers.
@@ -300,8 +328,14 @@ def _bundle_of(doc: object) -> Bundle:
     source = _text(doc["source"], "its source path")
     if source.startswith(("-", "@")):
         raise BundleError(f"its source path '{source[:80]}' reads as an option")
+    # The client's working directory (bundles of older pencilccs have none): only written
+    # into the object as paths, never used as one here.
+    cwd = _text(doc.get("cwd", ""), "its working directory")
+    if cwd and (not cwd.startswith("/") or posixpath.normpath(cwd) != cwd or
+                (up and cwd.split("/")[-len(up):] != up)):
+        raise BundleError(f"its working directory '{cwd[:80]}' is malformed")
     return Bundle(source, language,
-                  tuple(tuple(f) for f in flags), texts, tuple(up))
+                  tuple(tuple(f) for f in flags), texts, tuple(up), cwd)
 
 
 def _inside(base: str, path: str) -> bool:
@@ -358,8 +392,11 @@ def unpack(bundle: Bundle, root: str) -> Tree:
             flags += [name, value]
         else:
             flags += list(flag)
+    client_relative = ""
+    if bundle.cwd:
+        client_relative = posixpath.normpath(posixpath.join(bundle.cwd, *[".."] * climb)) if climb else bundle.cwd
     return Tree(cwd, bundle.source if not os.path.isabs(bundle.source) else source,
-                bundle.language, tuple(flags), absolute)
+                bundle.language, tuple(flags), absolute, rel, client_relative)
 
 
 # ----------------------------------------------------------------------------- the inner compile
@@ -389,7 +426,7 @@ def compile_flags(argv: Sequence[str], record_file: str) -> list[str]:
         i += 1
         if a == "-" or not a.startswith("-"):
             continue                                        # the input
-        if a in _DROPPED_EXACT or a.startswith(("-Wp,", "-foptimization-record-file=")) \
+        if a in _DROPPED_EXACT or a.startswith(("-Wp,", "-foptimization-record-file=", "-fpencil-report=", *PREFIX_MAP_FLAGS)) \
                 or a in ("-fsave-optimization-record", "-fsave-optimization-record=json"):
             continue
         if a in _DROPPED_VALUE:
@@ -410,3 +447,19 @@ def compile_flags(argv: Sequence[str], record_file: str) -> list[str]:
     if record_file:
         out.append(f"-foptimization-record-file={record_file}")
     return out
+
+
+def inner_flags(tree: Tree, argv: Sequence[str], record_file: str) -> list[str]:
+    """The flags of the compile of `tree`'s source for the command line `argv` (a compile of
+    one preprocessed input; `record_file` as for `compile_flags`): the bundle's preprocessing
+    flags, the command line's others, in its order (what the host records of them in -g's
+    DW_AT_producer is the client's: the bundle's flags that the command line has too, such as
+    -O levels and -fopenmp, are not repeated), and the prefix maps that write the client's
+    paths (`Tree.prefix_map_flags`)."""
+    kept = compile_flags(argv, record_file)
+    own = set(kept)
+    preprocessing: list[str] = []
+    for flag in pairs(list(tree.flags)):
+        if len(flag) == 2 or flag[0] not in own:
+            preprocessing += flag
+    return [*preprocessing, *kept, *tree.prefix_map_flags(argv)]

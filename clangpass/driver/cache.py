@@ -93,6 +93,12 @@ def cache_dir() -> Optional[Path]:
     """The cache directory, or None when caching is disabled."""
     if os.environ.get("PENCILCC_NO_CACHE", "") not in ("", "0"):
         return None
+    return cache_root()
+
+
+def cache_root() -> Path:
+    """Where the cache directory is, whether or not caching is enabled (the tuner's choices,
+    clangpass.tuning, live there too)."""
     explicit = os.environ.get("PENCILCC_CACHE_DIR", "")
     if explicit:
         return Path(explicit)

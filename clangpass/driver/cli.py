@@ -30,10 +30,13 @@ import islpy as isl
 
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.dumps import STAGES
+from clangpass import prefix_map
 from clangpass.options import CompileOptions
+from clangpass.prefix_map import PrefixMap
 from clangpass.poly.schedule_files import SUFFIX as SCHEDULE_SUFFIX
 from clangpass.poly.schedule_files import ScheduleFileError, read_schedule
 from clangpass.poly.tile_sizes import parse_size
+from clangpass.tile_spec import TileSizeRule, TileSpecError, parse_rules
 from clangpass.rejects import GROUP, REJECTS
 from clangpass.resources import include_dir
 from clangpass.targets import TARGET_MODULES
@@ -294,10 +297,14 @@ class _State:
     fast_math: bool = False
     march: str = ""
     debug: bool = False
+    debug_prefix_map: list = field(default_factory=list)     # (OLD, NEW) of -ffile/-fdebug-prefix-map
     pic: Optional[bool] = None
     tile_size: Optional[int] = None
+    tile_sizes: tuple[TileSizeRule, ...] = ()
+    use_tuned: bool = True
     cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
+    detect: bool = False
     thread_min_work: int = CompileOptions.thread_min_work
     thread_start_work: int = CompileOptions.thread_start_work
     time_limit: float = CompileOptions.time_limit
@@ -308,6 +315,8 @@ class _State:
     cluster: str = CompileOptions.cluster
     cluster_decision: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     save_schedule_dir: str = ""
+    report_file: str = ""
+    emit_c: str = ""
     load_schedule_dir: str = ""
     loaded_schedules: tuple[tuple[str, str], ...] = ()
     target: str = CompileOptions.target
@@ -366,6 +375,28 @@ def _cache_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def _tile_sizes(value: str) -> tuple[TileSizeRule, ...]:
+    """The rules of one -fpencil-tile-sizes= (clangpass.tile_spec): `;`-separated rules, or
+    `@FILE`, a file of them one a line."""
+    flag = "-fpencil-tile-sizes="
+    try:
+        if value.startswith("@"):
+            path = value[1:]
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as exc:
+                raise CommandLineError(f"'{flag}': cannot read '{path}': {exc.strerror or exc}") from None
+            rules = parse_rules(text, origin=f"{path}:")
+        else:
+            rules = parse_rules(value)
+    except TileSpecError as exc:
+        raise CommandLineError(f"'{flag}': {exc}") from None
+    if not rules:
+        raise CommandLineError(f"'{flag}' expects sizes such as 32,64 or fn:0=32,32,8, got '{value}'")
+    return rules
+
+
 def _cluster_decision(path: str) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
     """A user's clustering (-fpencil-cluster-decision=FILE): JSON, a list of clusters (lists of
     statement names, as in the `scop` dump) for every region, or an object from region labels
@@ -416,6 +447,21 @@ def _loaded_schedules(path: str) -> tuple[tuple[str, str], ...]:
             raise CommandLineError(f"'{flag}': {exc}") from None
         files.append((name, text))
     return tuple(files)
+
+
+def _report_file(path: str) -> str:
+    """The page of -fpencil-report=FILE: a file that can be made where the command runs (its folder
+    exists; it is not a folder itself). Checked before anything is compiled; the page is written
+    once the command has succeeded (clangpass.driver.main)."""
+    flag = "-fpencil-report="
+    if not path:
+        raise CommandLineError(f"'{flag}' expects a file name, such as '{flag}report.html'")
+    if os.path.isdir(path):
+        raise CommandLineError(f"'{flag}': '{path}' is a folder; name the HTML file to write")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise CommandLineError(f"'{flag}': cannot write '{path}': no folder '{folder}'")
+    return path
 
 
 def _seconds_value(flag: str, text: str) -> float:
@@ -536,12 +582,20 @@ class _Parser:
             s.dump_ir = InputFile(path, language_of(path, s.x_language), s.x_language)
         elif arg.startswith("--tile-size"):
             s.tile_size = _int_value("--tile-size", self.value("--tile-size", arg))
+        elif arg.startswith("-fpencil-tile-sizes="):
+            s.tile_sizes += _tile_sizes(arg.split("=", 1)[1])
+        elif arg in ("-fpencil-tuned", "-fno-pencil-tuned"):
+            s.use_tuned = arg == "-fpencil-tuned"
         elif arg.startswith("--cache-sizes"):
             s.cache_sizes = _cache_sizes(self.value("--cache-sizes", arg))
         elif arg == "-fpencil-parallel":
             s.parallel = True
         elif arg == "-fno-pencil-parallel":
             s.parallel = False
+        elif arg == "-fpencil-detect":
+            s.detect = True
+        elif arg == "-fno-pencil-detect":
+            s.detect = False
         elif arg.startswith("-fpencil-thread-min-work="):
             s.thread_min_work = _int_value("-fpencil-thread-min-work=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-thread-start-work="):
@@ -579,6 +633,12 @@ class _Parser:
             if not s.save_schedule_dir or (os.path.exists(s.save_schedule_dir)
                                            and not os.path.isdir(s.save_schedule_dir)):
                 raise CommandLineError(f"'-fpencil-save-schedule=' expects a folder, got '{s.save_schedule_dir}'")
+        elif arg.startswith("-fpencil-report="):
+            s.report_file = _report_file(arg.split("=", 1)[1])
+        elif arg.startswith("-fpencil-emit-c="):
+            s.emit_c = arg.split("=", 1)[1]
+            if not s.emit_c:
+                raise CommandLineError("'-fpencil-emit-c=' expects a file name (or a folder, ending in '/')")
         elif arg.startswith("-fpencil-load-schedule="):
             s.load_schedule_dir = arg.split("=", 1)[1]
             s.loaded_schedules = _loaded_schedules(s.load_schedule_dir)
@@ -727,6 +787,13 @@ class _Parser:
             s.pic = True
             self.host(arg, compile_=False)
             return True
+        elif arg.startswith(prefix_map.FLAGS):
+            try:
+                flag, old, new = prefix_map.parse_flag(arg)
+            except prefix_map.PrefixMapError as exc:
+                raise CommandLineError(str(exc)) from None
+            if flag != prefix_map.MACRO:
+                s.debug_prefix_map.append((old, new))
         elif arg == "-g0":
             s.debug = False
         elif re.fullmatch(r"-g(gdb|dwarf(-\d)?|[1-3]|gdb[1-3])?", arg):
@@ -788,7 +855,7 @@ def _check_not_misspelt(arg: str) -> None:
     pencil_namespace = typed.startswith(("-fpencil-", "-fno-pencil-"))
     if not pencil_namespace and (not typed.startswith("--") or typed.startswith(_HOST_LONG_OPTIONS)):
         return
-    # Compared without their prefixes: `-fpencil-tile-sizes=` is nearest to `--tile-size=`.
+    # Compared without their prefixes: `-fpencil-tile-size=` is nearest to `--tile-size=`.
     stems = {re.sub(r"^(-fno-pencil-|-fpencil-|--)", "", name): name for name in ours}
     stem = re.sub(r"^(-fno-pencil-|-fpencil-|--)", "", typed)
     close = [stems[c] for c in difflib.get_close_matches(stem, list(stems), n=1,
@@ -874,6 +941,28 @@ def _pipeline(s: _State) -> tuple[str, ...]:
     return tuple(names)
 
 
+def emit_c_is_folder(path: str) -> bool:
+    """Whether `-fpencil-emit-c=path` names a folder (each input's C under its own name there)."""
+    return path.endswith(("/", os.sep)) or os.path.isdir(path)
+
+
+def _check_emit_c(path: str, action: str, compiled: list[InputFile]) -> None:
+    """-fpencil-emit-c= rules like -o: one file per C input, so several inputs need a folder."""
+    if action not in ("compile", "assemble", "link"):
+        raise CommandLineError("'-fpencil-emit-c=' writes what a compile optimized; it needs '-c', '-S' "
+                               "or a link, not '-E', '-M' or '-fsyntax-only'")
+    sources = [i for i in compiled if i.language in ("c", "pencil")]
+    if emit_c_is_folder(path):
+        names = [os.path.basename(i.path) for i in sources]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise CommandLineError(f"'-fpencil-emit-c={path}' would write '{twice[0]}' twice (two inputs of "
+                                   "that name); compile them separately")
+    elif len(sources) > 1:
+        raise CommandLineError(f"cannot specify '-fpencil-emit-c={path}' with multiple files; name a "
+                               f"folder ('-fpencil-emit-c={path.rstrip(os.sep)}/') to get one C file per input")
+
+
 def parse_command_line(argv: list[str]) -> DriverConfig:
     """argv (without the program name) -> DriverConfig; raises CommandLineError."""
     expanded = expand_response_files(list(argv))
@@ -882,6 +971,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     compiled = [i for i in s.inputs if i.language != "linker"]
     if action in ("compile", "assemble") and s.output and len(compiled) > 1:
         raise CommandLineError("cannot specify '-o' with '-c', '-S' or '-E' with multiple files")
+    if s.emit_c:
+        _check_emit_c(s.emit_c, action, compiled)
     passes = _pipeline(s)
     for flag, names in (("--disable-pass", s.disabled_passes), ("--dump-before", s.dump_before),
                         ("--dump-after", s.dump_after)):
@@ -893,16 +984,19 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     # pencilcc without -I, and a project's own pencil.h still wins.
     pencil_h = ("-idirafter", str(include_dir()))
     options = CompileOptions(
-        opt_level=s.opt_level, tile_size=s.tile_size, cache_sizes=s.cache_sizes, parallel=s.parallel,
+        opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, use_tuned=s.use_tuned, cache_sizes=s.cache_sizes, parallel=s.parallel,
+        detect=s.detect,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
-        save_schedule_dir=s.save_schedule_dir, load_schedule_dir=s.load_schedule_dir,
+        save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, emit_c=s.emit_c,
+        load_schedule_dir=s.load_schedule_dir,
         loaded_schedules=s.loaded_schedules,
         source_order=s.source_order or ("gain" if s.target == "opencl" else CompileOptions.source_order),
         disabled_passes=frozenset(s.disabled_passes), passes=passes,
         pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
         time_report=s.time_report, march=s.march, fast_math=s.fast_math,
-        pic=bool(s.pic), debug=s.debug, thread_min_work=s.thread_min_work,
+        pic=bool(s.pic), debug=s.debug, debug_prefix_map=PrefixMap(tuple(s.debug_prefix_map)),
+        thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,
         time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb, max_statements=s.max_statements,
         max_loop_depth=s.max_loop_depth, memory=s.memory)

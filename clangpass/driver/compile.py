@@ -6,7 +6,7 @@ For one C input (`.c`, `.pencil.c`, `-x c`, `-x pencil`):
 1. `analyse` (given its bytes, see clangpass.driver.sources): a file that
    cannot hold PENCIL code (no `scop`, `pencil` or `restrict` in its text, no
    `scop` or `pencil` in a user header it includes, not `.pencil.c`, not
-   `-x pencil`) is plain and never parsed. Otherwise look it up
+   `-x pencil`; under -fpencil-detect, no `for` either) is plain and never parsed. Otherwise look it up
    in the compile cache; on a miss parse it with libclang (a file clang cannot
    parse goes to the host compiler unchanged, with a -Wpencil warning when it
    mentions PENCIL) and hand the module to the compile core (clangpass.compiler),
@@ -37,21 +37,27 @@ from typing import Callable, Optional, Protocol
 from clangpass.compiler import compile_module
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine, render
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key, plugin_identity
-from clangpass.driver.cli import DriverConfig, InputFile
+from clangpass.driver.cli import DriverConfig, InputFile, emit_c_is_folder
 from clangpass.driver.console import Console, Terminal, tool_diagnostics
 from clangpass.driver.host import HostCompiler
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.link import localize_in_assembly, localize_symbols
-from clangpass.driver.rewrite import HeaderCopy, RewriteError, outline_regions, outline_translation_unit
+from clangpass.driver.rewrite import (HeaderCopy, Redirect, RewriteError, emitted_c_text, outline_regions,
+                                      outline_translation_unit)
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)
+from clangpass import residency
 from clangpass.dumps import DumpSink
+from clangpass.emit_c import PRELUDE as EMIT_C_PRELUDE, fallback_comment
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, parse_file
 from clangpass.ir.nodes import Include, Module, SourceLoc
 from clangpass.ir.printer import format_module
 from clangpass.options import CompileOptions
+from clangpass.tuning import tuned_rules
 from clangpass.poly.schedule_files import schedule_file_name
-from clangpass.regions import trampoline_symbol
+from clangpass.resources import include_dir
+from clangpass.prefix_map import DEBUG as DEBUG_PREFIX_MAP, PrefixMap
+from clangpass.residency import ResidentLoop
 from clangpass.rejects import Reject, option as reject_option
 from clangpass.report import RegionOutcome, fallback, report_outcomes
 from clangpass.targets import Artifact, Output, get_target
@@ -111,6 +117,7 @@ class Analysis:
     dump_count: int = 0
     includes: tuple[Include, ...] = ()               # the module's, for rewriting headers
     exports: Optional[dict] = None                   # the caller's `Exports` of the parse
+    resident_loops: tuple[ResidentLoop, ...] = ()     # loops to bracket (clangpass.residency)
 
 
 # Ordering: the stage names the analysis child announces; a failure in 'region N' leaves only
@@ -149,6 +156,7 @@ class InputPlan:
     artifact: Optional[Artifact] = None   # the target's code for the optimized regions
     file_fallback: Optional[Reject] = None   # why nothing of the file was analysed (it could not be parsed...)
     includes: tuple[Include, ...] = ()   # its #include directives (clangpass.ir.nodes.Include)
+    resident_loops: tuple[ResidentLoop, ...] = ()   # loops whose region calls keep device data
 
     @property
     def optimized(self) -> list[RegionOutcome]:
@@ -200,6 +208,7 @@ class Compilation:
         self.dumps = DumpSink(stages=config.options.dump, directory=config.options.dump_dir)
         self._pic_resolved = False
         self._cache_keys: dict[str, str] = {}
+        self._tuned: dict[str, tuple] = {}       # input path -> its rules from the tuning cache
 
     # ------------------------------------------------------------------ diagnostics
     def engine(self) -> DiagnosticEngine:
@@ -225,8 +234,15 @@ class Compilation:
     def analyse(self, source: InputFile, text: bytes) -> tuple[InputPlan, bool]:
         """The plan for `source` (whose bytes are `text`) and whether its diagnostics allow
         going on (no error)."""
+        plan, ok = self._analyse(source, text)
+        if self.options.emit_c:
+            self._emit_c(plan)
+        return plan, ok
+
+    def _analyse(self, source: InputFile, text: bytes) -> tuple[InputPlan, bool]:
         plan = InputPlan(source, text)
-        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args):
+        if self.exports is None and not may_hold_pencil(source, text, self.config.host_args,
+                                                                  self.options.detect):
             return plan, True
         plan.cache_key = self.cache_key(source)
         if plan.cache_key and self.cache is not None:
@@ -264,6 +280,10 @@ class Compilation:
                 first = next((d for d in analysis.parse_diagnostics
                               if d.severity in ("error", "fatal error")), None)
                 why = f": {first.loc.file}:{first.loc.line}:{first.loc.col}: {first.message}" if first else ""
+                if first is not None and _in_host_builtin_headers(first.loc.file):
+                    why += ("; a header of the host compiler that clang cannot read: install "
+                            "clang's builtin headers (Debian: libclang-common-16-dev) or set "
+                            "PENCILCC_CLANG_RESOURCE_DIR")
                 plan.file_fallback = Reject("pencil-file-unparsable", f"clang cannot parse it{why}")
             # The record always says why; the warning only for a file written for pencilcc (a
             # file with a mere `restrict` that clang cannot parse is not ours to warn about).
@@ -275,12 +295,28 @@ class Compilation:
         plan.artifact = analysis.artifact
         plan.includes = analysis.includes
         plan.exports = analysis.exports
+        plan.resident_loops = analysis.resident_loops
         if analysis.artifact is not None and analysis.artifact.messages:
             self.console.output(analysis.artifact.messages, tool_diagnostics(analysis.artifact.messages))
         self._report_timings(plan)
         self._save_schedules(plan)
         engine.extend(analysis.diagnostics)
         return plan, self._print(plan, engine)
+
+    def source_options(self, source: InputFile) -> CompileOptions:
+        """The options `source` compiles with: the command's, with the sizes `pencilcc-tune`
+        cached for the input on this machine's device (clangpass.tuning; from -O2 on, unless
+        -fno-pencil-tuned); looked up once per input."""
+        if source.path not in self._tuned:
+            rules: tuple = ()
+            if self.options.use_tuned and self.options.opt_level >= 2:
+                try:
+                    with open(source.path, "rb") as f:
+                        rules = tuned_rules(f.read(), self.options.target)
+                except OSError:
+                    rules = ()
+            self._tuned[source.path] = rules
+        return replace(self.options, tuned_tile_sizes=self._tuned[source.path])
 
     def cache_key(self, source: InputFile) -> str:
         """The compile cache key of `source`, or '' (no cache, or the preprocessor failed);
@@ -295,14 +331,15 @@ class Compilation:
             return ""
         options = self.options
         if options.dump or options.dump_before or options.dump_after or options.time_report \
-                or options.save_schedule_dir or self.config.keep:
+                or options.save_schedule_dir or options.report_file or options.emit_c or self.config.keep:
             return ""       # these print, write or keep things only a real compile produces
         proc = self.host.run([*self.config.host_args, *language_flags(source), "-E", source.path],
                              capture=True)
         if proc.returncode != 0:
             return ""
-        # The pipeline (-fpencil-passes=, -fpencil-pass-plugin=) is in the options.
-        flags = [*self.config.host_args, *language_flags(source), repr(self.options),
+        # The pipeline (-fpencil-passes=, -fpencil-pass-plugin=) is in the options, and so are
+        # the sizes the tuning cache holds for the input.
+        flags = [*self.config.host_args, *language_flags(source), repr(self.source_options(source)),
                  repr(self.config.diagnostics), plugin_identity()]
         return cache_key(self.host.identity(), os.getcwd(), source.path, flags, proc.stdout)
 
@@ -346,13 +383,29 @@ class Compilation:
             return Analysis(parsed=False, parse_diagnostics=tuple(result.diagnostics))
         self.dumps.emit("ir", os.path.basename(source.path), "frontend",
                         format_module(result.module, heading=False))
-        compiled = compile_module(result.module, self.options, self.target, self._output(),
+        compiled = compile_module(result.module, self.source_options(source), self.target, self._output(),
                                   dumps=self.dumps, progress=_Stages(watch, limit), left_out=left_out,
                                   reraise=_debug_enabled())
-        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in compiled.outcomes),
-                        diagnostics=compiled.diagnostics, artifact=compiled.artifact,
+        outcomes, diagnostics = list(compiled.outcomes), list(compiled.diagnostics)
+        loops: tuple[ResidentLoop, ...] = ()
+        if self.target.traits.device_data and result.tu is not None and \
+                any(o.status == "optimized" for o in outcomes):
+            # Loops whose host code writes nothing the regions they call see: data stays on
+            # the device across those calls (clangpass.residency).
+            try:
+                found = residency.find(result.tu, source.path, outcomes)
+            except Exception:   # a bug of ours: the calls upload as they always did
+                if _debug_enabled():
+                    raise
+                found = residency.Residency()
+            outcomes, remarks = residency.annotate(outcomes, found)
+            diagnostics += remarks
+            loops = found.loops
+        return Analysis(outcomes=tuple(DetachedOutcome(o) for o in outcomes),
+                        diagnostics=tuple(diagnostics), artifact=compiled.artifact,
                         dump_count=self.dumps._count, includes=result.module.includes,
-                        exports=self.exports(result) if self.exports is not None else None)
+                        exports=self.exports(result) if self.exports is not None else None,
+                        resident_loops=loops)
 
     def _output(self) -> Output:
         """What the action needs from the target."""
@@ -378,6 +431,49 @@ class Compilation:
         except OSError as exc:
             raise DriverError(f"cannot write the schedule files of '{plan.source.path}' into '{folder}': "
                               f"{exc.strerror or exc}") from None
+
+    def _emit_c(self, plan: InputPlan) -> None:
+        """-fpencil-emit-c=FILE (or DIR/): the input as C99 whose optimized regions are their code
+        (clangpass.emit_c), pencil.h inlined, every other byte as written; written atomically.
+        A region of a user header stays in the header, as written; an optimized region that
+        cannot be printed stays as written, under a comment that says why."""
+        target = self.options.emit_c
+        source = plan.source
+        path = os.path.join(target, os.path.basename(source.path)) if emit_c_is_folder(target) else target
+        if os.path.exists(path) and os.path.exists(source.path) and os.path.samefile(path, source.path):
+            raise DriverError(f"'-fpencil-emit-c={target}' would overwrite the input '{source.path}'")
+        ours = [o for o in plan.optimized if o.region.extent is not None and o.region.extent.file == source.path]
+        blocks: dict[str, str] = {}
+        for o in ours:
+            if o.c_source:
+                blocks[o.region.symbol] = o.c_source
+            else:
+                extent = o.region.extent
+                original = plan.text[extent.start_offset:extent.end_offset].decode(errors="surrogateescape")
+                blocks[o.region.symbol] = fallback_comment(o.c_unprintable) + "\n" + original
+        guards = {o.region.symbol: o.alias_check for o in ours if o.c_source and o.alias_check}
+        header = os.path.realpath(include_dir() / "pencil.h")
+        inlined = []
+        for d in plan.includes:
+            if d.file == source.path and os.path.realpath(d.included) == header:
+                with open(header, "rb") as f:
+                    inlined.append(Redirect(d.start_offset, d.end_offset, header, f.read().rstrip(b"\n")))
+        try:
+            text = emitted_c_text(plan.text, blocks, [o.region for o in ours], guards, EMIT_C_PRELUDE,
+                                  inlined)
+        except RewriteError as exc:
+            raise DriverError(f"cannot write '{source.path}' as C: {exc}") from None
+        folder = os.path.dirname(path) or "."
+        try:
+            if emit_c_is_folder(target):
+                os.makedirs(folder, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(prefix=".pencilcc-", dir=folder)
+            with os.fdopen(fd, "wb") as f:
+                f.write(text)
+            os.replace(temporary, path)
+        except OSError as exc:
+            raise DriverError(f"cannot write the C of '{source.path}' to '{path}' "
+                              f"(-fpencil-emit-c): {exc.strerror or exc}") from None
 
     def _report_timings(self, plan: InputPlan) -> None:
         if not (self.config.verbose or self.options.time_report):
@@ -409,11 +505,12 @@ class Compilation:
         guards = {o.region.symbol: o.alias_check for o in plan.optimized if o.alias_check}
         regions = [o.region for o in plan.optimized]
         headers: list[HeaderCopy] = []
+        resident = [(lp.start_offset, lp.end_offset) for lp in plan.resident_loops]
         if all(r.extent.file == source.path for r in regions):
-            text = outline_regions(plan.text, regions, source.path, guards)
+            text = outline_regions(plan.text, regions, source.path, guards, resident=resident)
         else:
             text, headers = outline_translation_unit(source.path, plan.text, regions, plan.includes,
-                                                     guards, folder)
+                                                     guards, folder, resident=resident)
         for header in headers:
             os.makedirs(os.path.dirname(header.path), exist_ok=True)
             with open(header.path, "wb") as f:
@@ -425,7 +522,10 @@ class Compilation:
         args = ["-iquote", original_dir, *self.config.host_args,
                 *(a for h in headers for a in ("-idirafter", os.path.dirname(h.original) or "."))]
         if self.options.debug:
-            args.append(f"-fdebug-prefix-map={folder}={os.path.abspath(original_dir)}")
+            # The copy's folder stands for the source's, then the user's maps apply (gcc applies
+            # one map to a path: the two composed, clangpass.prefix_map).
+            copy_map = PrefixMap(((folder, os.path.abspath(original_dir)),))
+            args += copy_map.then(self.options.debug_prefix_map).flags(DEBUG_PREFIX_MAP)
         proc = self.host.run([*args, *language_flags(source), mode, copy, "-o", output], capture=True)
         if proc.stdout:
             sys.stdout.buffer.write(proc.stdout)
@@ -504,7 +604,7 @@ class Compilation:
         # The wrappers too: those of a header's static functions are defined by every file
         # that includes the header.
         local = [*(o.region.symbol for o in plan.optimized),
-                 *dict.fromkeys(trampoline_symbol(fn) for o in plan.optimized for fn in o.region.trampolines)]
+                 *dict.fromkeys(s for o in plan.optimized for s in o.region.trampoline_symbols)]
         failure = proc.stderr.decode(errors="replace") if proc.returncode != 0 else \
             localize_symbols(self.host, combined, local)
         if failure:
@@ -563,3 +663,13 @@ def _artifact_of(plan: InputPlan) -> Artifact:
     if plan.artifact is None:
         raise DriverError(f"{plan.source.path}: no code for its optimized regions (a pencilcc bug)")
     return plan.artifact
+
+
+def _in_host_builtin_headers(path: str) -> bool:
+    """Whether `path` is a header of the host compiler's builtin directory, read because no
+    clang builtin headers were found (gcc's immintrin.h and its kind, which clang cannot parse)."""
+    from clangpass.toolchain import builtin_include_dir, clang_resource_include, host_cc
+    if not path or clang_resource_include() is not None:
+        return False
+    builtin = builtin_include_dir(tuple(host_cc()))
+    return bool(builtin) and os.path.abspath(path).startswith(os.path.abspath(builtin) + os.sep)

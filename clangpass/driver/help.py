@@ -71,16 +71,38 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
         ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
         ("-g", "Regions carry line information for debuggers."),
+        ("-ffile-prefix-map=OLD=NEW", "Write paths starting with OLD as NEW in the object (gcc's; "
+                                      "also -fdebug-prefix-map=, -fmacro-prefix-map=): the "
+                                      "regions' debug information and symbol names too."),
         ("-fPIC, -fpic, -shared", "Position-independent code (default: the host "
                                   "compiler's, PIE on most Linux distributions)."),
     ), ""),
     ("PENCIL/polyhedral options", (
         ("--tile-size=N", "Tile size of every tiled loop band (default: from the cache sizes and "
                           "the accesses; 0: no tiling)."),
+        ("-fpencil-tile-sizes=RULES", "Tile sizes per region and band, outermost loop first: "
+                                      "32,64 (every band), fn=32,64 (the regions of function fn; "
+                                      "fn#1 its second), fn:0=32,32,8 (band 0 of them), rules "
+                                      "separated by ';' or the flag repeated, @FILE (one rule a "
+                                      "line). On the OpenCL target: kernels' work-group sizes. "
+                                      "Sizes that do not fit a band: a warning and the default. "
+                                      "Wins over --tile-size and the sizes pencilcc-tune cached."),
+        ("-fno-pencil-tuned", "Do not use the tile and work-group sizes pencilcc-tune cached for "
+                              "this file and device (-fpencil-tuned: the default)."),
+        ("pencilcc-tune [--run CMD] [--budget N] [--repeat N] -- COMMAND",
+         "A separate command: builds the program with the pencilcc COMMAND line and times CMD "
+         "(default ./OUTPUT) over tile sizes (CPU) or work-group sizes (OpenCL), at most N "
+         "(20) builds per region from the model's sizes, and caches the fastest per device and "
+         "region in the cache directory's tuned/, which later builds use."),
         ("--cache-sizes=L1,L2[,L3]", "Data-cache sizes for the tile-size model (e.g. 32K,1M,32M; "
                                      "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
                                  "(-fpencil-parallel: the default)."),
+        ("-fpencil-detect", "Also optimize the static-affine loop nests of ordinary functions, "
+                            "found without pragmas (affine bounds and subscripts, no calls but "
+                            "pure ones, two loops or more); arrays that may overlap are checked "
+                            "at run time. -Rpass-missed=pencil says why a nest was not taken "
+                            "(never a warning). Off by default (-fno-pencil-detect)."),
         ("-fpencil-thread-min-work=N", "Run a parallel loop on threads only when its estimated "
                                        "work reaches N (default 200000; 0: always, and no "
                                        "start test either)."),
@@ -111,6 +133,15 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                        "against the dependences: one that breaks a dependence is "
                                        "an error naming it; a region without a file is scheduled "
                                        "as usual."),
+        ("-fpencil-emit-c=FILE", "Also write the input as C99 to FILE, each optimized region "
+                                 "replaced by its optimized code (OpenMP pragmas for parallel "
+                                 "loops and thread teams, 'omp simd' for vector loops, pencil.h "
+                                 "inlined), every other byte as written: 'gcc -fopenmp FILE' "
+                                 "builds it without pencilcc. Regions that fell back stay as "
+                                 "written. With several inputs, name a folder (DIR/): each "
+                                 "input's C goes to DIR/<its file name>. With "
+                                 "-fpencil-target=opencl the same OpenMP C is written (the "
+                                 "kernels: -fpencil-dump=opencl)."),
         ("-fpencil-source-order=streams|gain", "Give a region its source order back when its schedule "
                                                "gained no tile, parallel loop or wavefront (gain), or "
                                                "also when it reads a matrix from memory more often "
@@ -171,6 +202,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                        "scheduling time) as JSON to <output without "
                                        ".o>.opt.json (prog.opt.json for -o prog)."),
         ("-foptimization-record-file=FILE", "Write that record to FILE."),
+        ("-fpencil-report=FILE", "Write one self-contained HTML page of the whole command (every "
+                                 "C input, every region): each region's source beside its final "
+                                 "schedule tree, its loops with what was decided (tiled, "
+                                 "parallel, vectorised, fused) and why not, its remarks and "
+                                 "its record; a fallback's reason and reason id. Written only "
+                                 "if the command succeeds; the compile cache is not used."),
         ("-ftime-report", "Print the time of each pass of each region."),
     ), ""),
     ("Dumps (to stderr, or to numbered files with -fpencil-dump-dir)", (
@@ -212,6 +249,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                     "entries (default $XDG_CONFIG_HOME/pencilcc/cache-key or "
                                     "~/.config/pencilcc/cache-key; yours, mode 0600)."),
         ("PENCILCC_NO_CACHE=1", "Do not use the compile cache."),
+        ("PENCILCC_CLANG_RESOURCE_DIR", "clang's builtin headers for pencilcc's parser "
+                                        "(immintrin.h, stddef.h, ...: a clang resource "
+                                        "directory or its include/). Default: the newest "
+                                        "installed clang's not newer than pencilcc's libclang "
+                                        "(Debian: libclang-common-16-dev), else the host "
+                                        "compiler's, which clang cannot read for intrinsics."),
         ("PENCILCC_NUM_THREADS, OMP_NUM_THREADS", "Threads of the parallel loops of a "
                                                   "program pencilcc built (read when it runs)."),
         ("PENCILCC_DEVICE", "The OpenCL device of a program built with -fpencil-target=opencl "

@@ -22,6 +22,7 @@ pencilcc exits with status 128 + the signal's number, as a shell reports it.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -47,6 +48,7 @@ from clangpass.toolchain import HostCommandError
 
 if TYPE_CHECKING:
     from clangpass.driver.bundle import Tree
+    from clangpass.driver.compile import InputPlan
 
 EXIT_INTERNAL_ERROR = 70
 
@@ -275,6 +277,8 @@ class Driver:
         # those whose bundle could not be used (already warned about).
         self.trees: dict[int, "Tree"] = {}
         self.unbundled: set[int] = set()
+        # The analysed C inputs (index -> what pencilcc decided), for -fpencil-report.
+        self.plans: dict[int, "InputPlan"] = {}
 
     def run(self) -> int:
         if refuse_to_overwrite_input(self.config):
@@ -307,7 +311,7 @@ class Driver:
                      if source.is_c}
             if not self._leave_unreadable_to_host(texts):
                 return 1
-            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t, config.host_args)
+            if config.emit_llvm or any(may_hold_pencil(config.inputs[i], t, config.host_args, config.options.detect)
                                        for i, t in texts.items()):
                 status, records = self._compile_with_regions(workdir, texts)
             else:
@@ -320,6 +324,8 @@ class Driver:
             return 1
         if status != 0:
             return status
+        if config.options.report_file:
+            self._write_report(texts)
         self.outputs.commit()
         if config.save_record:
             self._write_records(records)
@@ -386,18 +392,25 @@ class Driver:
         client named it, so that messages, symbols and the object are the client's. If that
         fails where the host compiles the `.i` (the server lacks something the client had), the
         host's object, with a warning; if both fail, the source's errors."""
-        from clangpass.driver.bundle import compile_flags
+        from clangpass.driver.bundle import inner_flags
 
         config = self.config
         tree = self.trees[index]
         record = os.path.abspath(record_name(config, source)) if config.save_record else ""
         mode = "-S" if config.action == "assemble" else "-c"
         language = ["-x", tree.language] if tree.language else []
-        argv = [sys.executable, "-m", "clangpass", *tree.flags, *compile_flags(config.argv, record),
-                *language, mode, tree.source, "-o", os.path.abspath(output)]
+        argv = [sys.executable, "-m", "clangpass", *inner_flags(tree, config.argv, record), *language, mode,
+                tree.source, "-o", os.path.abspath(output)]
         self.host.echo(argv)
         environment = {**os.environ, "TMPDIR": self.host.workdir} if self.host.workdir else None
         proc = subprocess.run(argv, cwd=tree.cwd, capture_output=True, env=environment)
+        # Messages and the record name the client's absolute paths, not the private folder's.
+        proc.stdout, proc.stderr = tree.client_text(proc.stdout), tree.client_text(proc.stderr)
+        if record and os.path.isfile(record):
+            with open(record, "rb") as f:
+                text = f.read()
+            with open(record, "wb") as f:
+                f.write(tree.client_text(text))
         if proc.returncode == 0:
             sys.stdout.buffer.write(proc.stdout)
             sys.stdout.flush()
@@ -433,7 +446,8 @@ class Driver:
             if not why:
                 continue
             text = texts.pop(index)
-            if may_hold_pencil(self.config.inputs[index], text, self.config.host_args):
+            if may_hold_pencil(self.config.inputs[index], text, self.config.host_args,
+                               self.config.options.detect):
                 self.file_fallbacks[index] = Reject("pencil-file-unparsable", why)
             if mentions_pencil(text):
                 path = self.config.inputs[index].path
@@ -470,6 +484,7 @@ class Driver:
             plans[index] = plan
             if plan.file_fallback:
                 self.file_fallbacks[index] = plan.file_fallback
+        self.plans = plans
         records = {index: plan.records() for index, plan in plans.items()}
         if config.action == "link":
             return self._link(compilation, plans), records
@@ -516,6 +531,35 @@ class Driver:
                          [r for i in indices for r in records.get(i, [])],
                          {config.inputs[i].path: self.file_fallbacks[i] for i in indices
                           if i in self.file_fallbacks})
+
+    def _write_report(self, texts: dict[int, bytes]) -> None:
+        """-fpencil-report=FILE: the page of every C input of the command (clangpass.report_html),
+        written with the other outputs (atomically, only if the command succeeds)."""
+        from clangpass.report_html import InputReport, render_page
+
+        config = self.config
+        inputs: list[InputReport] = []
+        for index, source in enumerate(config.inputs):
+            if not source.is_c:
+                continue
+            plan = self.plans.get(index)
+            text = texts.get(index, b"").decode("utf-8", errors="replace")
+            outcomes = plan.outcomes if plan is not None else []
+            if index in self.trees:
+                inputs.append(InputReport(source.path, text, note="compiled from the sources 'pencilcc -E' "
+                                          "bundled in it, whose regions this page does not show"))
+                continue
+            headers = {}
+            for o in outcomes:
+                extent = o.region.extent
+                if extent is not None and extent.file != source.path and extent.file not in headers:
+                    try:
+                        headers[extent.file] = read_source(extent.file).decode("utf-8", errors="replace")
+                    except DriverError:
+                        pass        # the page says the text is not available
+            inputs.append(InputReport(source.path, text, outcomes, self.file_fallbacks.get(index), headers))
+        page = render_page(" ".join(shlex.quote(a) for a in ("pencilcc", *config.argv)), inputs)
+        self.outputs.open(config.options.report_file).write_bytes(page.encode("utf-8"))
 
     def _link(self, compilation, plans) -> int:
         """A link of C inputs some of which have regions: each becomes one object first."""

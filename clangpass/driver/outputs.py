@@ -2,7 +2,7 @@
 """Output files: their default names (gcc's rules) and atomic replacement.
 
 Every output pencilcc produces (object, assembly, program, dependency file,
-optimisation record) is first written to a unique temporary beside the
+optimisation record, -fpencil-report page) is first written to a unique temporary beside the
 target and renamed over it only when the whole command has succeeded: a failed
 or interrupted compile leaves no partial file and never touches the previous
 output, and two `make -j` jobs never share a temporary name. A target that
@@ -60,6 +60,8 @@ def output_targets(config: DriverConfig) -> list[str]:
     if config.save_record:
         targets += [record_name(config, None)] if config.record_file or config.action == "link" \
             else [record_name(config, s) for s in config.c_inputs]
+    if config.options.report_file:
+        targets.append(config.options.report_file)
     return targets
 
 

@@ -36,9 +36,22 @@ and its original text otherwise, compiled by the host as the slow path:
 - a scop becomes `if (CHECK) { call } else {` on the `#pragma scop` line, its
   statements as written, and `}` in place of `#pragma endscop`;
 - a `#pragma pencil region` becomes `if (CHECK) { call } else` and its block;
-- a function body becomes `{ if (CHECK) { call; return; }` and the rest of the body.
+- a function body becomes `{ if (CHECK) { call; return; }` and the rest of the body;
+- a loop nest -fpencil-detect found (no directive line) becomes `if (CHECK) { call }
+  else { ` its statements `; }`, all on their lines: only its first and last lines'
+  columns move.
+Unguarded, a detected loop nest is replaced as a scop is; clang's extent of a last
+statement `for (...) x = 1;` leaves out its `;`, which then follows the call's block
+as an empty statement.
 The check's `#define`s (isl's min/max/floord, under `__pencilcc_` names) open the file.
 Only the directive lines change: every other line and column stays where it was.
+
+Loops whose region calls keep device data (`resident`: byte ranges of the main file from
+clangpass.residency, on a target whose data lives on a device): the loop, from its keyword
+to the `;` or `}` that ends it, becomes `{ pencilcc_cl_residency_push(); ` loop
+` pencilcc_cl_residency_pop(); }`, on the loop's own first and last lines: every line keeps
+its number, only the columns after the insertions on those two lines move. The prototypes'
+line declares both runtime functions.
 
 Regions of user headers (`outline_translation_unit`, issue 30): each header holding
 one is copied with its regions outlined (`outline_header`), and so is every user
@@ -53,12 +66,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 from clangpass.ir import types as T
 from clangpass.ir.nodes import Include
 from clangpass.poly.alias_check import AliasCheck
-from clangpass.regions import OptRegion, RegionArg, returns_value, trampoline_symbol
+from clangpass.regions import DETECTED, OptRegion, RegionArg, returns_value
 
 
 PROTOTYPES_FILE = "<pencilcc outlined regions>"
@@ -98,8 +111,7 @@ def trampolines(regions: Sequence[OptRegion]) -> str:
     """The wrappers of external linkage of the internal functions `regions` call (one line each)."""
     out: dict[str, str] = {}
     for region in regions:
-        for fn in region.trampolines:
-            symbol = trampoline_symbol(fn)
+        for fn, symbol in zip(region.trampolines, region.trampoline_symbols):
             params = [("void *" if isinstance(p.type, (T.ArrayType, T.PointerType))
                        else p.type.unqualified().spelling()) + f" a{k}" for k, p in enumerate(fn.params)]
             signature = f"{fn.result.unqualified().spelling()} {symbol}({', '.join(params) or 'void'})"
@@ -128,15 +140,22 @@ def _replacement(original: bytes, rest_of_line: bytes, region: OptRegion) -> byt
     return text + b"\n" * newlines + b" " * last_line
 
 
-def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion, condition: str) -> bytes:
-    """The region's text run only when `condition` fails, the outlined call when it holds."""
-    call = call_statement(region)
+def _guarded_replacement(original: bytes, rest_of_line: bytes, region: OptRegion, condition: str,
+                         call: str = "") -> bytes:
+    """The region's text run only when `condition` fails, the outlined call when it holds
+    (`call`: the compound statement run instead, by default the outlined function's call)."""
+    call = call or call_statement(region)
     if region.kind == "function":
         if not original.startswith(b"{"):
             raise RewriteError(f"the body of '{region.label}' does not start with '{{'")
         if not returns_value(region):
             call = call[:-1] + "return; }"
         return f"{{ if ({condition}) {call}".encode() + original[1:]
+    if region.kind == DETECTED:
+        # No directive line to take: the statements as written in the else branch, whose `;`
+        # ends a last statement clang's extent leaves its own `;` out of (that `;` then
+        # follows the block as an empty statement).
+        return f"if ({condition}) {call} else {{ ".encode() + original + b"; }"
     first, last = original.find(b"\n"), original.rfind(b"\n")
     if first < 0:
         raise RewriteError(f"region '{region.label}' does not start with a directive line")
@@ -176,12 +195,23 @@ def _include_directive(original: bytes, path: str) -> bytes:
 
 
 def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[str, AliasCheck],
-                   redirects: Sequence[Redirect]) -> bytes:
-    """`source` with each region replaced by its call and each redirected directive by its
-    `#include` of the new path; every line keeps its number."""
+                   redirects: Sequence[Redirect], blocks: Optional[Mapping[str, str]] = None,
+                   resident: Sequence[tuple[int, int]] = ()) -> bytes:
+    """`source` with each region replaced by its call, each redirected directive by its
+    `#include` of the new path, and each loop of `resident` bracketed; every line keeps its
+    number. With `blocks` (symbol -> a compound statement, -fpencil-emit-c), each region is
+    replaced by its block instead, and lines are not kept."""
+    brackets: list[tuple[int, int, object]] = []
+    for start, end in sorted(resident):
+        if not (0 <= start < end <= len(source) and source[start:start + 1].isalpha()
+                and source[end - 1:end] in (b";", b"}")):
+            raise RewriteError(f"the loop at bytes {start}..{end} does not fit the file")
+        brackets += [(start, start, _Bracket(RESIDENT_OPEN)), (end, end, _Bracket(RESIDENT_CLOSE))]
+    # Insertions go before a replacement starting where they are (their order kept: the
+    # bracket closing one loop before the one opening the next).
     edits: list[tuple[int, int, object]] = sorted(
         [(r.extent.start_offset, r.extent.end_offset, r) for r in regions]
-        + [(d.start_offset, d.end_offset, d) for d in redirects], key=lambda e: e[0])
+        + [(d.start_offset, d.end_offset, d) for d in redirects] + brackets, key=lambda e: (e[0], e[1] > e[0]))
     for (_, before_end, before), (after_start, _, after) in zip(edits, edits[1:]):
         if after_start < before_end:
             raise RewriteError(f"{_edit_name(before)} and {_edit_name(after)} overlap")
@@ -191,16 +221,22 @@ def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[
         if not 0 <= start <= end <= len(source):
             raise RewriteError(f"{_edit_name(edit)} lies outside the file ({start}..{end} of "
                                f"{len(source)} bytes)")
-        if isinstance(edit, Redirect):
-            replacement = _include_directive(source[start:end], edit.path)
+        if isinstance(edit, _Bracket):
+            replacement = edit.text.encode()
+        elif isinstance(edit, Redirect):
+            replacement = _include_directive(source[start:end], edit.path) if edit.text is None else edit.text
         else:
             region = edit
             assert isinstance(region, OptRegion)
             line_end = source.find(b"\n", end)
             rest_of_line = source[end:line_end if line_end >= 0 else len(source)]
             check = guards.get(region.symbol)
+            block = blocks.get(region.symbol, "") if blocks is not None else ""
             if check is not None and check.condition:
-                replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition)
+                replacement = _guarded_replacement(source[start:end], rest_of_line, region, check.condition,
+                                                   block)
+            elif blocks is not None:
+                replacement = block.encode()
             else:
                 replacement = _replacement(source[start:end], rest_of_line, region)
         pieces += [source[position:start], replacement]
@@ -210,30 +246,61 @@ def _outlined_text(source: bytes, regions: Sequence[OptRegion], guards: Mapping[
 
 
 def _edit_name(edit: object) -> str:
+    if isinstance(edit, _Bracket):
+        return "a loop keeping device data"
     return f"region '{edit.label}'" if isinstance(edit, OptRegion) else "an #include directive"
+
+
+@dataclass(frozen=True)
+class _Bracket:
+    """Text inserted around a loop whose region calls keep device data."""
+
+    text: str
+
+
+# The brackets of a loop pencilcc proved writes no array on the host between its region calls
+# (clangpass.residency); on the loop's first and last lines, whose later columns move.
+RESIDENT_OPEN = "{ pencilcc_cl_residency_push(); "
+RESIDENT_CLOSE = " pencilcc_cl_residency_pop(); }"
+RESIDENT_PROTOTYPES = "extern void pencilcc_cl_residency_push(void); extern void pencilcc_cl_residency_pop(void);"
 
 
 def outline_regions(source: bytes, regions: Sequence[OptRegion], display_path: str,
                     guards: Mapping[str, AliasCheck] | None = None, *,
-                    included: Sequence[OptRegion] = (), redirects: Sequence[Redirect] = ()) -> bytes:
+                    included: Sequence[OptRegion] = (), redirects: Sequence[Redirect] = (),
+                    resident: Sequence[tuple[int, int]] = ()) -> bytes:
     """The host's copy of `source` with every region of `regions` replaced by its call.
 
     A region whose symbol has a check in `guards` keeps its text as the path taken
     when the check fails. `included`: the regions outlined in the headers the file
     includes (`outline_header`), whose functions and wrappers the file declares and
-    defines too; `redirects`: its `#include` directives that name their rewritten copies."""
+    defines too; `redirects`: its `#include` directives that name their rewritten copies;
+    `resident`: the loops (bytes [start, end) of `source`) to bracket with the runtime's
+    residency push and pop."""
     guards = guards or {}
     ordered = sorted(regions, key=lambda r: r.extent.start_offset)
     every = [*ordered, *included]
-    pieces = [_outlined_text(source, ordered, guards, redirects)]
+    pieces = [_outlined_text(source, ordered, guards, redirects, resident=resident)]
     wrappers = trampolines(every)
     if wrappers:
         pieces.append(f"\n#line 1 {_c_string(PROTOTYPES_FILE)}\n{wrappers}".encode())
     # The prototypes get a file name of their own: a note about them names no temp path.
-    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n" + " ".join(prototype(r) for r in every)
+    header = (f"#line 1 {_c_string(PROTOTYPES_FILE)}\n"
+              + " ".join([*(prototype(r) for r in every), *([RESIDENT_PROTOTYPES] if resident else [])])
               + f"\n#line 1 {_c_string(display_path)}\n")
     macros = dict.fromkeys(m for r in every if r.symbol in guards for m in guards[r.symbol].macros)
     return "".join(f"{m}\n" for m in macros).encode() + header.encode() + b"".join(pieces)
+
+
+def emitted_c_text(source: bytes, blocks: Mapping[str, str], regions: Sequence[OptRegion],
+                   guards: Mapping[str, AliasCheck], prelude: str, inlined: Sequence[Redirect] = ()) -> bytes:
+    """-fpencil-emit-c: `source` with each region of `regions` (of this file, optimized) replaced
+    by its compound statement in `blocks` (symbol -> C; a guarded region keeps its text as the
+    path taken when its alias check fails) and each directive of `inlined` by its text; every
+    other byte as written. `prelude` opens the file when a region was replaced."""
+    ordered = sorted(regions, key=lambda r: r.extent.start_offset)
+    text = _outlined_text(source, ordered, guards, inlined, blocks)
+    return (prelude.encode() if ordered else b"") + text
 
 
 def outline_header(source: bytes, regions: Sequence[OptRegion], display_path: str,
@@ -252,6 +319,7 @@ class Redirect:
     start_offset: int
     end_offset: int
     path: str
+    text: Optional[bytes] = None     # what replaces the directive instead (a header's contents)
 
 
 @dataclass(frozen=True)
@@ -265,7 +333,7 @@ class HeaderCopy:
 
 def outline_translation_unit(main_path: str, main_text: bytes, regions: Sequence[OptRegion],
                              includes: Sequence[Include], guards: Mapping[str, AliasCheck],
-                             folder: str) -> tuple[bytes, list[HeaderCopy]]:
+                             folder: str, resident: Sequence[tuple[int, int]] = ()) -> tuple[bytes, list[HeaderCopy]]:
     """The host's copy of the main file and the copies of the user headers it must read
     instead of the originals (to be written under `folder`), for `regions` of the main
     file and of its headers (issue 30).
@@ -323,7 +391,7 @@ def outline_translation_unit(main_path: str, main_text: bytes, regions: Sequence
             text, by_file.get(name, []), _display_name(name), guards, redirects_of(name, True, text))))
     header_regions = [r for name in sorted(by_file) for r in by_file[name]]
     main = outline_regions(main_text, main_regions, main_path, guards, included=header_regions,
-                           redirects=redirects_of(main_path, False, main_text))
+                           redirects=redirects_of(main_path, False, main_text), resident=resident)
     return main, copies
 
 

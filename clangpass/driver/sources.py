@@ -18,6 +18,8 @@ from clangpass.pencil_headers import MAY_DEFINE_PENCIL, header_text
 # A file without these words cannot hold a region: no `#pragma scop`, no `#pragma pencil`,
 # no `__attribute__((pencil))`/PENCIL/pencil_array, no `static const restrict` parameter.
 _MAY_HOLD_PENCIL = re.compile(rb"scop|pencil|restrict")
+# Under -fpencil-detect a file with a `for` loop may hold a region too (clangpass.detect).
+_MAY_HOLD_LOOP = re.compile(rb"\bfor\b")
 # What makes a -Wpencil warning worth printing when pencilcc cannot look inside a file.
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 _MENTIONS_PENCIL = re.compile(rb"#\s*pragma\s+(scop|pencil)|__attribute__\s*\(\(\s*pencil|\bPENCIL\b")
@@ -56,11 +58,13 @@ def mentions_pencil(text: bytes) -> bool:
     return _MENTIONS_PENCIL.search(text) is not None
 
 
-def may_hold_pencil(source: InputFile, text: bytes, host_args: Sequence[str] = ()) -> bool:
+def may_hold_pencil(source: InputFile, text: bytes, host_args: Sequence[str] = (), detect: bool = False) -> bool:
     """Whether `source` can contain a region (else it is never parsed): in its own text, or in
-    a user header it includes (`host_args` give the -I/-iquote folders)."""
+    a user header it includes (`host_args` give the -I/-iquote folders); with `detect`
+    (-fpencil-detect), any file whose text has a `for` (loop nests in its own functions)."""
     return (source.language == "pencil" or source.path.endswith(".pencil.c")
             or _MAY_HOLD_PENCIL.search(text) is not None
+            or detect and _MAY_HOLD_LOOP.search(text) is not None
             or _header_may_hold_pencil(source.path, text, _user_include_dirs(host_args)))
 
 

@@ -31,7 +31,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.pencil_headers import may_define_pencil
 from clangpass.resources import include_dir, libclang_include_dir
-from clangpass.toolchain import builtin_include_dir, host_cc
+from clangpass.toolchain import builtin_include_dir, clang_resource_include, host_cc
 
 CK = ci.CursorKind
 
@@ -100,8 +100,15 @@ def clang_args(options: FrontendOptions) -> list[str]:
         args.append("-std=gnu99")
     args += ["-D__PENCILCC__=1", "-I", str(include_dir())]
     builtin = builtin_include_dir(tuple(host_cc()))
-    if builtin:
-        # Ordering: the shims `#include_next` the host's header they stand in front of.
+    resource = clang_resource_include()
+    # Ordering: the shims `#include_next` the header they stand in front of. With clang's own
+    # builtin headers, the host compiler's directory still comes last (-idirafter) for what only
+    # it has (gcc's <omp.h>); clang's limits.h keeps glibc's from reaching gcc's.
+    if resource:
+        args += ["-isystem", str(libclang_include_dir()), "-isystem", resource]
+        if builtin:
+            args += ["-idirafter", builtin]
+    elif builtin:
         args += ["-isystem", str(libclang_include_dir()), "-isystem", builtin]
     # pencilcc interprets these itself; clang's warnings about them would be noise.
     args += ["-Wno-unknown-attributes", "-Wno-unknown-pragmas", "-Wno-ignored-attributes"]
@@ -171,14 +178,14 @@ def _token_attributes(cursor: ci.Cursor) -> list[N.Attribute]:
 def _cursor_attributes(cursor: ci.Cursor, scan_tokens: bool) -> list[N.Attribute]:
     out: list[N.Attribute] = []
     for child in cursor.get_children():
-        loc = location(child)
         kind = cursor_kind(child)
+        # The location only of an attribute: every declaration of the system headers is looked at.
         if kind == CK.CONST_ATTR:
-            out.append(N.Attribute("const", (), loc))
+            out.append(N.Attribute("const", (), location(child)))
         elif kind == CK.PURE_ATTR:
-            out.append(N.Attribute("pure", (), loc))
+            out.append(N.Attribute("pure", (), location(child)))
         elif kind == CK.ANNOTATE_ATTR:
-            attr = _annotation_attribute(child.spelling, loc)
+            attr = _annotation_attribute(child.spelling, location(child))
             if attr is not None:
                 out.append(attr)
     if scan_tokens:

@@ -154,22 +154,32 @@ class MacroTable:
 
     def __init__(self, tu: ci.TranslationUnit) -> None:
         self._tu = tu
-        self._bodies: dict[str, list[ci.Token]] | None = None
+        self._definitions: dict[str, list[ci.Cursor]] | None = None
+        self._bodies: dict[str, list[ci.Token] | None] = {}
 
-    def _load(self) -> dict[str, list[ci.Token]]:
-        if self._bodies is None:
-            self._bodies = {}
+    def _body(self, name: str) -> list[ci.Token] | None:
+        """The tokens of the last object-like definition of `name` (None: there is none). Only
+        the definitions of the names asked for are tokenized: a translation unit that includes
+        <stdio.h> defines hundreds of macros, and tokenizing each one cost a tenth of a
+        second of every compile."""
+        if self._definitions is None:
+            self._definitions = {}
             for c in self._tu.cursor.get_children():
                 if c.kind == ci.CursorKind.MACRO_DEFINITION:
-                    tokens = list(c.get_tokens())[1:]  # drop the macro's name
-                    is_function_like = tokens and tokens[0].spelling == "(" and \
-                        tokens[0].extent.start.offset == c.extent.start.offset + len(c.spelling)
-                    if not is_function_like:
-                        self._bodies[c.spelling] = tokens
-        return self._bodies
+                    self._definitions.setdefault(c.spelling, []).append(c)
+        if name not in self._bodies:
+            body = None
+            for c in self._definitions.get(name, ()):
+                tokens = list(c.get_tokens())[1:]  # drop the macro's name
+                is_function_like = tokens and tokens[0].spelling == "(" and \
+                    tokens[0].extent.start.offset == c.extent.start.offset + len(c.spelling)
+                if not is_function_like:
+                    body = tokens
+            self._bodies[name] = body
+        return self._bodies[name]
 
     def literal(self, name: str, depth: int = 0) -> str:
-        body = self._load().get(name)
+        body = self._body(name)
         if body is None or depth > 16:
             return ""
         literals = [t for t in body if t.kind == ci.TokenKind.LITERAL]

@@ -15,7 +15,10 @@ What differs between targets is a `CDialect`'s business:
 - `type_name(t)`: a scalar type's spelling (OpenCL C: `uchar`, `ulong`, ...);
 - `subscript(root, indices)`: an access `root[i0]...[ik]` to a variable's array, where
   the target decides the layout (OpenCL buffers are flat: row-major offsets);
-- `call(call, args)`: a builtin or function call.
+- `call(call, args)`: a builtin or function call;
+- for the isl AST around the bodies (clangpass.poly.ast_c): `index_type` (isl's integers),
+  `iterator(name)` and `parameter(name, arithmetic)` (isl's identifiers), `integer(value)`,
+  `minmax(which, a, b)` and `floord(a, b)`.
 A construct the dialect cannot express raises `Unprintable` with the reason, which the
 caller turns into a fallback of its own (the region stays correct on another path).
 """
@@ -48,6 +51,26 @@ class CDialect:
 
     def call(self, call: N.Call, args: Sequence[str]) -> str:
         return f"{call.callee}({', '.join(args)})"
+
+    # isl AST expressions, computed in `long` as the CPU target computes them in i64.
+    index_type = "long"
+
+    def iterator(self, name: str) -> str:
+        return name
+
+    def parameter(self, name: str, arithmetic: bool) -> str:
+        """An integer parameter (a variable in scope); `arithmetic`: an operand of an integer
+        operation, which must not be computed in a narrower type."""
+        return f"((long){name})" if arithmetic else name
+
+    def integer(self, value: int) -> str:
+        return str(value) if -(1 << 31) <= value < (1 << 31) else f"{value}L"
+
+    def minmax(self, which: str, a: str, b: str) -> str:
+        return f"__pencilcc_{which}({a}, {b})"
+
+    def floord(self, a: str, b: str) -> str:
+        return f"__pencilcc_floord({a}, {b})"
 
 
 _INT_SUFFIX = {(32, True): "", (32, False): "U", (64, True): "L", (64, False): "UL"}

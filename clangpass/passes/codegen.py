@@ -18,7 +18,7 @@ from clangpass.poly.annotations import annotation_reductions, reduction_updates
 from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.codegen import generate_ast
-from clangpass.poly.live_ranges import device_footprints, entry_dead_arrays, exit_dead_arrays
+from clangpass.poly.live_ranges import device_footprints, entry_dead_arrays, exit_dead_arrays, iteration_locals
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.scop import Scop, instances_of
 from clangpass.poly.codegen_unit import CodegenUnit
@@ -42,6 +42,9 @@ class GenerateAst(Pass):
     name = "codegen"
     requires = frozenset({"scop"})
     provides = frozenset({"ast"})
+    # Only where it must take the source order after contract-scheduled: the model before that
+    # contraction comes back (`_source_order`).
+    changes_model = True
     record = CodegenRecord
     dump_stage = "ast"
 
@@ -64,7 +67,7 @@ class GenerateAst(Pass):
                 raise
             why = str(exc) if isinstance(exc, BudgetExceeded) else \
                 f"isl AST generation failed ({isl_error_reason(exc)})"
-            scop = scop.with_schedule(original)
+            scop, unit = _source_order(unit, scop, original)
             unit = without_tiles(unit).with_note(f"{why}: original schedule used")
             codegen = generate_ast(scop, updates)
         # isl's AST generator can stop a loop of a strided domain early and drop instances, or
@@ -83,7 +86,7 @@ class GenerateAst(Pass):
             if retry is not None and not _ast_problems(retry, scop, ctx):
                 codegen, unsound = retry, []
         if unsound and not scop.schedule.plain_is_equal(original):
-            scop = scop.with_schedule(original)
+            scop, unit = _source_order(unit, scop, original)
             unit = without_tiles(unit).with_note(f"unsound isl AST ({unsound[0]}): original schedule used")
             codegen = generate_ast(scop, updates)
             unsound = _ast_problems(codegen, scop, ctx)
@@ -103,9 +106,32 @@ class GenerateAst(Pass):
                                       exit_dead=exit_dead_arrays(scop))
             except BudgetExceeded:
                 codegen = replace(codegen, beyond_extents=frozenset(a.name for a in scop.arrays))
+            try:
+                if unit.live_ranges is None:
+                    raise BudgetExceeded("no live ranges")
+                with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "locals of one iteration"):
+                    codegen = replace(codegen, iteration_locals=iteration_locals(scop, unit.live_ranges.get()))
+            except (BudgetExceeded, isl.Error):
+                pass    # no local array is known to stay in one iteration: each used elsewhere stays on the host
         record = CodegenRecord(codegen.parallel_loops, codegen.wavefronts, codegen.vector_loops,
                                register_tiled_bands(scop.schedule))
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen).with_record(record)
+
+
+def _source_order(unit: PolyUnit, scop: Scop, original: isl.Schedule) -> tuple[Scop, PolyUnit]:
+    """`scop` with the source order `original` instead of its schedule; the model before
+    contract-scheduled's contraction, folded for the final schedule only, when it ran (random
+    program seed 9100035: 'J' folded to three rows of a fused pipeline, then run in the source
+    order, where every row is live at once). Its record then lists nothing contracted."""
+    before = unit.uncontracted
+    if before is None:
+        return scop.with_schedule(original), unit
+    from clangpass.passes.contract_scheduled import ContractScheduledRecord
+    undone = ", ".join(sorted({e["array"] for e in unit.record(ContractScheduledRecord).storage
+                               if e.get("technique")}))
+    unit = replace(unit.with_model(before), uncontracted=None).with_record(ContractScheduledRecord(()))
+    unit = unit.with_note(f"the contraction of {undone or 'arrays'} against the final schedule undone with it")
+    return before.with_schedule(original), unit
 
 
 def _ast_problems(codegen: CodegenUnit, scop: Scop, ctx: PassContext) -> list[str]:

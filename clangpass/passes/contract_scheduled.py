@@ -34,7 +34,7 @@ named by a reduction or used in an annotated loop are no candidates). Runs under
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from clangpass.passes.contract_arrays import MEMORY_MODES
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
@@ -70,4 +70,6 @@ class ContractScheduled(Pass):
         unit = unit.with_record(ContractScheduledRecord(analysed))
         if not contraction.arrays:
             return unit
-        return unit.with_model(contracted)
+        # The folded storage is valid for this schedule only: codegen, when isl's AST of it
+        # fails and it takes the source order, takes the model before the contraction too.
+        return replace(unit.with_model(contracted), uncontracted=scop)

@@ -45,9 +45,10 @@ import islpy as isl
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
-from clangpass.poly.dependences import compute_dependences
+from clangpass.poly.dependences import Dependences, compute_dependences
 from clangpass.poly.live_ranges import scalar_accesses, scalar_units
 from clangpass.poly.scop import Scop, ScopStatement, statement_names
+from clangpass.poly.validity import maps_of
 
 MAX_HYPERPLANES = 2
 MIN_ITERATORS = 3
@@ -82,20 +83,25 @@ class IndexSetSplit(Pass):
         try:
             if dependences is None:
                 dependences = compute_dependences(scop, ctx.options.isl_max_operations)
-            deps = dependences.all                                            # [P] -> { S[i..] -> T[j..] }
+            units = _units(scop)
+            # Only statements of units with enough iterators can pivot: the dependences among
+            # them, pair by pair, never the whole region's (`Dependences.all` of a 1,000-statement
+            # region is one large union to coalesce; the pairs in a unit are few).
+            candidates = [members for members in units if members[0].domain.dim(isl.dim_type.set) >= MIN_ITERATORS]
+            pairs = _pairs_within(dependences, candidates)
+            planes: dict[str, list[tuple[int, int]]] = {}
+            for members in candidates:
+                if planes and len(planes) + len(members) > MAX_STATEMENTS:
+                    continue
+                # Each unit under its own budget: the work grows with the units, not their square.
+                with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "index-set splitting"):
+                    found = _pivots_of(members, pairs)
+                if found:
+                    planes.update((s.name, found) for s in members)
+            if not planes:
+                return replace(unit, dependences=dependences)
+            unit_of = {s.name: members[0].name for members in units for s in members}
             with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "index-set splitting"):
-                units = _units(scop)
-                planes: dict[str, list[tuple[int, int]]] = {}
-                for members in units:
-                    if members[0].domain.dim(isl.dim_type.set) < MIN_ITERATORS \
-                            or (planes and len(planes) + len(members) > MAX_STATEMENTS):
-                        continue
-                    found = pivots(members, deps)
-                    if found:
-                        planes.update((s.name, found) for s in members)
-                if not planes:
-                    return replace(unit, dependences=dependences)
-                unit_of = {s.name: members[0].name for members in units for s in members}
                 split, count = split_statements(scop, planes, unit_of)
         except BudgetExceeded as exc:
             return replace(unit.with_note(f"{exc}: no statement split"), dependences=dependences)
@@ -107,13 +113,42 @@ class IndexSetSplit(Pass):
 
 def pivots(members: list[ScopStatement], deps: isl.UnionMap) -> list[tuple[int, int]]:
     """The hyperplanes `x_a = x_b` (iterator positions a < b) on which all the sources or all
-    the sinks of one of the dependences among `members` (one statement, or the statements of
-    one three-address unit, which share their loops) lie, and their domains do not imply."""
+    the sinks of one of the dependences `deps` among `members` (one statement, or the statements
+    of one three-address unit, which share their loops) lie, and their domains do not imply."""
+    names = {s.name for s in members}
+    pairs: dict[tuple[str, str], isl.Map] = {}
+    for m in maps_of(deps):
+        key = (m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))
+        if key[0] in names and key[1] in names:
+            pairs[key] = m
+    return _pivots_of(members, pairs)
+
+
+def _pairs_within(dependences: Dependences, units: list[list[ScopStatement]]) -> dict[tuple[str, str], isl.Map]:
+    """(source, sink) -> [P] -> { S[i..] -> T[j..] }: every dependence (flow, anti, output) between
+    two statements of one of `units`, the kinds united in the order of `Dependences.all` (which
+    `_pivots_of` then coalesces as `all` does), found in one walk over the dependences."""
+    unit_of = {s.name: k for k, members in enumerate(units) for s in members}
+    parts: dict[tuple[str, str], isl.Map] = {}
+    for kind in (dependences.flow, dependences.anti, dependences.output):
+        for m in maps_of(kind):
+            source, sink = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+            if source in unit_of and unit_of[source] == unit_of.get(sink):
+                key = (source, sink)
+                parts[key] = parts[key].union(m) if key in parts else m
+    return parts
+
+
+def _pivots_of(members: list[ScopStatement], pairs: dict[tuple[str, str], isl.Map]) -> list[tuple[int, int]]:
+    """`pivots` of `members` from their dependences by statement pair (`_pairs_within`); the pieces
+    are those of the coalesced pair, as in `Dependences.all`."""
     found: list[tuple[int, int]] = []
     for source, sink in product(members, members):
-        pair = isl.Map.from_domain_and_range(source.domain, sink.domain).get_space()
+        dependence = pairs.get((source.name, sink.name))
+        if dependence is None:
+            continue
         pieces: list[isl.BasicMap] = []
-        deps.extract_map(pair).foreach_basic_map(pieces.append)      # [P] -> { S[i..] -> T[j..] }
+        dependence.coalesce().foreach_basic_map(pieces.append)       # [P] -> { S[i..] -> T[j..] }
         for piece in pieces:
             for ends, owner in ((piece.domain(), source), (piece.range(), sink)):
                 for a, b in _equal_iterators(ends):

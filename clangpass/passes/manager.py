@@ -41,6 +41,7 @@ from clangpass.poly.dependences import Dependences, format_deps
 from clangpass.poly.extract import NotModelled
 from clangpass.poly.live_ranges import format_live_ranges, format_relaxed
 from clangpass.poly.schedule_files import schedule_file_text
+from clangpass.poly.schedule_loops import schedule_loops
 from clangpass.poly.scop import format_schedule, format_scop
 from clangpass.regions import OptRegion
 from clangpass.report import RegionOutcome, Status, fallback
@@ -156,14 +157,27 @@ def optimise_region(region: OptRegion, module: N.Module, options: CompileOptions
     cg = replace(unit.codegen, alias_check=unit.alias_check)
     deps = unit.dependences
     notes = ((deps.note,) if deps is not None and deps.note else ()) + unit.notes
-    saved = schedule_file_text(region, unit.scop.schedule) if options.save_schedule_dir else ""
+    wanted = options.save_schedule_dir or options.report_file
+    saved = schedule_file_text(region, unit.scop.schedule) if wanted else ""
     return RegionOutcome(region, Status.OPTIMIZED, reason="; ".join(notes), unit=cg, records=unit.records,
-                         schedule_text=saved,
+                         schedule_text=saved, **(_report_fields(unit) if options.report_file else {}),
                          statements=len(unit.scop.compute_statements),
                          pragmas=pragma_uses(unit.scop, deps.declared if deps is not None else None,
                                              deps.reductions if deps is not None else annotation_reductions(unit.scop)),
                          scheduling_seconds=sum(s for p, s in seconds.items() if p in SCHEDULING_PASSES),
                          pass_seconds=seconds, **_clustering_fields(unit, deps))
+
+
+def _report_fields(unit: PolyUnit) -> dict:
+    """-fpencil-report: the loops of the final schedule and the statements' lines; no loops when isl
+    cannot answer (the page then says so)."""
+    deps = unit.dependences.all if unit.dependences is not None else None
+    try:
+        loops = schedule_loops(unit.scop.schedule, deps, unit.scop.original_schedule)
+    except isl.Error:
+        loops = ()
+    return dict(loops=loops, statement_lines=tuple((s.name, s.loc.line) for s in unit.scop.compute_statements
+                                                   if s.loc.file == unit.region.loc.file))
 
 
 def _clustering_fields(unit: PolyUnit, deps: Optional[Dependences]) -> dict:

@@ -39,6 +39,7 @@ from clangpass.poly.clustering import Clustering
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
 from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
+from clangpass.poly.member_order import order_parallel_members
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.sequence_order import source_ordered_sequences
 from clangpass.poly.validity import maps_of, tree_problem, union_of
@@ -58,6 +59,8 @@ class ScheduleRecord(PassRecord):
 
     fusion: str = ""
     fusion_reason: str = ""
+    #: Bands whose parallel members were put in the order of their accesses (clangpass.poly.member_order).
+    ordered_bands: int = 0
 
 
 @register
@@ -98,8 +101,9 @@ class IslSchedule(Pass):
         if _over_budget(candidates, failures):
             schedule, why = _per_nest_schedule(unit, clustering, ctx)
             if schedule is not None:
+                schedule, ordered = _parallel_members_ordered(schedule, scop, options.isl_max_operations)
                 return replace(unit, scop=scop.with_schedule(schedule)).with_record(ScheduleRecord("max", (
-                    f"{failures[0]}: each top-level loop nest scheduled alone, in source order")))
+                    f"{failures[0]}: each top-level loop nest scheduled alone, in source order"), ordered))
             failures.append(why)
         if not candidates:
             return unit.with_note(f"{failures[0]}: original schedule kept")
@@ -118,8 +122,11 @@ class IslSchedule(Pass):
                     choice = choose_fusion(scop, candidates)
             except BudgetExceeded as exc:
                 choice = FusionChoice(next(iter(candidates)), f"{exc}: default kept")
-        return replace(unit, scop=scop.with_schedule(candidates[choice.strategy])).with_record(
-            ScheduleRecord(choice.strategy, choice.reason))
+        # Ordering: after the fusion choice, which reads each band's innermost member, and that
+        # stays where it was unless the whole band is parallel.
+        schedule, ordered = _parallel_members_ordered(candidates[choice.strategy], scop, options.isl_max_operations)
+        return replace(unit, scop=scop.with_schedule(schedule)).with_record(
+            ScheduleRecord(choice.strategy, choice.reason, ordered))
 
 
 Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
@@ -284,6 +291,17 @@ def _joined(schedule: isl.Schedule, scop: Scop, relaxed: RelaxedDependences, max
             return joined_nested_bands(schedule, relaxed.enforced, relaxed_storage(scop, relaxed))
     except BudgetExceeded:
         return schedule
+
+
+def _parallel_members_ordered(schedule: isl.Schedule, scop: Scop, max_operations: int) -> tuple[isl.Schedule, int]:
+    """`schedule` with the parallel members of its permutable bands in the order of their accesses,
+    not of the source (clangpass.poly.member_order), and the number of bands changed; as it is when
+    that exceeds the budget."""
+    try:
+        with isl_budget(scop.context.get_ctx(), max_operations, "parallel member order"):
+            return order_parallel_members(schedule, scop.reads.union(scop.writes))
+    except BudgetExceeded:
+        return schedule, 0
 
 
 def _in_source_order(schedule: isl.Schedule, scop: Scop, dependences: Dependences,

@@ -36,6 +36,7 @@ record's `source_order_reason` then says why the schedule was kept).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Optional
 
 import islpy as isl
 
@@ -49,6 +50,7 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
 from clangpass.poly.contraction import contract_arrays
 from clangpass.poly.memory_streams import restreamed_matrices
+from clangpass.poly.scop import statement_names
 from clangpass.poly.validity import PARALLEL_MARK
 
 
@@ -96,6 +98,8 @@ class SourceOrder(Pass):
         if not gained:
             reason = "the schedule has no tiled band, parallel loop or wavefront"
             return _source_order(unit, ctx, original, reason)
+        unit = _components_in_source_order(unit, ctx, original)
+        scop = unit.scop
         if unit.record(IndexSetSplitRecord).split_statements and not gained & {PARALLEL_MARK, WAVEFRONT_MARK}:
             # index-set-split's pieces in their split source order: isl's scheduler fuses and
             # skews the pieces (floyd-warshall: tiles, no parallel loop, column walks).
@@ -128,6 +132,108 @@ class SourceOrder(Pass):
             return unit.with_record(SourceOrderRecord(False, f"schedule kept: {reason}, but against it "
                                                              f"{', '.join(folded)} fold onto fewer rows"))
         return _source_order(unit, ctx, original, reason)
+
+
+def _components_in_source_order(unit: PolyUnit, ctx: PassContext, original: isl.Schedule) -> PolyUnit:
+    """`unit` with each independent component of its schedule (a filter of the root's set or
+    sequence) that gained nothing (no tiled band, parallel loop or wavefront) in the source
+    order, when the source order has a parallel loop there: the rule of the whole region,
+    applied per component. A region holding a three-point stencil and a matrix-vector
+    product got a skewed, fused stencil nest (no parallel loop: on the OpenCL target, host
+    code) beside the product's parallel loop; alone in a region the same stencil runs its two
+    sweeps as parallel loops. The source order is valid for the instances of any one
+    component, and the order between components is the schedule's."""
+    top = unit.scop.schedule.get_root()
+    if top.n_children() != 1:
+        return unit
+    top = top.child(0)
+    if top.get_type() not in (isl.schedule_node_type.set, isl.schedule_node_type.sequence):
+        return unit
+    idle = [k for k in range(top.n_children()) if not _subtree_marks(top.child(k))]
+    if not idle or len(idle) == top.n_children():
+        return unit
+    ordered = _source_order(unit, ctx, original, "")
+    if ordered.scop.schedule is original:
+        return unit
+    source = ordered.scop.schedule.get_root()
+    node, replaced = top, []
+    try:
+        for k in idle:
+            within = node.child(k).filter_get_filter()
+            piece = source.child(0)
+            if not _subtree_marks(piece, within):
+                continue
+            leaf = node.child(k).child(0).cut()
+            node = _graft(leaf, piece, within).parent().parent()
+            replaced.append(within)
+    except _CannotGraft:
+        return unit
+    if not replaced:
+        return unit
+    parts = isl.UnionSet.empty(original.get_domain().get_space())
+    for within in replaced:
+        parts = parts.union(within)
+    names = statement_names(parts)
+    kept = tuple(r for r in unit.scop.reductions if not set(r.statements) & names)
+    found = tuple(r for r in ordered.scop.reductions if set(r.statements) <= names)
+    scop = unit.scop.with_schedule(node.get_schedule(), reductions=kept + found)
+    return replace(unit, scop=scop).with_record(SourceOrderRecord(
+        False, f"schedule kept, but {len(replaced)} of its independent parts in the source order, where they have "
+               f"parallel loops and in the schedule none"))
+
+
+class _CannotGraft(Exception):
+    """A schedule tree node the graft does not copy (context, guard, expansion, extension)."""
+
+
+def _subtree_marks(node: isl.ScheduleNode, within: Optional[isl.UnionSet] = None) -> bool:
+    """Whether the tree below `node` has a tile, parallel or wavefront mark (with `within`:
+    one above instances of `within`; filters disjoint from it are skipped)."""
+    kind = node.get_type()
+    if kind == isl.schedule_node_type.mark and node.mark_get_id().get_name() in (TILE_MARK, PARALLEL_MARK,
+                                                                                WAVEFRONT_MARK):
+        return True
+    if within is not None and kind == isl.schedule_node_type.filter:
+        within = within.intersect(node.filter_get_filter())
+        if within.is_empty():
+            return False
+    return any(_subtree_marks(node.child(k), within) for k in range(node.n_children()))
+
+
+def _graft(leaf: isl.ScheduleNode, source: isl.ScheduleNode, within: isl.UnionSet) -> isl.ScheduleNode:
+    """A copy of the tree below `source` (its instances in `within`) inserted at `leaf`; the node
+    at `leaf`'s position. Filters disjoint from `within` are left out, and a sequence or set with
+    one branch left is that branch."""
+    kind = source.get_type()
+    types = isl.schedule_node_type
+    if kind == types.leaf:
+        return leaf
+    if kind == types.band:
+        node = leaf.insert_partial_schedule(source.band_get_partial_schedule().intersect_domain(within))
+        node = node.band_set_permutable(source.band_get_permutable())
+        for k in range(source.band_n_member()):
+            node = node.band_member_set_coincident(k, source.band_member_get_coincident(k))
+        return _graft(node.child(0), source.child(0), within).parent()
+    if kind == types.mark:
+        node = leaf.insert_mark(source.mark_get_id())
+        return _graft(node.child(0), source.child(0), within).parent()
+    if kind == types.filter:
+        return _graft(leaf, source.child(0), within.intersect(source.filter_get_filter()))
+    if kind in (types.sequence, types.set):
+        branches = [(k, within.intersect(source.child(k).filter_get_filter())) for k in range(source.n_children())]
+        branches = [(k, f) for k, f in branches if not f.is_empty()]
+        if not branches:
+            return leaf
+        if len(branches) == 1:
+            return _graft(leaf, source.child(branches[0][0]).child(0), branches[0][1])
+        filters = isl.UnionSetList.alloc(leaf.get_ctx(), len(branches))
+        for _, f in branches:
+            filters = filters.add(f)
+        node = leaf.insert_sequence(filters) if kind == types.sequence else leaf.insert_set(filters)
+        for j, (k, f) in enumerate(branches):
+            node = _graft(node.child(j).child(0), source.child(k).child(0), f).parent().parent()
+        return node
+    raise _CannotGraft(str(kind))
 
 
 def _folded_scratch(scop, ctx: PassContext) -> list[str]:

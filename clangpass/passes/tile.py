@@ -6,12 +6,14 @@ Output: each such band split into a tile band (marked `tile`) iterating over
 rectangular tiles and a point band (marked `point`) inside them (Irigoin &
 Triolet, POPL 1988; Bondhugula et al., Pluto, PLDI 2008, section 4). A permutable
 band can be tiled without a legality check: every dependence has non-negative
-distance along all its members. Sizes: `tile_size` in every member when the
-option is set (0 disables tiling), otherwise per band from the cache model of
-`clangpass.poly.tile_sizes` (caches from `cache_sizes`, else the host's); the
-sizes are the pass's record (`TileRecord`: the optimisation record's `tiled_bands`,
-`tile_sizes` and `untiled_reason`). A later pass that puts back a schedule without
-the tiles says so in that record (`without_tiles`).
+distance along all its members. Sizes, per band (numbered in the order the pass meets
+the candidate bands, `clangpass.tile_spec`): the rule of `tile_sizes`
+(-fpencil-tile-sizes=) for it, else `tile_size` in every member when that option is set
+(0 disables tiling), else the rule `pencilcc-tune` cached (`tuned_tile_sizes`), else the
+cache model of `clangpass.poly.tile_sizes` (caches from `cache_sizes`, else the host's).
+The sizes are the pass's record (`TileRecord`: the optimisation record's `tiled_bands`,
+`tile_sizes`, `untiled_reason`, and where they came from). A later pass that puts back a
+schedule without the tiles says so in that record (`without_tiles`).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.scop import Scop
 from clangpass.poly.tile_sizes import band_tile_sizes, host_cache_sizes, skewed_footprint, tile_budget
+from clangpass.tile_spec import FLAG, MODEL, choose, summary
 
 TILE_MARK = "tile"
 POINT_MARK = "point"
@@ -32,17 +35,23 @@ POINT_MARK = "point"
 @dataclass(frozen=True)
 class TileRecord(PassRecord):
     """The bands the schedule has tiled, the size of every tiled member (outermost first), and why
-    `tile` left a permutable band untiled ('' if none: a wavefront out of cache)."""
+    `tile` left a permutable band untiled ('' if none: a wavefront out of cache); where the sizes
+    came from ('model', 'flag', 'tuned', 'mixed': clangpass.tile_spec), every tiled band as
+    {"band": its number, "sizes", "from"}, and the given sizes that did not fit a band."""
 
     tiled_bands: int = 0
     tile_sizes: tuple[int, ...] = ()
     untiled_reason: str = ""
+    tile_sizes_from: str = ""
+    tile_bands: tuple[dict, ...] = ()
+    tile_size_problems: tuple[str, ...] = ()
 
 
 def without_tiles(unit: PolyUnit) -> PolyUnit:
     """`unit`, whose schedule a later pass replaced by one without the tiles (the source order):
     its tile record says no band is tiled (why bands were left untiled stays)."""
-    return unit.with_record(replace(unit.record(TileRecord), tiled_bands=0, tile_sizes=()))
+    return unit.with_record(replace(unit.record(TileRecord), tiled_bands=0, tile_sizes=(), tile_sizes_from="",
+                                    tile_bands=()))
 
 
 @register
@@ -56,27 +65,41 @@ class TileBands(Pass):
     dump_stage = "schedule"
 
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
-        size = ctx.options.tile_size
-        if size is not None and size <= 0:
+        options = ctx.options
+        size = options.tile_size
+        if size is not None and size <= 0 and not options.tile_sizes:
             return unit
         scop = unit.scop
-        caches = ctx.options.cache_sizes or host_cache_sizes()
+        caches = options.cache_sizes or host_cache_sizes()
+        label, function = unit.region.label, unit.region.function.name
         chosen: list[int] = []      # the size of every tiled member, outermost first
+        bands: list[dict] = []
         notes: list[str] = []
-        tiled = [0]
+        problems: list[str] = []
+        count = [0]
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Tile under `node`; returns the node now at `node`'s position."""
             if (node.get_type() == isl.schedule_node_type.band and node.band_n_member() >= 2
                     and node.band_get_permutable()):
-                sizes = ([size] * node.band_n_member() if size is not None
-                         else band_tile_sizes(node, scop, caches))
-                too_big = None if size is not None else _uncached_wavefront(node, scop, sizes, caches)
+                number, count[0] = count[0], count[0] + 1
+                n = node.band_n_member()
+                if size is not None and not any(r.matches(label, function, number) for r in options.tile_sizes):
+                    if size <= 0:
+                        return node
+                    sizes, source = [size] * n, FLAG
+                else:
+                    pick = choose(options.tile_sizes, options.tuned_tile_sizes, label, function, number, n,
+                                  band_tile_sizes(node, scop, caches))
+                    sizes, source = list(pick.sizes), pick.source
+                    if pick.problem:
+                        problems.append(pick.problem)
+                too_big = _uncached_wavefront(node, scop, sizes, caches) if source == MODEL else None
                 if too_big is not None:
                     notes.append(too_big)
                     return node
                 chosen.extend(sizes)
-                tiled[0] += 1
+                bands.append({"band": number, "sizes": sizes, "from": source})
                 return _tile(node, sizes)
             for k in range(node.n_children()):
                 node = visit(node.child(k)).parent()
@@ -84,12 +107,15 @@ class TileBands(Pass):
 
         schedule = visit(scop.schedule.get_root()).get_schedule()
         record = unit.record(TileRecord)
-        if notes:
-            unit = unit.with_record(record := replace(record, untiled_reason="; ".join(notes)))
-        if not tiled[0]:
+        if notes or problems:
+            unit = unit.with_record(record := replace(record, untiled_reason="; ".join(notes) or record.untiled_reason,
+                                                      tile_size_problems=record.tile_size_problems + tuple(problems)))
+        if not bands:
             return unit
+        every = record.tile_bands + tuple(bands)
         return replace(unit, scop=scop.with_schedule(schedule)).with_record(
-            replace(record, tiled_bands=record.tiled_bands + tiled[0], tile_sizes=record.tile_sizes + tuple(chosen)))
+            replace(record, tiled_bands=record.tiled_bands + len(bands), tile_sizes=record.tile_sizes + tuple(chosen),
+                    tile_sizes_from=summary([b["from"] for b in every]), tile_bands=every))
 
 
 def _uncached_wavefront(band: isl.ScheduleNode, scop: Scop, sizes: list[int], caches: tuple[int, ...]) -> Optional[str]:

@@ -67,6 +67,9 @@ class PolyUnit:
     # Set by load-schedule: the file the schedule came from (-fpencil-load-schedule); the passes
     # that only rewrite the schedule tree (`Pass.rewrites_schedule`) then leave it as it is.
     schedule_file: str = ""
+    # Set by contract-scheduled: the model before its contraction, which holds for the final
+    # schedule only; `codegen` goes back to it when it must use the source order instead.
+    uncontracted: Optional[Scop] = None
     records: tuple["PassRecord", ...] = ()         # what each pass did, one record per pass (registry.PassRecord)
     notes: tuple[str, ...] = ()                    # what the passes gave up and why, in order
     provided: frozenset[str] = field(default=frozenset())

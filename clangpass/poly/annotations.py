@@ -88,6 +88,9 @@ class PragmaUse:
     # (variable, clause operator, whether a loop run on threads reduces it) per reduction clause variable
     reductions: tuple[tuple[str, str, bool], ...] = ()
     text: str = ""     # the pragma as written (`pragma omp simd`), for kind 'other'
+    # (name as written, name in the model) of each clause variable a pass renamed (a demoted
+    # scalar: clangpass.poly.demotion); `reductions` and the messages use the written names.
+    renamed: tuple[tuple[str, str], ...] = ()
 
     @property
     def spelling(self) -> str:
@@ -122,6 +125,20 @@ def carried_pairs(scop: Scop, annotation: LoopAnnotation) -> isl.UnionMap:
     return out
 
 
+# Words of the messages below that speak of the CPU target's threads, and what they say on a
+# target that runs parallel loops as OpenCL kernels (clangpass.report rewrites them there).
+NO_PARALLEL_LOOPS = "no loop runs on threads (-fno-pencil-parallel)"
+REGION_VARIABLE = "it is a variable of the region, not of the caller (not reduced on threads yet)"
+NOT_REDUCED = "not reduced on threads"
+NOT_PERFORMED = "not run on threads: no parallel loop performs it"
+ON_THE_DEVICE = {
+    NO_PARALLEL_LOOPS: "no loop runs as an OpenCL kernel (-fno-pencil-parallel)",
+    REGION_VARIABLE: "it is a variable of the region, not of the caller (not reduced on the OpenCL device yet)",
+    NOT_PERFORMED: "not run on the OpenCL device: no kernel performs it",
+    NOT_REDUCED: "not reduced on the OpenCL device",
+}
+
+
 # The reductions of one annotation that threads may perform, and why each other variable of
 # its clauses cannot be reduced on threads (`thread_reductions`).
 ThreadReductions = tuple[tuple[LoopReduction, ...], dict[str, str]]
@@ -153,7 +170,7 @@ def thread_reductions(scop: Scop, annotation: LoopAnnotation) -> ThreadReduction
         op = operators.get(v, "")
         info = arrays.get(v)
         if not annotation.threads:
-            why[v] = "no loop runs on threads (-fno-pencil-parallel)"
+            why[v] = NO_PARALLEL_LOOPS
         elif [w for w in annotation.reductions if w == v][1:]:
             why[v] = "it is named by more than one reduction clause"
         elif op not in COMBINERS:
@@ -161,7 +178,7 @@ def thread_reductions(scop: Scop, annotation: LoopAnnotation) -> ThreadReduction
         elif info is None:
             why[v] = "the region does not access it"
         elif info.local:
-            why[v] = "it is a variable of the region, not of the caller (not reduced on threads yet)"
+            why[v] = REGION_VARIABLE
         elif not isinstance(info.element, (T.IntType, T.FloatType)):
             why[v] = f"its type '{info.element.spelling()}' is not arithmetic"
         elif COMBINERS[op] in _INTEGER_ONLY and not isinstance(info.element, T.IntType):
@@ -313,6 +330,13 @@ def vector_independent(scop: Scop, reductions: tuple[ThreadReductions, ...]) -> 
     return _union(scop, ("independent", "ivdep"), reductions)
 
 
+def threads_phrase(variables: list[str]) -> str:
+    """What a PragmaUse's detail says of the reductions run on threads (a target that runs them
+    elsewhere, the OpenCL one, rewrites this part of the remark: clangpass.report)."""
+    return (f"reduction{'s' if len(variables) > 1 else ''} of {', '.join(repr(v) for v in variables)} run on "
+            "threads (private partial results combined in thread order)")
+
+
 def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
                 reductions: tuple[ThreadReductions, ...]) -> tuple[PragmaUse, ...]:
     """What each annotation of an optimized region did, given `declared`: the dependences the
@@ -325,6 +349,7 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
                 else isl.UnionMap.empty(scop.context.get_space()))
         kept = sorted(kept_storage(scop, a, mine) & _touched_in_loop(scop, a))
         usable, why = mine
+        spelled = a.spelled
         on_threads = sorted({r.variable for r in performed_reductions(scop) if r.loc == a.loc})
         details = []
         if gone.is_empty():
@@ -334,16 +359,14 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
         else:
             details.append("the loop's carried dependences ignored when choosing vector loops")
         if on_threads:
-            details.append(f"reduction{'s' if len(on_threads) > 1 else ''} of "
-                           f"{', '.join(repr(v) for v in on_threads)} run on threads (private partial "
-                           "results combined in thread order)")
+            details.append(threads_phrase(sorted(spelled(v) for v in on_threads)))
         missed = []
         for v in (v for v in kept if v in a.reductions):
-            missed.append(f"reduction variable {v!r} kept in order: {why.get(v, 'not reduced on threads')}")
-        idle = [r.variable for r in usable if r.variable not in on_threads]
+            missed.append(f"reduction variable {spelled(v)!r} kept in order: {why.get(v, NOT_REDUCED)}")
+        idle = [spelled(r.variable) for r in usable if r.variable not in on_threads]
         if idle:
             missed.append(f"reduction{'s' if len(idle) > 1 else ''} of {', '.join(repr(v) for v in idle)} "
-                          "not run on threads: no parallel loop performs it")
+                          f"{NOT_PERFORMED}")
         shared = [v for v in kept if v not in a.reductions]
         if shared:
             missed.append(f"dependences through {', '.join(repr(v) for v in shared)} kept: the pragma does "
@@ -351,9 +374,10 @@ def pragma_uses(scop: Scop, declared: Optional[isl.UnionMap],
         if gone.is_empty() and not missed:
             missed.append("the loop carries no dependence through arrays to ignore")
         operators = dict(zip(a.reductions, a.operators))
-        reductions = tuple((v, operators.get(v, ""), v in on_threads) for v in dict.fromkeys(a.reductions))
+        reductions = tuple((spelled(v), operators.get(v, ""), v in on_threads) for v in dict.fromkeys(a.reductions))
+        renamed = tuple((spelled(v), v) for v in dict.fromkeys(a.reductions) if spelled(v) != v)
         uses.append(PragmaUse(a.kind, a.loc.file, a.loc.line, a.loc.col, not gone.is_empty(), "; ".join(details),
-                              "; ".join(missed), reductions))
+                              "; ".join(missed), reductions, renamed=renamed))
     for stmt in scop.statements:
         if stmt.opaque and stmt.body is not None:
             uses.extend(unused_pragmas(stmt.body, f"the loop is part of a {stmt.opaque}, which runs whole as "

@@ -92,6 +92,10 @@ class CodegenUnit:
     # of the parameters), and the arrays no copy of whole rows serves.
     device_rows: Mapping[str, isl.AstExpr] = field(default_factory=dict)
     beyond_extents: frozenset[str] = frozenset()
+    # For a target that runs parallel loops apart (live_ranges.iteration_locals): the local arrays
+    # whose values never cross an iteration of a `parallel` loop, so that each iteration may have
+    # an uninitialised copy of its own although other loops use the array too.
+    iteration_locals: frozenset[str] = frozenset()
     # Statements generated as one (clangpass.poly.codegen.statement_groups): the AST calls the
     # first of each group, whose body (a Compound) runs every member's body in order.
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

@@ -47,7 +47,7 @@ from clangpass.ir.printer import format_expr
 from clangpass.ir.walk import base_variable, iter_exprs, transform
 from clangpass.poly.budget import isl_budget
 from clangpass.poly.live_ranges import LiveRanges, live_ranges
-from clangpass.poly.scop import Scop, ScopStatement, accesses_through
+from clangpass.poly.scop import LoopAnnotation, Scop, ScopStatement, accesses_through
 from clangpass.poly.validity import earlier_pairs, maps_of
 
 
@@ -255,7 +255,8 @@ def _demoted(scop: Scop, anchor: ScopStatement, scalar: str, block: list[ScopSta
     del statements[anchor.name]
     removed = isl.UnionSet.from_set(anchor.domain)
     kept = scop.original_schedule.get_domain().subtract(removed)
-    annotations = tuple(replace(a, statements=tuple(n for n in a.statements if n != anchor.name))
+    annotations = tuple(_renamed(replace(a, statements=tuple(n for n in a.statements if n != anchor.name)),
+                                 scalar, base_variable(element).name if stores else "")
                         for a in scop.annotations)
     demotion = Demotion(scalar, format_expr(element), tuple(s.name for s in block if s.name != anchor.name))
     return scop.with_model(statements=tuple(statements.values()), reads=reads.subtract_domain(removed),
@@ -263,6 +264,18 @@ def _demoted(scop: Scop, anchor: ScopStatement, scalar: str, block: list[ScopSta
                            may_writes=scop.may_writes.subtract_domain(removed),
                            original_schedule=scop.original_schedule.intersect_domain(kept),
                            schedule=scop.schedule.intersect_domain(kept), annotations=annotations), demotion
+
+
+def _renamed(annotation: LoopAnnotation, scalar: str, array: str) -> LoopAnnotation:
+    """`annotation` with a reduction clause's `scalar` now the array it was demoted to: its
+    updates write that array's element, whose dependences the clause now speaks of (a clause left
+    naming the vanished scalar would let the pragma drop the element's dependences unreduced);
+    a target that cannot reduce the element keeps them (clangpass.poly.annotations)."""
+    if not array or scalar not in annotation.reductions:
+        return annotation
+    written = annotation.written or annotation.reductions
+    return replace(annotation, reductions=tuple(array if v == scalar else v for v in annotation.reductions),
+                   written=written)
 
 
 def _redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,

@@ -301,6 +301,45 @@ def values_leaving(node: isl.ScheduleNode, live_ranges: isl.UnionMap, members: i
     return written.subtract(_same_iteration(band, members or band.band_n_member()))
 
 
+def iteration_locals(scop: Scop, live_ranges: isl.UnionMap) -> frozenset[str]:
+    """The region-local arrays whose values never cross an iteration of a `parallel` loop of
+    `scop`'s schedule: under every parallel mark, each value of the array read there was
+    written in the same iteration of that loop, and none written there is read elsewhere
+    (`live_ranges`: [P] -> { W -> R }, the flow through local storage). A target may give each
+    iteration of such a loop an uninitialised copy of its own, even where other loops of the
+    region use the array too (a privatized temporary of two loop nests). The flow is taken
+    between the statements that write and read the array (conservative: other arrays' flow
+    between them counts too). Raises isl.Error."""
+    marks: list[isl.ScheduleNode] = []
+
+    def find(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK:
+            marks.append(node)
+            return
+        for k in range(node.n_children()):
+            find(node.child(k))
+
+    find(scop.schedule.get_root())
+    found: set[str] = set()
+    for array in scop.arrays:
+        if not array.local or not array.extents:
+            continue
+        names = frozenset({array.name})
+        writers = accesses_through(scop.must_writes.union(scop.may_writes), names).domain()
+        readers = accesses_through(scop.reads, names).domain()
+        flow = live_ranges.intersect_domain(writers).intersect_range(readers)
+        crossing = False
+        for mark in marks:
+            inside = mark.get_domain()
+            entering = flow.intersect_range(inside).subtract_domain(inside)
+            if not values_leaving(mark, flow, 1).is_empty() or not entering.is_empty():
+                crossing = True
+                break
+        if not crossing:
+            found.add(array.name)
+    return frozenset(found)
+
+
 def _same_iteration(band: isl.ScheduleNode, members: int) -> isl.UnionMap:
     """[P] -> { S -> T }: pairs of instances under `band` in one iteration of its first `members`
     members (and of every loop around it)."""

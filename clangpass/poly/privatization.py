@@ -64,6 +64,25 @@ PRIVATE_PREFIX = "__pencil_private_"
 # The region-local scalars of split-off three-address instances (`_three_address_units`).
 LAST_PREFIX = "__pencil_last_"
 
+
+def source_variable(name: str) -> str:
+    """The user's variable the storage `name` stands for: a private copy's or last-value
+    scalar's original, anything else itself (unquoted, for the record's lists)."""
+    for prefix in (PRIVATE_PREFIX, LAST_PREFIX):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
+def source_name(name: str) -> str:
+    """How a message names the storage `name`, quoted: a private copy or a last-value scalar this
+    pass made as the user's variable it stands for ("'C' (privatized)"), anything else as itself.
+    Internal names never reach a message."""
+    for prefix, what in ((PRIVATE_PREFIX, "privatized"), (LAST_PREFIX, "its last value")):
+        if name.startswith(prefix):
+            return f"'{name[len(prefix):]}' ({what})"
+    return f"'{name}'"
+
 # Bytes of private storage a region may allocate without a run-time check: each private
 # copy is an alloca on the caller's stack and on every thread's (glibc's default thread
 # stack is 8 MiB; libgomp's may be smaller through OMP_STACKSIZE).

@@ -64,6 +64,13 @@ class LoopAnnotation:
     reductions: tuple[str, ...] = ()   # variables named by `reduction(op: v)` clauses
     operators: tuple[str, ...] = ()    # the clause's operator of each of `reductions`, in order
     threads: bool = True           # whether loops may run on threads (false: -fno-pencil-parallel)
+    # The clause's variables as the source names them, where a pass renamed one of `reductions`
+    # (demote-scalars: a region-local scalar to the array it ends in); () while they are `reductions`.
+    written: tuple[str, ...] = ()
+
+    def spelled(self, variable: str) -> str:
+        """The name the source gives `variable`, one of `reductions`, for messages."""
+        return dict(zip(self.reductions, self.written)).get(variable, variable)
 
 
 @dataclass(frozen=True)

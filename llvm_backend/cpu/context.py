@@ -58,7 +58,7 @@ class ModuleContext:
         self.fast_math = ("fast",) if options.fast_math else ()
         self.thread_functions = 0
         self.trampolines: dict[str, str] = {}   # internal function -> its external wrapper (lower_unit sets it)
-        self.debug = DebugInfo(module, module.name) if options.debug else None
+        self.debug = DebugInfo(module, module.name, options.debug_prefix_map) if options.debug else None
 
     def declare(self, name: str, result: ir.Type, params: Sequence[ir.Type]) -> ir.Function:
         """An external function (libm, libgomp, libc) or an LLVM intrinsic, declared once."""

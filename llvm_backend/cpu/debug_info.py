@@ -8,6 +8,11 @@ theirs) and a DILocation on every instruction, so that a debugger or a profiler
 attributes the region's code to the lines of its statements. Variables are not
 described: the region's values live in LLVM registers the polyhedral schedule
 reordered, not in the C variables.
+
+Paths as clang writes them: a file's name as the compile named it (relative or absolute), the
+directory the compile ran in as the unit's and the files' directory (DW_AT_comp_dir), both through
+the debug prefix maps (`-ffile-prefix-map=` / `-fdebug-prefix-map=`, clangpass.prefix_map), so
+that a build in another folder, or a distcc server's private one, writes the same bytes.
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ import os
 import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
+from clangpass.prefix_map import PrefixMap
 from llvm_backend.cpu.lower_types import I32
 
 _DWARF_VERSION = 4
@@ -25,8 +31,10 @@ _MODULE_FLAG_WARNING = 2  # Module::Warning, as clang emits "Debug Info Version"
 
 
 class DebugInfo:
-    def __init__(self, module: ir.Module, source: str) -> None:
+    def __init__(self, module: ir.Module, source: str, prefix_map: PrefixMap = PrefixMap()) -> None:
         self.module = module
+        self.prefix_map = prefix_map
+        self.directory = prefix_map.remap(os.getcwd())
         self.files: dict[str, ir.DIValue] = {}
         self.unit = module.add_debug_info("DICompileUnit", {
             "language": ir.DIToken("DW_LANG_C99"),
@@ -48,8 +56,8 @@ class DebugInfo:
 
     def file(self, path: str) -> ir.DIValue:
         if path not in self.files:
-            directory, name = os.path.split(os.path.abspath(path))
-            self.files[path] = self.module.add_debug_info("DIFile", {"filename": name, "directory": directory})
+            self.files[path] = self.module.add_debug_info("DIFile", {"filename": self.prefix_map.remap(path),
+                                                                     "directory": self.directory})
         return self.files[path]
 
     def subprogram(self, fn: ir.Function, name: str, loc: N.SourceLoc) -> ir.DIValue:

@@ -45,6 +45,7 @@ import llvmlite.ir as ir
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
+from clangpass.poly.ast_c import iterator_name
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, TEAM_MARK, CodegenUnit, has_parallel_loop
 from clangpass.poly.validity import VECTOR_MARK
 from llvm_backend.cpu.context import FunctionState, Variable
@@ -323,7 +324,3 @@ def _has_constant_bounds(node: isl.AstNode) -> bool:
             and cond.get_type() == isl.ast_expr_type.op and cond.op_get_type() in (OP.le, OP.lt)
             and cond.op_get_arg(0).get_type() == isl.ast_expr_type.id
             and cond.op_get_arg(1).get_type() == isl.ast_expr_type.int)
-
-
-def iterator_name(node: isl.AstNode) -> str:
-    return node.for_get_iterator().id_get_id().get_name()

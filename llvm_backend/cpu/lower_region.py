@@ -28,7 +28,7 @@ from clangpass.poly.codegen_unit import CodegenUnit
 from llvm_backend.cpu.context import FunctionState, ModuleContext
 from llvm_backend.cpu.lower_ast import AstLowering
 from llvm_backend.cpu.lower_expr import allocate_local, bind_region_args
-from clangpass.regions import RESULT, returns_value, trampoline_symbol
+from clangpass.regions import RESULT, returns_value
 from llvm_backend.cpu.lower_types import VOID, BackendError, has_restrict, is_bool, llvm_type, param_type
 from llvm_backend.cpu.parallel import run_on_threads
 
@@ -60,7 +60,7 @@ def lower_unit(ctx: ModuleContext, unit: CodegenUnit,
             param.add_attribute("noalias")
         if arg.passing == "value" and is_bool(arg.type):
             param.add_attribute("zeroext")
-    ctx.trampolines = {callee.name: trampoline_symbol(callee) for callee in region.trampolines}
+    ctx.trampolines = {callee.name: symbol for callee, symbol in zip(region.trampolines, region.trampoline_symbols)}
     state = FunctionState.start(ctx, fn, region.function.name, region.loc)
     lowering = make_lowering(state, unit)
     bind_region_args(lowering.exprs, region, list(fn.args))

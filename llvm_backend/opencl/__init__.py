@@ -27,6 +27,7 @@ from typing import Sequence
 from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.poly.codegen_unit import CodegenUnit
+from clangpass.poly.privatization import source_variable
 from clangpass.targets import Artifact, Output, TargetTraits
 from llvm_backend.cpu import CpuTarget, runtime_link_flags
 from llvm_backend.cpu.context import FunctionState
@@ -35,20 +36,24 @@ from llvm_backend.cpu.lower_region import MakeLowering
 from llvm_backend.opencl.host import HostLowering, Plan
 from llvm_backend.opencl import pipeline as pipelines
 from llvm_backend.opencl.kernels import GROUP_SIZE, GROUPS, Kernel, program_source
-from llvm_backend.opencl.tiling import GROUP as TILE_GROUP
-from llvm_backend.opencl import runtime
+from llvm_backend.opencl import runtime, work_groups
+from clangpass.tile_spec import summary
 
 __all__ = ["TARGET", "OpenclTarget", "mapping"]
 
 
 def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
     """How `unit` maps onto the device (plain values, for the optimisation record)."""
-    plan = Plan(unit, options.parallel)
+    plan = Plan(unit, options.parallel, options)
     used = {p.source for k in plan.kernels for p in k.params if p.kind == "buffer"}
     local_buffers = used & {d.name for d in unit.locals}
     buffers = used - local_buffers
     return {
-        "kernels": [_kernel_record(k) for k in plan.kernels],
+        "kernels": [_with_work_group(_kernel_record(k), plan.work_groups.get(k.name)) for k in plan.kernels],
+        # Where the work-group sizes came from (clangpass.tile_spec: model is the runtime's
+        # choice) and the given sizes that did not fit a kernel.
+        "tile_sizes_from": summary([c.source for c in plan.work_groups.values()]),
+        "tile_size_problems": [c.problem for c in plan.work_groups.values() if c.problem],
         "host_loops": [why for _, k, why in plan.loops if k is None],
         "buffers": sorted(buffers),
         "local_buffers": sorted(local_buffers),   # region locals kernels read or write in device memory
@@ -57,6 +62,10 @@ def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
         "not_copied_in": sorted(buffers & unit.entry_dead),
         "not_copied_back": sorted(buffers & unit.exit_dead),
     }
+
+
+def _with_work_group(record: dict, choice) -> dict:
+    return {**record, **work_groups.record_fields(choice, record["work_items"])}
 
 
 def _kernel_record(k: Kernel) -> dict:
@@ -72,10 +81,11 @@ def _kernel_record(k: Kernel) -> dict:
     local = [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))]
     tiling = None
     if k.tiling is not None:
-        work = (f"tiles of {TILE_GROUP[0]} x {TILE_GROUP[1]} iterations to work-groups (dimension 0 the inner "
+        group = k.tiling.group
+        work = (f"tiles of {group[0]} x {group[1]} iterations to work-groups (dimension 0 the inner "
                 "loop), one work-item per point")
         local += [f"{a.local_name(n)}[{a.elements}]" for n, s in enumerate(k.tiling.stages) for a in s.arrays]
-        tiling = {"work_group": list(TILE_GROUP), "local_bytes": k.tiling.local_bytes,
+        tiling = {"work_group": list(group), "local_bytes": k.tiling.local_bytes,
                   "stages": [{"strip": s.tile_k if s.loop else None,
                               "local_arrays": [{"array": a.name, "box": list(a.extents), "padded_row": a.row}
                                                for a in s.arrays],
@@ -83,12 +93,15 @@ def _kernel_record(k: Kernel) -> dict:
     return {"name": k.name, "dimensions": k.dimensions, "work_items": work, "tiling": tiling,
             "local_memory": local,
             "private_arrays": list(k.private_arrays),
+            # The same arrays as the source names them (a privatized array's private copy is
+            # `private_arrays`' `__pencil_private_C`, here 'C').
+            "source_private_arrays": [source_variable(name) for name in k.private_arrays],
             "reductions": [{"variable": r.variable, "operator": r.operator} for r in k.reductions]}
 
 
 def _host_lowering(options: CompileOptions) -> MakeLowering:
     def make(state: FunctionState, unit: CodegenUnit) -> AstLowering:
-        return HostLowering(state, unit, Plan(unit, options.parallel))
+        return HostLowering(state, unit, Plan(unit, options.parallel, options))
     return make
 
 
@@ -110,7 +123,7 @@ class OpenclTarget(CpuTarget):
              module_name: str, dumps: DumpSink) -> Artifact:
         if dumps.wants("opencl"):
             for unit in units:
-                plan = Plan(unit, options.parallel)
+                plan = Plan(unit, options.parallel, options)
                 if plan.loops:
                     notes = "".join(f"// on the host: {why}\n" for _, k, why in plan.loops if k is None)
                     dumps.emit("opencl", unit.region.label, "opencl-kernels", notes + program_source(plan.kernels))
@@ -121,7 +134,7 @@ class OpenclTarget(CpuTarget):
 
     def link_flags(self, units: Sequence[CodegenUnit], options: CompileOptions) -> tuple[str, ...]:
         flags = [f for f in runtime_link_flags(units, options) if f != "-fopenmp"]
-        if any(Plan(u, options.parallel).kernels for u in units):
+        if any(Plan(u, options.parallel, options).kernels for u in units):
             flags += runtime.runtime_flags()
         return tuple(flags)
 

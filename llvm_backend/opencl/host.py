@@ -44,6 +44,8 @@ from llvm_backend.cpu.lower_ast import AstLowering, iterator_name
 from llvm_backend.cpu.lower_types import I8, I32, I64, PTR, VOID, llvm_type, scalar_element
 from llvm_backend.cpu.control import for_range
 from llvm_backend.cpu.parallel import combine, trip_count
+from clangpass.options import CompileOptions
+from llvm_backend.opencl import work_groups
 from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuilder, Unmappable,
                                          inner_coincident_loop, program_source, root_name, written_names)
 
@@ -62,8 +64,13 @@ class Plan:
     loop would read its arrays back to the host and upload them again.
     """
 
-    def __init__(self, unit: CodegenUnit, parallel: bool) -> None:
-        self.builder = KernelBuilder(unit, f"{unit.region.symbol}_k")
+    def __init__(self, unit: CodegenUnit, parallel: bool, options: Optional[CompileOptions] = None) -> None:
+        """`options`: where work-group sizes given by hand or tuned come from (`work_groups`)."""
+        tile_group = None
+        if options is not None:
+            def tile_group(band: int) -> tuple[int, ...]:
+                return work_groups.band_choice(options, unit.region.label, unit.region.function.name, band, 2).local
+        self.builder = KernelBuilder(unit, f"{unit.region.symbol}_k", tile_group)
         self.loops: list[tuple[str, Optional[Kernel], str]] = []    # (loop text, kernel, why not)
         self.singles: dict[str, tuple[Optional[Kernel], str]] = {}  # subtree text -> (kernel, why not)
         if parallel:
@@ -72,6 +79,14 @@ class Plan:
         if self.mapped:
             self._between(unit.ast, [], False)
         self.kernels = list(self.builder.kernels)
+        # The work-groups -fpencil-tile-sizes= or the tuning cache give (by kernel name).
+        self.work_groups: dict[str, work_groups.WorkGroupChoice] = {}
+        if options is not None:
+            self.work_groups = work_groups.choose_work_groups(self.kernels, options, unit.region.label,
+                                                              unit.region.function.name)
+            sized = work_groups.apply(self.kernels, self.work_groups)
+            self.kernels = [sized[k.name] for k in self.kernels]
+            self.loops = [(text, sized[k.name] if k is not None else None, why) for text, k, why in self.loops]
 
     def _walk(self, node: isl.AstNode, iterators: list[str]) -> None:
         kind = node.get_type()

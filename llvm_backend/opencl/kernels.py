@@ -11,7 +11,7 @@ for g < trips; the host computes `start` and `trips` (the runtime may round the
 global size up to a multiple of the work-group size, so every kernel returns early
 past its trip count). The loop's body, inner loops included, is the work-item's
 code: the same isl AST and IR statement bodies the CPU target lowers, printed as C
-by `clangpass.ir.c_printer` in the OpenCL dialect below.
+by `clangpass.poly.ast_c` and `clangpass.ir.c_printer` in the OpenCL dialect below.
 
 Data:
 - region arguments passed by value: kernel arguments of their C type (`_Bool` as
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from dataclasses import replace
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import islpy as isl
 
@@ -48,11 +48,12 @@ from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
 from clangpass.ir.walk import base_variable, descendants, transform, written_variables
 from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_names
+from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
-from llvm_backend.cpu.lower_ast import OP, iterator_name
-from llvm_backend.opencl.tiling import GROUP, Stage, TileMapping, tile_mapping
+from clangpass.poly.ast_c import AstPrinter, identifiers, iterator_name
+from llvm_backend.opencl.tiling import Stage, TileMapping, tile_mapping
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
 MAX_PRIVATE_ELEMENTS = 1024
@@ -186,35 +187,17 @@ class OpenclDialect(CDialect):
         # The result in the C type clang gave the call (OpenCL's abs is unsigned, for one).
         return f"(({opencl_type(call.type)}){name}({', '.join(args)}))"
 
+    def iterator(self, name: str) -> str:
+        return f"t_{name}"
 
-def _isl_expr(e: isl.AstExpr, bound: set[str]) -> str:
-    """An isl AST expression in OpenCL C, in `long` (iterators in `bound` are `t_*`
-    variables, other identifiers are integer parameters: region arguments)."""
-    kind = e.get_type()
-    if kind == isl.ast_expr_type.int:
-        return f"{e.int_get_val().to_python()}L"
-    if kind == isl.ast_expr_type.id:
-        name = e.id_get_id().get_name()
-        return f"t_{name}" if name in bound else f"((long)v_{name})"
-    op = e.op_get_type()
-    args = [_isl_expr(e.op_get_arg(i), bound) for i in range(e.op_get_n_arg())]
-    binary = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.div: "/", OP.pdiv_q: "/", OP.pdiv_r: "%",
-              OP.zdiv_r: "%", OP.and_: "&&", OP.and_then: "&&", OP.or_: "||", OP.or_else: "||",
-              OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">"}
-    if op in binary:
-        return f"({args[0]} {binary[op]} {args[1]})"
-    if op == OP.minus:
-        return f"(-{args[0]})"
-    if op in (OP.min, OP.max):
-        result = args[0]
-        for a in args[1:]:
-            result = f"{'min' if op == OP.min else 'max'}({result}, {a})"
-        return result
-    if op == OP.fdiv_q:
-        return f"__pencilcc_floord({args[0]}, {args[1]})"
-    if op in (OP.cond, OP.select):
-        return f"({args[0]} ? {args[1]} : {args[2]})"
-    raise Unmappable(f"isl AST operation '{op}'")
+    def parameter(self, name: str, arithmetic: bool) -> str:
+        return f"((long)v_{name})"
+
+    def integer(self, value: int) -> str:
+        return f"{value}L"
+
+    def minmax(self, which: str, a: str, b: str) -> str:
+        return f"{which}({a}, {b})"
 
 
 # FP_CONTRACT OFF: OpenCL C lets a compiler fuse a * b + c into an fma by default; C (as
@@ -240,9 +223,14 @@ def program_source(kernels: Sequence[Kernel]) -> str:
 class KernelBuilder:
     """Builds the kernels of one unit (names `<prefix><n>`)."""
 
-    def __init__(self, unit: CodegenUnit, prefix: str) -> None:
+    def __init__(self, unit: CodegenUnit, prefix: str,
+                 tile_group: Optional[Callable[[int], tuple[int, ...]]] = None) -> None:
+        """`tile_group(band)`: the work-group (dimension 0 first; (): none given) that
+        `-fpencil-tile-sizes=` or the tuning cache give the band-th band kernel
+        (llvm_backend.opencl.work_groups); a tiled kernel takes it for its tiles."""
         self.unit = unit
         self.prefix = prefix
+        self.tile_group = tile_group
         self.kernels: list[Kernel] = []
         self.locals = {d.name: d for d in unit.locals}
         self.args = {a.name: a for a in unit.region.args}
@@ -305,7 +293,7 @@ class KernelBuilder:
             decl = self.locals[local]
             scalar = isinstance(decl.type, (T.IntType, T.FloatType))
             if not scalar and not isinstance(decl.type, T.ArrayType):
-                raise Unmappable(f"the local '{local}' of type '{decl.type.spelling()}'")
+                raise Unmappable(f"the local {source_name(local)} of type '{decl.type.spelling()}'")
             if single:
                 # One work-item: the local is the host's, in a buffer (its value flows between
                 # kernels and host code of the region).
@@ -317,8 +305,9 @@ class KernelBuilder:
                 params.append(KernelParam(f"__pencilcc_in_{local}", "buffer", local, decl.type, READ))
                 prologue.append(f"  {opencl_type(decl.type)} v_{local} = *__pencilcc_in_{local};")
             else:
-                if local in outside:
-                    raise Unmappable(f"the local array '{local}' is also used outside the loop")
+                if local in outside and local not in unit.iteration_locals:
+                    raise Unmappable(f"the local array {source_name(local)} is also used outside the loop, and its "
+                                     "values cross an iteration of it (a work-item's private copy would lose them)")
                 count, row = _constant_extents(decl.type)
                 element = opencl_type(decl.type.scalar_element())
                 private.append(local)
@@ -346,12 +335,16 @@ class KernelBuilder:
             params.append(KernelParam(f"__pencilcc_partial{k}", "partial", r.variable, r.target.type, WRITE, dim=k))
         dialect = OpenclDialect(extents, frozenset(indirect))
         dialect.written = set(written)
-        printer = _AstPrinter(CPrinter(dialect), bodies_by_name, iterator_types)
+        printer = AstPrinter(CPrinter(dialect), bodies_by_name, iterator_types)
         bound = set(host_iterators)
         mapping = None
         if inner is not None and not reductions and not single:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
-            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators)
+            # This kernel's band: the kernels before it that are bands too (work_groups.is_band).
+            band = sum(1 for k in self.kernels if not k.single and not k.reductions)
+            given = self.tile_group(band) if self.tile_group is not None else ()
+            group = (given[0], given[1]) if len(given) == 2 else None
+            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group)
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
@@ -366,14 +359,14 @@ class KernelBuilder:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
                 first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid * "
-                         f"{_isl_expr(node.for_get_inc(), bound)};",
+                         f"{printer.expr(node.for_get_inc(), bound)};",
                          f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0 * "
-                         f"{_isl_expr(inner.for_get_inc(), bound)};"]
+                         f"{printer.expr(inner.for_get_inc(), bound)};"]
                 body = printer.node(inner.for_get_body(), "  ", bound)
             else:
                 it = iterator_name(node)
                 bound.add(it)
-                step = _isl_expr(node.for_get_inc(), bound)
+                step = printer.expr(node.for_get_inc(), bound)
                 first = [f"  const long t_{it} = __pencilcc_start + __pencilcc_gid * {step};"]
                 body = printer.node(node.for_get_body(), "  ", bound)
             signature = ", ".join(self._param_decl(p) for p in params)
@@ -384,17 +377,18 @@ class KernelBuilder:
         elif mapping is not None:
             locals_ = [f"  __local {opencl_type(a.element)} {a.local_name(k)}[{a.elements}];"
                        for k, stage in enumerate(mapping.stages) for a in stage.arrays]
-            lines = [f"__kernel __attribute__((reqd_work_group_size({GROUP[0]}, {GROUP[1]}, 1)))",
+            g = mapping.group
+            lines = [f"__kernel __attribute__((reqd_work_group_size({g[0]}, {g[1]}, 1)))",
                      f"void {name}({signature})", "{", *locals_,
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
                      "  const long __pencilcc_gid = (long)get_global_id(1);",
-                     f"  const int __pencilcc_lid = (int)(get_local_id(1) * {GROUP[0]} + get_local_id(0));",
+                     f"  const int __pencilcc_lid = (int)(get_local_id(1) * {g[0]} + get_local_id(0));",
                      "  const int __pencilcc_active = __pencilcc_gid < __pencilcc_trips && "
                      "__pencilcc_gid0 < __pencilcc_trips0;",
                      "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
                      "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
-                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {GROUP[1]};",
-                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {GROUP[0]};",
+                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {g[1]};",
+                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {g[0]};",
                      *first, *prologue, *body, "}", ""]
         elif inner is not None:
             lines = [f"__kernel void {name}({signature})", "{",
@@ -449,58 +443,6 @@ class KernelBuilder:
                 found.update(node.name for node in descendants(body.body)
                              if isinstance(node, N.VarRef) and node.name in names)
         return found
-
-
-class _AstPrinter:
-    """An isl AST subtree as OpenCL C statements."""
-
-    def __init__(self, printer: CPrinter, statements: Mapping[str, StatementBody],
-                 iterator_types: dict[str, T.CType]) -> None:
-        self.printer = printer
-        self.statements = statements
-        self.iterator_types = iterator_types
-
-    def node(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
-        kind = n.get_type()
-        if kind == isl.ast_node_type.block:
-            children = n.block_get_children()
-            out: list[str] = []
-            for i in range(children.n_ast_node()):
-                out += self.node(children.get_at(i), indent, bound)
-            return out
-        if kind == isl.ast_node_type.mark:
-            return self.node(n.mark_get_node(), indent, bound)
-        if kind == isl.ast_node_type.if_:
-            out = [f"{indent}if ({_isl_expr(n.if_get_cond(), bound)}) {{"]
-            out += self.node(n.if_get_then_node(), indent + "  ", bound)
-            if n.if_has_else_node():
-                out += [f"{indent}}} else {{"] + self.node(n.if_get_else_node(), indent + "  ", bound)
-            return out + [indent + "}"]
-        if kind == isl.ast_node_type.for_:
-            it = iterator_name(n)
-            inner = bound | {it}
-            init = _isl_expr(n.for_get_init(), bound)
-            if n.for_is_degenerate():
-                return [f"{indent}{{", f"{indent}  const long t_{it} = {init};",
-                        *self.node(n.for_get_body(), indent + "  ", inner), f"{indent}}}"]
-            cond = _isl_expr(n.for_get_cond(), inner)
-            step = _isl_expr(n.for_get_inc(), inner)
-            return [f"{indent}for (long t_{it} = {init}; {cond}; t_{it} += {step}) {{",
-                    *self.node(n.for_get_body(), indent + "  ", inner), f"{indent}}}"]
-        if kind == isl.ast_node_type.user:
-            return self.user(n, indent, bound)
-        raise Unmappable(f"isl AST node '{kind}'")
-
-    def user(self, n: isl.AstNode, indent: str, bound: set[str]) -> list[str]:
-        call = n.user_get_expr()
-        stmt = self.statements[call.op_get_arg(0).id_get_id().get_name()]
-        out = [indent + "{"]
-        for i, it in enumerate(stmt.iterators):
-            ctype = self.iterator_types.get(it, T.IntType("long", 64))
-            value = _isl_expr(call.op_get_arg(i + 1), bound)
-            out.append(f"{indent}  const {opencl_type(ctype)} v_{it} = ({opencl_type(ctype)}){value};")
-        out += self.printer.stmt(stmt.body, indent + "  ")
-        return out + [indent + "}"]
 
 
 def root_name(e: N.Expr) -> Optional[str]:
@@ -614,40 +556,35 @@ def inner_coincident_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
     if inner.get_type() != isl.ast_node_type.for_ or inner.for_is_degenerate():
         return None
     outer = iterator_name(loop)
-    if any(outer in _identifiers(e) for e in (inner.for_get_init(), inner.for_get_cond(), inner.for_get_inc())):
+    if any(outer in identifiers(e) for e in (inner.for_get_init(), inner.for_get_cond(), inner.for_get_inc())):
         return None
     return inner
 
 
-def _identifiers(e: isl.AstExpr) -> set[str]:
-    if e.get_type() == isl.ast_expr_type.id:
-        return {e.id_get_id().get_name()}
-    if e.get_type() == isl.ast_expr_type.op:
-        return set().union(*(_identifiers(e.op_get_arg(i)) for i in range(e.op_get_n_arg())))
-    return set()
-
 
 # ---------------------------------------------------------------------------- tiled kernels
-def _tiled_body(mapping: TileMapping, printer: "_AstPrinter", dialect: OpenclDialect, body: isl.AstNode,
+def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialect, body: isl.AstNode,
                 bound: set[str]) -> list[str]:
     """The code under the two grid loops of a tiled kernel (tiling.py): every work-item of the
     group reaches the copies and barriers; only active ones (inside the iteration space) compute."""
     whole = [s for s in mapping.stages if not s.loop]
     if whole:
-        return _stage_code(whole[0], 0, printer, dialect, body, bound)
+        return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping.group)
     out: list[str] = []
     children = [body] if body.get_type() != isl.ast_node_type.block else \
         [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
     for index, child in enumerate(children):
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
-            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound)
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound,
+                               mapping.group)
         else:
             out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]
     return out
 
 
-def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, bound: set[str]) -> list[str]:
+def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, bound: set[str],
+            group: tuple[int, int]) -> list[str]:
     out = []
     for a in stage.arrays:
         local = a.local_name(number)
@@ -656,7 +593,7 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
             volume *= e
         out += [f"{indent}const long {local}_o{d} = {o};" for d, o in enumerate(a.offsets)]
         out += [f"{indent}for (int __pencilcc_x = __pencilcc_lid; __pencilcc_x < {volume}; "
-                f"__pencilcc_x += {GROUP[0] * GROUP[1]}) {{"]
+                f"__pencilcc_x += {group[0] * group[1]}) {{"]
         # Coordinates by division and a multiply-subtract (never / and % of one operand: LLVM then
         # adds a `freeze` that oclgrind's uninitialised-value checker cannot interpret).
         out.append(f"{indent}  long __pencilcc_q{len(a.extents)} = __pencilcc_x;")
@@ -673,11 +610,11 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
     return out
 
 
-def _stage_code(stage: Stage, number: int, printer: "_AstPrinter", dialect: OpenclDialect, node: isl.AstNode,
-                bound: set[str]) -> list[str]:
+def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
+                bound: set[str], group: tuple[int, int]) -> list[str]:
     staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
     if not stage.loop:
-        out = _copies(stage, number, dialect, "  ", bound)
+        out = _copies(stage, number, dialect, "  ", bound, group)
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
         dialect.staged = staged
         try:
@@ -687,11 +624,11 @@ def _stage_code(stage: Stage, number: int, printer: "_AstPrinter", dialect: Open
         return out
     it = iterator_name(node)
     inner = bound | {it, "__pcl_ok"}
-    init = _isl_expr(node.for_get_init(), bound)
-    cond = _isl_expr(node.for_get_cond(), inner)
+    init = printer.condition(node.for_get_init(), bound)
+    cond = f"({printer.condition(node.for_get_cond(), inner)})"
     out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
            f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
-    out += _copies(stage, number, dialect, "    ", inner)
+    out += _copies(stage, number, dialect, "    ", inner, group)
     out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
     # Elements a work-item alone uses in the loop: in private variables across it.
     registers = []

@@ -5,7 +5,7 @@ Input: the kernel's two coincident for nodes (`outer`, `inner`: dimension 1 and 
 grid), the unit's statement bodies and the arrays the kernel writes. Output: a `TileMapping`
 (or None when nothing is worth staging), which `kernels.KernelBuilder` prints.
 
-Mapping: a work-group of `GROUP[0] x GROUP[1]` work-items runs one tile of the two loops,
+Mapping: a work-group of `group[0] x group[1]` work-items runs one tile of the two loops,
 each work-item one point (the kernel declares `reqd_work_group_size`, so the runtime launches
 exactly that shape; the grid is rounded up and the surplus work-items only help copy).
 
@@ -28,8 +28,9 @@ loaded (no out-of-bounds read, no read of an element nobody wrote). The last dim
 copy is padded by one element when its length is a multiple of 16 (bank conflicts between
 rows read down a column).
 
-Sizes: `GROUP` (16 x 16 = 256 work-items, a common limit of devices and what the runtime
-allows by default) and `tile_k` halved from 16 until the copies fit `LOCAL_BYTES` (32 KiB,
+Sizes: the work-group `-fpencil-tile-sizes=` or the tuning cache give the kernel's band
+(`work_groups.group_for`), else `GROUP` (16 x 16 = 256 work-items, a common limit of devices
+and what the runtime allows by default); and `tile_k` halved from 16 until the copies fit `LOCAL_BYTES` (32 KiB,
 below every OpenCL device's minimum CL_DEVICE_LOCAL_MEM_SIZE of 32 KiB for full profile).
 """
 from __future__ import annotations
@@ -44,7 +45,8 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import descendants
 from clangpass.poly.affine import AffineScope, NotAffine
 from clangpass.poly.codegen_unit import StatementBody
-from llvm_backend.cpu.lower_ast import OP, iterator_name
+from clangpass.ir.c_printer import Unprintable
+from clangpass.poly.ast_c import OP, expression, identifiers, iterator_name
 
 GROUP = (16, 16)
 TILE_K = 16
@@ -96,6 +98,7 @@ class Stage:
 @dataclass
 class TileMapping:
     stages: list[Stage]
+    group: tuple[int, int] = (16, 16)      # the work-group (dimension 0 first): one tile of the grid
 
     @property
     def local_bytes(self) -> int:
@@ -104,14 +107,6 @@ class TileMapping:
 
 def _size(t: T.CType) -> int:
     return max(1, t.bits // 8) if isinstance(t, (T.IntType, T.FloatType)) else 8
-
-
-def _identifiers(e: isl.AstExpr) -> set[str]:
-    if e.get_type() == isl.ast_expr_type.id:
-        return {e.id_get_id().get_name()}
-    if e.get_type() == isl.ast_expr_type.op:
-        return set().union(*(_identifiers(e.op_get_arg(i)) for i in range(e.op_get_n_arg())))
-    return set()
 
 
 def isl_text(e: isl.AstExpr) -> str:
@@ -154,8 +149,9 @@ class _StatementScope(AffineScope):
 class _Builder:
     def __init__(self, outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
-                 host_iterators: Sequence[str] = ()) -> None:
+                 host_iterators: Sequence[str] = (), group: tuple[int, int] = (16, 16)) -> None:
         self.host = tuple(host_iterators)      # parameters of the kernel too, printed t_<name>
+        self.group = group
         self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
         self.statements = statements
         self.params = tuple(dict.fromkeys([*params, *host_iterators, *ORIGIN, *BOUNDS]))
@@ -264,18 +260,17 @@ class _Builder:
         guard_set = clipped.move_dims(isl.dim_type.param, clipped.dim(isl.dim_type.param),
                                       isl.dim_type.set, 0, dims).params().coalesce()
         guard_build = isl.AstBuild.from_context(guard_set.universe(guard_set.get_space()))
-        from llvm_backend.opencl.kernels import _isl_expr   # noqa: PLC0415 (one printer of isl expressions)
         bound = set(ORIGIN) | set(BOUNDS) | set(names) | set(self.host)
-        guard = _isl_expr(guard_build.expr_from_set(guard_set), bound)
+        guard = _kernel_expr(guard_build.expr_from_set(guard_set), bound)
         row = extents[-1] + (1 if extents[-1] % 16 == 0 else 0)
         element = _scalar(root.type)
         return StagedArray(name, element, tuple(extents), row,
-                           tuple(_isl_expr(o, bound) for o in offsets), guard, root)
+                           tuple(_kernel_expr(o, bound) for o in offsets), guard, root)
 
     def mapping(self, body: isl.AstNode) -> Optional[TileMapping]:
         grid = [self.outer_it, self.inner_it]
-        tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {GROUP[1]}",
-                f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {GROUP[0]}"]
+        tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {self.group[1]}",
+                f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {self.group[0]}"]
         clip = [f"__pcl_s1 <= {self.outer_it} < __pcl_s1 + __pcl_n1",
                 f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0"]
         children = _children(body)
@@ -283,7 +278,7 @@ class _Builder:
         for index, child in enumerate(children):
             if child.get_type() != isl.ast_node_type.for_ or child.for_is_degenerate():
                 continue
-            ids = set().union(*(_identifiers(e) for e in (child.for_get_init(), child.for_get_cond(),
+            ids = set().union(*(identifiers(e) for e in (child.for_get_init(), child.for_get_cond(),
                                                           child.for_get_inc())))
             if ids & set(grid):
                 continue
@@ -295,7 +290,7 @@ class _Builder:
             stage = self._stage(body, grid, tile, clip, loop=False, number=0)
             if stage is not None:
                 stages.append(stage)
-        return TileMapping(stages) if stages else None
+        return TileMapping(stages, self.group) if stages else None
 
     registers: list = []
 
@@ -331,11 +326,11 @@ class _Builder:
             tile = tile + [f"__pcl_ok <= {it} < __pcl_ok + {tile_k}"]
             clip = clip + [f"{it} >= {isl_text(node.for_get_init())}", isl_text(node.for_get_cond())]
             footprints = self._footprints(node.for_get_body(), grid + [it], tile, clip)
-            iterations = GROUP[0] * GROUP[1] * tile_k
+            iterations = self.group[0] * self.group[1] * tile_k
             self.registers = self._registers(node.for_get_body(), grid, it)
         else:
             footprints = self._footprints(node, grid, tile, clip)
-            iterations = GROUP[0] * GROUP[1]
+            iterations = self.group[0] * self.group[1]
         arrays = []
         for name, (full, clipped, accesses, root) in sorted(footprints.items()):
             staged = self._staged(name, full, clipped, root, number)
@@ -378,7 +373,6 @@ def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: s
         first = refs[0][0]
         if any(len(r[0]) != len(first) or not all(a.is_equal(b) for a, b in zip(r[0], first)) for r in refs[1:]):
             continue
-        from llvm_backend.opencl.kernels import _isl_expr   # noqa: PLC0415
         indices = []
         for piece in first:
             named = piece      # its input dimensions are named after the grid iterators
@@ -386,7 +380,7 @@ def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: s
                                         isl.dim_type.in_, 0, len(grid))
             build = isl.AstBuild.from_context(as_params.domain().params().universe(
                 as_params.domain().params().get_space()))
-            indices.append(_isl_expr(build.expr_from_pw_aff(as_params), set(grid) | set(builder.host)))
+            indices.append(_kernel_expr(build.expr_from_pw_aff(as_params), set(grid) | set(builder.host)))
         root = refs[0][1]
         element = _scalar(root.type)
         found.append((name, indices, element, root))
@@ -425,13 +419,20 @@ def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
 
 def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
-                 host_iterators: Sequence[str] = ()) -> Optional[TileMapping]:
-    """The staging of the kernel over `outer` x `inner` (None: nothing worth copying)."""
+                 host_iterators: Sequence[str] = (), group: Optional[tuple[int, int]] = None) -> Optional[TileMapping]:
+    """The staging of the kernel over `outer` x `inner` in work-groups of `group` (dimension 0
+    first; None: `GROUP`) (None: nothing worth copying)."""
     if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
            for n in (outer, inner)):
         return None
     try:
         return _Builder(outer, inner, statements, params, written, extents,
-                        host_iterators).mapping(inner.for_get_body())
-    except (NotAffine, isl.Error):
+                        host_iterators, group or GROUP).mapping(inner.for_get_body())
+    except (NotAffine, isl.Error, Unprintable):
         return None
+
+
+def _kernel_expr(e: isl.AstExpr, bound: set[str]) -> str:
+    """An isl expression as the kernel spells it (clangpass.poly.ast_c in the OpenCL dialect)."""
+    from llvm_backend.opencl.kernels import OpenclDialect   # noqa: PLC0415 (kernels imports this module)
+    return expression(e, OpenclDialect({}), bound)

@@ -9,7 +9,14 @@ every available compiler (``--compilers``) builds the program with
 pencilcc over every peer), their geometric means, and a status that says ``MISMATCH`` when a build's checksums differ from
 gcc's.  The BLAS-like kernels (gemm, 2mm, 3mm, syrk, syr2k, symm, trmm,
 doitgen) also get GFLOP/s and the percentage of the peak of the cores used,
-whose formula and inputs are printed.  A further table gives compile times.  ``--callgrind`` counts the
+whose formula and inputs are printed.  At its start a timing run measures
+the machine's roofs (multiply-add peak and triad bandwidth, at one thread and
+at ``--threads``: :func:`~test_suite.bench.machine.measure_roofs`); the kernels
+with flop and byte counts then get a roofline table (attained GFLOP/s or GB/s
+and the fraction of the bound that applies), with numpy's BLAS beside them on
+the kernels that are BLAS operations (:mod:`test_suite.bench.blas`);
+``--no-roofline`` skips both.  ``--charts DIR`` writes a roofline and a
+speed-up chart (matplotlib, the optional extra ``bench``).  A further table gives compile times.  ``--callgrind`` counts the
 kernels' instructions instead (one thread, repeatable, small sizes).
 ``--oclgrind`` runs the OpenCL builds on oclgrind's simulated device and
 counts, per OpenCL kernel, global and local memory operations and barriers
@@ -44,7 +51,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from test_suite.bench import compilers as compilers_mod
-from test_suite.bench import datasets, flops, machine, oclgrind, opencl, report, rusage
+from test_suite.bench import blas, charts, datasets, flops, machine, oclgrind, opencl, report, rusage
 from test_suite.bench.datasets import Kernel
 from test_suite.bench.measure import KernelResult, measure_kernel
 
@@ -83,6 +90,11 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--oclgrind", action="store_true",
                         help="run the OpenCL builds on oclgrind's simulated device and count, per kernel, "
                              "global and local memory operations and barriers (mini sizes by default)")
+    parser.add_argument("--no-roofline", action="store_true",
+                        help="do not measure the machine's roofs (FMA peak, triad bandwidth) at the start, "
+                             "nor time numpy's BLAS: no roofline table")
+    parser.add_argument("--charts", type=Path, metavar="DIR",
+                        help="write roofline.png and speedup.png to DIR (needs matplotlib: pip install -e '.[bench]')")
     parser.add_argument("--list", action="store_true", help="list the selected kernels and their sizes, and exit")
     args = parser.parse_args(argv)
     try:
@@ -105,6 +117,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         parser.error("--repeat and --threads must be at least 1")
     if args.oclgrind and args.callgrind:
         parser.error("--oclgrind and --callgrind are separate modes")
+    if args.oclgrind and args.charts:
+        parser.error("--charts draws a timing run's roofline and speed-ups; --oclgrind counts memory operations")
     if args.oclgrind and oclgrind.problem():
         parser.error(f"--oclgrind: {oclgrind.problem()}")
     if args.callgrind and shutil.which("valgrind") is None:
@@ -153,6 +167,7 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
         "mode": "callgrind" if args.callgrind else "timing", "dataset": args.dataset,
         "repeat": args.repeat, "threads": threads, "march": args.march,
         "command": " ".join(["python -m test_suite.bench", *sys.argv[1:]]),
+        "roofline": not (args.callgrind or args.no_roofline),
     }
     compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe")
     # The percentage of peak is of the cores the runs may use.
@@ -169,6 +184,12 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     if load_start[0] > 0.5:
         print(f"note: 1-minute load average {load_start[0]:.2f} at start: other work may disturb the timings",
               flush=True)
+    roofs: Optional[machine.Roofs] = None
+    if settings["roofline"]:
+        print("measuring the machine's roofs (FMA peak, triad bandwidth) ...", file=sys.stderr, flush=True)
+        roofs, roofs_problem = machine.measure_roofs(workdir / "roofs", threads)
+        print(roofs.describe() if roofs is not None else f"note: no roofline: {roofs_problem}", flush=True)
+    numpy_timings: dict[tuple[str, tuple[tuple[str, int], ...]], blas.NumpyTiming] = {}
     results: list[KernelResult] = []
     started = time.perf_counter()
     total = len(args.kernel_list)
@@ -184,15 +205,26 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
                                 threads=threads, timeout=args.timeout, callgrind=args.callgrind,
                                 reference=compilers_mod.REFERENCE, progress=progress, rss_helper=rss_helper)
         if not args.callgrind:
-            result = replace(result, flops=flops.kernel_flops(kernel.polybench_name,
-                                                              kernel.size_values(args.dataset)))
+            sizes = kernel.size_values(args.dataset)
+            numpy_timing = None
+            if roofs is not None and blas.is_blas_kernel(kernel.polybench_name):
+                key = (kernel.polybench_name, tuple(sorted(sizes.items())))
+                if key not in numpy_timings:
+                    progress(f"run {blas.NAME} x{args.repeat}")
+                    numpy_timings[key] = blas.time_numpy(kernel.polybench_name, sizes, threads, args.repeat,
+                                                         args.timeout)
+                numpy_timing = numpy_timings[key]
+            result = replace(result, flops=flops.kernel_flops(kernel.polybench_name, sizes),
+                             bytes=flops.kernel_bytes(kernel.polybench_name, sizes), numpy=numpy_timing)
         results.append(result)
         print(f"    {report.status(result)}", file=sys.stderr, flush=True)
     load_end = machine.load_average()
     print()
     print(report.format_results(results, compilers, args.callgrind))
     print()
-    flop_table = report.format_flops(results, compilers, peak)
+    roofline_table = report.format_roofline(results, compilers, roofs, threads)
+    # The measured roofline supersedes the table of the nominal peak.
+    flop_table = roofline_table or report.format_flops(results, compilers, peak)
     if flop_table:
         print(flop_table)
         print()
@@ -214,8 +246,17 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
           f"{time.perf_counter() - started:.0f} s in all")
     if args.json:
         document = report.to_json(results, compilers, host, {"start": load_start, "end": load_end}, settings,
-                                  peak)
+                                  peak, roofs)
         args.json.write_text(json.dumps(document, indent=2) + "\n")
+    if args.charts:
+        title = f"{args.dataset}, {threads} thread{'s' if threads != 1 else ''}"
+        try:
+            written = charts.write_charts(results, compilers, roofs, args.charts, title)
+        except charts.ChartsUnavailable as exc:
+            print(f"note: charts skipped: {exc}")
+        else:
+            print("charts: " + (", ".join(str(p) for p in written) if written
+                                else "none (no timings or counts to chart)"))
     return 1 if any(o.mismatches for r in results for o in r.outcomes) else 0
 
 

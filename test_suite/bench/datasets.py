@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from test_suite.e2e import harness
+from test_suite.kernels import loop_orders
 
 DATASETS: tuple[str, ...] = ("mini", "small", "medium", "large")
 DEFAULT_DATASET = "medium"
@@ -55,7 +56,7 @@ DEFAULT_KERNELS: tuple[str, ...] = (
 )
 
 #: Kernel groups accepted by ``--kernels`` besides kernel names.
-GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil", "3ac", "pre", "memory")
+GROUPS: tuple[str, ...] = ("default", "all", "polybench", "pencil", "3ac", "pre", "order", "memory")
 #: The ``memory`` group: value-style programs of the memory passes, by folder of test_suite/kernels.
 MEMORY_KERNELS: dict[str, tuple[str, ...]] = {
     "value_style": ("lu_ssa", "nw_diag", "plane_fold"),
@@ -68,6 +69,9 @@ MEMORY_CFLAGS: tuple[str, ...] = (f"-I{harness.REPO_ROOT / 'include'}",)
 #: Folders of the generated three-address and PRE variants (test_suite/kernels/variants.py), by group.
 VARIANT_DIRS: dict[str, Path] = {
     form: harness.REPO_ROOT / "test_suite" / "kernels" / "three_address" / f"polybench_{form}" for form in ("3ac", "pre")}
+#: The ``order`` group: loop-order variants (test_suite/kernels/loop_orders.py), labels ``order/<kernel>.<order>``.
+ORDER_GROUP = loop_orders.GROUP
+ORDER_DIR: Path = loop_orders.ORDER_DIR
 
 #: ``-D`` macros per dataset and PolyBench kernel (``mini`` has none).
 SIZES: dict[str, dict[str, str]] = {
@@ -234,12 +238,14 @@ class Kernel:
 
 def all_kernels() -> list[Kernel]:
     """Every benchmark program: the 30 PolyBench kernels, the PENCIL variants, the 3AC and PRE
-    variants (`3ac/NAME`, `pre/NAME`, test_suite/kernels/variants.py), each with its original's sizes,
+    variants (`3ac/NAME`, `pre/NAME`, test_suite/kernels/variants.py), the loop-order variants
+    (`order/NAME.ORDER`, test_suite/kernels/loop_orders.py), each with its original's sizes,
     then the memory group (`memory/NAME`)."""
     kernels = [Kernel(p.stem, p, p.stem) for p in harness.polybench_sources()]
     kernels += [Kernel(f"pencil/{p.stem}", p, p.stem) for p in harness.pencil_sources()]
     kernels += [Kernel(f"{form}/{p.stem}", p, p.stem) for form, folder in VARIANT_DIRS.items()
                 for p in sorted(folder.glob("*.c"))]
+    kernels += [Kernel(f"{ORDER_GROUP}/{p.stem}", p, loop_orders.kernel_of(p.stem)) for p in sorted(ORDER_DIR.glob("*.c"))]
     kernels += [Kernel(f"{MEMORY_GROUP}/{name}", harness.KERNELS_DIR / folder / f"{name}.c", name, MEMORY_CFLAGS)
                 for folder, names in MEMORY_KERNELS.items() for name in names]
     return kernels
@@ -278,10 +284,11 @@ def select_kernels(spec: str, images: bool = False) -> list[Kernel]:
         if item == "default":
             labels = list(DEFAULT_KERNELS)
         elif item == "all":
-            labels = [label for label in known if label.split("/")[0] not in (*VARIANT_DIRS, MEMORY_GROUP)]
+            labels = [label for label in known
+                      if label.split("/")[0] not in (*VARIANT_DIRS, ORDER_GROUP, MEMORY_GROUP)]
         elif item == "polybench":
             labels = [label for label in known if "/" not in label]
-        elif item in ("pencil", *VARIANT_DIRS, MEMORY_GROUP, *((IMAGE_GROUP,) if images else ())):
+        elif item in ("pencil", *VARIANT_DIRS, ORDER_GROUP, MEMORY_GROUP, *((IMAGE_GROUP,) if images else ())):
             labels = [label for label in known if label.startswith(f"{item}/")]
         elif item in known:
             labels = [item]

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from test_suite.bench import checksums, opencl, rusage
+from test_suite.bench.blas import NumpyTiming
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
 from test_suite.bench.datasets import Kernel
@@ -262,8 +263,12 @@ class KernelResult:
     outcomes: tuple[Outcome, ...]
     #: The compiler whose checksums the others were compared with ("" if none ran).
     reference: str = ""
-    #: Floating-point operations of one kernel call (BLAS-like kernels only, see :mod:`flops`).
+    #: Floating-point operations of one kernel call (the kernels :mod:`flops` counts).
     flops: Optional[int] = None
+    #: Compulsory bytes of one kernel call (the kernels :mod:`flops` counts).
+    bytes: Optional[int] = None
+    #: numpy's BLAS on the same operation and sizes (the kernels of :mod:`blas`, timing runs only).
+    numpy: Optional[NumpyTiming] = None
 
     def outcome(self, compiler: str) -> Optional[Outcome]:
         return next((o for o in self.outcomes if o.compiler == compiler), None)

@@ -22,6 +22,13 @@ A run with kernels of the ``memory`` group also gets the peak resident set
 size of every build's runs (:func:`format_memory`), as a percentage of gcc's
 (below 100%: less memory than gcc) and, for ``pencilcc``, of
 ``pencilcc-memory-none``'s (what the memory passes save).
+
+With the machine's measured roofs (:class:`~test_suite.bench.machine.Roofs`),
+the kernels with flop and byte counts get a roofline table
+(:func:`format_roofline`): per build the attained GFLOP/s or GB/s and the
+fraction of the bound that applies (:mod:`test_suite.bench.roofline`), with
+numpy's BLAS beside them where the kernel is a BLAS operation
+(:mod:`test_suite.bench.blas`).
 """
 
 from __future__ import annotations
@@ -30,10 +37,10 @@ import math
 from dataclasses import asdict
 from typing import Any, Optional, Sequence
 
-from test_suite.bench import opencl
+from test_suite.bench import blas, opencl, roofline
 from test_suite.bench.compilers import MEMORY_NONE, Compiler
-from test_suite.bench.flops import Peak
-from test_suite.bench.machine import Machine
+from test_suite.bench.flops import BLAS_LIKE, Peak
+from test_suite.bench.machine import Machine, Roofs
 from test_suite.bench.measure import KernelResult, Outcome
 
 #: Ratio columns, shown when both compilers are in the run and available:
@@ -171,7 +178,7 @@ def gflops(result: KernelResult, compiler: str) -> Optional[float]:
 
 def format_flops(results: Sequence[KernelResult], compilers: Sequence[Compiler], peak: Optional[Peak]) -> str:
     """GFLOP/s and percentage of peak per BLAS-like kernel and compiler; "" if the run has none."""
-    counted = [r for r in results if r.flops is not None]
+    counted = [r for r in results if r.flops is not None and _polybench_name(r.kernel) in BLAS_LIKE]
     if not counted:
         return ""
     names = [c.name for c in compilers if c.available]
@@ -191,6 +198,102 @@ def format_flops(results: Sequence[KernelResult], compilers: Sequence[Compiler],
              "after hoisting loop invariants (test_suite/bench/flops.py)",
              _table(["kernel", "GFLOP", *names], rows, 1),
              peak.describe() if peak is not None else "peak unknown (no /proc/cpuinfo flags or clock)"]
+    return "\n".join(lines)
+
+
+def _polybench_name(label: str) -> str:
+    """The PolyBench kernel of a label: ``gemm`` for ``gemm``, ``pencil/gemm`` and ``3ac/gemm``."""
+    return label.rsplit("/", 1)[-1]
+
+
+def compiler_threads(compiler: Compiler, threads: int) -> int:
+    """The threads ``compiler``'s builds run with in a run of ``threads`` threads."""
+    return compiler.run_threads or threads
+
+
+def attained(result: KernelResult, compiler: Compiler, roofs: Optional[Roofs],
+             threads: int) -> Optional[roofline.Attained]:
+    """``compiler``'s rate and fraction of the bound on the roof of its threads (None: no counts or time)."""
+    outcome = result.outcome(compiler.name)
+    if roofs is None or outcome is None or not outcome.usable:
+        return None
+    return roofline.attained(result.flops, result.bytes, outcome.median,
+                             roofs.at(compiler_threads(compiler, threads)))
+
+
+def numpy_attained(result: KernelResult, roofs: Optional[Roofs], threads: int) -> Optional[roofline.Attained]:
+    """numpy's rate and fraction of the bound (its BLAS runs with the run's threads)."""
+    if roofs is None or result.numpy is None:
+        return None
+    return roofline.attained(result.flops, result.bytes, result.numpy.median, roofs.at(threads))
+
+
+def numpy_ratio(result: KernelResult, compiler: str) -> Optional[float]:
+    """numpy's median seconds over ``compiler``'s (above 1: the build is faster than numpy's BLAS)."""
+    outcome = result.outcome(compiler)
+    if result.numpy is None or result.numpy.median is None or outcome is None or not outcome.usable:
+        return None
+    assert outcome.median is not None
+    return result.numpy.median / outcome.median if outcome.median > 0 else None
+
+
+def _attained_cell(value: Optional[roofline.Attained], row_kind: str) -> str:
+    if value is None:
+        return "-"
+    unit = "" if value.bound.kind == row_kind else f" {value.bound.unit}"
+    return f"{value.rate / 1e9:.3g}{unit} ({100 * value.fraction:.0f}%)"
+
+
+def format_roofline(results: Sequence[KernelResult], compilers: Sequence[Compiler], roofs: Optional[Roofs],
+                    threads: int) -> str:
+    """Per kernel with a byte count: its counts, the bound that applies and every build's attained
+    rate and fraction of it, numpy's BLAS where the kernel is a BLAS operation; "" if none applies."""
+    roof = roofs.at(threads) if roofs is not None else None
+    counted = [r for r in results if r.bytes]
+    if roof is None or not counted:
+        return ""
+    available = [c for c in compilers if c.available]
+    with_numpy = any(r.numpy is not None for r in counted)
+    ratio_names = [n for n in ("pencilcc",) if any(c.name == n for c in available)] if with_numpy else []
+    header = ["kernel", "GFLOP", "MB", "flop/B", "bound", *(c.name for c in available),
+              *([blas.NAME] if with_numpy else []), *(f"{blas.NAME}/{n}" for n in ratio_names)]
+    rows = []
+    for result in counted:
+        limit = roofline.bound(result.flops, result.bytes, roof)
+        assert limit is not None
+        ai = roofline.intensity(result.flops, result.bytes)
+        row = [result.kernel, "-" if result.flops is None else f"{result.flops / 1e9:.3g}",
+               f"{result.bytes / 1e6:.4g}", "-" if ai is None else f"{ai:.3g}", f"{limit.kind} {limit.unit}"]
+        row += [_attained_cell(attained(result, c, roofs, threads), limit.kind) for c in available]
+        if with_numpy:
+            if result.numpy is None:
+                row.append("-")
+            elif result.numpy.error:
+                row.append("FAIL")
+            else:
+                row.append(_attained_cell(numpy_attained(result, roofs, threads), limit.kind))
+        row += [_ratio_cell(numpy_ratio(result, n)) for n in ratio_names]
+        rows.append(row)
+    assert roofs is not None
+    lines = [f"roofline at {threads} thread{'s' if threads != 1 else ''}: attained rate in the bound's unit "
+             "(fraction of the bound); bound = compute (measured FMA peak) where flop/B x triad bandwidth "
+             "reaches the peak, else bandwidth (measured triad); bytes = compulsory traffic "
+             "(test_suite/bench/flops.py)",
+             _table(header, rows, 1),
+             roofs.describe()]
+    others = {c.name: compiler_threads(c, threads) for c in available if compiler_threads(c, threads) != threads}
+    if others:
+        lines.append("; ".join(f"{name}: against the roofs of {count} thread{'s' if count != 1 else ''}"
+                               for name, count in others.items())
+                     + " (the threads it runs with); a unit in a cell: its bound differs from the row's")
+    if with_numpy:
+        lines.append(f"{blas.NAME}: numpy's BLAS calls for the same operation and sizes at {threads} BLAS "
+                     f"threads (test_suite/bench/blas.py); {blas.NAME}/pencilcc above 1: pencilcc is faster")
+        libraries = sorted({r.numpy.library for r in counted if r.numpy is not None and r.numpy.library})
+        if libraries:
+            lines.append(f"{blas.NAME} BLAS: {'; '.join(libraries)}")
+        lines += [f"{blas.NAME} FAIL {r.kernel}: {r.numpy.error}" for r in counted
+                  if r.numpy is not None and r.numpy.error]
     return "\n".join(lines)
 
 
@@ -332,8 +435,23 @@ def format_header(machine: Machine, load_start: Sequence[float], settings: dict[
 
 def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], machine: Machine,
             load: dict[str, Sequence[float]], settings: dict[str, Any],
-            peak: Optional[Peak] = None) -> dict[str, Any]:
+            peak: Optional[Peak] = None, roofs: Optional[Roofs] = None) -> dict[str, Any]:
     """The whole run as a JSON-ready dict (``--json``)."""
+    threads = int(settings.get("threads", 1))
+
+    def attained_json(value: Optional[roofline.Attained]) -> Optional[dict[str, Any]]:
+        if value is None:
+            return None
+        return {"bound": value.bound.kind, "limit": value.bound.limit, "rate": value.rate,
+                "fraction": value.fraction}
+
+    def numpy_json(r: KernelResult) -> Optional[dict[str, Any]]:
+        if r.numpy is None:
+            return None
+        return {"values": list(r.numpy.values), "median": r.numpy.median, "error": r.numpy.error,
+                "library": r.numpy.library, "roofline": attained_json(numpy_attained(r, roofs, threads)),
+                "ratios": {f"{blas.NAME}/{c.name}": numpy_ratio(r, c.name) for c in compilers if c.available}}
+
     pairs = ratio_pairs(compilers)
     opencl_names = {c.name for c in compilers if c.opencl}
 
@@ -344,6 +462,8 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
     return {
         "machine": asdict(machine),
         "peak": None if peak is None else {**asdict(peak), "flops_per_second": peak.flops_per_second},
+        "roofs": None if roofs is None else {"build": list(roofs.build), "roofs": [
+            {**asdict(r), "balance": r.balance} for r in roofs.roofs]},
         "load_average": {k: list(v) for k, v in load.items()},
         "settings": settings,
         "compilers": [{"name": c.name, "command": list(c.command), "link_flags": list(c.link_flags),
@@ -365,7 +485,11 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
              "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs},
              "rss_ratios": {f"{a}/{b}": rss_ratio(r, a, b) for a, b in rss_pairs(compilers)},
              "flops": r.flops,
-             "gflops": {c.name: gflops(r, c.name) for c in compilers if c.available}}
+             "gflops": {c.name: gflops(r, c.name) for c in compilers if c.available},
+             "bytes": r.bytes, "flop_per_byte": roofline.intensity(r.flops, r.bytes),
+             "roofline": {c.name: attained_json(attained(r, c, roofs, threads)) for c in compilers
+                          if c.available},
+             "numpy": numpy_json(r)}
             for r in results],
         "geomean": means(cpu=True),
         "geomean_opencl": means(cpu=False),

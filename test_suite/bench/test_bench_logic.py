@@ -13,6 +13,7 @@ device is there) its cold, timed and profiled runs.  Nothing here is timed.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 import re
 import shutil
 import sys
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from test_suite.bench import __main__ as bench_main
-from test_suite.bench import checksums, datasets, flops, measure, opencl, report, rusage
+from test_suite.bench import blas, charts, checksums, datasets, flops, machine, measure, opencl, report, roofline, rusage
 from test_suite.bench import compilers as compilers_mod
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
@@ -118,12 +119,22 @@ def test_flop_counts_from_the_loops() -> None:
     # trmm with M=3: k runs 2, 1, 0 times for i = 0, 1, 2.
     assert flops.kernel_flops("trmm", {"M": 3, "N": 5}) == 2 * 5 * 3 + 3 * 5
     assert flops.kernel_flops("doitgen", {"NR": 2, "NQ": 3, "NP": 4}) == 2 * 2 * 3 * 16
-    assert flops.kernel_flops("atax", {"M": 10, "N": 10}) is None
-    assert set(flops.FLOP_COUNTS) == {"gemm", "2mm", "3mm", "syrk", "syr2k", "symm", "trmm", "doitgen"}
+    # Matrix-vector kernels and stencils: two multiply-adds per matrix element; heat-3d's
+    # 2.0 * A[i][j][k], written three times, counted once (13 per point).
+    assert flops.kernel_flops("atax", {"M": 10, "N": 7}) == 4 * 10 * 7
+    assert flops.kernel_flops("gemver", {"N": 3}) == 10 * 9 + 3
+    assert flops.kernel_flops("heat-3d", {"TSTEPS": 2, "N": 4}) == 2 * 2 * 13 * 8
+    assert flops.kernel_flops("trisolv", {"N": 4}) == 4 * 3 + 4
+    assert flops.kernel_flops("lu", {"N": 10}) is None
+    assert flops.BLAS_LIKE == {"gemm", "2mm", "3mm", "syrk", "syr2k", "symm", "trmm", "doitgen"}
+    assert flops.BLAS_LIKE <= set(flops.FLOP_COUNTS)
+    # Every kernel with a flop count has a byte count, and the other way round.
+    assert set(flops.FLOP_COUNTS) == set(flops.ELEMENT_COUNTS)
     for name in flops.FLOP_COUNTS:
         kernel = datasets.select_kernels(name)[0]
         # Every macro a count reads is one the program declares.
         assert flops.kernel_flops(name, kernel.size_values("large")) > 0
+        assert flops.kernel_bytes(name, kernel.size_values("large")) > 0
 
 
 CPUINFO = "processor\t: 0\nmodel name\t: Some CPU\ncpu MHz\t\t: 2500.000\nflags\t\t: fpu sse2 {}\n"
@@ -516,3 +527,417 @@ def test_memory_kernel_runs_report_checksums_and_rss(tmp_path: Path) -> None:
         assert outcome.usable, outcome.error
         assert outcome.peak_rss_kib and outcome.peak_rss_kib > 0
         assert len(outcome.checksums) == {"plane_fold": 4}.get(kernel.polybench_name, 1)
+
+
+# --- The roofline: byte counts, bound selection, fraction, numpy's BLAS operations, charts. ---
+
+
+class _Traffic:
+    """Compulsory traffic of a loop nest run in Python: the elements whose initial value it reads
+    (read before any write) and the elements it writes."""
+
+    def __init__(self) -> None:
+        self.read: set[tuple] = set()
+        self.written: set[tuple] = set()
+
+    def r(self, array: str, *index: int) -> None:
+        if (array, index) not in self.written:
+            self.read.add((array, index))
+
+    def w(self, array: str, *index: int) -> None:
+        self.written.add((array, index))
+
+    @property
+    def elements(self) -> int:
+        return len(self.read) + len(self.written)
+
+
+def _traffic_gemm(t: _Traffic, s: dict) -> None:
+    for i in range(s["NI"]):
+        for j in range(s["NJ"]):
+            t.r("C", i, j), t.w("C", i, j)
+        for k in range(s["NK"]):
+            for j in range(s["NJ"]):
+                t.r("A", i, k), t.r("B", k, j), t.r("C", i, j), t.w("C", i, j)
+
+
+def _traffic_2mm(t: _Traffic, s: dict) -> None:
+    for i in range(s["NI"]):
+        for j in range(s["NJ"]):
+            t.w("tmp", i, j)
+            for k in range(s["NK"]):
+                t.r("tmp", i, j), t.r("A", i, k), t.r("B", k, j), t.w("tmp", i, j)
+    for i in range(s["NI"]):
+        for j in range(s["NL"]):
+            t.r("D", i, j), t.w("D", i, j)
+            for k in range(s["NJ"]):
+                t.r("D", i, j), t.r("tmp", i, k), t.r("C", k, j), t.w("D", i, j)
+
+
+def _traffic_syrk(t: _Traffic, s: dict) -> None:
+    for i in range(s["N"]):
+        for j in range(i + 1):
+            t.r("C", i, j), t.w("C", i, j)
+        for k in range(s["M"]):
+            for j in range(i + 1):
+                t.r("C", i, j), t.r("A", i, k), t.r("A", j, k), t.w("C", i, j)
+
+
+def _traffic_syr2k(t: _Traffic, s: dict) -> None:
+    for i in range(s["N"]):
+        for j in range(i + 1):
+            t.r("C", i, j), t.w("C", i, j)
+        for k in range(s["M"]):
+            for j in range(i + 1):
+                t.r("C", i, j), t.r("A", j, k), t.r("B", i, k), t.r("B", j, k), t.r("A", i, k)
+                t.w("C", i, j)
+
+
+def _traffic_symm(t: _Traffic, s: dict) -> None:
+    for i in range(s["M"]):
+        for j in range(s["N"]):
+            for k in range(i):
+                t.r("C", k, j), t.r("B", i, j), t.r("A", i, k), t.w("C", k, j)
+                t.r("B", k, j), t.r("A", i, k)
+            t.r("C", i, j), t.r("B", i, j), t.r("A", i, i), t.w("C", i, j)
+
+
+def _traffic_trmm(t: _Traffic, s: dict) -> None:
+    for i in range(s["M"]):
+        for j in range(s["N"]):
+            for k in range(i + 1, s["M"]):
+                t.r("B", i, j), t.r("A", k, i), t.r("B", k, j), t.w("B", i, j)
+            t.r("B", i, j), t.w("B", i, j)
+
+
+def _traffic_doitgen(t: _Traffic, s: dict) -> None:
+    for r in range(s["NR"]):
+        for q in range(s["NQ"]):
+            for p in range(s["NP"]):
+                t.w("sum", p)
+                for k in range(s["NP"]):
+                    t.r("sum", p), t.r("A", r, q, k), t.r("C4", k, p), t.w("sum", p)
+            for p in range(s["NP"]):
+                t.r("sum", p), t.w("A", r, q, p)
+
+
+def _traffic_atax(t: _Traffic, s: dict) -> None:
+    for i in range(s["N"]):
+        t.w("y", i)
+    for i in range(s["M"]):
+        t.w("tmp", i)
+        for j in range(s["N"]):
+            t.r("tmp", i), t.r("A", i, j), t.r("x", j), t.w("tmp", i)
+        for j in range(s["N"]):
+            t.r("y", j), t.r("A", i, j), t.r("tmp", i), t.w("y", j)
+
+
+def _traffic_bicg(t: _Traffic, s: dict) -> None:
+    for i in range(s["M"]):
+        t.w("s", i)
+    for i in range(s["N"]):
+        t.w("q", i)
+        for j in range(s["M"]):
+            t.r("s", j), t.r("r", i), t.r("A", i, j), t.w("s", j)
+            t.r("q", i), t.r("A", i, j), t.r("p", j), t.w("q", i)
+
+
+def _traffic_mvt(t: _Traffic, s: dict) -> None:
+    for i in range(s["N"]):
+        for j in range(s["N"]):
+            t.r("x1", i), t.r("A", i, j), t.r("y1", j), t.w("x1", i)
+    for i in range(s["N"]):
+        for j in range(s["N"]):
+            t.r("x2", i), t.r("A", j, i), t.r("y2", j), t.w("x2", i)
+
+
+def _traffic_gesummv(t: _Traffic, s: dict) -> None:
+    for i in range(s["N"]):
+        t.w("tmp", i), t.w("y", i)
+        for j in range(s["N"]):
+            t.r("A", i, j), t.r("x", j), t.r("tmp", i), t.w("tmp", i)
+            t.r("B", i, j), t.r("x", j), t.r("y", i), t.w("y", i)
+        t.r("tmp", i), t.r("y", i), t.w("y", i)
+
+
+def _traffic_gemver(t: _Traffic, s: dict) -> None:
+    n = s["N"]
+    for i in range(n):
+        for j in range(n):
+            t.r("A", i, j), t.r("u1", i), t.r("v1", j), t.r("u2", i), t.r("v2", j), t.w("A", i, j)
+    for i in range(n):
+        for j in range(n):
+            t.r("x", i), t.r("A", j, i), t.r("y", j), t.w("x", i)
+    for i in range(n):
+        t.r("x", i), t.r("z", i), t.w("x", i)
+    for i in range(n):
+        for j in range(n):
+            t.r("w", i), t.r("A", i, j), t.r("x", j), t.w("w", i)
+
+
+def _traffic_trisolv(t: _Traffic, s: dict) -> None:
+    for i in range(s["N"]):
+        t.r("b", i), t.w("x", i)
+        for j in range(i):
+            t.r("x", i), t.r("L", i, j), t.r("x", j), t.w("x", i)
+        t.r("x", i), t.r("L", i, i), t.w("x", i)
+
+
+_TRAFFIC = {
+    "gemm": (_traffic_gemm, {"NI": 3, "NJ": 4, "NK": 5}),
+    "2mm": (_traffic_2mm, {"NI": 3, "NJ": 4, "NK": 5, "NL": 6}),
+    "syrk": (_traffic_syrk, {"N": 5, "M": 3}),
+    "syr2k": (_traffic_syr2k, {"N": 5, "M": 3}),
+    "symm": (_traffic_symm, {"M": 5, "N": 3}),
+    "trmm": (_traffic_trmm, {"M": 5, "N": 3}),
+    "doitgen": (_traffic_doitgen, {"NR": 2, "NQ": 3, "NP": 4}),
+    "atax": (_traffic_atax, {"M": 4, "N": 6}),
+    "bicg": (_traffic_bicg, {"M": 4, "N": 6}),
+    "mvt": (_traffic_mvt, {"N": 5}),
+    "gesummv": (_traffic_gesummv, {"N": 5}),
+    "gemver": (_traffic_gemver, {"N": 5}),
+    "trisolv": (_traffic_trisolv, {"N": 6}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TRAFFIC))
+def test_byte_counts_match_a_trace_of_the_loops(name: str) -> None:
+    # The loops of test_suite/kernels/polybench/NAME.c, run in Python on small, distinct extents
+    # (a swapped extent changes the count), recording every element's first access.
+    trace, sizes = _TRAFFIC[name]
+    traffic = _Traffic()
+    trace(traffic, sizes)
+    assert flops.kernel_bytes(name, sizes) == flops.ELEMENT_BYTES * traffic.elements
+
+
+def test_byte_counts_by_hand() -> None:
+    # gemm: A and B read, C read and written.
+    assert flops.kernel_bytes("gemm", {"NI": 2, "NJ": 3, "NK": 4}) == 8 * (8 + 12 + 2 * 6)
+    # syrk with N=3, M=2: the triangle of C (6 elements) twice, A (6) once.
+    assert flops.kernel_bytes("syrk", {"N": 3, "M": 2}) == 8 * (12 + 6)
+    # trmm with M=3, N=2: the strict lower triangle of A (3), B (6) twice.
+    assert flops.kernel_bytes("trmm", {"M": 3, "N": 2}) == 8 * (3 + 12)
+    # Stencils: the arrays once or twice, whatever the number of steps.
+    assert flops.kernel_bytes("jacobi-2d", {"TSTEPS": 10, "N": 5}) == 8 * 3 * 25
+    assert flops.kernel_bytes("seidel-2d", {"TSTEPS": 10, "N": 5}) == 8 * 2 * 25
+    assert flops.kernel_bytes("lu", {"N": 10}) is None
+
+
+def _roof(threads: int = 2, gflops: float = 100.0, gbps: float = 10.0) -> machine.Roof:
+    return machine.Roof(threads, gflops * 1e9, gbps * 1e9)
+
+
+def test_bound_selection() -> None:
+    roof = _roof()  # balance 10 flop/byte
+    assert roof.balance == pytest.approx(10.0)
+    assert roofline.bound(1000, 200, roof) == roofline.Bound(roofline.BANDWIDTH, 10e9)  # 5 flop/byte
+    assert roofline.bound(1000, 50, roof) == roofline.Bound(roofline.COMPUTE, 100e9)  # 20 flop/byte
+    assert roofline.bound(1000, 100, roof).kind == roofline.COMPUTE  # at the ridge: the peak
+    assert roofline.bound(999, 100, roof).kind == roofline.BANDWIDTH
+    # No flop count: bandwidth; no byte count: no roofline.
+    assert roofline.bound(None, 100, roof).kind == roofline.BANDWIDTH
+    assert roofline.bound(1000, None, roof) is None
+    assert roofline.bound(1000, 0, roof) is None
+    assert roofline.intensity(1000, 50) == 20.0 and roofline.intensity(None, 50) is None
+    # The roofline itself.
+    assert roofline.attainable_flops(5.0, roof) == pytest.approx(50e9)
+    assert roofline.attainable_flops(50.0, roof) == pytest.approx(100e9)
+
+
+def test_attained_rate_and_fraction() -> None:
+    roof = _roof()
+    # Bandwidth-bound (1 flop/byte): 1 GB in 0.5 s = 2 GB/s, 20% of 10 GB/s.
+    low = roofline.attained(10**9, 10**9, 0.5, roof)
+    assert low is not None and low.bound.kind == roofline.BANDWIDTH and low.bound.unit == "GB/s"
+    assert low.rate == pytest.approx(2e9) and low.fraction == pytest.approx(0.2)
+    # Compute-bound (100 flop/byte): 100 GFLOP in 2 s = 50 GFLOP/s, half the peak.
+    high = roofline.attained(100 * 10**9, 10**9, 2.0, roof)
+    assert high is not None and high.bound.unit == "GFLOP/s"
+    assert high.rate == pytest.approx(50e9) and high.fraction == pytest.approx(0.5)
+    # Either way the fraction is flop/s over the roofline at the kernel's intensity.
+    for value, flop, byte, seconds in ((low, 10**9, 10**9, 0.5), (high, 100 * 10**9, 10**9, 2.0)):
+        assert value.fraction == pytest.approx(flop / seconds / roofline.attainable_flops(flop / byte, roof))
+    assert roofline.attained(None, 10**9, 1.0, roof).fraction == pytest.approx(0.1)
+    for missing in ((10**9, 10**9, None, roof), (10**9, 10**9, 0.0, roof), (10**9, 10**9, 1.0, None),
+                    (10**9, None, 1.0, roof)):
+        assert roofline.attained(*missing) is None
+
+
+def test_roofs_per_thread_count_and_program_output() -> None:
+    roofs = machine.Roofs((_roof(1, 50, 8), _roof(2, 100, 10)))
+    assert roofs.at(2).threads == 2 and roofs.at(1).threads == 1
+    assert roofs.at(4).threads == 2  # the largest count measured below it
+    assert roofs.at(0) is None
+    assert "1 thread: FMA peak 50.0 GFLOP/s, triad 8.0 GB/s" in roofs.describe()
+    assert machine.roof_thread_counts(1) == (1,) and machine.roof_thread_counts(2) == (1, 2)
+    assert machine.parse_roof_output("fma 2 9.5e+10\nnoise\ntriad 2 3.1e10\n") == {
+        "fma": (2, 9.5e10), "triad": (2, 3.1e10)}
+    with pytest.raises(ValueError):
+        machine.parse_roof_output("fma 0 1e9\n")
+    assert machine.parse_roof_output("nothing") == {}
+
+
+def _roofline_result(numpy_values: tuple[float, ...] = (0.5,)) -> KernelResult:
+    outcomes = (Outcome("gcc", 1.0, (2.0,)), Outcome("pencilcc", 1.0, (0.25,)), Outcome("pencilcc-1t", 1.0, (0.5,)))
+    # 10 GFLOP over 1 GB: 10 flop/byte, the ridge of the 2-thread roof below, so compute-bound.
+    return KernelResult("gemm", (), outcomes, "gcc", flops=10 * 10**9, bytes=10**9,
+                        numpy=blas.NumpyTiming(numpy_values, "", "openblas 2 threads"))
+
+
+def test_roofline_table_and_json() -> None:
+    compilers = [_compiler("gcc"), _compiler("pencilcc"), Compiler("pencilcc-1t", ("pencilcc",), run_threads=1)]
+    roofs = machine.Roofs((_roof(1, 50, 10), _roof(2, 100, 10)))
+    result = _roofline_result()
+    stream = KernelResult("mvt", (), (Outcome("gcc", 1.0, (1.0,)), Outcome("pencilcc", 1.0, (0.5,))), "gcc",
+                          flops=10**9, bytes=4 * 10**9)
+    other = KernelResult("lu", (), (Outcome("gcc", 1.0, (1.0,)),), "gcc")
+    table = report.format_roofline([result, stream, other], compilers, roofs, threads=2)
+    lines = table.splitlines()
+    gemm_row = next(line for line in lines if line.startswith("gemm"))
+    # gcc: 5 GFLOP/s of 100; pencilcc: 40 (40%); pencilcc-1t against the 1-thread roof (balance 5:
+    # compute too) 20 of 50 (40%); numpy 20 GFLOP/s (20%), numpy/pencilcc = 0.5 / 0.25.
+    assert "compute GFLOP/s" in gemm_row
+    assert "5 (5%)" in gemm_row and "40 (40%)" in gemm_row and "20 (40%)" in gemm_row
+    assert "20 (20%)" in gemm_row and gemm_row.endswith("2.00")
+    mvt_row = next(line for line in lines if line.startswith("mvt"))
+    # 0.25 flop/byte: bandwidth-bound; pencilcc 4 GB in 0.5 s = 8 GB/s, 80% of 10; no numpy.
+    assert "bandwidth GB/s" in mvt_row and "8 (80%)" in mvt_row and "4 (40%)" in mvt_row
+    assert not any(line.startswith("lu") for line in lines)
+    assert "pencilcc-1t: against the roofs of 1 thread" in table
+    assert "openblas 2 threads" in table
+    assert report.numpy_ratio(result, "gcc") == pytest.approx(0.25)
+    # No roofs, or no kernel with a byte count: no table.
+    assert report.format_roofline([result], compilers, None, threads=2) == ""
+    assert report.format_roofline([other], compilers, roofs, threads=2) == ""
+    # A failed numpy run is shown, not hidden.
+    failed = replace(result, numpy=blas.NumpyTiming((), "numpy run failed: boom"))
+    assert "numpy FAIL gemm: numpy run failed: boom" in report.format_roofline([failed], compilers, roofs, 2)
+    document = report.to_json([result, stream], compilers, Machine("cpu", 2, 1.0, "Linux"),
+                              {"start": (0, 0, 0), "end": (0, 0, 0)}, {"threads": 2}, None, roofs)
+    assert document["roofs"]["roofs"][1] == {"threads": 2, "flops_per_second": 100e9, "bytes_per_second": 10e9,
+                                             "balance": 10.0}
+    entry = document["results"][0]
+    assert entry["bytes"] == 10**9 and entry["flop_per_byte"] == 10.0
+    assert entry["roofline"]["pencilcc"]["fraction"] == pytest.approx(0.4)
+    assert entry["roofline"]["pencilcc-1t"]["limit"] == 50e9
+    assert entry["numpy"]["median"] == 0.5 and entry["numpy"]["ratios"]["numpy/pencilcc"] == pytest.approx(2.0)
+    assert document["results"][1]["numpy"] is None
+    assert document["results"][1]["roofline"]["pencilcc"]["bound"] == roofline.BANDWIDTH
+
+
+def _reference(name: str, arrays: dict, np) -> dict:  # type: ignore[no-untyped-def]
+    """The kernel's loops (test_suite/kernels/polybench/NAME.c), element by element."""
+    a = {k: v.copy() for k, v in arrays.items()}
+    alpha, beta = blas.ALPHA, blas.BETA
+    if name == "gemm":
+        C, A, B = a["C"], a["A"], a["B"]
+        for i in range(C.shape[0]):
+            C[i, :] *= beta
+            for k in range(A.shape[1]):
+                for j in range(C.shape[1]):
+                    C[i, j] += alpha * A[i, k] * B[k, j]
+        return {"C": C}
+    if name in ("syrk", "syr2k"):
+        C, A = a["C"], a["A"]
+        B = a.get("B")
+        for i in range(C.shape[0]):
+            for j in range(i + 1):
+                C[i, j] *= beta
+            for k in range(A.shape[1]):
+                for j in range(i + 1):
+                    if B is None:
+                        C[i, j] += alpha * A[i, k] * A[j, k]
+                    else:
+                        C[i, j] += A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]
+        return {"C": C}
+    if name == "symm":
+        C, A, B = a["C"], a["A"], a["B"]
+        for i in range(C.shape[0]):
+            for j in range(C.shape[1]):
+                acc = 0.0
+                for k in range(i):
+                    C[k, j] += alpha * B[i, j] * A[i, k]
+                    acc += B[k, j] * A[i, k]
+                C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * acc
+        return {"C": C}
+    if name == "trmm":
+        A, B = a["A"], a["B"]
+        m, n = B.shape
+        for i in range(m):
+            for j in range(n):
+                for k in range(i + 1, m):
+                    B[i, j] += A[k, i] * B[k, j]
+                B[i, j] = alpha * B[i, j]
+        return {"B": B}
+    assert name == "gemver"
+    A, x, w = a["A"], a["x"], a["w"]
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n):
+            A[i, j] = A[i, j] + a["u1"][i] * a["v1"][j] + a["u2"][i] * a["v2"][j]
+    for i in range(n):
+        for j in range(n):
+            x[i] = x[i] + beta * A[j, i] * a["y"][j]
+    for i in range(n):
+        x[i] = x[i] + a["z"][i]
+    for i in range(n):
+        for j in range(n):
+            w[i] = w[i] + alpha * A[i, j] * x[j]
+    return {"A": A, "x": x, "w": w}
+
+
+_BLAS_SIZES = {"gemm": {"NI": 4, "NJ": 5, "NK": 6}, "syrk": {"N": 5, "M": 3}, "syr2k": {"N": 5, "M": 3},
+               "symm": {"M": 5, "N": 3}, "trmm": {"M": 5, "N": 3}, "gemver": {"N": 6}}
+
+
+@pytest.mark.parametrize("name", blas.BLAS_KERNELS)
+def test_numpy_operations_compute_the_kernels(name: str) -> None:
+    # numpy's calls must compute what the kernel computes, or the column compares different work.
+    import numpy as np
+
+    assert set(_BLAS_SIZES) == set(blas.BLAS_KERNELS)
+    inputs, call = blas.operation(name, _BLAS_SIZES[name], np, np.random.default_rng(7))
+    expected = _reference(name, inputs, np)
+    got = call(**{k: v.copy() for k, v in inputs.items()})
+    assert set(got) == set(blas.UPDATED[name])
+    for array, value in expected.items():
+        np.testing.assert_allclose(got[array], value, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="not a BLAS operation"):
+        blas.operation("lu", {"N": 3}, np, np.random.default_rng(7))
+
+
+def test_numpy_timing_subprocess_and_threads() -> None:
+    # The subprocess path at a tiny size (what the bench runs); its environment sets the BLAS threads.
+    assert blas.thread_env(3)["OPENBLAS_NUM_THREADS"] == "3"
+    timing = blas.time_numpy("gemm", {"NI": 8, "NJ": 9, "NK": 10}, threads=1, repeat=3, timeout=120)
+    assert timing.error == "" and len(timing.values) == 3 and timing.median is not None
+    assert blas.time_numpy("gemm", {"NI": 8}, threads=1, repeat=1, timeout=120).error.startswith("numpy run failed")
+    assert blas.NumpyTiming((3.0, 1.0, 2.0, 4.0)).median == 2.5
+    assert blas.NumpyTiming((1.0,), "boom").median is None
+
+
+def test_chart_data_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    compilers = [_compiler("gcc"), _compiler("pencilcc"), Compiler("pencilcc-1t", ("pencilcc",), run_threads=1)]
+    result = _roofline_result()
+    points = charts.roofline_points([result], compilers)
+    assert points["pencilcc"] == [("gemm", 10.0, pytest.approx(40.0))]
+    assert points["numpy"] == [("gemm", 10.0, pytest.approx(20.0))]
+    series = charts.speedup_series([result], compilers)
+    assert series == {"gcc/pencilcc": [8.0], "numpy/pencilcc": [2.0]}
+    roofs = machine.Roofs((_roof(1, 50, 10), _roof(2, 100, 10)))
+    # Without matplotlib: ChartsUnavailable (the bench prints a note and goes on).
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(charts.ChartsUnavailable, match="matplotlib"):
+        charts.write_charts([result], compilers, roofs, tmp_path)
+    monkeypatch.delitem(sys.modules, "matplotlib")
+    pytest.importorskip("matplotlib")
+    written = charts.write_charts([result], compilers, roofs, tmp_path / "charts")
+    assert [p.name for p in written] == [charts.ROOFLINE_FILE, charts.SPEEDUP_FILE]
+    for path in written:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_roofline_options() -> None:
+    args = bench_main.parse_args(["--kernels", "gemm", "--no-roofline", "--charts", "out"])
+    assert args.no_roofline and args.charts == Path("out")
+    assert not bench_main.parse_args(["--kernels", "gemm"]).no_roofline

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Run time of the 3AC and PRE variants against their originals, interleaved (thesis Table 2.2).
+"""Run time of the 3AC, PRE and loop-order variants against their originals, interleaved (thesis Table 2.2).
 
-    python -m test_suite.bench.variants [--kernels 2mm,gemm,...] [--rounds 7] [--threads N]
+    python -m test_suite.bench.variants [--kernels 2mm,gemm,gemm.kij,...] [--rounds 7] [--threads N]
                                         [--dataset medium] [--json FILE]
 
 Every kernel with a variant (test_suite/kernels/variants.py) is built by `pencilcc -O3` in each of
-its forms (the original, `3ac`, `pre`); then `--rounds` rounds run every build once, the forms of
+its forms (the original, `3ac`, `pre`); a loop-order variant (test_suite/kernels/loop_orders.py,
+named `gemm.kij`) is a row of its own, its form `order` beside its original. Then `--rounds` rounds run every build once, the forms of
 one kernel back to back and their order rotated from round to round. A drift of the machine's
 speed (another tenant, the clock) then falls on the forms of a kernel alike, which the main
 benchmark's kernel-after-kernel order does not give: there all the originals ran minutes before
@@ -28,9 +29,10 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from test_suite.bench import checksums, compilers, datasets, machine, measure
+from test_suite.kernels import loop_orders
 from test_suite.kernels.variants import VARIANT_DIRS
 
-FORMS = ("original", *VARIANT_DIRS)
+FORMS = ("original", *VARIANT_DIRS, loop_orders.GROUP)
 TARGET = 0.95
 
 
@@ -45,10 +47,15 @@ class Form:
 
 
 def kernel_forms(names: Sequence[str]) -> dict[str, dict[str, datasets.Kernel]]:
-    """PolyBench name -> form -> benchmark kernel, for the kernels of `names` that have a variant."""
+    """PolyBench name -> form -> benchmark kernel, for the kernels of `names` that have a variant; a
+    loop-order variant's name (`gemm.kij`) -> its original and its `order` form."""
     known = {k.label: k for k in datasets.all_kernels()}
     table: dict[str, dict[str, datasets.Kernel]] = {}
     for name in names:
+        if name in loop_orders.BY_NAME:
+            table[name] = {"original": known[loop_orders.kernel_of(name)],
+                           loop_orders.GROUP: known[f"{loop_orders.GROUP}/{name}"]}
+            continue
         forms = {form: known[label] for form in FORMS
                  for label in [name if form == "original" else f"{form}/{name}"] if label in known}
         if name not in known:
@@ -127,6 +134,8 @@ def report(results: dict[str, dict[str, Form]]) -> tuple[str, dict]:
         summary["kernels"][name]["original"] = {"seconds": original.seconds, "error": original.error}
         lines.append("| " + " | ".join(cells) + " |")
     for v, (good, total) in within.items():
+        if not total:
+            continue                       # no kernel of the run has this form
         lines.append(f"\n{v}: {good} of {total} within 5% (original / {v} >= {TARGET})")
         summary["within"][v] = [good, total]
     return "\n".join(lines), summary
@@ -134,8 +143,8 @@ def report(results: dict[str, dict[str, Form]]) -> tuple[str, dict]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m test_suite.bench.variants", description=__doc__.splitlines()[0])
-    parser.add_argument("--kernels", default="", help="comma list of PolyBench names (default: every kernel "
-                        "with a variant)")
+    parser.add_argument("--kernels", default="", help="comma list of PolyBench names and loop-order variants "
+                        "(gemm.kij) (default: every kernel with a variant, every loop-order variant)")
     parser.add_argument("--rounds", type=int, default=7, help="runs of each build, interleaved (default 7)")
     parser.add_argument("--threads", type=int, default=0, help="threads of the runs (default: the CPU count)")
     parser.add_argument("--dataset", choices=datasets.DATASETS, default=datasets.DEFAULT_DATASET)
@@ -143,7 +152,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the runs and ratios as JSON to FILE")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.kernels.split(",") if n.strip()] or sorted(
-        {k.polybench_name for k in datasets.all_kernels() if k.label.split("/")[0] in VARIANT_DIRS})
+        {k.polybench_name for k in datasets.all_kernels() if k.label.split("/")[0] in VARIANT_DIRS}) + sorted(
+        loop_orders.BY_NAME)
     try:
         table = kernel_forms(names)
     except ValueError as exc:

@@ -17,6 +17,11 @@ the flags, never on the machine's load, so reproducible builds and compile cache
   kernels and for a build folder with a region in a user header of an include folder. A `.i`
   of another preprocessor goes to the host compiler with a -Wpencil warning; a damaged bundle
   too, saying why. `pencilcc -E -MD` still writes gcc's dependency file.
+- Where the compile ran leaves no trace (clangpass.prefix_map): absolute paths and -g under a
+  distcc server (real and as it does) and ccache give plain pencilcc's bytes, `__FILE__` the
+  client's path; gcc's own distcc object with -g is its plain one, compilation directory
+  included. `-ffile-prefix-map` gives one object from two build folders, as gcc does; two
+  `util.c` of two folders link into one program.
 
 Every compile has a private TMPDIR and no compile cache of pencilcc's (PENCILCC_NO_CACHE=1).
 """
@@ -59,9 +64,12 @@ def _pencilcc_command(workdir: Path, python: str = sys.executable) -> Path:
     return script
 
 
-def _compile(command: list[str], source: Path, output: Path, workdir: Path, *flags: str,
+def _compile(command: list[str], source: Path, output: Path, workdir: Path, *flags: str, absolute: bool = False,
              **env: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*command, *FLAGS, *flags, "-c", source.name, "-o", str(output)], cwd=source.parent,
+    """Compile `source` in its folder, named as the command line's file name (`absolute`: its
+    absolute path)."""
+    name = str(source) if absolute else source.name
+    proc = subprocess.run([*command, *FLAGS, *flags, "-c", name, "-o", str(output)], cwd=source.parent,
                           capture_output=True, text=True, env=_environment(workdir, **env), timeout=600)
     assert proc.returncode == 0, proc.stderr
     return proc
@@ -140,16 +148,18 @@ def test_a_deep_nest_falls_back_by_its_depth(tmp_path: Path, flags: tuple[str, .
 
 # ----------------------------------------------------------------------------- ccache
 @pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache is not installed")
-def test_ccache_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
+@pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
+def test_ccache_gives_the_object_of_pencilcc(tmp_path: Path, absolute: bool) -> None:
     """ccache runs `pencilcc -E` to hash the file, then, on a miss, compiles the source itself
     (`run_second_cpp`, its default); a hit returns the bytes it stored. With `run_second_cpp =
-    false` it compiles the preprocessed output, whose bundled sources give the same object."""
+    false` it compiles the preprocessed output, whose bundled sources give the same object, the
+    source named by a relative or an absolute path (the region symbols hash the client's)."""
     source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
     pencilcc = _pencilcc_command(tmp_path)
-    _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path)
+    _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path, absolute=absolute)
     cache = {"CCACHE_DIR": str(tmp_path / "ccache"), "CCACHE_NOHASHDIR": "1"}
-    _compile(["ccache", str(pencilcc)], source, tmp_path / "miss.o", tmp_path, **cache)
-    _compile(["ccache", str(pencilcc)], source, tmp_path / "hit.o", tmp_path, **cache)
+    _compile(["ccache", str(pencilcc)], source, tmp_path / "miss.o", tmp_path, absolute=absolute, **cache)
+    _compile(["ccache", str(pencilcc)], source, tmp_path / "hit.o", tmp_path, absolute=absolute, **cache)
     stats = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True,
                            env=_environment(tmp_path, **cache)).stdout
     assert "direct_cache_hit\t1" in stats or "preprocessed_cache_hit\t1" in stats, stats
@@ -159,7 +169,8 @@ def test_ccache_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     assert (tmp_path / "hit.o").read_bytes() == plain
     # Without run_second_cpp ccache compiles the preprocessed file: the sources bundled in it.
     cache = {"CCACHE_DIR": str(tmp_path / "ccache-i"), "CCACHE_NOHASHDIR": "1", "CCACHE_NOCPP2": "1"}
-    proc = _compile(["ccache", str(pencilcc)], source, tmp_path / "cpp-output.o", tmp_path, **cache)
+    proc = _compile(["ccache", str(pencilcc)], source, tmp_path / "cpp-output.o", tmp_path, absolute=absolute,
+                    **cache)
     assert "not optimized" not in proc.stderr
     assert (tmp_path / "cpp-output.o").read_bytes() == plain
 
@@ -257,6 +268,156 @@ def test_headers_of_include_folders_and_their_regions_come_along(tmp_path: Path)
     assert served == plain
 
 
+def _layout(root: Path, main: str = _MAIN) -> Path:
+    """include/ (a region in kernels.h), src/main.c and an empty build/ under `root`."""
+    (root / "include").mkdir(parents=True)
+    (root / "include" / "kernels.h").write_text(_HEADER)
+    (root / "include" / "factor.h").write_text("#define FACTOR 2.0\n")
+    (root / "src").mkdir()
+    (root / "src" / "main.c").write_text(main)
+    (root / "build").mkdir()
+    return root / "build"
+
+
+def _debug_info(data: bytes, workdir: Path) -> str:
+    (workdir / "probe.o").write_bytes(data)
+    return subprocess.run(["readelf", "--debug-dump=info", str(workdir / "probe.o")], capture_output=True,
+                          text=True, check=True).stdout
+
+
+def _comp_dirs(info: str) -> set[str]:
+    return {line.rsplit(": ", 1)[1].strip() for line in info.splitlines() if "DW_AT_comp_dir" in line}
+
+
+@pytest.mark.parametrize("absolute, debug", [(True, False), (False, True), (True, True)],
+                         ids=["absolute", "relative-g", "absolute-g"])
+def test_where_a_preprocessed_file_is_compiled_leaves_no_trace(tmp_path: Path, absolute: bool,
+                                                                debug: bool) -> None:
+    """Absolute paths (the region symbols hash the client's path, not the private folder's) and
+    -g (the compilation directory and file names are the client's, as gcc's own `.i` compile
+    writes them from the `# 1 "cwd//"` line): the object of the `.i` compiled elsewhere is the
+    source's, and `__FILE__` in it names the client's file."""
+    build = _layout(tmp_path, _MAIN.replace('printf("%f %f\\n", A[3], B[2][3]);',
+                                           'printf("%f %f %s\\n", A[3], B[2][3], __FILE__);'))
+    include, source = ("../include", "../src/main.c") if not absolute else \
+        (str(tmp_path / "include"), str(tmp_path / "src" / "main.c"))
+    flags = ["-O3", "-I", include, "-DOFFSET=3", "-fsave-optimization-record", "-Rpass=pencil",
+             *(["-g"] if debug else [])]
+    plain, served, stderr = _as_distcc_does(tmp_path, build, flags, source)
+    assert "not optimized" not in stderr
+    # Messages and the record name the client's files.
+    assert f"{source}:3:" in stderr and "remark: region in 'shift' optimized" in stderr
+    assert str(tmp_path / "tmp") not in stderr
+    record = json.loads((tmp_path / "server" / "out.opt.json").read_text())["regions"]
+    assert sorted(r["file"] for r in record) == sorted([include + "/kernels.h", source])
+    symbols = subprocess.run(["nm", str(tmp_path / "plain.o")], capture_output=True, text=True).stdout
+    assert "__pencilcc_scale_function0_" in symbols and "__pencilcc_shift_function0_" in symbols
+    assert served == plain
+    # Nothing of the folder the `.i` was compiled in (under TMPDIR) is in the object.
+    assert str(tmp_path / "tmp").encode() not in served
+    if debug:
+        assert _comp_dirs(_debug_info(served, tmp_path)) == {str(build)}
+    proc = _run([sys.executable, "-m", "clangpass", str(tmp_path / "server" / "out.o"), "-o", "prog"],
+                tmp_path, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True).stdout.split()[-1] == source
+
+
+def test_a_prefix_map_gives_one_object_from_two_build_folders(tmp_path: Path) -> None:
+    """The same tree in two folders, built with absolute paths and -g: with
+    `-ffile-prefix-map=FOLDER=/project` pencilcc's objects are the same bytes, as gcc's are (its
+    DWARF names the mapped folders, the region symbols hash the mapped path); without it they
+    differ, as gcc's do."""
+    command = [sys.executable, "-m", "clangpass"]
+    objects: dict[tuple[str, str, bool], bytes] = {}
+    for tree in ("one", "two"):
+        root = tmp_path / tree
+        build = _layout(root)
+        for compiler in ("pencilcc", "gcc"):
+            for mapped in (False, True):
+                output = build / f"{compiler}-{mapped}.o"
+                proc = _run([*(command if compiler == "pencilcc" else ["gcc"]), "-O3", "-g", "-I",
+                             str(root / "include"), "-DOFFSET=3",
+                             *([f"-ffile-prefix-map={root}=/project"] if mapped else []), "-c",
+                             str(root / "src" / "main.c"), "-o", str(output)], build, tmp_path)
+                assert proc.returncode == 0, proc.stderr
+                objects[(tree, compiler, mapped)] = output.read_bytes()
+    for compiler in ("pencilcc", "gcc"):
+        assert objects[("one", compiler, True)] == objects[("two", compiler, True)], compiler
+        assert objects[("one", compiler, False)] != objects[("two", compiler, False)], compiler
+    mapped = objects[("one", "pencilcc", True)]
+    assert str(tmp_path).encode() not in mapped
+    assert _comp_dirs(_debug_info(mapped, tmp_path)) == {"/project/build"}
+    assert _comp_dirs(_debug_info(objects[("one", "gcc", True)], tmp_path)) == {"/project/build"}
+    symbols = subprocess.run(["nm", str(tmp_path / "one" / "build" / "pencilcc-True.o")], capture_output=True,
+                             text=True).stdout
+    assert "__pencilcc_scale_function0_" in symbols and "__pencilcc_shift_function0_" in symbols
+
+
+_UTIL = """static double twice(double x) __attribute__((const));
+static double twice(double x) { return 2.0 * x; }
+static void scale(int n, double A[static const restrict n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = twice(A[i]) + i * STEP;
+#pragma endscop
+}
+void run_NAME(int n, double *A) { scale(n, A); }
+"""
+_TWO_UTILS_MAIN = """#include <stdio.h>
+void run_one(int n, double *A);
+void run_two(int n, double *A);
+int main(void) {
+  double A[8], B[8];
+  for (int i = 0; i < 8; i++) A[i] = B[i] = i * 0.5;
+  run_one(8, A); run_two(8, B);
+  for (int i = 0; i < 8; i++) printf("%g %g\\n", A[i], B[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("where", ["top", "absolute", "own-folder"])
+def test_files_of_one_name_in_two_folders_link_into_one_program(tmp_path: Path, where: str) -> None:
+    """one/util.c and two/util.c, each with a static region function of the same name calling a
+    static function of the same name: their objects link into one program that prints what gcc
+    -O0's prints. Named `one/util.c` and `two/util.c`, or by absolute paths, their symbols differ;
+    compiled each in its folder as `util.c`, the names are the same, and local, as gcc's own
+    static functions are."""
+    for name, step in (("one", 1), ("two", 3)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "util.c").write_text(_UTIL.replace("NAME", name).replace("STEP", str(step)))
+    (tmp_path / "main.c").write_text(_TWO_UTILS_MAIN)
+    command = [sys.executable, "-m", "clangpass"]
+    objects = []
+    for name in ("one", "two"):
+        output = tmp_path / f"{name}.o"
+        folder, spelt = {"top": (tmp_path, f"{name}/util.c"), "absolute": (tmp_path, str(tmp_path / name / "util.c")),
+                         "own-folder": (tmp_path / name, "util.c")}[where]
+        proc = _run([*command, "-O3", "-c", spelt, "-o", str(output)], folder, tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        objects.append(output)
+    symbols = []
+    for output in objects:
+        listing = subprocess.run(["nm", str(output)], capture_output=True, text=True, check=True).stdout
+        ours = {line.split()[-1]: line.split()[-2] for line in listing.splitlines() if "__pencilcc_" in line}
+        assert any(s.startswith("__pencilcc_scale_") for s in ours), listing
+        assert any(s.startswith("__pencilcc_call_twice_") for s in ours), listing
+        assert all(kind.islower() for kind in ours.values()), listing      # local symbols
+        symbols.append(set(ours))
+    if where == "own-folder":
+        assert symbols[0] == symbols[1]
+    else:
+        assert not symbols[0] & symbols[1]
+    proc = _run([*command, "-O3", *map(str, objects), "main.c", "-o", "prog"], tmp_path, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = _run(["gcc", "-O0", "one/util.c", "two/util.c", "main.c", "-o", "ref"], tmp_path, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True).stdout
+    want = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
+    assert got == want and len(want.splitlines()) == 8
+
+
 def test_a_preprocessed_file_without_sources_goes_to_the_host(tmp_path: Path) -> None:
     """A `.i` from another preprocessor (gcc -E) keeps its pragmas; pencilcc compiles it with the
     host compiler and says so (-Wpencil), the same object every time; -Werror=pencil stops it.
@@ -304,10 +465,16 @@ def _free_port() -> int:
 
 @pytest.mark.skipif(shutil.which("distcc") is None or shutil.which("distccd") is None,
                     reason="distcc is not installed")
-def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
+@pytest.mark.parametrize("absolute, flags", [(False, ()), (True, ()), (True, ("-g",))],
+                         ids=["relative", "absolute", "absolute-g"])
+def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path, absolute: bool, flags: tuple[str, ...]) -> None:
     """distcc runs `pencilcc -E` here and sends the preprocessed file, with the sources pencilcc
     bundles in it, to the server, which runs `pencilcc -c` on it without the -I/-D flags: the
-    object of the source, as plain pencilcc's. Skipped where distccd cannot run pencilcc:
+    object of the source, as plain pencilcc's, the source named by a relative or an absolute
+    path, with -g too. gcc's own object of a `.i` compiled with -g on the server has the
+    client's compilation directory (from the `.i`'s `# 1 "cwd//"` line) and, for a file
+    without macros (whose expansion moves the columns of what follows them in the `.i`), is
+    gcc's plain object: pencilcc's is too. Skipped where distccd cannot run pencilcc:
     started by root, it runs compilers as user `distcc` (or `nobody`), who may not run this
     Python (PENCILCC_TEST_DISTCC_PYTHON names one with pencilcc installed that they can run)."""
     source = _copy(harness.POLYBENCH_DIR / "gemm.c", tmp_path)
@@ -320,7 +487,7 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
         # A Python with pencilcc installed that the daemon's user can run, where this one is not.
         pencilcc = _pencilcc_command(shared, os.environ.get("PENCILCC_TEST_DISTCC_PYTHON", sys.executable))
         pencilcc.parent.chmod(0o755)
-        _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path)
+        _compile([str(pencilcc)], source, tmp_path / "plain.o", tmp_path, *flags, absolute=absolute)
         (tmp_path / "distcc").mkdir()
         port = _free_port()
         env = _environment(tmp_path, PATH=f"{pencilcc.parent}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -331,8 +498,8 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
         client = {**env, "DISTCC_HOSTS": f"127.0.0.1:{port}", "DISTCC_FALLBACK": "0",
                   "DISTCC_DIR": str(tmp_path / "distcc")}
 
-        def distcc(name: str, output: Path) -> subprocess.CompletedProcess:
-            return subprocess.run(["distcc", str(pencilcc), *FLAGS, "-c", name, "-o", str(output)],
+        def distcc(name: str, output: Path, compiler: str = str(pencilcc)) -> subprocess.CompletedProcess:
+            return subprocess.run(["distcc", compiler, *FLAGS, *flags, "-c", name, "-o", str(output)],
                                   cwd=source.parent, capture_output=True, text=True, timeout=600, env=client)
         try:
             time.sleep(0.5)
@@ -340,7 +507,12 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
             probe = distcc("plain_c.c", tmp_path / "plain_c.o")
             if probe.returncode != 0:
                 pytest.skip(f"distccd cannot run pencilcc here: {probe.stderr.strip()[-300:]}")
-            proc = distcc(source.name, tmp_path / "distcc.o")
+            proc = distcc(str(source) if absolute else source.name, tmp_path / "distcc.o")
+            if flags:
+                gcc = distcc(str(source.parent / "plain_c.c"), tmp_path / "gcc-distcc.o", "gcc")
+                assert gcc.returncode == 0, gcc.stderr
+                _compile(["gcc"], source.parent / "plain_c.c", tmp_path / "gcc-plain.o", tmp_path, *flags,
+                         absolute=True)
         finally:
             server.kill()
             server.wait()
@@ -350,3 +522,8 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path) -> None:
     assert "not optimized" not in proc.stderr, proc.stderr
     assert b"__pencilcc_kernel_gemm_scop0" in (tmp_path / "plain.o").read_bytes()
     assert (tmp_path / "distcc.o").read_bytes() == (tmp_path / "plain.o").read_bytes()
+    if flags:
+        gcc = (tmp_path / "gcc-distcc.o").read_bytes()
+        assert gcc == (tmp_path / "gcc-plain.o").read_bytes()
+        assert _comp_dirs(_debug_info(gcc, tmp_path)) == {str(source.parent)}
+        assert _comp_dirs(_debug_info((tmp_path / "distcc.o").read_bytes(), tmp_path)) == {str(source.parent)}

@@ -247,8 +247,9 @@ def test_output_names() -> None:
     (["-emit-llvm", "-c", "a.c"], "only supported with '-S'"),
     # Options in pencilcc's namespace that it does not have (issue 29): its own error, with the
     # nearest of its options, not the host's "unrecognized command-line option".
-    (["-fpencil-tile-sizes=32,64", "-c", "a.c"], "unknown option '-fpencil-tile-sizes=32,64'; did you "
-                                                 "mean '--tile-size='?"),
+    (["-fpencil-tile-sises=32,64", "-c", "a.c"], "unknown option '-fpencil-tile-sises=32,64'; did you "
+                                               "mean '-fpencil-tile-sizes='?"),
+    (["-fpencil-tile-sizes=32,x", "-c", "a.c"], "'-fpencil-tile-sizes=': 'x' in '32,x' is not a size"),
     (["-fpencil-memry=all", "-c", "a.c"], "did you mean '-fpencil-memory='?"),
     (["-fno-pencil-paralel", "-c", "a.c"], "did you mean '-fno-pencil-parallel'?"),
     (["--dumpp-after=tile", "-c", "a.c"], "unknown option '--dumpp-after=tile'; did you mean '--dump-after='?"),
@@ -400,3 +401,16 @@ def test_self_including_response_file_is_an_error(tmp_path: Path) -> None:
     loop.write_text(f"-c @{loop}")
     with pytest.raises(CommandLineError, match="nests more than"):
         parse(f"@{loop}")
+
+
+def test_prefix_maps_are_read_and_reach_the_host(capfd) -> None:
+    """-ffile-prefix-map and -fdebug-prefix-map, in order, are the debug maps pencilcc applies
+    to the paths it writes (clangpass.prefix_map); -fmacro-prefix-map is the host's only; all
+    three reach the host; a value without '=' is gcc's usage error."""
+    from clangpass.driver.main import main
+    argv = ("-ffile-prefix-map=/a=/A", "-fmacro-prefix-map=/m=/M", "-fdebug-prefix-map=/a/b=", "-c", "a.c")
+    c = parse(*argv)
+    assert c.options.debug_prefix_map.pairs == (("/a", "/A"), ("/a/b", ""))
+    assert [a for a in c.host_args if "prefix-map" in a] == list(argv[:3])
+    assert main(["-fdebug-prefix-map=/a", "-c", "a.c"]) == 1
+    assert capfd.readouterr().err == "pencilcc: error: invalid argument '/a' to '-fdebug-prefix-map'\n"

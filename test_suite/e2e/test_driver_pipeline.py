@@ -288,7 +288,8 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "approximated_accesses", "clustering", "scheduled_statements",
                                "dependences_before_clustering", "dependences_after_clustering",
                                "clustering_problems", "clustering_time", "scheduling_time", "nondeterministic",
-                               "reason_id", "storage", "schedule_file", "schedule_loaded", "schedule_problems"}
+                               "reason_id", "storage", "schedule_file", "schedule_loaded", "schedule_problems",
+                               "label", "tile_sizes_from", "tile_bands", "tile_size_problems", "ordered_bands"}
     assert all(r["nondeterministic"] == "" for r in regions)
     assert [r["reason_id"] for r in regions] == ["", "", "pencil-goto"]
     # The target that emitted it (these tests stand the stub `reference` target in for `cpu`).
@@ -390,7 +391,7 @@ def test_pass_failure_falls_back_to_the_host(project: Path, capfd, monkeypatch) 
 
 def test_host_rejecting_the_outlined_copy_falls_back(project: Path, capfd, monkeypatch) -> None:
     monkeypatch.setattr(driver_compile, "outline_regions",
-                        lambda text, regions, path, guards=None: b"this is not C\n")
+                        lambda text, regions, path, guards=None, **_: b"this is not C\n")
     status, err = pencilcc(capfd, *FLAGS, "-c", "k.c")
     assert status == 0, err
     assert "rejected the outlined copy" in err

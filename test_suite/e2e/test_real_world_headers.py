@@ -365,3 +365,61 @@ def test_regions_see_the_macros_of_the_optimization_flags(tmp_path: Path, flags:
     reference = tmp_path / "ref"
     subprocess.run(["gcc", *flags, "-std=gnu99", str(source), "-o", str(reference)], check=True)
     assert harness.run(exe) == harness.run(reference)
+
+
+INTRINSICS_PROGRAM = """#include <immintrin.h>
+#include <stdio.h>
+
+static void twice(int n, double a[n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    a[i] = 2.0 * a[i] + 1.0;
+#pragma endscop
+}
+
+int main(void)
+{
+  double a[16], lanes[4];
+  for (int i = 0; i < 16; i++)
+    a[i] = i;
+  twice(16, a);
+  _mm256_storeu_pd(lanes, _mm256_add_pd(_mm256_loadu_pd(a), _mm256_set1_pd(0.5)));
+  printf("== a\\n");
+  for (int i = 0; i < 16; i++)
+    printf("%.17g\\n", a[i]);
+  printf("== lanes\\n");
+  for (int i = 0; i < 4; i++)
+    printf("%.17g\\n", lanes[i]);
+  return 0;
+}
+"""
+
+
+def test_a_file_including_immintrin_h_is_optimized(tmp_path: Path) -> None:
+    """gcc's immintrin.h calls gcc builtins with gcc's signatures, which clang refuses (before: the
+    whole file fell back, 'definition of builtin function __rdtsc'); the front end reads it with
+    clang's own builtin headers, as clang would."""
+    from clangpass.toolchain import clang_resource_include
+    if clang_resource_include() is None:
+        pytest.skip("no clang builtin headers installed (Debian: libclang-common-16-dev)")
+    source = tmp_path / "intrinsics.c"
+    source.write_text(INTRINSICS_PROGRAM)
+    exe = tmp_path / "intrinsics"
+    _, regions = harness.build_recorded([source], exe, ["-O3", "-mavx2", "-mfma"])
+    assert [r["status"] for r in regions.values()] == ["optimized"]
+    reference = tmp_path / "ref"
+    subprocess.run(["gcc", "-O0", "-mavx2", "-mfma", str(source), "-o", str(reference)], check=True)
+    if subprocess.run(["grep", "-q", "avx2", "/proc/cpuinfo"]).returncode == 0:
+        assert harness.run(exe) == harness.run(reference)
+
+
+def test_without_clang_headers_the_fallback_says_what_to_install(tmp_path: Path) -> None:
+    source = tmp_path / "intrinsics.c"
+    source.write_text(INTRINSICS_PROGRAM)
+    env = {**os.environ, "PENCILCC_CLANG_RESOURCE_DIR": str(tmp_path / "none"), "PENCILCC_NO_CACHE": "1"}
+    proc = subprocess.run([*PENCILCC, "-O3", "-mavx2", "-mfma", *INCLUDE, "-c", str(source), "-o",
+                           str(tmp_path / "i.o")], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "[-Wpencil-file-unparsable]" in proc.stderr
+    assert "libclang-common" in proc.stderr and "PENCILCC_CLANG_RESOURCE_DIR" in proc.stderr

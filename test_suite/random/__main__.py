@@ -58,7 +58,7 @@ def _reason(warning: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    config = with_pending_forms(SMALL if args.small else GenConfig())
+    config = with_pending_forms(SMALL if args.small else replace(GenConfig(), p_detect=SMALL.p_detect))
     if args.no_pending_forms:
         config = without_pending_forms(config)
     if args.max_size is not None:

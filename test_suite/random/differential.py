@@ -64,8 +64,11 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
     source.write_text(program.source)
     outcome = Outcome(program.seed, False, description=program.description)
     pencilcc = any(part.endswith("pencilcc") or part == "clangpass" for part in candidate)
-    steps = (("reference", REFERENCE_COMPILER, REFERENCE_FLAGS),
-             ("candidate", tuple(candidate), CANDIDATE_FLAGS + (program.flags if pencilcc else ())))
+    candidate_flags = CANDIDATE_FLAGS + (program.flags if pencilcc else ())
+    emitted = workdir / f"seed{program.seed}.emitted.c"
+    if pencilcc and program.emit_c:
+        candidate_flags += (f"-fpencil-emit-c={emitted}",)
+    steps = [("reference", REFERENCE_COMPILER, REFERENCE_FLAGS), ("candidate", tuple(candidate), candidate_flags)]
     # `python -m clangpass` must find this checkout's package from any directory
     pythonpath = os.pathsep.join(p for p in (str(harness.REPO_ROOT), os.environ.get("PYTHONPATH"))
                                  if p)
@@ -87,8 +90,22 @@ def check_program(program: GeneratedProgram, workdir: Path, candidate: Sequence[
         except (harness.HarnessError, OSError) as exc:
             outcome.problems.append(str(exc))
             return outcome
+        if role == "candidate" and pencilcc and program.emit_c:
+            # The optimized program as C, built by gcc alone (OpenMP threads for parallel loops).
+            outcome.stage = "emitted C build"
+            try:
+                exe = workdir / f"seed{program.seed}.emitted"
+                harness.build(REFERENCE_COMPILER, [emitted], exe, ("-std=c99", "-O1", "-fopenmp",
+                                                                   "-Wno-unknown-pragmas"), timeout=timeout)
+                outcome.stage = "emitted C run"
+                emitted_output = harness.run(exe, timeout=timeout)
+            except (harness.HarnessError, OSError) as exc:
+                outcome.problems.append(str(exc))
+                return outcome
     outcome.stage = "compare"
     outcome.problems = harness.compare_outputs(outputs[0], outputs[1], rtol)
+    if pencilcc and program.emit_c and not outcome.problems:
+        outcome.problems = [f"emitted C: {p}" for p in harness.compare_outputs(outputs[0], emitted_output, rtol)]
     outcome.passed = not outcome.problems
     return outcome
 

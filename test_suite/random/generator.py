@@ -120,6 +120,13 @@ class GenConfig:
     #: `__pencil_kill`, time-expanded arrays, plane folds with copy-back, pipelines over killed scratch
     #: (passes reuse-in-place and contract-arrays)
     p_value_style: float = 0.2
+    #: the region without its `#pragma scop`/`#pragma endscop` lines, built with -fpencil-detect
+    #: (a stream of its own, `detect {seed}`): pencilcc must find the loop nests itself. Off by
+    #: default (tests read the scop of default programs); SMALL and the command line turn it on.
+    p_detect: float = 0.0
+    #: the candidate's -fpencil-emit-c output is built by gcc -fopenmp and checked as well (a
+    #: stream of its own, `emit c {seed}`; the program and its flags do not depend on it)
+    p_emit_c: float = 0.0
 
     def __post_init__(self) -> None:
         if not 4 <= self.min_size <= self.max_size:
@@ -150,6 +157,9 @@ class GeneratedProgram:
     flags: tuple[str, ...] = ()
     #: How the program's C is written (macros, typedefs, pragmas, an unused helper): never what it computes.
     spelling: "Spelling" = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    #: The candidate pencilcc also writes the program as C (-fpencil-emit-c), which gcc -fopenmp
+    #: builds and runs: its output must be the reference's too (GenConfig.p_emit_c).
+    emit_c: bool = False
 
 
 # ----------------------------------------------------------------------------
@@ -846,9 +856,11 @@ def render(program: Program, description: str = "", spelling: "Spelling | None" 
     passed = [a for a in program.arrays if a.role != "local"]
     signature += [f"{a.ctype} {a.name}{_decl_dims(a)}" if speller is None else speller.array_parameter(a)
                   for a in passed]
-    body = ["#pragma scop"]
+    marked = spelling is None or not spelling.no_scop
+    body = ["#pragma scop"] if marked else []
     _render_nodes(program.body, 1, body, speller, {a.name: a for a in program.arrays})
-    body.append("#pragma endscop")
+    if marked:
+        body.append("#pragma endscop")
     if any(isinstance(n, (Kill, Assume)) for n in walk_nodes(program.body)):
         # pencil.h declares the builtins for pencilcc (which defines __PENCILCC__ and finds the
         # header itself); for any other compiler they are the no-ops pencil.h defines them as.
@@ -948,13 +960,14 @@ class Spelling:
     statement_macros: bool = False    # `SET(x, v);`, `UPDATE(x, +, v);`, `S3(i0, i1);`, `S4;` (some statements)
     unknown_type: str = ""            # '' | 'before' (the kernel) | 'after' (main): a `_Float16` helper
     loop_pragmas: bool = False        # `#pragma GCC unroll 4` / `GCC ivdep` / `omp simd` (some loops)
+    no_scop: bool = False             # no `#pragma scop` lines: built with -fpencil-detect (GenConfig.p_detect)
 
     def features(self) -> list[str]:
         """The description's names of the forms used."""
         names = [("declarator macros", self.declarator_macros), ("typedef rows", self.typedef_rows),
                  ("bound macros", bool(self.bounds)), ("for macros", self.for_macros),
                  ("statement macros", self.statement_macros), ("_Float16 helper", bool(self.unknown_type)),
-                 ("loop pragmas", self.loop_pragmas)]
+                 ("loop pragmas", self.loop_pragmas), ("no scop pragmas", self.no_scop)]
         return [name for name, used in names if used]
 
 
@@ -991,7 +1004,9 @@ def draw_spelling(seed: int, config: GenConfig) -> Spelling:
     rolls = [rng.random() for _ in range(7)]
     bounds = rng.choice(("object", "paste"))
     where = rng.choice(("before", "after"))
-    return Spelling(seed=seed,
+    # Its own stream: turning it on changes no other form's draw.
+    no_scop = random.Random(f"detect {seed}").random() < config.p_detect
+    return Spelling(seed=seed, no_scop=no_scop,
                     declarator_macros=rolls[0] < config.p_declarator_macros,
                     typedef_rows=rolls[1] < config.p_typedef_rows,
                     bounds=bounds if rolls[2] < config.p_bound_macros else "",
@@ -1280,7 +1295,7 @@ class _Retry(Exception):
 
 
 #: Small programs for tests that build every program with pencilcc (pending spelling forms on).
-SMALL = GenConfig(max_size=14, max_array_elements=1024, **PENDING_FORMS)
+SMALL = GenConfig(max_size=14, max_array_elements=1024, p_detect=0.1, p_emit_c=0.1, **PENDING_FORMS)
 
 _DOUBLE_CONSTANTS = (0.5, 0.25, 0.75, 1.5, 2.0, 3.0, 0.125, 0.1, 1.25)
 #: What data guards compare double values with (values start in [-0.5, 0.5)).
@@ -2909,8 +2924,14 @@ def generate(seed: int, config: GenConfig = GenConfig()) -> GeneratedProgram:
     if cluster < config.p_cluster:
         flags += ("-fpencil-cluster=" + ("scc" if cluster < config.p_cluster / 2 else "bb"),)
     spelling = draw_spelling(seed, config)
+    if spelling.no_scop:
+        flags += ("-fpencil-detect",)
     if spelling.features():
         description += f"; written with {', '.join(spelling.features())}"
     if flags:
         description += f"; pencilcc {' '.join(flags)}"
-    return GeneratedProgram(seed, render(program, description, spelling), description, program, flags, spelling)
+    emit_c = random.Random(f"emit c {seed}").random() < config.p_emit_c
+    if emit_c:
+        description += "; its C from -fpencil-emit-c checked too"
+    return GeneratedProgram(seed, render(program, description, spelling), description, program, flags, spelling,
+                            emit_c)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from clangpass.driver.bundle import (MAX_BYTES, Bundle, BundleError, compile_flags, dependency_paths,
-                                     encode, make_bundle, read_bundle, unpack)
+                                     encode, inner_flags, make_bundle, read_bundle, unpack)
+from clangpass.prefix_map import DEBUG, MACRO, PrefixMap
 
 PREPROCESSED = b'# 1 "k.c"\nint f(int x) { return x + 1; }\n'
 
@@ -143,3 +144,43 @@ def test_the_inner_compile_keeps_code_generation_flags_only() -> None:
     assert compile_flags(argv, "/abs/out.opt.json") == [
         "-O3", f"-fpencil-dump-dir={os.path.abspath('dumps')}", "--tile-size", "32", "-g",
         "-foptimization-record-file=/abs/out.opt.json"]
+
+
+def test_the_clients_working_directory_maps_the_private_folder_back(tmp_path: Path) -> None:
+    """The bundle records the client's working directory; the compile of its sources maps the
+    private folder's paths to the client's, then the client's own maps (clangpass.prefix_map)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.c").write_text("int k;\n")
+    (tmp_path / "build").mkdir()
+    cwd = os.getcwd()
+    os.chdir(tmp_path / "build")
+    try:
+        bundle = make_bundle("../src/k.c", "", [], [], str(tmp_path / "build"))
+    finally:
+        os.chdir(cwd)
+    assert bundle is not None and bundle.cwd == str(tmp_path / "build") and bundle.up == ("build",)
+    line = encode(bundle)
+    assert line is not None and read_bundle(PREPROCESSED + line) == bundle
+    tree = unpack(bundle, str(tmp_path / "root"))
+    client = tree.client_paths()
+    assert client.remap(tree.cwd) == str(tmp_path / "build")
+    assert client.remap(os.path.join(tree.absolute, "opt/h/b.h")) == "/opt/h/b.h"
+    flags = inner_flags(tree, ["-O2", "-g", f"-ffile-prefix-map={tmp_path}=/P", "-c", "x.i", "-o", "x.o"], "")
+    assert flags[:2] == ["-O2", "-g"] and not any(f == f"-ffile-prefix-map={tmp_path}=/P" for f in flags)
+    debug = PrefixMap.of(flags, DEBUG)
+    assert debug.remap(tree.cwd) == "/P/build" and debug.remap(os.path.join(tree.cwd, "../src/k.c")) == "/P/build/../src/k.c"
+    assert PrefixMap.of(flags, MACRO).remap(os.path.join(tree.absolute, "usr/x.h")) == "/usr/x.h"
+
+
+@pytest.mark.parametrize("cwd", ["relative/dir", "/a/../b", "/a/other"])
+def test_a_malformed_working_directory_is_refused(cwd: str) -> None:
+    with pytest.raises(BundleError, match="working directory"):
+        read_bundle(PREPROCESSED + _line(_doc(cwd=cwd, up=["build"])))
+
+
+def test_the_bundles_flags_the_command_line_repeats_are_given_once(tmp_path: Path) -> None:
+    bundle = Bundle("k.c", "", (("-I", "inc"), ("-O3",), ("-fopenmp",), ("-nostdinc",)), (("k.c", b"int k;\n"),),
+                    (), "/home/u")
+    tree = unpack(bundle, str(tmp_path / "root"))
+    flags = inner_flags(tree, ["-O3", "-fopenmp", "-g", "-c", "k.i"], "")
+    assert flags[:6] == ["-I", "inc", "-nostdinc", "-O3", "-fopenmp", "-g"]

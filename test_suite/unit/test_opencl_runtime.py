@@ -156,7 +156,8 @@ def expect_cpu_only(r: Run, reason: str | None) -> None:
 # --- building ------------------------------------------------------------------
 
 API = {"pencilcc_cl_available", "pencilcc_cl_run", "pencilcc_cl_to_host", "pencilcc_cl_host_wrote",
-       "pencilcc_cl_discard", "pencilcc_cl_region_begin", "pencilcc_cl_region_end"}
+       "pencilcc_cl_discard", "pencilcc_cl_region_begin", "pencilcc_cl_region_end", "pencilcc_cl_keep_device_data",
+       "pencilcc_cl_residency_push", "pencilcc_cl_residency_pop"}
 
 
 def test_runtime_sources_are_the_folder_s_c_files() -> None:

@@ -221,3 +221,18 @@ def test_user_guide_table_lists_exactly_the_registry() -> None:
     assert sorted(rows) == sorted(REJECTS), set(rows) ^ set(REJECTS)
     for id, kind in REJECTS.items():
         assert rows[id] == (kind.title, kind.example), id
+
+
+# ----------------------------------------------------------------------------- -fpencil-detect
+def test_a_detected_single_loop_is_unprofitable_and_only_a_remark(tmp_path: Path, capfd) -> None:
+    """A loop nest -fpencil-detect finds and does not take has its reject id in the record and
+    the -Rpass-missed=pencil remark, and no warning: the user did not mark it."""
+    source = tmp_path / "k.c"
+    source.write_text("double sum(int n, const double *x)\n{\n  double s = 0;\n"
+                      "  for (int i = 0; i < n; i++)\n    s += x[i];\n  return s;\n}\n")
+    status, err, [region] = compile_snippet(source, tmp_path, capfd, "-fpencil-detect", "-Rpass-missed=pencil",
+                                            "-Werror")
+    assert status == 0 and warning_options(err) == [] and "warning" not in err, err
+    assert (region["kind"], region["status"], region["reason_id"]) == ("detected", "fallback", "pencil-unprofitable")
+    assert re.search(r"k.c:4:3: remark: loop nest in 'sum' not optimized: one loop, fewer than the 2 .*"
+                     r"\[-Rpass-missed=pencil\]", err), err

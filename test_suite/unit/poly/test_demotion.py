@@ -186,3 +186,28 @@ def test_iterations_that_store_to_one_element_take_turns(tmp_path):
 
 def test_reads_after_the_store_read_the_element(tmp_path):
     assert _optimised(tmp_path, READ_ON, tile_size=2).facts["demoted_scalars"] == ("t -> tmp[i]",)
+
+
+# A reduction clause's scalar that ends in the caller's element: demoted, the clause follows it.
+REDUCED = """\
+void f(int n, int A[n], int B[n], int out[1]) {
+  int s;
+  s = 0;
+#pragma pencil independent reduction(+: s)
+  for (int i = 0; i < n; i++)
+    s += A[i] * B[i];
+  out[0] = s;
+}
+"""
+
+
+def test_a_reduction_clause_follows_its_demoted_scalar(tmp_path):
+    """`s` becomes out[0]; the clause now reduces out (the parallel loop performs it), and the
+    pragma's messages still name `s`. A clause left naming the vanished `s` let the pragma drop
+    out[0]'s dependences with no reduction: a loop racing on one element."""
+    outcome = _optimised(tmp_path, REDUCED)
+    assert outcome.facts["demoted_scalars"] == ("s -> out[0]",)
+    (use,) = outcome.pragmas
+    assert use.reductions == (("s", "+", True),) and use.renamed == (("s", "out"),)
+    assert "reduction of 's' run on threads" in use.detail
+    assert [(r.variable, r.operator) for r in outcome.unit.reductions] == [("out", "+")]

@@ -128,3 +128,48 @@ def test_a_three_address_unit_is_split_alike_and_runs_rows_in_parallel(tmp_path)
     assert outcome.facts["parallel_loops"] >= 2, format_ast(outcome.unit)
     off = optimise(tmp_path, PIVOT_3AC, opt_level=3, disabled_passes=frozenset({"index-set-split"}))
     assert off.facts["split_statements"] == 0 and off.facts["parallel_loops"] == 0
+
+
+def test_the_pass_finds_the_planes_of_the_whole_region_pair_by_pair(tmp_path):
+    # The pass gathers the dependences of each candidate unit from the flow, anti and output
+    # relations in one walk (never `Dependences.all` of the region): the planes are those that
+    # `Dependences.all` gives, for each statement and each unit, and a unit's planes come only
+    # from its own pairs (the plain nest beside the pivot nest adds none to it and has none).
+    from clangpass.passes.index_set_split import _pairs_within, _pivots_of, _units, pivots
+    plain_nest = ("}\n  for (int k = 0; k < n; k++)\n    for (int i = 0; i < n; i++)\n"
+                  "      for (int j = 0; j < n; j++)\n        H[i][j] = H[i][j] + G[i][k] * G[k][j];\n}\n")
+    both = PIVOT_3AC.replace("}\n}\n", plain_nest) \
+        .replace("double G[static const restrict n][n])", "double G[static const restrict n][n], "
+                 "double H[static const restrict n][n])")
+    for source in (PIVOT, DOWNWARDS, PIVOT_3AC, both):
+        scop = scop_of(tmp_path, source)
+        dependences = compute_dependences(scop)
+        units = _units(scop)
+        pairs = _pairs_within(dependences, units)
+        unit_of = {s.name: k for k, unit in enumerate(units) for s in unit}
+        assert all(unit_of[a] == unit_of[b] for a, b in pairs)
+        whole = dependences.all
+        for unit in units:
+            assert _pivots_of(unit, pairs) == pivots(unit, whole) == _planes_from_the_whole(unit, whole), source
+            for s in unit:
+                assert _pivots_of([s], pairs) == _planes_from_the_whole([s], whole), source
+    assert [sorted(_pivots_of(u, _pairs_within(dependences, units))) for u in units] == [[(0, 1), (0, 2)], []]
+
+
+def _planes_from_the_whole(members, deps):
+    """The planes as the pass found them before it went pair by pair: each ordered pair of
+    `members` extracted from the region's coalesced dependences `deps`, its basic maps' ends
+    read for `x_a = x_b` equalities the owner's domain does not imply."""
+    from itertools import product
+    from clangpass.passes.index_set_split import MAX_HYPERPLANES, _equal_iterators, _plane
+    found = []
+    for source, sink in product(members, members):
+        pieces = []
+        deps.extract_map(isl.Map.from_domain_and_range(source.domain, sink.domain).get_space()) \
+            .foreach_basic_map(pieces.append)
+        for piece in pieces:
+            for ends, owner in ((piece.domain(), source), (piece.range(), sink)):
+                for a, b in _equal_iterators(ends):
+                    if (a, b) not in found and not owner.domain.is_subset(_plane(owner.domain.get_space(), a, b)):
+                        found.append((a, b))
+    return found[:MAX_HYPERPLANES]

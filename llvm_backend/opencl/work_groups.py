@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+"""Work-group sizes of a region's kernels given by hand or by the tuner (clangpass.tile_spec).
+
+Input: the kernels `Plan` built for a unit, and the rules of `-fpencil-tile-sizes=` and of the
+tuning cache (`CompileOptions.tile_sizes`, `tuned_tile_sizes`). Output: the kernels whose band
+a rule names declare `reqd_work_group_size`, which the runtime honours exactly
+(runtime/pencilcc_runtime_launch.c; a device that cannot launch that shape runs the loop on
+the host, said once), and a `WorkGroupChoice` per kernel for the record.
+
+Bands on this target: the kernels over parallel loops of the region in the order of the code,
+reduction kernels excepted (their tree in local memory fixes their work-group: `GROUP_SIZE`)
+and so are the kernels of one work-item between them. A band's sizes are outer loop first: a
+two-dimensional kernel's `a,b` is a work-group of `b` work-items along dimension 0 (the inner
+loop) and `a` along dimension 1. Without a rule the runtime picks the size from the device's
+limits (`model`); a rule that gives the outer size only takes `DEFAULT_INNER` for the inner
+loop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
+
+from clangpass.options import CompileOptions
+from clangpass.tile_spec import MODEL, choose
+from llvm_backend.opencl.kernels import Kernel
+
+#: The inner size of a two-dimensional kernel whose rule names only the outer one.
+DEFAULT_INNER = 16
+
+
+@dataclass(frozen=True)
+class WorkGroupChoice:
+    """The work-group of one kernel: OpenCL's order (dimension 0 first), () for the runtime's choice."""
+
+    band: int
+    local: tuple[int, ...]
+    source: str
+    problem: str = ""
+
+
+def is_band(kernel: Kernel) -> bool:
+    """Whether `kernel` is a band that tile sizes may name (see the module docstring)."""
+    return not kernel.single and not kernel.reductions
+
+
+def band_choice(options: CompileOptions, label: str, function: str, band: int, members: int) -> WorkGroupChoice:
+    """The work-group of band `band` (`members` loops) of region `label` in `function`."""
+    default = (DEFAULT_INNER,) * members
+    pick = choose(options.tile_sizes, options.tuned_tile_sizes, label, function, band, members, default)
+    local = () if pick.source == MODEL else tuple(reversed(pick.sizes))
+    return WorkGroupChoice(band, local, pick.source, pick.problem)
+
+
+def choose_work_groups(kernels: Sequence[Kernel], options: CompileOptions, label: str,
+                       function: str) -> dict[str, WorkGroupChoice]:
+    """By kernel name: the work-group of every band among `kernels` (in code order). A tiled
+    kernel (llvm_backend.opencl.tiling) was built for its band's choice (`band_choice`, which
+    `KernelBuilder` asks) or, without one, for the tiling's own `GROUP`: its entry is the
+    work-group it declares, from where the choice came (MODEL: the tiling's default)."""
+    chosen: dict[str, WorkGroupChoice] = {}
+    for band, kernel in enumerate(k for k in kernels if is_band(k)):
+        choice = band_choice(options, label, function, band, kernel.dimensions)
+        if kernel.tiling is not None:
+            choice = replace(choice, local=tuple(kernel.tiling.group))
+        chosen[kernel.name] = choice
+    return chosen
+
+
+def with_work_group(kernel: Kernel, local: tuple[int, ...]) -> Kernel:
+    """`kernel` declaring the work-group `local` (dimension 0 first); unchanged for ()."""
+    if not local:
+        return kernel
+    header = "__kernel void "
+    if not kernel.source.startswith(header):
+        raise ValueError(f"kernel {kernel.name} already declares its work-group")
+    sizes = ", ".join(map(str, (*local, 1, 1)[:3]))
+    return replace(kernel, source=f"__kernel __attribute__((reqd_work_group_size({sizes}))) void "
+                                  + kernel.source[len(header):])
+
+
+def apply(kernels: Sequence[Kernel], choices: dict[str, WorkGroupChoice]) -> dict[str, Kernel]:
+    """By kernel name: `kernels` with the work-groups `choices` give them (a tiled kernel
+    already declares its own, which `choose_work_groups` reports)."""
+    return {k.name: with_work_group(k, choices[k.name].local) if k.name in choices and k.tiling is None else k
+            for k in kernels}
+
+
+def record_fields(choice: Optional[WorkGroupChoice], work_items: str) -> dict:
+    """A kernel's `work_group` (dimension 0 first, or None: the runtime's), `work_group_from`, and
+    its record's `work_items` phrase with the work-group it declares."""
+    if choice is None or not choice.local:
+        return {"work_items": work_items, "work_group": None, "work_group_from": choice.source if choice else ""}
+    shape = "x".join(map(str, choice.local))
+    return {"work_items": f"{work_items.split(';')[0]}; work-groups of {shape} ({choice.source})",
+            "work_group": list(choice.local), "work_group_from": choice.source}
