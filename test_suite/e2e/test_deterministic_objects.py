@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -494,7 +495,8 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path, absolute: bool, fla
         env["TMPDIR"] = str(shared)
         server = subprocess.Popen(["distccd", "--daemon", "--no-detach", "--allow", "127.0.0.1", "--listen",
                                    "127.0.0.1", "--port", str(port), "--enable-tcp-insecure", "--log-stderr"],
-                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                  start_new_session=True)   # its preforked workers die with it (killpg)
         client = {**env, "DISTCC_HOSTS": f"127.0.0.1:{port}", "DISTCC_FALLBACK": "0",
                   "DISTCC_DIR": str(tmp_path / "distcc")}
 
@@ -514,7 +516,10 @@ def test_distcc_gives_the_object_of_pencilcc(tmp_path: Path, absolute: bool, fla
                 _compile(["gcc"], source.parent / "plain_c.c", tmp_path / "gcc-plain.o", tmp_path, *flags,
                          absolute=True)
         finally:
-            server.kill()
+            try:
+                os.killpg(server.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             server.wait()
     finally:
         shutil.rmtree(shared, ignore_errors=True)

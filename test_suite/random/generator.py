@@ -992,9 +992,11 @@ def without_pending_forms(config: GenConfig) -> GenConfig:
 
 
 def plain(config: GenConfig) -> GenConfig:
-    """`config` with every spelling form off: the same programs, in plain C."""
+    """`config` with every spelling form off: the same programs, in plain C (with their scop
+    pragmas, so built without -fpencil-detect)."""
     return replace(config, p_declarator_macros=0.0, p_typedef_rows=0.0, p_bound_macros=0.0,
-                   p_for_macros=0.0, p_statement_macros=0.0, p_unknown_type=0.0, p_loop_pragmas=0.0)
+                   p_for_macros=0.0, p_statement_macros=0.0, p_unknown_type=0.0, p_loop_pragmas=0.0,
+                   p_detect=0.0)
 
 
 def draw_spelling(seed: int, config: GenConfig) -> Spelling:

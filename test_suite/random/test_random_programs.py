@@ -81,6 +81,10 @@ def variety_sources() -> list[str]:
 
 
 def _scop(source: str) -> str:
+    """The region's text: between its pragmas, or the kernel function's body in a program
+    without them (GenConfig.p_detect, built with -fpencil-detect)."""
+    if "#pragma scop" not in source:
+        return source[source.index("static void kernel("):source.index("int main(")]
     return source[source.index("#pragma scop"):source.index("#pragma endscop")]
 
 
