@@ -207,23 +207,15 @@ def write_record(path: str, source: str, outcomes: list[RegionOutcome],
     record's `file_fallbacks` list does, one `{"file", "status": "fallback", "reason",
     "reason_id"}` each."""
     import os
-    import tempfile
+    from pathlib import Path
+
+    from clangpass.driver.cache import atomic_write   # readers see the old record or the new one
 
     doc = {"source": source, "regions": [o.as_record() for o in outcomes],
            "file_fallbacks": [{"file": file, "status": Status.FALLBACK.value, "reason": why.reason,
                                "reason_id": why.id}
                               for file, why in (file_fallbacks or {}).items()]}
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".pencilcc-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(Path(os.path.abspath(path)), (json.dumps(doc, indent=2) + "\n").encode())
 
 
 def _report_loaded_schedule(engine: DiagnosticEngine, o: RegionOutcome, remarks: bool, missed_remarks: bool) -> None:

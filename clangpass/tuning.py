@@ -32,7 +32,6 @@ import hashlib
 import json
 import os
 import platform
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -196,14 +195,6 @@ def store(target: str, device: str, source: bytes, label: str, entry: dict) -> P
     doc = _read(path) or {"format": FORMAT, "target": target, "device": device, "regions": {}}
     doc["regions"][region_key(file_digest(source), label)] = {
         **entry, "label": label, "bands": {str(b): list(s) for b, s in entry["bands"].items()}}
-    fd, tmp = tempfile.mkstemp(prefix=".tuned-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(doc, f, indent=2, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from clangpass.driver.cache import atomic_write
+    atomic_write(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
     return path

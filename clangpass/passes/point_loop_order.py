@@ -36,6 +36,7 @@ from clangpass.passes.mark_vector import is_innermost_band
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.member_order import permute_band
 from clangpass.poly.strides import member_costs, preferred_innermost, stride_table
 
 
@@ -69,7 +70,7 @@ class PointLoopOrder(Pass):
                 order = innermost_first_order(node, accesses)
                 if order is not None:
                     permuted.append(order)
-                    return _permute(node, order)
+                    return permute_band(node, order, outward_keeps_coincidence=False)
                 return node
             for k in range(node.n_children()):
                 node = visit(node.child(k)).parent()
@@ -94,19 +95,3 @@ def innermost_first_order(band: isl.ScheduleNode, accesses: isl.UnionMap) -> lis
     if best == n - 1 or not costs[best] < costs[n - 1]:
         return None
     return [m for m in range(n) if m != best] + [best]
-
-
-def _permute(band: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
-    """`band` with its members in `order`; returns the new band node at the same position."""
-    partial = band.band_get_partial_schedule()                 # [P] -> [{ S[i..] -> [(t_k)] }, ...]
-    coincident = [band.band_member_get_coincident(m) for m in range(band.band_n_member())]
-    affs = isl.UnionPwAffList.alloc(band.get_ctx(), len(order))
-    for m in order:
-        affs = affs.add(partial.get_union_pw_aff(m))
-    permuted = isl.MultiUnionPwAff.from_union_pw_aff_list(partial.get_space(), affs)
-    node = band.delete().insert_partial_schedule(permuted)
-    node = node.band_set_permutable(1)
-    for position, m in enumerate(order):
-        # A member keeps coincidence only if it did not move outwards (see the module docstring).
-        node = node.band_member_set_coincident(position, coincident[m] and position >= m)
-    return node

@@ -40,7 +40,7 @@ def order_parallel_members(schedule: isl.Schedule, accesses: isl.UnionMap) -> tu
         if node.get_type() == isl.schedule_node_type.band and node.band_get_permutable():
             order = member_order(node, accesses)
             if order is not None:
-                node = _permute(node, order)
+                node = permute_band(node, order)
                 changed += 1
         for k in range(node.n_children()):
             node = visit(node.child(k)).parent()
@@ -63,8 +63,11 @@ def member_order(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[int] | 
     return None if order == list(range(n)) else order
 
 
-def _permute(band: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
-    """`band` with its members in `order`, each with its own coincident flag."""
+def permute_band(band: isl.ScheduleNode, order: list[int], *, outward_keeps_coincidence: bool = True) -> isl.ScheduleNode:
+    """`band` with its members in `order` (old member indices, outermost first), the new band node
+    at the same position. A member keeps its coincident flag; with `outward_keeps_coincidence`
+    False, only if it did not move outwards (point-loop-order: a member moved out past a
+    non-coincident one may carry what that one carried)."""
     partial = band.band_get_partial_schedule()                 # [P] -> [{ S[i..] -> [(t_k)] }, ...]
     coincident = [band.band_member_get_coincident(m) for m in range(band.band_n_member())]
     affs = isl.UnionPwAffList.alloc(band.get_ctx(), len(order))
@@ -73,5 +76,5 @@ def _permute(band: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
     node = band.delete().insert_partial_schedule(isl.MultiUnionPwAff.from_union_pw_aff_list(partial.get_space(), affs))
     node = node.band_set_permutable(1)
     for position, m in enumerate(order):
-        node = node.band_member_set_coincident(position, coincident[m])
+        node = node.band_member_set_coincident(position, coincident[m] and (outward_keeps_coincidence or position >= m))
     return node
