@@ -39,6 +39,8 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -126,9 +128,9 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         if name == "gcc":
             compiler = _probed("gcc", ("gcc", "-O3", *target), (), probe)
         elif name == "clang":
-            compiler = _probed("clang", ("clang", "-O3", *target), (), probe)
+            compiler = _probed("clang", (clang_command(), "-O3", *target), (), probe)
         elif name == "polly":
-            compiler = _probed("polly", ("clang", "-O3", *target, "-mllvm", "-polly",
+            compiler = _probed("polly", (clang_command(), "-O3", *target, "-mllvm", "-polly",
                                          "-mllvm", "-polly-parallel"), ("-lgomp",), probe)
         elif name in ("pencilcc", "pencilcc-seq", *CLUSTERED, MEMORY_NONE):
             extra = ("-fno-pencil-parallel",) if name == "pencilcc-seq" else ()
@@ -148,6 +150,24 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
             raise ValueError(f"unknown compiler {name!r} (compilers: {', '.join(COMPILER_NAMES)})")
         compilers.append(compiler)
     return compilers
+
+
+def clang_command() -> str:
+    """``clang`` where it is on PATH, else the newest versioned ``clang-N`` (Debian installs
+    only those, e.g. ``clang-15`` beside PoCL), else ``clang`` (reported as not on PATH)."""
+    if shutil.which("clang"):
+        return "clang"
+    found = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in names:
+            match = re.fullmatch(r"clang-(\d+)", entry)
+            if match and shutil.which(entry):
+                found.append((int(match.group(1)), entry))
+    return max(found)[1] if found else "clang"
 
 
 def _probed(name: str, command: tuple[str, ...], link_flags: tuple[str, ...], probe: Path) -> Compiler:
