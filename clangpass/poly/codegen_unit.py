@@ -80,6 +80,7 @@ class CodegenUnit:
     parallel_loops: int = 0          # number of `parallel` marks in `ast`
     wavefronts: int = 0              # number of `wavefront` marks in `ast`
     vector_loops: int = 0            # number of `vector` marks in `ast`
+    register_tiles: int = 0          # number of `register-tile` marks in `ast`
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
     reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)
     unordered_updates: frozenset[str] = frozenset()   # statements updating reduced variables (module doc)
