@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from clangpass import tuning
+from clangpass.driver import tune as tune_mod
 from clangpass.driver.tune import better, plausible, search
 from clangpass.tile_spec import TileSizeRule
 from test_suite.e2e import harness
@@ -122,6 +123,29 @@ def test_search_counts_only_fresh_evaluations() -> None:
         return (1.0, False) if not assignment else (2.0, True)
     result = search({0: (16, 16)}, {0: True}, measure, 20, "opencl", 0.05)
     assert result.chosen == {} and result.evaluations == 2       # 8x16, 16x8 (32x16, 16x32: too big)
+
+
+def test_search_starts_match_the_defaults() -> None:
+    """Where the search starts and whether that start is the default build: on the OpenCL
+    target a tiled kernel's default is its tiles' shape (tiling.GROUP, declared in the record);
+    an untiled kernel's is the runtime's choice at launch, so its start is a candidate."""
+    from llvm_backend.opencl.tiling import GROUP
+    tuner = object.__new__(tune_mod.Tuner)
+    tuner.inputs = {os.path.realpath("k.c"): "k.c"}
+    region = {"status": "optimized", "file": "k.c", "label": "k", "mapping": {"kernels": [
+        {"dimensions": 2, "work_group": list(GROUP), "work_group_from": "model"},
+        {"dimensions": 1, "work_group": None, "work_group_from": "model"},
+        {"dimensions": 1, "work_group": None, "work_group_from": ""},          # a reduction: not a band
+        {"dimensions": 2, "work_group": None, "work_group_from": "model"}]},
+        "tile_bands": [{"band": 0, "sizes": [32, 64, 8], "from": "model"}]}
+    tuner.target = "opencl"
+    assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {
+        0: (tuple(reversed(GROUP)), True), 1: (tune_mod.OPENCL_START[1], False),
+        2: (tune_mod.OPENCL_START[2], False)}}
+    # The CPU target: the cache model's sizes, which a rule of the same sizes reproduces.
+    tuner.target = "cpu"
+    assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {0: ((32, 64, 8), True)}}
+    assert tuner.bands([{**region, "status": "fallback"}]) == {}
 
 
 @pytest.mark.parametrize("argv, message", [
