@@ -37,6 +37,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -353,7 +354,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args, build = _arguments(argv)
-        return Tuner(args, build).tune()
+        tuner = Tuner(args, build)
+        try:
+            return tuner.tune()
+        finally:
+            shutil.rmtree(tuner.folder, ignore_errors=True)     # its scratch optimisation record
     except TuneError as exc:
         print(f"pencilcc-tune: error: {exc}", file=sys.stderr)
         return 1
