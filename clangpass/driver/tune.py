@@ -21,7 +21,10 @@ of its own, since the runtime picks an untiled kernel's work-group at run time):
 band and each of its loops, outermost first, the size doubled, then halved, kept while it
 makes the program faster, until a whole round changes nothing or the budget is spent. A
 candidate replaces the incumbent only when its time is below the incumbent's by more than
-`--min-gain` percent (5), so that run-to-run noise does not cache a size that is no faster.
+`--min-gain` percent (5), so that run-to-run noise does not cache a size that is no faster;
+with a budget of 6 or more, the last two evaluations are kept to build and time the default
+and the winner once more (when a winner there is), and the winner is kept only if, over all
+its runs, it still beats the default's by the margin.
 Bands where nothing won keep the default: the cache holds no sizes for them (the record of a
 later build says `model` there). Candidates a coarse footprint model rejects are never built
 (`plausible`): on the CPU a tile whose estimated footprint (one 8-byte array per pair of
@@ -56,6 +59,8 @@ MAX_WORK_GROUP = 256
 MAX_SIZE = 1024
 #: The least relative gain (percent) for which a candidate replaces the incumbent.
 MIN_GAIN = 5.0
+#: From this budget on, two evaluations are kept to time the default and the winner again.
+CONFIRM_FROM = 6
 #: The OpenCL search's start for a kernel the target does not tile (outer loop first), by
 #: kernel dimensions; its default work-group is the runtime's choice at launch, unknown here.
 OPENCL_START = {1: (64,), 2: (16, 16), 3: (4, 8, 8)}
@@ -108,18 +113,24 @@ class SearchResult:
 
 
 def search(starts: dict[int, tuple[int, ...]], start_is_default: dict[int, bool],
-           measure: Callable[[Assignment], tuple[float, bool]], budget: int, target: str,
+           measure: Callable[..., tuple[float, bool]], budget: int, target: str,
            min_gain: float) -> SearchResult:
     """Coordinate descent over one region's bands (see the module docstring).
 
     `starts`: per band the sizes to search around; `start_is_default`: whether a rule of those
     sizes builds what no rule builds (then it is not tried as a candidate of its own);
-    `measure(assignment)`: the time of the program built with `assignment` (inf when it fails)
-    and whether that took a build and timing (False: known already). The first candidate is
-    the empty assignment, the default build; a candidate replaces the incumbent only when
-    `better` by `min_gain`; at most `budget` evaluations."""
+    `measure(assignment, again=False)`: the time of the program built with `assignment` (inf
+    when it fails) and whether that took a build and timing (False: known already); with
+    `again`, built and timed once more, the time then being over all its runs. The first
+    candidate is the empty assignment, the default build; a candidate replaces the incumbent
+    only when `better` by `min_gain`. With a budget of `CONFIRM_FROM` or more, two evaluations
+    are kept for the end: when sizes other than the default won, the default and the winner
+    are timed again, and the winner stays only if it is still `better` than the default.
+    At most `budget` evaluations."""
     used = 0
     seen: dict[tuple, float] = {}
+    confirm = budget >= CONFIRM_FROM
+    descent = budget - 2 if confirm else budget
 
     def timed(assignment: Assignment) -> float:
         nonlocal used
@@ -146,20 +157,30 @@ def search(starts: dict[int, tuple[int, ...]], start_is_default: dict[int, bool]
         return False
 
     for band in sorted(starts):
-        if not start_is_default.get(band, True) and used < budget and plausible(target, starts[band]):
+        if not start_is_default.get(band, True) and used < descent and plausible(target, starts[band]):
             attempt(band, tuple(starts[band]))
     changed = True
-    while changed and used < budget:
+    while changed and used < descent:
         changed = False
         for band in sorted(starts):
             for d in range(len(position[band])):
                 for factor in (2, 0.5):
-                    while used < budget:
+                    while used < descent:
                         sizes = list(position[band])
                         sizes[d] = int(sizes[d] * factor)
                         if not plausible(target, sizes) or not attempt(band, tuple(sizes)):
                             break
                         changed = True
+    if confirm and incumbent and default != float("inf"):
+        again_default, fresh = measure({}, True)
+        used += bool(fresh)
+        again_best, fresh = measure(dict(incumbent), True)
+        used += bool(fresh)
+        default = again_default
+        if better(again_best, again_default, min_gain):
+            best = again_best
+        else:
+            incumbent, best = {}, again_default
     return SearchResult(dict(incumbent), best, default, used)
 
 
@@ -223,6 +244,7 @@ class Tuner:
         self.folder = Path(tempfile.mkdtemp(prefix="pencilcc-tune-"))
         self.record = self.folder / "record.json"
         self.times: dict[str, float] = {}
+        self.samples: dict[str, list[float]] = {}
         self.evaluations = 0
 
     def say(self, text: str) -> None:
@@ -248,10 +270,10 @@ class Tuner:
         except (OSError, ValueError, KeyError):
             raise TuneError("the build wrote no optimisation record") from None
 
-    def time(self, rules: str) -> float:
+    def time(self, rules: str, again: bool = False) -> float:
         """The median run time of the program built with `rules` ('': the default build; inf
-        when it fails)."""
-        if rules in self.times:
+        when it fails); `again`: build and run it once more, the median over all its runs."""
+        if rules in self.times and not (again and self.times[rules] != float("inf")):
             return self.times[rules]
         self.evaluations += 1
         try:
@@ -277,8 +299,12 @@ class Tuner:
                 break
             if number >= warm_up:
                 seconds.append(time.perf_counter() - start)
-        self.times[rules] = statistics.median(seconds) if seconds else float("inf")
-        self.say(f"  {rules or 'default'}: {self.times[rules]:.4f} s")
+        if not seconds:
+            self.times[rules] = float("inf")
+        else:
+            self.samples[rules] = self.samples.get(rules, []) + seconds
+            self.times[rules] = statistics.median(self.samples[rules])
+        self.say(f"  {rules or 'default'}{' again' if again else ''}: {self.times[rules]:.4f} s")
         return self.times[rules]
 
     def bands(self, regions: list[dict]) -> dict[tuple[str, str], dict[int, tuple[tuple[int, ...], bool]]]:
@@ -324,9 +350,10 @@ class Tuner:
             self.say(f"region '{label}' of {self.inputs[real]}: bands "
                      f"{ {b: start for b, (start, _) in sorted(todo[key].items())} }")
 
-            def measure(assignment: Assignment, key: tuple[str, str] = key) -> tuple[float, bool]:
+            def measure(assignment: Assignment, again: bool = False,
+                        key: tuple[str, str] = key) -> tuple[float, bool]:
                 before = self.evaluations
-                seconds = self.time(rules({**chosen, key: assignment}))
+                seconds = self.time(rules({**chosen, key: assignment}), again)
                 return seconds, self.evaluations > before
 
             result = search({b: start for b, (start, _) in todo[key].items()},

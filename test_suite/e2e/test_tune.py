@@ -68,15 +68,17 @@ def test_footprint_pruning() -> None:
 
 class FakeTimings:
     """`search`'s measure with made-up times: `times` by assignment (sorted band, sizes pairs),
-    `other` for every assignment not listed; it keeps the order of the calls."""
+    `other` for every assignment not listed, `again` for a second timing (default: the same);
+    it keeps the order of the calls."""
 
-    def __init__(self, times: dict, other: float) -> None:
-        self.times, self.other, self.calls = times, other, []
+    def __init__(self, times: dict, other: float, again: dict = None) -> None:
+        self.times, self.other, self.again, self.calls = times, other, again or {}, []
 
-    def __call__(self, assignment: dict) -> tuple:
+    def __call__(self, assignment: dict, again: bool = False) -> tuple:
         key = tuple(sorted(assignment.items()))
         self.calls.append(key)
-        return self.times.get(key, self.other), True
+        first = self.times.get(key, self.other)
+        return (self.again.get(key, first) if again else first), True
 
 
 def test_search_starts_from_the_default_build_and_keeps_it_without_a_real_gain() -> None:
@@ -97,11 +99,31 @@ def test_search_keeps_a_candidate_only_when_faster_by_the_margin() -> None:
                         ((0, (32, 8)),): 0.8, ((0, (32, 4)),): 0.79}, 2.0)
     result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
     assert result.chosen == {0: (32, 8)} and result.seconds == 0.8 and result.default_seconds == 1.0
-    assert result.evaluations == len(set(fake.calls)) == len(fake.calls) == 6
+    # Six candidates, then the default and the winner timed again (the budget keeps two for it).
+    assert result.evaluations == len(fake.calls) == 8 and len(set(fake.calls)) == 6
+    assert fake.calls[-2:] == [(), ((0, (32, 8)),)]
     assert not any(sizes in ((32, 16), (16, 32)) for call in fake.calls for _, sizes in call)
     # With no margin the 1% better one wins.
     fake = FakeTimings(fake.times, 2.0)
     assert search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.0).chosen == {0: (32, 4)}
+
+
+def test_search_confirms_the_winner_against_the_default() -> None:
+    # 32x8 looked 20% faster, but timed again (over all their runs) the two are within 5%.
+    times = {(): 1.0, ((0, (16, 8)),): 0.9, ((0, (32, 8)),): 0.8}
+    fake = FakeTimings(times, 2.0, again={(): 0.85, ((0, (32, 8)),): 0.84})
+    result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
+    assert result.chosen == {} and result.seconds == result.default_seconds == 0.85
+    assert fake.calls[-2:] == [(), ((0, (32, 8)),)] and result.evaluations == len(fake.calls) <= 20
+    # Still faster by the margin: kept, with the second timings.
+    fake = FakeTimings(times, 2.0, again={(): 0.95, ((0, (32, 8)),): 0.81})
+    result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
+    assert result.chosen == {0: (32, 8)} and (result.seconds, result.default_seconds) == (0.81, 0.95)
+    # The descent stops two evaluations short of the budget to leave room for it.
+    fake = FakeTimings({(): 1.0, ((0, (2,)),): 0.5, ((0, (4,)),): 0.25, ((0, (8,)),): 0.12}, 0.06)
+    result = search({0: (1,)}, {0: True}, fake, 6, "opencl", 0.05)
+    assert result.evaluations == len(fake.calls) == 6 and result.chosen == {0: (8,)}
+    assert fake.calls[-2:] == [(), ((0, (8,)),)]
 
 
 def test_search_budget_and_a_start_the_runtime_does_not_use() -> None:
@@ -119,7 +141,7 @@ def test_search_budget_and_a_start_the_runtime_does_not_use() -> None:
 
 def test_search_counts_only_fresh_evaluations() -> None:
     # The default of a second region is the first region's choice, timed already: not counted.
-    def measure(assignment: dict) -> tuple:
+    def measure(assignment: dict, again: bool = False) -> tuple:
         return (1.0, False) if not assignment else (2.0, True)
     result = search({0: (16, 16)}, {0: True}, measure, 20, "opencl", 0.05)
     assert result.chosen == {} and result.evaluations == 2       # 8x16, 16x8 (32x16, 16x32: too big)
