@@ -1087,4 +1087,8 @@ def test_tuned_opencl_column_tunes_then_builds(tmp_path: Path) -> None:
     assert tuning.tile_sizes_from == (("tuned",) if region.bands else ("model",))
     executable = tmp_path / "build" / f"gemm.{opencl.TUNED_NAME}"
     assert list((tuned.cache_folder(executable) / "tuned").glob("opencl-*.json"))
+    if not region.bands:
+        # The default kept: the tuned build is the untuned one, byte for byte.
+        untuned = tmp_path / "build" / f"gemm.{opencl.NAME}"
+        assert executable.read_bytes() == untuned.read_bytes()
     assert report.ratio(result, opencl.NAME, opencl.TUNED_NAME) is not None
