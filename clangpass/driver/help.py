@@ -69,6 +69,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-O2, -O3, -Os, -Oz", "Reschedule (isl), tile and parallelize regions."),
         ("-Ofast", "As -O3, plus -ffast-math."),
         ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
+        ("-ffp-contract=fast|on|off", "fast: fuse a multiply and an add into one FMA in regions "
+                                      "(rounded once: results differ from gcc -O0's in the last "
+                                      "bits). Default off in regions whatever the -std, so they "
+                                      "round as gcc -O0 does; 'on' is 'off', as in gcc. Also given "
+                                      "to the host compiler (gcc's own default is fast in GNU "
+                                      "modes)."),
         ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
         ("-g", "Regions carry line information for debuggers."),
         ("-ffile-prefix-map=OLD=NEW", "Write paths starting with OLD as NEW in the object (gcc's; "

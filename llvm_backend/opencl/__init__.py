@@ -126,7 +126,7 @@ class OpenclTarget(CpuTarget):
                 plan = Plan(unit, options.parallel, options)
                 if plan.loops:
                     notes = "".join(f"// on the host: {why}\n" for _, k, why in plan.loops if k is None)
-                    dumps.emit("opencl", unit.region.label, "opencl-kernels", notes + program_source(plan.kernels))
+                    dumps.emit("opencl", unit.region.label, "opencl-kernels", notes + program_source(plan.kernels, options.fp_contract))
         return super().emit(units, options, output, module_name, dumps)
 
     def mappings(self, units: Sequence[CodegenUnit], options: CompileOptions) -> dict[str, dict]:

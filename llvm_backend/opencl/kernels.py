@@ -201,9 +201,9 @@ class OpenclDialect(CDialect):
 
 
 # FP_CONTRACT OFF: OpenCL C lets a compiler fuse a * b + c into an fma by default; C (as
-# gcc -O0 and the CPU target compile it) rounds the product first.
+# gcc -O0 and the CPU target compile it) rounds the product first. ON under -ffp-contract=fast.
 _PRELUDE = """\
-#pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL FP_CONTRACT {contract}
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -215,9 +215,9 @@ static inline long __pencilcc_floord(long a, long b)
 """
 
 
-def program_source(kernels: Sequence[Kernel]) -> str:
-    """One OpenCL program holding `kernels`."""
-    return _PRELUDE + "".join("\n" + k.source for k in kernels)
+def program_source(kernels: Sequence[Kernel], contract: bool = False) -> str:
+    """One OpenCL program holding `kernels`; `contract`: -ffp-contract=fast."""
+    return _PRELUDE.replace("{contract}", "ON" if contract else "OFF") + "".join("\n" + k.source for k in kernels)
 
 
 class KernelBuilder:
