@@ -87,6 +87,10 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                              f"(1 to {compilers_mod.TUNE_BUDGET}; default {compilers_mod.TUNE_BUDGET})")
     parser.add_argument("--march", help=f"-march of every build (default: native; {CALLGRIND_MARCH} "
                                         "with --callgrind)")
+    parser.add_argument("--fp-contract", choices=("off", "on", "fast"), default="",
+                        help="-ffp-contract= of every build (default: none, each compiler's own: under "
+                             "-std=c99 gcc's and pencilcc's off, clang's on); fast lets every compiler "
+                             "form FMAs, the only way to more than half of the FMA peak")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per run (default 300)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
     parser.add_argument("--keep", type=Path, metavar="DIR",
@@ -174,13 +178,14 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     threads = 1 if args.callgrind else args.threads
     settings: dict[str, Any] = {
         "mode": "callgrind" if args.callgrind else "timing", "dataset": args.dataset,
-        "repeat": args.repeat, "threads": threads, "march": args.march,
+        "repeat": args.repeat, "threads": threads, "march": args.march, "fp_contract": args.fp_contract or "default",
         "command": " ".join(["python -m test_suite.bench", *sys.argv[1:]]),
         "roofline": not (args.callgrind or args.no_roofline),
     }
     if opencl.TUNED_NAME in args.compiler_names:
         settings["tune_budget"] = args.tune_budget
-    compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe", args.tune_budget)
+    compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe", args.tune_budget,
+                                     args.fp_contract)
     # The percentage of peak is of the cores the runs may use.
     peak = flops.machine_peak(min(threads, host.cores))
     print(report.format_header(host, load_start, settings, compilers), flush=True)

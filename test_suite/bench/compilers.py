@@ -127,13 +127,15 @@ class Compiler:
         return not self.unavailable
 
 
-def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_BUDGET) -> list[Compiler]:
+def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_BUDGET,
+           fp_contract: str = "") -> list[Compiler]:
     """The compilers ``names``, in that order, each probed once (``tune_budget``: the tuned
-    configuration's evaluations per region)."""
+    configuration's evaluations per region; ``fp_contract``: ``-ffp-contract=`` for every
+    build, "" for each compiler's own default)."""
     scratch.mkdir(parents=True, exist_ok=True)
     probe = scratch / "probe.c"
     probe.write_text(_PROBE_SOURCE)
-    target = (f"-march={march}",)
+    target = (f"-march={march}",) + ((f"-ffp-contract={fp_contract}",) if fp_contract else ())
     pencilcc = _pencilcc_command()
     compilers = []
     for name in names:
