@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
+
+from test_suite.bench.report import geometric_mean
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,6 @@ def compare(old: dict[str, Any], new: dict[str, Any], compiler: str, reference: 
         rows.append(Row(key[0], key[1], usable_median(before[key], compiler), usable_median(before[key], reference),
                         usable_median(result, compiler), usable_median(result, reference)))
     return rows
-
-
-def geometric_mean(values: Sequence[float]) -> Optional[float]:
-    positive = [v for v in values if v > 0]
-    if not positive:
-        return None
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))
 
 
 def _seconds(value: Optional[float]) -> str:

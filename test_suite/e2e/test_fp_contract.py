@@ -34,14 +34,6 @@ void kern(int n, double alpha, double C[static const restrict n][n], double A[st
 """
 
 
-def _host_has_fma() -> bool:
-    try:
-        with open("/proc/cpuinfo") as f:
-            return any(line.startswith("flags") and "fma" in line.split() for line in f)
-    except OSError:
-        return False
-
-
 def _fmas(tmp_path, flags) -> int:
     source = tmp_path / "kern.c"
     source.write_text(KERNEL)
@@ -50,7 +42,7 @@ def _fmas(tmp_path, flags) -> int:
     return sum(1 for line in asm.read_text().splitlines() if line.strip().startswith("vfmadd"))
 
 
-@pytest.mark.skipif(not _host_has_fma(), reason="the host has no FMA instructions")
+@pytest.mark.skipif(not harness.host_has_cpu_flag("fma"), reason="the host has no FMA instructions")
 @pytest.mark.parametrize("flags, fused", [((), False), (("-ffp-contract=off",), False),
                                           (("-ffp-contract=on",), False), (("-ffp-contract=fast",), True),
                                           (("-ffast-math",), True), (("-std=gnu11",), False)],

@@ -87,15 +87,7 @@ def test_accumulators_stay_in_registers(tmp_path, march, threads):
     assert len(accumulators) >= 4, accumulators
 
 
-def _host_has_avx512() -> bool:
-    try:
-        with open("/proc/cpuinfo") as f:
-            return any(line.startswith("flags") and "avx512f" in line.split() for line in f)
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _host_has_avx512(), reason="the host has no AVX-512")
+@pytest.mark.skipif(not harness.host_has_cpu_flag("avx512f"), reason="the host has no AVX-512")
 def test_register_tiles_use_the_full_vector_width(tmp_path):
     """The register tile is sized for the host's 64-byte registers (4 x 32 doubles of
     accumulators: 16 of the 32 zmm); LLVM's tuning for many AVX-512 CPUs keeps to 256-bit
