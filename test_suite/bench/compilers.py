@@ -205,22 +205,22 @@ def _probed(name: str, command: tuple[str, ...], link_flags: tuple[str, ...], pr
     return Compiler(name, command, link_flags, version=version)
 
 
-def _pencilcc_command() -> tuple[str, ...]:
-    """How to run pencilcc: the one on PATH, else this interpreter's ``-m clangpass``."""
-    if shutil.which("pencilcc"):
-        return ("pencilcc",)
+def _installed(script: str, module: str) -> tuple[str, ...]:
+    """How to run one of pencilcc's commands: `script` on PATH, else this interpreter's
+    ``-m module``; () when neither is there."""
+    if shutil.which(script):
+        return (script,)
     if importlib.util.find_spec("clangpass") is not None:
-        return (sys.executable, "-m", "clangpass")
+        return (sys.executable, "-m", module)
     return ()
+
+
+def _pencilcc_command() -> tuple[str, ...]:
+    return _installed("pencilcc", "clangpass")
 
 
 def _tune_command() -> tuple[str, ...]:
-    """How to run pencilcc-tune: the one on PATH, else this interpreter's ``-m clangpass.driver.tune``."""
-    if shutil.which("pencilcc-tune"):
-        return ("pencilcc-tune",)
-    if importlib.util.find_spec("clangpass") is not None:
-        return (sys.executable, "-m", "clangpass.driver.tune")
-    return ()
+    return _installed("pencilcc-tune", "clangpass.driver.tune")
 
 
 def _pencilcc(name: str, prefix: tuple[str, ...], flags: tuple[str, ...]) -> Compiler:
