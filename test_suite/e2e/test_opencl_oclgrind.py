@@ -13,6 +13,7 @@ The module is skipped where oclgrind or its ICD library is not installed.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -79,6 +80,47 @@ def test_kernel_is_clean_on_oclgrind(source: Path, built, tmp_path: Path) -> Non
         problems = harness.compare_outputs(reference, stdout, rtol=1e-9)
         assert problems == [], "; ".join(problems)
     print(f"{_id(source)}: {seconds:.1f} s on oclgrind")
+
+
+# Global loads of the OpenCL builds before their kernels were tiled (one work-item per grid
+# point, every access of the loop nests a global load; docs/benchmarks.md's oclgrind table), at the
+# programs' own sizes: doitgen (NR, NQ, NP = 24, 20, 36) loads sum[p], A[r][q][s] and C4[s][p] per
+# (r, q, p, s) and sum[p] once more per (r, q, p) to copy it back; filter2d (40 x 56 pixels) loads
+# src and kern per tap of its 5x5, 3x7 and 3x3 filters.
+UNTILED_LOADS = {"polybench/doitgen": 24 * 20 * 36 * (3 * 36 + 1), "image/filter2d": 2 * 40 * 56 * (25 + 21 + 9)}
+
+
+@pytest.mark.parametrize("kernel", sorted(UNTILED_LOADS))
+def test_tiled_nests_load_a_quarter(kernel: str, tmp_path: Path) -> None:
+    """doitgen's (r, q) grid strip-mines its p loop around its s loop (tiling.Nest: C4's and A's
+    strips in local memory, sum[p] in registers) and filter2d's (i, j) grid its e loop (boxes
+    bounded by `__pencil_assume`, src's through clamped subscripts): their global loads fall by
+    at least 4x against the untiled build, and the output is still gcc -O0's."""
+    source = next(s for s in KERNELS if _id(s) == kernel)
+    exe = tmp_path / source.stem
+    flags = [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl", "-fsave-optimization-record"]
+    if source.parent == IMAGE_DIR:
+        flags.append(f"-I{INCLUDE}")
+    harness.build(PENCILCC, [source], exe, flags, env={"PENCILCC_NO_CACHE": "1"})
+    record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+    stages = [s for region in record["regions"] for k in region["mapping"]["kernels"] if k["tiling"]
+              for s in k["tiling"]["stages"]]
+    staged = {a["array"] for s in stages for a in s["local_arrays"]}
+    if kernel == "polybench/doitgen":
+        assert any(s["outer_strip"] for s in stages), stages
+        assert {"A", "C4"} <= staged and any(s["private_elements"] for s in stages), stages
+    else:
+        assert {"src", "kern"} <= staged, stages
+    stdout, stderr, status = oclgrind.run_program(exe, tmp_path / "oclgrind", TIMEOUT_S, counts=True)
+    assert status == 0, stderr[-2000:]
+    loads = oclgrind.parse_counts(stdout).total("global_loads")
+    assert 0 < loads * 4 <= UNTILED_LOADS[kernel], (loads, UNTILED_LOADS[kernel])
+    output = oclgrind.without_counts(stdout)
+    reference = _reference(source, tmp_path)
+    if source.parent == IMAGE_DIR:
+        assert output == reference
+    else:
+        assert harness.compare_outputs(reference, output, rtol=1e-9) == []
 
 
 _BROKEN = r'''
