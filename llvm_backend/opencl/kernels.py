@@ -572,12 +572,14 @@ def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialec
     if whole:
         return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping.group)
     out: list[str] = []
+    while mapping.unmarked and body.get_type() == isl.ast_node_type.mark:
+        body = body.mark_get_node()
     children = [body] if body.get_type() != isl.ast_node_type.block else \
         [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
     for index, child in enumerate(children):
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
-            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound,
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, stage.node, bound,
                                mapping.group)
         else:
             out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]

@@ -136,6 +136,7 @@ class Nest:
 class TileMapping:
     stages: list[Stage]
     group: tuple[int, int] = (16, 16)      # the work-group (dimension 0 first): one tile of the grid
+    unmarked: bool = False                 # `Stage.index` counts the children of the body without its marks
 
     @property
     def local_bytes(self) -> int:
@@ -315,6 +316,8 @@ class _Builder:
 
     def _box(self, full: isl.Set) -> Optional[tuple[list[int], list[isl.PwAff]]]:
         """(extents, first elements) of the box of `full`: of constant size and offsets of one piece."""
+        if not full.is_bounded():          # a loop under the strip (its bounds are in `wide`)
+            return None
         extents, lows = [], []
         for d in range(full.dim(isl.dim_type.set)):
             low, high = full.dim_min(d), full.dim_max(d)
@@ -331,6 +334,8 @@ class _Builder:
         """(extents, first elements) of a box holding `wide` whatever the parameters the region's
         context allows: each extent the largest size there (`__pencil_assume(kc <= 15)` bounds a
         loop of parameter extent; a clamped subscript's box is piecewise)."""
+        if not wide.is_bounded():
+            return None
         extents, lows = [], []
         for d in range(wide.dim(isl.dim_type.set)):
             low, high = wide.dim_min(d), wide.dim_max(d)
@@ -375,6 +380,23 @@ class _Builder:
         clip = [f"__pcl_s1 <= {self.outer_it} < __pcl_s1 + __pcl_n1",
                 f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0"]
         children = _children(body)
+        stages = self._loop_stages(children, grid, tile, clip)
+        if not stages and not any(c.get_type() == isl.ast_node_type.for_ for c in children):
+            stage = self._stage(body, grid, tile, clip, loop=False, number=0)
+            if stage is not None:
+                stages.append(stage)
+        unmarked = False
+        if not stages:
+            # Loops under marks (a `coincident` p of doitgen-like nests), tried last so that the
+            # kernels staged whole (a stencil over a marked loop) keep their mapping.
+            stages = self._loop_stages(_children(body, unmark=True), grid, tile, clip)
+            unmarked = bool(stages)
+        for stage in stages:
+            stage.fence = any(a.name in self.written for a in stage.arrays)
+        return TileMapping(stages, self.group, unmarked) if stages else None
+
+    def _loop_stages(self, children: list[isl.AstNode], grid: list[str], tile: list[str],
+                     clip: list[str]) -> list[Stage]:
         stages: list[Stage] = []
         for index, child in enumerate(children):
             if not _uniform_loop(child, set(grid)):
@@ -385,13 +407,7 @@ class _Builder:
             if stage is not None:
                 stage.index = index
                 stages.append(stage)
-        if not stages and not any(c.get_type() == isl.ast_node_type.for_ for c in children):
-            stage = self._stage(body, grid, tile, clip, loop=False, number=0)
-            if stage is not None:
-                stages.append(stage)
-        for stage in stages:
-            stage.fence = any(a.name in self.written for a in stage.arrays)
-        return TileMapping(stages, self.group) if stages else None
+        return stages
 
     registers: list = []
 
@@ -453,7 +469,7 @@ class _Builder:
         is not (s of parameter extent), and each element of a strip of s is reused by the
         whole p strip."""
         p = iterator_name(node)
-        children = _children(node.for_get_body())
+        children = _children(node.for_get_body(), unmark=True)
         loops = [k for k, c in enumerate(children) if _uniform_loop(c, set(grid) | {p})]
         if len(loops) != 1:
             return None
@@ -585,10 +601,20 @@ def _scalar(t: T.CType) -> T.CType:
     return t
 
 
-def _children(node: isl.AstNode) -> list[isl.AstNode]:
+def _unmarked(node: isl.AstNode) -> isl.AstNode:
+    """`node` without the marks above it (`coincident`, `vector`...: informational in a kernel)."""
+    while node.get_type() == isl.ast_node_type.mark:
+        node = node.mark_get_node()
+    return node
+
+
+def _children(node: isl.AstNode, unmark: bool = False) -> list[isl.AstNode]:
+    """The statements of a block (or `node` alone); with `unmark`, without their marks."""
+    strip = _unmarked if unmark else (lambda n: n)
+    node = strip(node)
     if node.get_type() == isl.ast_node_type.block:
         children = node.block_get_children()
-        return [children.get_at(i) for i in range(children.n_ast_node())]
+        return [strip(children.get_at(i)) for i in range(children.n_ast_node())]
     return [node]
 
 
