@@ -345,7 +345,7 @@ class KernelBuilder:
             given = self.tile_group(band) if self.tile_group is not None else ()
             group = (given[0], given[1]) if len(given) == 2 else None
             mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
-                                   unit.context)
+                                   unit.context, frozenset(private))
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
@@ -703,7 +703,8 @@ def _nest_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDi
         out += ["    if (__pencilcc_active) {", f"      {p_strip}", *before, "      }", "    }"]
     out += [f"    for (long t___pcl_ok = {printer.condition(nest.inner.for_get_init(), outer)}; ; "
             f"t___pcl_ok += {stage.tile_k}) {{",
-            f"      {{ const long t_{s} = t___pcl_ok; if (!{s_cond}) break; }}"]
+            f"      {{ const long t_{s} = t___pcl_ok; if (!{s_cond}) break; }}" if nest.last is None else
+            f"      if (!(t___pcl_ok <= {nest.last})) break;"]
     out += _copies(stage, number, dialect, "      ", inner, group)
     out.append("      barrier(CLK_LOCAL_MEM_FENCE);")
     dialect.staged = staged

@@ -130,6 +130,10 @@ class Nest:
     before: list
     after: list
     tile_p: int
+    # OpenCL C: the last iteration of `inner` some work-item of the tile runs, when its upper
+    # bound names the grid's iterators (doitgen's last (r, q), whose final s the last-value copy
+    # runs apart); None: the same for all, the loop's own condition ends the strips.
+    last: Optional[str] = None
 
 
 @dataclass
@@ -188,7 +192,7 @@ class _Builder:
     def __init__(self, outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
                  host_iterators: Sequence[str] = (), group: tuple[int, int] = (16, 16),
-                 context: Optional[isl.Set] = None) -> None:
+                 context: Optional[isl.Set] = None, private: frozenset[str] = frozenset()) -> None:
         self.host = tuple(host_iterators)      # parameters of the kernel too, printed t_<name>
         self.group = group
         self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
@@ -197,6 +201,8 @@ class _Builder:
         self.written = written
         self.extents = extents
         self.context = self._context(context)
+        # Local arrays of which each work-item has its own copy (never a group's shared copy).
+        self.private = private
 
     def _context(self, context: Optional[isl.Set]) -> isl.Set:
         """The region's parameter constraints over this builder's parameters (the others
@@ -288,7 +294,7 @@ class _Builder:
             stmt, scope = self._scope(call, iterators, self._set(iterators, constraints + clip))
             refs = _subscripts(stmt.body)
             for root, indices in refs:
-                if root.name in inside or root.name not in self.extents:
+                if root.name in inside or root.name in self.private or root.name not in self.extents:
                     continue
                 try:
                     pieces = [scope.pw_aff(i) for i in indices]
@@ -470,12 +476,15 @@ class _Builder:
         whole p strip."""
         p = iterator_name(node)
         children = _children(node.for_get_body(), unmark=True)
-        loops = [k for k, c in enumerate(children) if _uniform_loop(c, set(grid) | {p})]
+        loops = [k for k, c in enumerate(children) if _uniform_loop(c, {p}, set(grid))]
         if len(loops) != 1:
             return None
         inner = children[loops[0]]
         s = iterator_name(inner)
         try:
+            last = None
+            if not _uniform_loop(inner, set(grid)):
+                last = self._last(inner, grid, tile, clip)
             if not self._p_independent(node, grid, p):
                 return None
             written = self._written_under(node.for_get_body(), grid + [p])
@@ -493,11 +502,23 @@ class _Builder:
                     if not arrays:
                         return None
                     return Stage(node, True, arrays, tile_k, registers=registers,
-                                 nest=Nest(inner, children[:loops[0]], children[loops[0] + 1:], tile_p))
+                                 nest=Nest(inner, children[:loops[0]], children[loops[0] + 1:], tile_p, last))
                 tile_k //= 2
         except (NotAffine, isl.Error):
             return None
         return None
+
+    def _last(self, inner: isl.AstNode, grid: list[str], tile: list[str], clip: list[str]) -> str:
+        """OpenCL C: the largest value of `inner`'s iterator over the tile's iterations (its upper
+        bound names the grid's iterators, its start does not)."""
+        s = iterator_name(inner)
+        runs = self._set(grid + [s], tile + clip + [f"{s} >= {isl_text(inner.for_get_init())}",
+                                                    isl_text(inner.for_get_cond())])
+        largest = runs.project_out(isl.dim_type.set, 0, len(grid)).dim_max(0)
+        if largest.n_piece() == 0:
+            raise NotAffine("an inner loop no work-item runs")
+        build = isl.AstBuild.from_context(isl.Set(f"[{', '.join(self.params)}] -> {{ : }}"))
+        return _kernel_expr(build.expr_from_pw_aff(largest), set(ORIGIN) | set(BOUNDS) | set(self.host))
 
     def _p_independent(self, node: isl.AstNode, grid: list[str], p: str) -> bool:
         """Whether no element a statement under `node` writes is touched by two iterations of
@@ -545,13 +566,15 @@ class _Builder:
         return True
 
 
-def _uniform_loop(node: isl.AstNode, names: set[str]) -> bool:
+def _uniform_loop(node: isl.AstNode, names: set[str], bounded: set[str] = frozenset()) -> bool:
     """Whether `node` is a for node of more than one iteration whose bounds and step name none of
-    `names` (every work-item of a group runs the same iterations: a barrier inside is reached by all)."""
+    `names` (every work-item of a group runs the same iterations: a barrier inside is reached by
+    all), nor, but for its upper bound, any of `bounded`."""
     if node.get_type() != isl.ast_node_type.for_ or node.for_is_degenerate():
         return False
     ids = set().union(*(identifiers(e) for e in (node.for_get_init(), node.for_get_cond(), node.for_get_inc())))
-    return not (ids & names)
+    start = set().union(*(identifiers(e) for e in (node.for_get_init(), node.for_get_inc())))
+    return not (ids & names) and not (start & bounded)
 
 
 def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str) -> list:
@@ -638,16 +661,17 @@ def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
 def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
                  host_iterators: Sequence[str] = (), group: Optional[tuple[int, int]] = None,
-                 context: Optional[isl.Set] = None) -> Optional[TileMapping]:
+                 context: Optional[isl.Set] = None, private: frozenset[str] = frozenset()) -> Optional[TileMapping]:
     """The staging of the kernel over `outer` x `inner` in work-groups of `group` (dimension 0
     first; None: `GROUP`) (None: nothing worth copying); `context`: the region's parameter
-    constraints (`CodegenUnit.context`), which bound boxes over loops of parameter extent."""
+    constraints (`CodegenUnit.context`), which bound boxes over loops of parameter extent;
+    `private`: the local arrays of which each work-item has a copy of its own (not staged)."""
     if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
            for n in (outer, inner)):
         return None
     try:
         return _Builder(outer, inner, statements, params, written, extents,
-                        host_iterators, group or GROUP, context).mapping(inner.for_get_body())
+                        host_iterators, group or GROUP, context, private).mapping(inner.for_get_body())
     except (NotAffine, isl.Error, Unprintable):
         return None
 
