@@ -407,9 +407,10 @@ class _Builder:
         for index, child in enumerate(children):
             if not _uniform_loop(child, set(grid)):
                 continue
-            stage = self._stage(child, grid, tile, clip, loop=True, number=len(stages))
+            # A nest first: its strips cover the inner loop's arrays too.
+            stage = self._nest_stage(child, grid, tile, clip, number=len(stages))
             if stage is None:
-                stage = self._nest_stage(child, grid, tile, clip, number=len(stages))
+                stage = self._stage(child, grid, tile, clip, loop=True, number=len(stages))
             if stage is not None:
                 stage.index = index
                 stages.append(stage)
@@ -632,13 +633,18 @@ def _unmarked(node: isl.AstNode) -> isl.AstNode:
 
 
 def _children(node: isl.AstNode, unmark: bool = False) -> list[isl.AstNode]:
-    """The statements of a block (or `node` alone); with `unmark`, without their marks."""
-    strip = _unmarked if unmark else (lambda n: n)
-    node = strip(node)
-    if node.get_type() == isl.ast_node_type.block:
-        children = node.block_get_children()
-        return [strip(children.get_at(i)) for i in range(children.n_ast_node())]
-    return [node]
+    """The statements of a block (or `node` alone); with `unmark`, without their marks and with
+    the statements of the blocks among them in their place."""
+    if not unmark:
+        if node.get_type() == isl.ast_node_type.block:
+            children = node.block_get_children()
+            return [children.get_at(i) for i in range(children.n_ast_node())]
+        return [node]
+    node = _unmarked(node)
+    if node.get_type() != isl.ast_node_type.block:
+        return [node]
+    children = node.block_get_children()
+    return [c for i in range(children.n_ast_node()) for c in _children(children.get_at(i), unmark=True)]
 
 
 def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
