@@ -123,6 +123,105 @@ def test_tiled_nests_load_a_quarter(kernel: str, tmp_path: Path) -> None:
         assert harness.compare_outputs(reference, output, rtol=1e-9) == []
 
 
+NEST = r"""#include <stdio.h>
+#include <stdlib.h>
+
+/* A doitgen-like nest: under the (r, q) grid, p strips around s strips, a child before the
+   s loop (acc's start), one after it (out), a read-only bias[p] used throughout s. */
+static void nest(int nr, int nq, int np, int ns, double A[nr][nq][ns], double W[ns][np],
+                 double bias[np], double out[nr][nq][np], double acc[nr][nq][np])
+{
+  int r, q, p, s;
+#pragma scop
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++)
+      for (p = 0; p < np; p++) {
+        acc[r][q][p] = 0.5 * bias[p];
+        for (s = 0; s < ns; s++)
+          acc[r][q][p] += A[r][q][s] * W[s][p] + bias[p];
+        out[r][q][p] = 2.0 * acc[r][q][p] - A[r][q][p % 3];
+      }
+#pragma endscop
+}
+
+/* p carries a dependence through t[r][q] (not a nest the tiling may reorder). */
+static void chain(int nr, int nq, int np, int ns, double A[nr][nq][ns], double W[ns][np],
+                  double t[nr][nq], double out[nr][nq][np])
+{
+  int r, q, p, s;
+#pragma scop
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++)
+      for (p = 0; p < np; p++) {
+        for (s = 0; s < ns; s++)
+          t[r][q] = 0.5 * t[r][q] + A[r][q][s] * W[s][p];
+        out[r][q][p] = t[r][q];
+      }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int nr = 19, nq = 21, np = 37, ns = 23 + argc - 1;
+  double (*A)[nq][ns] = malloc(sizeof(double[nr][nq][ns]));
+  double (*W)[np] = malloc(sizeof(double[ns][np]));
+  double *bias = malloc(sizeof(double[np]));
+  double (*out)[nq][np] = malloc(sizeof(double[nr][nq][np]));
+  double (*acc)[nq][np] = malloc(sizeof(double[nr][nq][np]));
+  double (*t)[nq] = malloc(sizeof(double[nr][nq]));
+  int i, j, k;
+
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++) {
+      t[i][j] = (double)(i - j) / 7;
+      for (k = 0; k < ns; k++)
+        A[i][j][k] = (double)((i * 3 + j * 5 + k) % 17) / 17;
+    }
+  for (i = 0; i < ns; i++)
+    for (j = 0; j < np; j++)
+      W[i][j] = (double)((i * j + 3) % 11) / 11;
+  for (j = 0; j < np; j++)
+    bias[j] = (double)(j % 5) / 5;
+  nest(nr, nq, np, ns, A, W, bias, out, acc);
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++)
+      for (k = 0; k < np; k++)
+        printf("%.17g %.17g\n", out[i][j][k], acc[i][j][k]);
+  chain(nr, nq, np, ns, A, W, t, out);
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++) {
+      printf("%.17g\n", t[i][j]);
+      for (k = 0; k < np; k++)
+        printf("%.17g\n", out[i][j][k]);
+    }
+  return 0;
+}
+"""
+
+
+def test_nest_strips_only_independent_p_loops(tmp_path: Path) -> None:
+    """A doitgen-like nest with children before and after its s loop (extents not multiples of
+    the strips) is tiled as a nest and stays gcc -O0's, race-free; the same nest whose p loop
+    carries a dependence (t[r][q] across p) is not reordered (no tiling: nothing else to stage)."""
+    source = tmp_path / "nest.c"
+    source.write_text(NEST)
+    exe = tmp_path / "nest"
+    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+    tiling = {r["function"]: [k["tiling"] for k in r["mapping"]["kernels"]] for r in record["regions"]}
+    stage, = tiling["nest"][0]["stages"]
+    assert (stage["outer_strip"], sorted(a["array"] for a in stage["local_arrays"])) == (16, ["A", "W"]), stage
+    assert sorted(stage["private_elements"]) == ["acc", "bias"], stage
+    assert tiling["chain"] == [None], tiling
+    stdout, stderr, status = oclgrind.run_program(exe, tmp_path / "oclgrind", TIMEOUT_S, checks=True)
+    assert status == 0, stderr[-2000:]
+    assert oclgrind.parse_errors(stderr) == []
+    reference = tmp_path / "reference"
+    harness.build(["gcc"], [source], reference, ["-O0"])
+    assert stdout == harness.run(reference)    # each sum in its own order: the same bits
+
+
 _BROKEN = r'''
 import pyopencl as cl
 ctx = cl.Context(cl.get_platforms()[0].get_devices())
