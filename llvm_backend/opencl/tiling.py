@@ -28,7 +28,12 @@ for node s, and no iteration of p touches an element another one writes (isl: th
 of written arrays over the grid and p, the deeper iterators projected out; no written
 scalar), the iterations of p may run in any order, each in its own: p is strip-mined by
 `tile_p` around the strips of s, the children before s run for the whole p strip first and
-those after it last. The footprint of a p strip by an s strip is a box even when s has a
+those after it last. A child is tried as a nest first (its strips cover the inner loop's
+arrays too), then as one strip-mined loop. The s loop's upper bound may name the grid's
+iterators (doitgen's s stops one short at its last (r, q), whose final s the last-value copy
+of privatization runs apart): its strips then run to the tile's last s (`Nest.last`, an isl
+maximum), each work-item to its own bound. When no child of the body is staged, the
+children under marks (a `coincident` p loop) are tried too (`TileMapping.unmarked`). The footprint of a p strip by an s strip is a box even when s has a
 parameter extent, and each element of an s strip (A's row piece) serves the whole p strip.
 Elements a work-item alone uses throughout s, over the grid and p (doitgen's privatized
 `sum[p]`, otherwise a slice of a global scratch buffer), are `tile_p` private registers.
@@ -50,7 +55,10 @@ rows read down a column).
 Sizes: the work-group `-fpencil-tile-sizes=` or the tuning cache give the kernel's band
 (`work_groups.group_for`), else `GROUP` (16 x 16 = 256 work-items, a common limit of devices
 and what the runtime allows by default); and `tile_k` halved from 16 until the copies fit `LOCAL_BYTES` (32 KiB,
-below every OpenCL device's minimum CL_DEVICE_LOCAL_MEM_SIZE of 32 KiB for full profile).
+below every OpenCL device's minimum CL_DEVICE_LOCAL_MEM_SIZE of 32 KiB for full profile);
+a nest's `tile_p` is 16 (doitgen: `A`'s 16 x 16 x 8 doubles and `C4`'s 8 x 17, 17 KiB).
+Local arrays of which each work-item has its own copy (a privatized array's scratch slice)
+are never staged, only held in registers.
 """
 from __future__ import annotations
 
