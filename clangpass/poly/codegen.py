@@ -89,7 +89,8 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        vector_loops=_count_marks(ast, VECTOR_MARK),
                        register_tiles=_count_marks(ast, REGISTER_TILE_MARK),
-                       reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates)
+                       reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates,
+                       context=scop.context)
 
 
 def format_ast(unit: CodegenUnit) -> str:

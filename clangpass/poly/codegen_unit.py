@@ -100,6 +100,10 @@ class CodegenUnit:
     # Statements generated as one (clangpass.poly.codegen.statement_groups): the AST calls the
     # first of each group, whose body (a Compound) runs every member's body in order.
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The parameter constraints the region holds under (`Scop.context`: its arrays' extents are
+    # non-negative, its `__pencil_assume`s), `[P] -> { : ... }` over the region's integer arguments
+    # (None: not known): a back end may bound sizes with it (llvm_backend.opencl.tiling).
+    context: Optional[isl.Set] = None
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

@@ -344,7 +344,8 @@ class KernelBuilder:
             band = sum(1 for k in self.kernels if not k.single and not k.reductions)
             given = self.tile_group(band) if self.tile_group is not None else ()
             group = (given[0], given[1]) if len(given) == 2 else None
-            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group)
+            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
+                                   unit.context, frozenset(private))
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
@@ -571,12 +572,14 @@ def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialec
     if whole:
         return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping.group)
     out: list[str] = []
+    while mapping.unmarked and body.get_type() == isl.ast_node_type.mark:
+        body = body.mark_get_node()
     children = [body] if body.get_type() != isl.ast_node_type.block else \
         [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
     for index, child in enumerate(children):
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
-            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound,
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, stage.node, bound,
                                mapping.group)
         else:
             out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]
@@ -610,8 +613,17 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
     return out
 
 
+def _barriers(stage: Stage) -> tuple[list[str], str]:
+    """The barrier before a stage (none unless `Stage.fence`) and the one ending each strip."""
+    if stage.fence:
+        return ["  barrier(CLK_GLOBAL_MEM_FENCE);"], "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+    return [], "barrier(CLK_LOCAL_MEM_FENCE);"
+
+
 def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
                 bound: set[str], group: tuple[int, int]) -> list[str]:
+    if stage.nest is not None:
+        return _nest_code(stage, number, printer, dialect, node, bound, group)
     staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
     if not stage.loop:
         out = _copies(stage, number, dialect, "  ", bound, group)
@@ -642,7 +654,8 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     before = [f"  {t} {v} = 0;" for _, v, _, t in registers]
     before += [f"  if (__pencilcc_active) {v} = {src};" for _, v, src, _ in registers]
     after = [f"  if (__pencilcc_active) {src} = {v};" for name, v, src, _ in registers if name in dialect.written]
-    out = before + out
+    first, end = _barriers(stage)
+    out = first + before + out
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
@@ -650,5 +663,60 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
                 *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
     finally:
         dialect.staged = {}
-    out += ["    barrier(CLK_LOCAL_MEM_FENCE);", "  }", *after]
+    out += [f"    {end}", "  }", *after]
     return out
+
+
+def _nest_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
+               bound: set[str], group: tuple[int, int]) -> list[str]:
+    """A two-deep nest stage (tiling.Nest): for each strip of p, the children before the inner
+    loop and the registers' loads for the whole strip; for each strip of s, the copies between
+    barriers and the strip of p by the strip of s; then the registers' stores and the children
+    after the inner loop for the whole strip of p."""
+    nest = stage.nest
+    p, s = iterator_name(node), iterator_name(nest.inner)
+    outer = bound | {p, "__pcl_op"}
+    inner = outer | {s, "__pcl_ok"}
+    p_cond = f"({printer.condition(node.for_get_cond(), outer)})"
+    s_cond = f"({printer.condition(nest.inner.for_get_cond(), inner)})"
+    p_strip = f"for (long t_{p} = t___pcl_op; t_{p} < t___pcl_op + {nest.tile_p} && {p_cond}; t_{p} += 1) {{"
+    staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
+    first, end = _barriers(stage)
+    out = list(first)
+    loads, stores = [], []
+    for name, indices, element, root in stage.registers:
+        variable = f"__pencilcc_r{number}_{name}"
+        saved, dialect.staged = dialect.staged, {}
+        source = dialect.subscript(root, indices)
+        dialect.staged = saved
+        out.append(f"  {opencl_type(element)} {variable}[{nest.tile_p}];")
+        here = f"{variable}[t_{p} - t___pcl_op]"
+        loads.append(f"        {here} = {source};")
+        if name in dialect.written:
+            stores.append(f"        {source} = {here};")
+        staged[name] = (None, here)
+    out += [f"  for (long t___pcl_op = {printer.condition(node.for_get_init(), bound)}; ; "
+            f"t___pcl_op += {nest.tile_p}) {{",
+            f"    {{ const long t_{p} = t___pcl_op; if (!{p_cond}) break; }}"]
+    before = [line for child in nest.before for line in printer.node(child, "        ", outer)] + loads
+    if before:
+        out += ["    if (__pencilcc_active) {", f"      {p_strip}", *before, "      }", "    }"]
+    out += [f"    for (long t___pcl_ok = {printer.condition(nest.inner.for_get_init(), outer)}; ; "
+            f"t___pcl_ok += {stage.tile_k}) {{",
+            f"      {{ const long t_{s} = t___pcl_ok; if (!{s_cond}) break; }}" if nest.last is None else
+            f"      if (!(t___pcl_ok <= {nest.last})) break;"]
+    out += _copies(stage, number, dialect, "      ", inner, group)
+    out.append("      barrier(CLK_LOCAL_MEM_FENCE);")
+    dialect.staged = staged
+    try:
+        out += ["      if (__pencilcc_active) {", f"        {p_strip}",
+                f"          for (long t_{s} = t___pcl_ok; t_{s} < t___pcl_ok + {stage.tile_k} && {s_cond}; "
+                f"t_{s} += 1) {{",
+                *printer.node(nest.inner.for_get_body(), "            ", inner), "          }", "        }", "      }"]
+    finally:
+        dialect.staged = {}
+    out += [f"      {end}", "    }"]
+    after = stores + [line for child in nest.after for line in printer.node(child, "        ", outer)]
+    if after:
+        out += ["    if (__pencilcc_active) {", f"      {p_strip}", *after, "      }", "    }"]
+    return out + ["  }"]
