@@ -38,7 +38,8 @@ over the sequence. That is kept only when, statement loop by statement loop, the
 sunk member jumps in memory no more often than the loop it goes under and strictly
 less for at least one, and when the whole schedule still satisfies every check of
 `verify-schedule` (`schedule_violations`: distributing a loop over a sequence is not
-always legal, and the dependences decide).
+always legal, and the dependences decide; a schedule that orders every dependence
+needs no more, which spares gramschmidt most of the check's 0.3 s).
 """
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.member_order import permute_band
 from clangpass.poly.strides import member_costs, preferred_innermost, stride_table
 from clangpass.passes.verify_schedule import schedule_violations
+from clangpass.poly.validity import dependence_violations
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,10 @@ def sink_last_member(band: isl.ScheduleNode, accesses: isl.UnionMap, unit: PolyU
     split = band.band_split(n - 1)
     sunk = split.child(0).band_sink()
     schedule = sunk.get_schedule()
-    if schedule_violations(unit, schedule, ctx):
-        return None
+    # every dependence ordered from source to sink is enough (the cheap, common case); else the
+    # relaxed criterion and the rest of verify-schedule's checks decide
+    deps = unit.dependences.all if unit.dependences is not None else None
+    if deps is None or dependence_violations(schedule, deps):
+        if schedule_violations(unit, schedule, ctx):
+            return None
     return sunk.parent()
