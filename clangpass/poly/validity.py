@@ -30,6 +30,8 @@ def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[st
     if deps.is_empty():
         return []
     dates = schedule.get_map()                       # [P] -> { S[i..] -> [t..] }
+    if all_ordered(deps, dates):
+        return []
     broken = deps.subtract(earlier_pairs(deps, dates))   # [P] -> { S[i..] -> T[j..] : not ordered }
     if broken.is_empty():
         return []
@@ -51,6 +53,22 @@ def earlier_pairs(pairs: isl.UnionMap, dates: isl.UnionMap) -> isl.UnionMap:
         return pairs.intersect(dates.lex_lt_union_map(dates))
     by_statement = dates_by_statement(dates)
     return union_of([ordered_pair(m, by_statement) for m in maps_of(pairs)], pairs.get_space())
+
+
+def all_ordered(pairs: isl.UnionMap, dates: isl.UnionMap) -> bool:
+    """Whether every pair of `pairs` ([P] -> { S[i..] -> T[j..] }) has its source before its sink
+    under `dates` ([P] -> { S[i..] -> [t..] }): `pairs` equals `earlier_pairs(pairs, dates)`, found
+    pair by pair. `earlier_pairs` orders every two statements of a small region at once, most of
+    which no dependence joins (a verify-schedule, wavefront or reduction-jam check of a PolyBench
+    kernel: ~0.03 s of CPU of its compile on average, against a few milliseconds here)."""
+    by_statement = dates_by_statement(dates)
+    for pair in maps_of(pairs):
+        if pair.get_tuple_name(isl.dim_type.in_) not in by_statement \
+                or pair.get_tuple_name(isl.dim_type.out) not in by_statement:
+            return False        # a statement the schedule does not run: nothing orders it
+        if not pair.is_subset(ordered_pair(pair, by_statement)):
+            return False
+    return True
 
 
 def dates_by_statement(dates: isl.UnionMap) -> dict[str, isl.Map]:
