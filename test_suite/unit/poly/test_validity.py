@@ -46,3 +46,22 @@ def test_a_statement_the_schedule_does_not_run_is_not_ordered() -> None:
     deps = isl.UnionMap.read_from_str(CTX, "[n] -> { S[i] -> U[i] : 0 <= i < n }")
     schedule_map = _schedule("[n] -> [{ S[i] -> [(2i)]; T[j] -> [(2j + 1)] }]").get_map()
     assert not all_ordered(deps, schedule_map)
+
+
+@pytest.mark.parametrize("dates", [
+    "[n] -> [{ S[i] -> [(2i)]; T[j] -> [(2j + 1)] }]",
+    "[n] -> [{ S[i] -> [(2i + 1)]; T[j] -> [(2j)] }]",
+    "[n] -> [{ S[i] -> [(i)]; T[j] -> [(j)] }]",
+])
+def test_earlier_pairs_is_the_intersection_with_every_pair_ordered(dates: str) -> None:
+    # Ordering only the related statement pairs gives the very union map ordering all of them
+    # gives (its maps, their text and their order), so that nothing downstream can tell.
+    deps = isl.UnionMap.read_from_str(CTX, DEPS)
+    deps = deps.union(isl.UnionMap.read_from_str(CTX, "[n, m] -> { S[i] -> S[i + 1] : 0 <= i < m }"))
+    schedule_map = _schedule(dates).get_map()
+    every = deps.intersect(schedule_map.lex_lt_union_map(schedule_map))
+    found = earlier_pairs(deps, schedule_map)
+    texts: list[list[str]] = [[], []]
+    every.foreach_map(lambda m: texts[0].append(str(m)))
+    found.foreach_map(lambda m: texts[1].append(str(m)))
+    assert texts[0] == texts[1] and str(every) == str(found)
