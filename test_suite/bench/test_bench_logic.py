@@ -13,6 +13,7 @@ device is there) its cold, timed and profiled runs.  Nothing here is timed.
 from __future__ import annotations
 
 import json
+import importlib.util
 import os
 from dataclasses import replace
 import re
@@ -1092,3 +1093,27 @@ def test_tuned_opencl_column_tunes_then_builds(tmp_path: Path) -> None:
         untuned = tmp_path / "build" / f"gemm.{opencl.NAME}"
         assert executable.read_bytes() == untuned.read_bytes()
     assert report.ratio(result, opencl.NAME, opencl.TUNED_NAME) is not None
+def test_byte_compile_writes_the_bytecode_python_would_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under PYTHONDONTWRITEBYTECODE=1 an import leaves no __pycache__: byte_compile writes it all.
+    import importlib.util
+
+    package = tmp_path / "bench_pkg_probe"
+    (package / "sub").mkdir(parents=True)
+    modules = [package / "__init__.py", package / "a.py", package / "sub" / "__init__.py", package / "sub" / "b.py"]
+    for module in modules:
+        module.write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    compilers_mod.byte_compile(("bench_pkg_probe", "no_such_package_here"))
+    for module in modules:
+        assert Path(importlib.util.cache_from_source(str(module))).is_file(), module
+
+
+def test_pencilcc_packages_hold_every_target() -> None:
+    # Every target's Python package is byte-compiled with the driver's.
+    from clangpass import targets
+
+    roots = [Path(importlib.util.find_spec(p).submodule_search_locations[0]).resolve()
+             for p in compilers_mod.PENCILCC_PACKAGES]
+    for root in (r for r in targets.code_roots() if (r / "__init__.py").is_file()):    # Python, not C
+        assert any(root == r or r in root.parents for r in roots), root
