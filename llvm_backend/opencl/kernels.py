@@ -53,6 +53,7 @@ from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
 from clangpass.poly.ast_c import AstPrinter, identifiers, iterator_name
+from llvm_backend.opencl import triangle
 from llvm_backend.opencl.tiling import Stage, TileMapping, tile_mapping
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
@@ -93,6 +94,9 @@ class Kernel:
     reductions: tuple[LoopReduction, ...] = ()   # performed as tree reductions (`_reduction_kernel`)
     inner: Optional[isl.AstNode] = None           # the loop of dimension 0 of a two-dimensional kernel
     tiling: Optional[TileMapping] = None          # tiles to work-groups, staged footprints (tiling.py)
+    # A triangle (`inner`'s bounds name the outer iterator, triangle.py): isl AST expressions of
+    # the first and last iteration of `inner` over the whole outer loop, dimension 0's launch.
+    box: Optional[tuple[isl.AstExpr, isl.AstExpr]] = None
 
     @property
     def dimensions(self) -> int:
@@ -159,10 +163,12 @@ class OpenclDialect(CDialect):
         return opencl_type(t)
 
     def subscript(self, root: N.VarRef, indices: Sequence[str]) -> str:
-        if root.name in self.staged and self.staged[root.name][0] is None:     # a private register
-            return self.staged[root.name][1]
-        if root.name in self.staged:
-            array, local = self.staged[root.name]
+        # A copy of this reference alone (tiling.StagedArray.keys), else of the whole array.
+        entry = self.staged.get(id(root)) or self.staged.get(root.name)    # type: ignore[call-overload]
+        if entry is not None and entry[0] is None:     # a private register
+            return entry[1]
+        if entry is not None:
+            array, local = entry
             offset = f"(({indices[0]}) - {local}_o0)"
             for d in range(1, len(indices)):
                 extent = array.row if d == len(indices) - 1 else array.extents[d]
@@ -338,19 +344,35 @@ class KernelBuilder:
         printer = AstPrinter(CPrinter(dialect), bodies_by_name, iterator_types)
         bound = set(host_iterators)
         mapping = None
+        # A triangle (triangle.py): the grid is its bounding box, and it is a kernel only tiled.
+        triangular = inner is not None and iterator_name(node) in (identifiers(inner.for_get_init())
+                                                                   | identifiers(inner.for_get_cond()))
+        box, meets, within = None, "", ""
         if inner is not None and not reductions and not single:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
             # This kernel's band: the kernels before it that are bands too (work_groups.is_band).
             band = sum(1 for k in self.kernels if not k.single and not k.reductions)
             given = self.tile_group(band) if self.tile_group is not None else ()
             group = (given[0], given[1]) if len(given) == 2 else None
-            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group)
+            domain = triangle.domain(inner) if triangular else ()
+            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
+                                   domain)
+            if triangular and mapping is not None:
+                box = triangle.bounding_box(node, inner, [*integers, *host_iterators])
+                meets = triangle.tile_meets_domain(node, inner, integers, host_iterators, mapping.group)
+                mapping = mapping if box is not None and meets is not None else None
+        if triangular and mapping is None:
+            raise Unmappable("the inner loop's bounds name the outer iterator and its tiles stage nothing")
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
                 first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid;",
                          f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"]
+                if triangular:
+                    # A work-item of the box outside the triangle copies and computes nothing.
+                    within = (f"t_{inner_it} >= {printer.expr(inner.for_get_init(), bound, True)} && "
+                              f"({printer.condition(inner.for_get_cond(), bound)})")
                 body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound)
             elif single:
                 first = []
@@ -383,13 +405,17 @@ class KernelBuilder:
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
                      "  const long __pencilcc_gid = (long)get_global_id(1);",
                      f"  const int __pencilcc_lid = (int)(get_local_id(1) * {g[0]} + get_local_id(0));",
+                     *first,
                      "  const int __pencilcc_active = __pencilcc_gid < __pencilcc_trips && "
-                     "__pencilcc_gid0 < __pencilcc_trips0;",
+                     f"__pencilcc_gid0 < __pencilcc_trips0{f' && ({within})' if within else ''};",
                      "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
                      "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
                      f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {g[1]};",
                      f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {g[0]};",
-                     *first, *prologue, *body, "}", ""]
+                     # A triangle's group whose tile misses it leaves at once: a condition of the
+                     # group alone, so all its work-items leave before any barrier, or none.
+                     *([f"  if (!{meets})", "    return;"] if meets else []),
+                     *prologue, *body, "}", ""]
         elif inner is not None:
             lines = [f"__kernel void {name}({signature})", "{",
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
@@ -402,7 +428,7 @@ class KernelBuilder:
                      "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
                      *first, *prologue, *body, "}", ""]
         kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
-                        tuple(reductions), inner, mapping)
+                        tuple(reductions), inner, mapping, box)
         self.kernels.append(kernel)
         return kernel
 
@@ -612,7 +638,7 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
 
 def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
                 bound: set[str], group: tuple[int, int]) -> list[str]:
-    staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
+    staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
     if not stage.loop:
         out = _copies(stage, number, dialect, "  ", bound, group)
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")

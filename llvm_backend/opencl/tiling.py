@@ -28,6 +28,17 @@ loaded (no out-of-bounds read, no read of an element nobody wrote). The last dim
 copy is padded by one element when its length is a multiple of 16 (bank conflicts between
 rows read down a column).
 
+Separate copies of one array: when an array's footprint as a whole has no constant box (syrk
+reads `A[i][k]` and `A[j][k]`, rows of the tile's outer and of its inner iterations, which lie a
+parameter apart), its references are grouped so that each group's footprint has one, and each
+group is a copy of its own (`StagedArray.refs`: the references it serves, by their IR node).
+
+Triangles (triangle.py): when the inner loop's bounds name the outer iterator (syrk's and
+syr2k's `j <= i`), the grid is the triangle's bounding box and the inner loop's bounds are
+constraints of the iterations that exist (`domain`): they clip the copies' guards; in the
+kernel, a work-item outside them is inactive, and a work-group whose tile misses the triangle
+returns before its first barrier (kernels.KernelBuilder).
+
 Sizes: the work-group `-fpencil-tile-sizes=` or the tuning cache give the kernel's band
 (`work_groups.group_for`), else `GROUP` (16 x 16 = 256 work-items, a common limit of devices
 and what the runtime allows by default); and `tile_k` halved from 16 until the copies fit `LOCAL_BYTES` (32 KiB,
@@ -67,6 +78,10 @@ class StagedArray:
     offsets: tuple[str, ...]       # OpenCL C (long) of the box's first element, per dimension
     guard: str                     # OpenCL C: element t_<e0..en> is in the clipped footprint
     root: N.VarRef = field(default=None)   # type: ignore[assignment]
+    # A copy of some references of the array only (`_Builder._parts`): their VarRef nodes (by
+    # id) and the copy's number among the array's; () and 0: every reference of the array.
+    refs: tuple[int, ...] = ()
+    part: int = 0
 
     @property
     def elements(self) -> int:
@@ -76,7 +91,12 @@ class StagedArray:
         return count
 
     def local_name(self, stage: int) -> str:
-        return f"__pencilcc_l{stage}_{self.name}"
+        return f"__pencilcc_l{stage}_{self.name}" + (f"_{self.part}" if self.part else "")
+
+    def keys(self) -> list:
+        """What the OpenCL dialect looks a reference up by: the array's name, or the ids of the
+        VarRef nodes of a part's references."""
+        return list(self.refs) if self.refs else [self.name]
 
 
 @dataclass
@@ -149,8 +169,13 @@ class _StatementScope(AffineScope):
 class _Builder:
     def __init__(self, outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
-                 host_iterators: Sequence[str] = (), group: tuple[int, int] = (16, 16)) -> None:
+                 host_iterators: Sequence[str] = (), group: tuple[int, int] = (16, 16),
+                 domain: Sequence[str] = ()) -> None:
         self.host = tuple(host_iterators)      # parameters of the kernel too, printed t_<name>
+        # Constraints of the grid iterators beyond the grid's box (a triangle's inner bounds:
+        # triangle.domain): part of the iterations that exist.
+        self.domain = list(domain)
+        self.references: dict[str, list] = {}  # per array: (full, clipped, root) of each reference
         self.group = group
         self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
         self.statements = statements
@@ -229,6 +254,7 @@ class _Builder:
                 clipped = self._set(iterators, tile + clip + constraints)
                 found.setdefault(root.name, []).append((access.intersect_domain(full).range(),
                                                         access.intersect_domain(clipped).range(), root))
+        self.references = found
         result = {}
         for name, items in found.items():
             if any(i is None for i in items):
@@ -272,7 +298,7 @@ class _Builder:
         tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {self.group[1]}",
                 f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {self.group[0]}"]
         clip = [f"__pcl_s1 <= {self.outer_it} < __pcl_s1 + __pcl_n1",
-                f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0"]
+                f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0", *self.domain]
         children = _children(body)
         stages: list[Stage] = []
         for index, child in enumerate(children):
@@ -334,10 +360,45 @@ class _Builder:
         arrays = []
         for name, (full, clipped, accesses, root) in sorted(footprints.items()):
             staged = self._staged(name, full, clipped, root, number)
+            if staged is None:
+                arrays += self._parts(name, number, iterations)
+                continue
             # Reuse: the copy loads fewer elements than the accesses it replaces.
             if staged is not None and staged.elements < accesses * iterations:
                 arrays.append(staged)
         return arrays
+
+    def _parts(self, name: str, number: int, iterations: int) -> list[StagedArray]:
+        """Copies of groups of the references of `name` when its footprint as a whole has no box
+        of constant extents (syrk's A[i][k] and A[j][k]: rows of the tile's outer and inner
+        iterations, a parameter apart): references join a group while the group's footprint
+        keeps one; each group worth copying (reuse) is a copy of its own."""
+        groups: list[list] = []
+        for item in self.references.get(name, []):
+            if item is None:
+                return []
+            full, clipped, root = item
+            for g in groups:
+                merged = g[0].union(full).coalesce()
+                if self._staged(name, merged, g[1].union(clipped).coalesce(), root, number) is not None:
+                    g[0], g[1] = merged, g[1].union(clipped).coalesce()
+                    g[2].append(root)
+                    break
+            else:
+                if self._staged(name, full, clipped, root, number) is None:
+                    return []
+                groups.append([full, clipped, [root]])
+        ids = [id(r) for g in groups for r in g[2]]
+        if len(groups) < 2 or len(set(ids)) != len(ids):     # one node in two groups: no key
+            return []
+        parts: list[StagedArray] = []
+        for full, clipped, roots in groups:
+            staged = self._staged(name, full, clipped, roots[0], number)
+            if staged is not None and staged.elements < len(roots) * iterations:
+                staged.refs = tuple(id(r) for r in roots)
+                staged.part = len(parts) + 1
+                parts.append(staged)
+        return parts
 
 
 def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str) -> list:
@@ -419,15 +480,17 @@ def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
 
 def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
-                 host_iterators: Sequence[str] = (), group: Optional[tuple[int, int]] = None) -> Optional[TileMapping]:
+                 host_iterators: Sequence[str] = (), group: Optional[tuple[int, int]] = None,
+                 domain: Sequence[str] = ()) -> Optional[TileMapping]:
     """The staging of the kernel over `outer` x `inner` in work-groups of `group` (dimension 0
-    first; None: `GROUP`) (None: nothing worth copying)."""
+    first; None: `GROUP`) (None: nothing worth copying); `domain`: constraints of the two
+    iterators beyond the grid's box (triangle.domain)."""
     if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
            for n in (outer, inner)):
         return None
     try:
         return _Builder(outer, inner, statements, params, written, extents,
-                        host_iterators, group or GROUP).mapping(inner.for_get_body())
+                        host_iterators, group or GROUP, domain).mapping(inner.for_get_body())
     except (NotAffine, isl.Error, Unprintable):
         return None
 
