@@ -652,8 +652,17 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     inner = bound | {it, "__pcl_ok"}
     init = printer.condition(node.for_get_init(), bound)
     cond = f"({printer.condition(node.for_get_cond(), inner)})"
-    out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
-           f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
+    start = "t___pcl_ok"
+    if stage.hull is not None:
+        # Bounds that name a grid iterator: the group's strips cover the loop's range over the
+        # whole tile (tiling._Builder._hull); each work-item runs its own iterations in them.
+        out = [f"  const long __pencilcc_last{number} = {stage.hull[1]};",
+               f"  for (long t___pcl_ok = {stage.hull[0]}; t___pcl_ok <= __pencilcc_last{number}; "
+               f"t___pcl_ok += {stage.tile_k}) {{"]
+        start = f"max(t___pcl_ok, (long)({init}))"
+    else:
+        out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
+               f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
     out += _copies(stage, number, dialect, "    ", inner, group)
     out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
     # Elements a work-item alone uses in the loop: in private variables across it.
@@ -672,7 +681,7 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
-                f"      for (long t_{it} = t___pcl_ok; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
+                f"      for (long t_{it} = {start}; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
                 *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
     finally:
         dialect.staged = {}

@@ -113,6 +113,9 @@ class Stage:
     # iterators): (array, OpenCL C index of the element over t_<grid>, element type, root), kept
     # in a private variable loaded before the loop and stored after it when the kernel writes it.
     registers: list = field(default_factory=list)
+    # A loop whose bounds name a grid iterator (symm's `k < i`): OpenCL C of the first and last
+    # iteration over the whole tile (`_Builder._hull`), the range of the group's strips.
+    hull: Optional[tuple[str, str]] = None
 
 
 @dataclass
@@ -306,17 +309,45 @@ class _Builder:
                 continue
             ids = set().union(*(identifiers(e) for e in (child.for_get_init(), child.for_get_cond(),
                                                           child.for_get_inc())))
+            hull = None
             if ids & set(grid):
-                continue
+                hull = self._hull(child, grid, tile, clip)
+                if hull is None:
+                    continue
             stage = self._stage(child, grid, tile, clip, loop=True, number=len(stages))
             if stage is not None:
                 stage.index = index
+                stage.hull = hull
                 stages.append(stage)
         if not stages and not any(c.get_type() == isl.ast_node_type.for_ for c in children):
             stage = self._stage(body, grid, tile, clip, loop=False, number=0)
             if stage is not None:
                 stages.append(stage)
         return TileMapping(stages, self.group) if stages else None
+
+    def _hull(self, node: isl.AstNode, grid: list[str], tile: list[str], clip: list[str]
+              ) -> Optional[tuple[str, str]]:
+        """For a loop whose bounds name a grid iterator: OpenCL C of its first and last iteration
+        over every iteration of the tile that exists, functions of the tile's origin alone (so
+        every work-item of the group runs the same strips and reaches the same barriers; each
+        runs only its own iterations in them); first 0 and last -1 where the tile has none."""
+        it = iterator_name(node)
+        try:
+            bounds = [f"{it} >= {isl_text(node.for_get_init())}", isl_text(node.for_get_cond())]
+            column = self._set(grid + [it], tile + clip + bounds).project_out(isl.dim_type.set, 0, len(grid))
+            first, last = column.dim_min(0), column.dim_max(0)
+            if first.involves_nan() or last.involves_nan():
+                return None
+            params = f"[{', '.join(self.params)}]"
+            none = first.domain().complement()
+            first = first.union_max(isl.PwAff(f"{params} -> {{ [(0)] }}").intersect_params(none)).coalesce()
+            last = last.union_max(isl.PwAff(f"{params} -> {{ [(-1)] }}").intersect_params(none)).coalesce()
+            build = isl.AstBuild.from_context(isl.Set(f"{params} -> {{ : }}"))
+            bound = set(ORIGIN) | set(BOUNDS) | set(self.host)
+            return (_kernel_expr(build.expr_from_pw_aff(first), bound),
+                    _kernel_expr(build.expr_from_pw_aff(last), bound))
+        except (NotAffine, isl.Error, Unprintable):
+            return None
 
     registers: list = []
 
