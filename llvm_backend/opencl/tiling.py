@@ -15,8 +15,14 @@ of children. A child that is a sequential for node whose bounds name neither gri
 is strip-mined by `tile_k`; for each strip, every array the kernel only reads whose accesses
 in that child have reuse within the tile (the tile's footprint is smaller than the accesses
 it serves) is copied into `__local` memory by the whole group, between two barriers, and the
-child's accesses of that array read the copy. Without such a loop (a stencil), the whole body
-is one stage: its footprint (the tile and its halo) is copied once.
+child's accesses of that array read the copy. A sequential for node whose bounds do name a grid
+iterator (symm's `for (k = 0; k < i; k++)` under the grid loops of i and j) is strip-mined too,
+over its range on the whole tile (`_Builder._hull`: the least first and the greatest last
+iteration over the tile's points, isl functions of the tile's origin alone, so every
+work-item runs the same strips and barriers); in each strip a work-item runs only its own
+iterations (from the greater of the strip's start and its own first one, while its own
+condition holds). Without such a loop (a stencil), the whole body is one stage: its
+footprint (the tile and its halo) is copied once.
 
 Footprints are isl sets (islpy): the accesses of each statement (its IR subscripts as
 affine functions of the AST iterators, `clangpass.poly.affine.AffineScope`) applied to the
