@@ -47,6 +47,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
 from clangpass.ir.walk import base_variable, descendants, transform, written_variables
+from clangpass.poly.affine import NotAffine
 from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_names
 from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
@@ -354,7 +355,11 @@ class KernelBuilder:
             band = sum(1 for k in self.kernels if not k.single and not k.reductions)
             given = self.tile_group(band) if self.tile_group is not None else ()
             group = (given[0], given[1]) if len(given) == 2 else None
-            domain = triangle.domain(inner) if triangular else ()
+            try:
+                domain = triangle.domain(inner) if triangular else ()
+            except NotAffine:
+                raise Unmappable("the inner loop's bounds name the outer iterator in a form isl's "
+                                 "sets cannot say") from None
             mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
                                    domain)
             if triangular and mapping is not None:

@@ -56,11 +56,16 @@ def triangular_inner_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
         return None
     if outer not in identifiers(inner.for_get_init()) | identifiers(inner.for_get_cond()):
         return None
+    try:
+        domain(inner)
+    except NotAffine:       # a bound isl's set syntax cannot say (a select)
+        return None
     return inner
 
 
 def domain(inner: isl.AstNode) -> list[str]:
-    """The inner loop's bounds as isl constraints (of both grid iterators and parameters)."""
+    """The inner loop's bounds as isl constraints (of both grid iterators and parameters);
+    raises NotAffine for a bound that isl's syntax cannot say."""
     it = iterator_name(inner)
     return [f"{it} >= {isl_text(inner.for_get_init())}", isl_text(inner.for_get_cond())]
 
