@@ -419,7 +419,8 @@ class HostLowering(AstLowering):
     def _program_text(self) -> ir.Value:
         if self._program is None:
             self._program = self._global_string(f"{self.unit.region.symbol}.cl",
-                                                program_source(self.plan.kernels))
+                                                program_source(self.plan.kernels,
+                                                               self.state.ctx.options.fp_contract))
         return self._program
 
     def _string(self, text: str) -> ir.Value:

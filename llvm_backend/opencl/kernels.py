@@ -208,9 +208,9 @@ class OpenclDialect(CDialect):
 
 
 # FP_CONTRACT OFF: OpenCL C lets a compiler fuse a * b + c into an fma by default; C (as
-# gcc -O0 and the CPU target compile it) rounds the product first.
+# gcc -O0 and the CPU target compile it) rounds the product first. ON under -ffp-contract=fast.
 _PRELUDE = """\
-#pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL FP_CONTRACT {contract}
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -222,9 +222,9 @@ static inline long __pencilcc_floord(long a, long b)
 """
 
 
-def program_source(kernels: Sequence[Kernel]) -> str:
-    """One OpenCL program holding `kernels`."""
-    return _PRELUDE + "".join("\n" + k.source for k in kernels)
+def program_source(kernels: Sequence[Kernel], contract: bool = False) -> str:
+    """One OpenCL program holding `kernels`; `contract`: -ffp-contract=fast."""
+    return _PRELUDE.replace("{contract}", "ON" if contract else "OFF") + "".join("\n" + k.source for k in kernels)
 
 
 class KernelBuilder:
@@ -361,7 +361,7 @@ class KernelBuilder:
                 raise Unmappable("the inner loop's bounds name the outer iterator in a form isl's "
                                  "sets cannot say") from None
             mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
-                                   domain)
+                                   unit.context, frozenset(private), domain)
             if triangular and mapping is not None:
                 box = triangle.bounding_box(node, inner, [*integers, *host_iterators])
                 meets = triangle.tile_meets_domain(node, inner, integers, host_iterators, mapping.group)
@@ -602,12 +602,14 @@ def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialec
     if whole:
         return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping.group)
     out: list[str] = []
+    while mapping.unmarked and body.get_type() == isl.ast_node_type.mark:
+        body = body.mark_get_node()
     children = [body] if body.get_type() != isl.ast_node_type.block else \
         [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
     for index, child in enumerate(children):
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
-            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound,
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, stage.node, bound,
                                mapping.group)
         else:
             out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]
@@ -641,8 +643,17 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
     return out
 
 
+def _barriers(stage: Stage) -> tuple[list[str], str]:
+    """The barrier before a stage (none unless `Stage.fence`) and the one ending each strip."""
+    if stage.fence:
+        return ["  barrier(CLK_GLOBAL_MEM_FENCE);"], "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+    return [], "barrier(CLK_LOCAL_MEM_FENCE);"
+
+
 def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
                 bound: set[str], group: tuple[int, int]) -> list[str]:
+    if stage.nest is not None:
+        return _nest_code(stage, number, printer, dialect, node, bound, group)
     staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
     if not stage.loop:
         out = _copies(stage, number, dialect, "  ", bound, group)
@@ -682,7 +693,8 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     before = [f"  {t} {v} = 0;" for _, v, _, t in registers]
     before += [f"  if (__pencilcc_active) {v} = {src};" for _, v, src, _ in registers]
     after = [f"  if (__pencilcc_active) {src} = {v};" for name, v, src, _ in registers if name in dialect.written]
-    out = before + out
+    first, end = _barriers(stage)
+    out = first + before + out
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
@@ -690,5 +702,60 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
                 *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
     finally:
         dialect.staged = {}
-    out += ["    barrier(CLK_LOCAL_MEM_FENCE);", "  }", *after]
+    out += [f"    {end}", "  }", *after]
     return out
+
+
+def _nest_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
+               bound: set[str], group: tuple[int, int]) -> list[str]:
+    """A two-deep nest stage (tiling.Nest): for each strip of p, the children before the inner
+    loop and the registers' loads for the whole strip; for each strip of s, the copies between
+    barriers and the strip of p by the strip of s; then the registers' stores and the children
+    after the inner loop for the whole strip of p."""
+    nest = stage.nest
+    p, s = iterator_name(node), iterator_name(nest.inner)
+    outer = bound | {p, "__pcl_op"}
+    inner = outer | {s, "__pcl_ok"}
+    p_cond = f"({printer.condition(node.for_get_cond(), outer)})"
+    s_cond = f"({printer.condition(nest.inner.for_get_cond(), inner)})"
+    p_strip = f"for (long t_{p} = t___pcl_op; t_{p} < t___pcl_op + {nest.tile_p} && {p_cond}; t_{p} += 1) {{"
+    staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
+    first, end = _barriers(stage)
+    out = list(first)
+    loads, stores = [], []
+    for name, indices, element, root in stage.registers:
+        variable = f"__pencilcc_r{number}_{name}"
+        saved, dialect.staged = dialect.staged, {}
+        source = dialect.subscript(root, indices)
+        dialect.staged = saved
+        out.append(f"  {opencl_type(element)} {variable}[{nest.tile_p}];")
+        here = f"{variable}[t_{p} - t___pcl_op]"
+        loads.append(f"        {here} = {source};")
+        if name in dialect.written:
+            stores.append(f"        {source} = {here};")
+        staged[name] = (None, here)
+    out += [f"  for (long t___pcl_op = {printer.condition(node.for_get_init(), bound)}; ; "
+            f"t___pcl_op += {nest.tile_p}) {{",
+            f"    {{ const long t_{p} = t___pcl_op; if (!{p_cond}) break; }}"]
+    before = [line for child in nest.before for line in printer.node(child, "        ", outer)] + loads
+    if before:
+        out += ["    if (__pencilcc_active) {", f"      {p_strip}", *before, "      }", "    }"]
+    out += [f"    for (long t___pcl_ok = {printer.condition(nest.inner.for_get_init(), outer)}; ; "
+            f"t___pcl_ok += {stage.tile_k}) {{",
+            f"      {{ const long t_{s} = t___pcl_ok; if (!{s_cond}) break; }}" if nest.last is None else
+            f"      if (!(t___pcl_ok <= {nest.last})) break;"]
+    out += _copies(stage, number, dialect, "      ", inner, group)
+    out.append("      barrier(CLK_LOCAL_MEM_FENCE);")
+    dialect.staged = staged
+    try:
+        out += ["      if (__pencilcc_active) {", f"        {p_strip}",
+                f"          for (long t_{s} = t___pcl_ok; t_{s} < t___pcl_ok + {stage.tile_k} && {s_cond}; "
+                f"t_{s} += 1) {{",
+                *printer.node(nest.inner.for_get_body(), "            ", inner), "          }", "        }", "      }"]
+    finally:
+        dialect.staged = {}
+    out += [f"      {end}", "    }"]
+    after = stores + [line for child in nest.after for line in printer.node(child, "        ", outer)]
+    if after:
+        out += ["    if (__pencilcc_active) {", f"      {p_strip}", *after, "      }", "    }"]
+    return out + ["  }"]

@@ -34,6 +34,10 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   OpenCL kernels through pencilcc's runtime on the first OpenCL device
   (:mod:`test_suite.bench.opencl`); n/a when pyopencl lists no OpenCL platform.
   On PoCL it measures the runtime's overheads, not a GPU's speed.
+- ``pencilcc-opencl-tuned`` (opt-in): ``pencilcc-opencl``'s command, built
+  after ``pencilcc-tune`` chose the kernels' work-group sizes for the build's
+  own sizes and flags on the same device, in a cache folder of its own
+  (:mod:`test_suite.bench.tuned`); timed like ``pencilcc-opencl``.
 """
 
 from __future__ import annotations
@@ -54,12 +58,15 @@ CLUSTERED = {"pencilcc-scc": "scc", "pencilcc-bb": "bb"}
 #: pencilcc with its memory passes off (``-fpencil-memory=none``).
 MEMORY_NONE = "pencilcc-memory-none"
 COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
-                                   *CLUSTERED, MEMORY_NONE, opencl.NAME)
+                                   *CLUSTERED, MEMORY_NONE, opencl.NAME, opencl.TUNED_NAME)
 #: The compilers of a run without ``--compilers``: every CPU configuration but the clustered
 #: ones and the memory passes' switch. The OpenCL, clustered and memory-none ones are asked
 #: for by name (or, memory-none, by the memory group: :data:`MEMORY_COMPILERS`).
 DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES
-                                           if n not in (opencl.NAME, MEMORY_NONE) and n not in CLUSTERED)
+                                           if n not in (opencl.NAME, opencl.TUNED_NAME, MEMORY_NONE)
+                                           and n not in CLUSTERED)
+#: Evaluations ``pencilcc-tune`` may spend per region for ``pencilcc-opencl-tuned`` (its most).
+TUNE_BUDGET = 20
 #: The compilers of a run of the ``memory`` group only without ``--compilers``: the peers,
 #: pencilcc, and pencilcc with the memory passes off (the threadless and one-thread
 #: configurations say nothing about memory).
@@ -110,18 +117,25 @@ class Compiler:
     #: records the runtime's profile, a runtime message (the regions ran on the
     #: CPU) fails the run, and its ratios are not CPU figures.
     opencl: bool = False
+    #: ``pencilcc-tune`` (its command) runs before each build, with at most this many
+    #: evaluations per region (0: no tuning): :mod:`test_suite.bench.tuned`.
+    tune_command: tuple[str, ...] = ()
+    tune_budget: int = 0
 
     @property
     def available(self) -> bool:
         return not self.unavailable
 
 
-def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
-    """The compilers ``names``, in that order, each probed once."""
+def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_BUDGET,
+           fp_contract: str = "") -> list[Compiler]:
+    """The compilers ``names``, in that order, each probed once (``tune_budget``: the tuned
+    configuration's evaluations per region; ``fp_contract``: ``-ffp-contract=`` for every
+    build, "" for each compiler's own default)."""
     scratch.mkdir(parents=True, exist_ok=True)
     probe = scratch / "probe.c"
     probe.write_text(_PROBE_SOURCE)
-    target = (f"-march={march}",)
+    target = (f"-march={march}",) + ((f"-ffp-contract={fp_contract}",) if fp_contract else ())
     pencilcc = _pencilcc_command()
     compilers = []
     for name in names:
@@ -142,8 +156,12 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
                                run_threads=1)
-        elif name == opencl.NAME:
+        elif name in (opencl.NAME, opencl.TUNED_NAME):
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target, opencl.TARGET_FLAG)), opencl=True)
+            if name == opencl.TUNED_NAME:
+                compiler = replace(compiler, tune_command=_tune_command(), tune_budget=tune_budget)
+                if compiler.available and not compiler.tune_command:
+                    compiler = replace(compiler, unavailable="pencilcc-tune not on PATH and clangpass not importable")
             if compiler.available:
                 compiler = replace(compiler, unavailable=opencl.platform_problem())
         else:
@@ -187,13 +205,22 @@ def _probed(name: str, command: tuple[str, ...], link_flags: tuple[str, ...], pr
     return Compiler(name, command, link_flags, version=version)
 
 
-def _pencilcc_command() -> tuple[str, ...]:
-    """How to run pencilcc: the one on PATH, else this interpreter's ``-m clangpass``."""
-    if shutil.which("pencilcc"):
-        return ("pencilcc",)
+def _installed(script: str, module: str) -> tuple[str, ...]:
+    """How to run one of pencilcc's commands: `script` on PATH, else this interpreter's
+    ``-m module``; () when neither is there."""
+    if shutil.which(script):
+        return (script,)
     if importlib.util.find_spec("clangpass") is not None:
-        return (sys.executable, "-m", "clangpass")
+        return (sys.executable, "-m", module)
     return ()
+
+
+def _pencilcc_command() -> tuple[str, ...]:
+    return _installed("pencilcc", "clangpass")
+
+
+def _tune_command() -> tuple[str, ...]:
+    return _installed("pencilcc-tune", "clangpass.driver.tune")
 
 
 def _pencilcc(name: str, prefix: tuple[str, ...], flags: tuple[str, ...]) -> Compiler:
