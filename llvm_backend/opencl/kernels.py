@@ -47,12 +47,14 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
 from clangpass.ir.walk import base_variable, descendants, transform, written_variables
+from clangpass.poly.affine import NotAffine
 from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_names
 from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
 from clangpass.poly.ast_c import AstPrinter, identifiers, iterator_name
+from llvm_backend.opencl import triangle
 from llvm_backend.opencl.tiling import Stage, TileMapping, tile_mapping
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
@@ -93,6 +95,9 @@ class Kernel:
     reductions: tuple[LoopReduction, ...] = ()   # performed as tree reductions (`_reduction_kernel`)
     inner: Optional[isl.AstNode] = None           # the loop of dimension 0 of a two-dimensional kernel
     tiling: Optional[TileMapping] = None          # tiles to work-groups, staged footprints (tiling.py)
+    # A triangle (`inner`'s bounds name the outer iterator, triangle.py): isl AST expressions of
+    # the first and last iteration of `inner` over the whole outer loop, dimension 0's launch.
+    box: Optional[tuple[isl.AstExpr, isl.AstExpr]] = None
 
     @property
     def dimensions(self) -> int:
@@ -159,10 +164,12 @@ class OpenclDialect(CDialect):
         return opencl_type(t)
 
     def subscript(self, root: N.VarRef, indices: Sequence[str]) -> str:
-        if root.name in self.staged and self.staged[root.name][0] is None:     # a private register
-            return self.staged[root.name][1]
-        if root.name in self.staged:
-            array, local = self.staged[root.name]
+        # A copy of this reference alone (tiling.StagedArray.keys), else of the whole array.
+        entry = self.staged.get(id(root)) or self.staged.get(root.name)    # type: ignore[call-overload]
+        if entry is not None and entry[0] is None:     # a private register
+            return entry[1]
+        if entry is not None:
+            array, local = entry
             offset = f"(({indices[0]}) - {local}_o0)"
             for d in range(1, len(indices)):
                 extent = array.row if d == len(indices) - 1 else array.extents[d]
@@ -338,20 +345,39 @@ class KernelBuilder:
         printer = AstPrinter(CPrinter(dialect), bodies_by_name, iterator_types)
         bound = set(host_iterators)
         mapping = None
+        # A triangle (triangle.py): the grid is its bounding box, and it is a kernel only tiled.
+        triangular = inner is not None and iterator_name(node) in (identifiers(inner.for_get_init())
+                                                                   | identifiers(inner.for_get_cond()))
+        box, meets, within = None, "", ""
         if inner is not None and not reductions and not single:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
             # This kernel's band: the kernels before it that are bands too (work_groups.is_band).
             band = sum(1 for k in self.kernels if not k.single and not k.reductions)
             given = self.tile_group(band) if self.tile_group is not None else ()
             group = (given[0], given[1]) if len(given) == 2 else None
+            try:
+                domain = triangle.domain(inner) if triangular else ()
+            except NotAffine:
+                raise Unmappable("the inner loop's bounds name the outer iterator in a form isl's "
+                                 "sets cannot say") from None
             mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
-                                   unit.context, frozenset(private))
+                                   unit.context, frozenset(private), domain)
+            if triangular and mapping is not None:
+                box = triangle.bounding_box(node, inner, [*integers, *host_iterators])
+                meets = triangle.tile_meets_domain(node, inner, integers, host_iterators, mapping.group)
+                mapping = mapping if box is not None and meets is not None else None
+        if triangular and mapping is None:
+            raise Unmappable("the inner loop's bounds name the outer iterator and its tiles stage nothing")
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
                 first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid;",
                          f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"]
+                if triangular:
+                    # A work-item of the box outside the triangle copies and computes nothing.
+                    within = (f"t_{inner_it} >= {printer.expr(inner.for_get_init(), bound, True)} && "
+                              f"({printer.condition(inner.for_get_cond(), bound)})")
                 body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound)
             elif single:
                 first = []
@@ -384,13 +410,17 @@ class KernelBuilder:
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
                      "  const long __pencilcc_gid = (long)get_global_id(1);",
                      f"  const int __pencilcc_lid = (int)(get_local_id(1) * {g[0]} + get_local_id(0));",
+                     *first,
                      "  const int __pencilcc_active = __pencilcc_gid < __pencilcc_trips && "
-                     "__pencilcc_gid0 < __pencilcc_trips0;",
+                     f"__pencilcc_gid0 < __pencilcc_trips0{f' && ({within})' if within else ''};",
                      "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
                      "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
                      f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {g[1]};",
                      f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {g[0]};",
-                     *first, *prologue, *body, "}", ""]
+                     # A triangle's group whose tile misses it leaves at once: a condition of the
+                     # group alone, so all its work-items leave before any barrier, or none.
+                     *([f"  if (!{meets})", "    return;"] if meets else []),
+                     *prologue, *body, "}", ""]
         elif inner is not None:
             lines = [f"__kernel void {name}({signature})", "{",
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
@@ -403,7 +433,7 @@ class KernelBuilder:
                      "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
                      *first, *prologue, *body, "}", ""]
         kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
-                        tuple(reductions), inner, mapping)
+                        tuple(reductions), inner, mapping, box)
         self.kernels.append(kernel)
         return kernel
 
@@ -624,7 +654,7 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
                 bound: set[str], group: tuple[int, int]) -> list[str]:
     if stage.nest is not None:
         return _nest_code(stage, number, printer, dialect, node, bound, group)
-    staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
+    staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
     if not stage.loop:
         out = _copies(stage, number, dialect, "  ", bound, group)
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
@@ -638,8 +668,17 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     inner = bound | {it, "__pcl_ok"}
     init = printer.condition(node.for_get_init(), bound)
     cond = f"({printer.condition(node.for_get_cond(), inner)})"
-    out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
-           f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
+    start = "t___pcl_ok"
+    if stage.hull is not None:
+        # Bounds that name a grid iterator: the group's strips cover the loop's range over the
+        # whole tile (tiling._Builder._hull); each work-item runs its own iterations in them.
+        out = [f"  const long __pencilcc_last{number} = {stage.hull[1]};",
+               f"  for (long t___pcl_ok = {stage.hull[0]}; t___pcl_ok <= __pencilcc_last{number}; "
+               f"t___pcl_ok += {stage.tile_k}) {{"]
+        start = f"max(t___pcl_ok, (long)({init}))"
+    else:
+        out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
+               f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
     out += _copies(stage, number, dialect, "    ", inner, group)
     out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
     # Elements a work-item alone uses in the loop: in private variables across it.
@@ -659,7 +698,7 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
-                f"      for (long t_{it} = t___pcl_ok; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
+                f"      for (long t_{it} = {start}; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
                 *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
     finally:
         dialect.staged = {}
@@ -680,7 +719,7 @@ def _nest_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDi
     p_cond = f"({printer.condition(node.for_get_cond(), outer)})"
     s_cond = f"({printer.condition(nest.inner.for_get_cond(), inner)})"
     p_strip = f"for (long t_{p} = t___pcl_op; t_{p} < t___pcl_op + {nest.tile_p} && {p_cond}; t_{p} += 1) {{"
-    staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
+    staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
     first, end = _barriers(stage)
     out = list(first)
     loads, stores = [], []

@@ -15,8 +15,14 @@ of children. A child that is a sequential for node whose bounds name neither gri
 is strip-mined by `tile_k`; for each strip, every array that child only reads whose accesses
 in that child have reuse within the tile (the tile's footprint is smaller than the accesses
 it serves) is copied into `__local` memory by the whole group, between two barriers, and the
-child's accesses of that array read the copy. Without such a loop (a stencil), the whole body
-is one stage: its footprint (the tile and its halo) is copied once. An array the kernel
+child's accesses of that array read the copy. A sequential for node whose bounds do name a grid
+iterator (symm's `for (k = 0; k < i; k++)` under the grid loops of i and j) is strip-mined too,
+over its range on the whole tile (`_Builder._hull`: the least first and the greatest last
+iteration over the tile's points, isl functions of the tile's origin alone, so every
+work-item runs the same strips and barriers); in each strip a work-item runs only its own
+iterations (from the greater of the strip's start and its own first one, while its own
+condition holds). Without such a loop (a stencil), the whole body is one stage: its
+footprint (the tile and its halo) is copied once. An array the kernel
 writes in another child may be staged too: the grid's loops are coincident, so each element
 of the tile's footprint is written only by the work-item that reads it, and a barrier with a
 global fence before the stage and at the end of each strip orders those writes and the
@@ -51,6 +57,17 @@ conditions above each statement), so that no element outside what the original c
 loaded (no out-of-bounds read, no read of an element nobody wrote). The last dimension of a
 copy is padded by one element when its length is a multiple of 16 (bank conflicts between
 rows read down a column).
+
+Separate copies of one array: when an array's footprint as a whole has no constant box (syrk
+reads `A[i][k]` and `A[j][k]`, rows of the tile's outer and of its inner iterations, which lie a
+parameter apart), its references are grouped so that each group's footprint has one, and each
+group is a copy of its own (`StagedArray.refs`: the references it serves, by their IR node).
+
+Triangles (triangle.py): when the inner loop's bounds name the outer iterator (syrk's and
+syr2k's `j <= i`), the grid is the triangle's bounding box and the inner loop's bounds are
+constraints of the iterations that exist (`domain`): they clip the copies' guards; in the
+kernel, a work-item outside them is inactive, and a work-group whose tile misses the triangle
+returns before its first barrier (kernels.KernelBuilder).
 
 Sizes: the work-group `-fpencil-tile-sizes=` or the tuning cache give the kernel's band
 (`work_groups.group_for`), else `GROUP` (16 x 16 = 256 work-items, a common limit of devices
@@ -94,6 +111,10 @@ class StagedArray:
     offsets: tuple[str, ...]       # OpenCL C (long) of the box's first element, per dimension
     guard: str                     # OpenCL C: element t_<e0..en> is in the clipped footprint
     root: N.VarRef = field(default=None)   # type: ignore[assignment]
+    # A copy of some references of the array only (`_Builder._parts`): their VarRef nodes (by
+    # id) and the copy's number among the array's; () and 0: every reference of the array.
+    refs: tuple[int, ...] = ()
+    part: int = 0
 
     @property
     def elements(self) -> int:
@@ -103,7 +124,12 @@ class StagedArray:
         return count
 
     def local_name(self, stage: int) -> str:
-        return f"__pencilcc_l{stage}_{self.name}"
+        return f"__pencilcc_l{stage}_{self.name}" + (f"_{self.part}" if self.part else "")
+
+    def keys(self) -> list:
+        """What the OpenCL dialect looks a reference up by: the array's name, or the ids of the
+        VarRef nodes of a part's references."""
+        return list(self.refs) if self.refs else [self.name]
 
 
 @dataclass
@@ -120,6 +146,9 @@ class Stage:
     # iterators): (array, OpenCL C index of the element over t_<grid>, element type, root), kept
     # in a private variable loaded before the loop and stored after it when the kernel writes it.
     registers: list = field(default_factory=list)
+    # A loop whose bounds name a grid iterator (symm's `k < i`): OpenCL C of the first and last
+    # iteration over the whole tile (`_Builder._hull`), the range of the group's strips.
+    hull: Optional[tuple[str, str]] = None
     nest: Optional["Nest"] = None  # the loop is itself strip-mined around a strip-mined inner loop
     # A staged array is written elsewhere in the kernel (each element by the work-item that reads
     # it): a barrier with a global fence before the stage and at the end of each strip orders
@@ -200,8 +229,13 @@ class _Builder:
     def __init__(self, outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
                  host_iterators: Sequence[str] = (), group: tuple[int, int] = (16, 16),
-                 context: Optional[isl.Set] = None, private: frozenset[str] = frozenset()) -> None:
+                 context: Optional[isl.Set] = None, private: frozenset[str] = frozenset(),
+                 domain: Sequence[str] = ()) -> None:
         self.host = tuple(host_iterators)      # parameters of the kernel too, printed t_<name>
+        # Constraints of the grid iterators beyond the grid's box (a triangle's inner bounds:
+        # triangle.domain): part of the iterations that exist.
+        self.domain = list(domain)
+        self.references: dict[str, list] = {}  # per array: (full, clipped, root) of each reference
         self.group = group
         self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
         self.statements = statements
@@ -318,6 +352,7 @@ class _Builder:
                 found.setdefault(root.name, []).append((access.intersect_domain(full).range(),
                                                         access.intersect_domain(clipped).range(), root,
                                                         access.intersect_domain(wide).range()))
+        self.references = found
         result = {}
         for name, items in found.items():
             if any(i is None for i in items):
@@ -392,7 +427,7 @@ class _Builder:
         tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {self.group[1]}",
                 f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {self.group[0]}"]
         clip = [f"__pcl_s1 <= {self.outer_it} < __pcl_s1 + __pcl_n1",
-                f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0"]
+                f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0", *self.domain]
         children = _children(body)
         stages = self._loop_stages(children, grid, tile, clip)
         if not stages and not any(c.get_type() == isl.ast_node_type.for_ for c in children):
@@ -413,16 +448,48 @@ class _Builder:
                      clip: list[str]) -> list[Stage]:
         stages: list[Stage] = []
         for index, child in enumerate(children):
-            if not _uniform_loop(child, set(grid)):
+            if child.get_type() != isl.ast_node_type.for_ or child.for_is_degenerate():
                 continue
-            # A nest first: its strips cover the inner loop's arrays too.
-            stage = self._nest_stage(child, grid, tile, clip, number=len(stages))
+            stage, hull = None, None
+            if _uniform_loop(child, set(grid)):
+                # A nest first: its strips cover the inner loop's arrays too.
+                stage = self._nest_stage(child, grid, tile, clip, number=len(stages))
+            else:
+                # Bounds that name a grid iterator: strips over the loop's range on the whole tile.
+                hull = self._hull(child, grid, tile, clip)
+                if hull is None:
+                    continue
             if stage is None:
                 stage = self._stage(child, grid, tile, clip, loop=True, number=len(stages))
             if stage is not None:
                 stage.index = index
+                stage.hull = hull
                 stages.append(stage)
         return stages
+
+    def _hull(self, node: isl.AstNode, grid: list[str], tile: list[str], clip: list[str]
+              ) -> Optional[tuple[str, str]]:
+        """For a loop whose bounds name a grid iterator: OpenCL C of its first and last iteration
+        over every iteration of the tile that exists, functions of the tile's origin alone (so
+        every work-item of the group runs the same strips and reaches the same barriers; each
+        runs only its own iterations in them); first 0 and last -1 where the tile has none."""
+        it = iterator_name(node)
+        try:
+            bounds = [f"{it} >= {isl_text(node.for_get_init())}", isl_text(node.for_get_cond())]
+            column = self._set(grid + [it], tile + clip + bounds).project_out(isl.dim_type.set, 0, len(grid))
+            first, last = column.dim_min(0), column.dim_max(0)
+            if first.involves_nan() or last.involves_nan():
+                return None
+            params = f"[{', '.join(self.params)}]"
+            none = first.domain().complement()
+            first = first.union_max(isl.PwAff(f"{params} -> {{ [(0)] }}").intersect_params(none)).coalesce()
+            last = last.union_max(isl.PwAff(f"{params} -> {{ [(-1)] }}").intersect_params(none)).coalesce()
+            build = isl.AstBuild.from_context(isl.Set(f"{params} -> {{ : }}"))
+            bound = set(ORIGIN) | set(BOUNDS) | set(self.host)
+            return (_kernel_expr(build.expr_from_pw_aff(first), bound),
+                    _kernel_expr(build.expr_from_pw_aff(last), bound))
+        except (NotAffine, isl.Error, Unprintable):
+            return None
 
     registers: list = []
 
@@ -469,10 +536,45 @@ class _Builder:
         arrays = []
         for name, (full, clipped, accesses, root, wide) in sorted(footprints.items()):
             staged = self._staged(name, full, clipped, root, number, wide)
+            if staged is None:
+                arrays += self._parts(name, number, iterations)
+                continue
             # Reuse: the copy loads fewer elements than the accesses it replaces.
             if staged is not None and staged.elements < accesses * iterations:
                 arrays.append(staged)
         return arrays
+
+    def _parts(self, name: str, number: int, iterations: int) -> list[StagedArray]:
+        """Copies of groups of the references of `name` when its footprint as a whole has no box
+        of constant extents (syrk's A[i][k] and A[j][k]: rows of the tile's outer and inner
+        iterations, a parameter apart): references join a group while the group's footprint
+        keeps one; each group worth copying (reuse) is a copy of its own."""
+        groups: list[list] = []
+        for item in self.references.get(name, []):
+            if item is None:
+                return []
+            full, clipped, root, wide = item
+            for g in groups:
+                merged = [g[0].union(full).coalesce(), g[1].union(clipped).coalesce(), g[3].union(wide).coalesce()]
+                if self._staged(name, merged[0], merged[1], root, number, merged[2]) is not None:
+                    g[0], g[1], g[3] = merged
+                    g[2].append(root)
+                    break
+            else:
+                if self._staged(name, full, clipped, root, number, wide) is None:
+                    return []
+                groups.append([full, clipped, [root], wide])
+        ids = [id(r) for g in groups for r in g[2]]
+        if len(groups) < 2 or len(set(ids)) != len(ids):     # one node in two groups: no key
+            return []
+        parts: list[StagedArray] = []
+        for full, clipped, roots, wide in groups:
+            staged = self._staged(name, full, clipped, roots[0], number, wide)
+            if staged is not None and staged.elements < len(roots) * iterations:
+                staged.refs = tuple(id(r) for r in roots)
+                staged.part = len(parts) + 1
+                parts.append(staged)
+        return parts
 
     # -------------------------------------------------------------- two-deep nests
     def _nest_stage(self, node: isl.AstNode, grid: list[str], tile: list[str], clip: list[str],
@@ -675,17 +777,19 @@ def _subscripts(stmt: N.Stmt) -> list[tuple[N.VarRef, list[N.Expr]]]:
 def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str, StatementBody],
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
                  host_iterators: Sequence[str] = (), group: Optional[tuple[int, int]] = None,
-                 context: Optional[isl.Set] = None, private: frozenset[str] = frozenset()) -> Optional[TileMapping]:
+                 context: Optional[isl.Set] = None, private: frozenset[str] = frozenset(),
+                 domain: Sequence[str] = ()) -> Optional[TileMapping]:
     """The staging of the kernel over `outer` x `inner` in work-groups of `group` (dimension 0
     first; None: `GROUP`) (None: nothing worth copying); `context`: the region's parameter
     constraints (`CodegenUnit.context`), which bound boxes over loops of parameter extent;
-    `private`: the local arrays of which each work-item has a copy of its own (not staged)."""
+    `private`: the local arrays of which each work-item has a copy of its own (not staged);
+    `domain`: constraints of the two iterators beyond the grid's box (triangle.domain)."""
     if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
            for n in (outer, inner)):
         return None
     try:
         return _Builder(outer, inner, statements, params, written, extents,
-                        host_iterators, group or GROUP, context, private).mapping(inner.for_get_body())
+                        host_iterators, group or GROUP, context, private, domain).mapping(inner.for_get_body())
     except (NotAffine, isl.Error, Unprintable):
         return None
 
