@@ -106,10 +106,13 @@ def lookup(rules: Sequence[TileSizeRule], label: str, function: str, band: int) 
     return best
 
 
-def fit(sizes: Sequence[int], members: int) -> Optional[str]:
-    """Why `sizes` do not fit a band of `members` loops, or None."""
-    if len(sizes) > members:
-        return f"{len(sizes)} sizes for a band of {members} loop{'s' if members != 1 else ''}"
+def fit(sizes: Sequence[int], members: int, most: Optional[int] = None) -> Optional[str]:
+    """Why `sizes` do not fit a band of `members` loops that takes at most `most` sizes (None:
+    `members`; more: sizes beyond the loops', as the OpenCL target's points per work-item), or None."""
+    most = members if most is None else most
+    if len(sizes) > most:
+        return f"{len(sizes)} sizes for a band of {members} loop{'s' if members != 1 else ''}" + \
+            (f" (at most {most})" if most != members else "")
     if any(s <= 0 for s in sizes):
         return "a size of 0"
     return None
@@ -127,13 +130,14 @@ class BandChoice:
 def choose(flag_rules: Sequence[TileSizeRule], tuned_rules: Sequence[TileSizeRule], label: str, function: str,
            band: int, members: int, default: Sequence[int]) -> BandChoice:
     """The sizes of band `band` (`members` loops) of region `label` in `function`: the flag's rule,
-    else the tuned one, else `default` (one size per member); a rule's missing inner sizes come
-    from `default`. A rule that does not `fit` gives `default` and says why."""
+    else the tuned one, else `default` (one size per member, or more: a band that takes sizes
+    beyond its loops', `fit`); a rule's missing inner sizes come from `default`. A rule that does
+    not `fit` gives `default` and says why."""
     for rules, source in ((flag_rules, FLAG), (tuned_rules, TUNED)):
         rule = lookup(rules, label, function, band)
         if rule is None:
             continue
-        problem = fit(rule.sizes, members)
+        problem = fit(rule.sizes, members, max(members, len(default)))
         if problem is not None:
             return BandChoice(tuple(default), MODEL,
                               f"tile sizes '{rule.text()}' not used for band {band} of region '{label}': "

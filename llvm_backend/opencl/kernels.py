@@ -224,10 +224,10 @@ class KernelBuilder:
     """Builds the kernels of one unit (names `<prefix><n>`)."""
 
     def __init__(self, unit: CodegenUnit, prefix: str,
-                 tile_group: Optional[Callable[[int], tuple[int, ...]]] = None) -> None:
-        """`tile_group(band)`: the work-group (dimension 0 first; (): none given) that
-        `-fpencil-tile-sizes=` or the tuning cache give the band-th band kernel
-        (llvm_backend.opencl.work_groups); a tiled kernel takes it for its tiles."""
+                 tile_group: Optional[Callable[[int], tuple[tuple[int, ...], tuple[int, ...]]]] = None) -> None:
+        """`tile_group(band)`: the work-group and the points per work-item (each dimension 0 first;
+        (): none given) that `-fpencil-tile-sizes=` or the tuning cache give the band-th band
+        kernel (llvm_backend.opencl.work_groups); a tiled kernel takes them for its tiles."""
         self.unit = unit
         self.prefix = prefix
         self.tile_group = tile_group
@@ -342,16 +342,21 @@ class KernelBuilder:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
             # This kernel's band: the kernels before it that are bands too (work_groups.is_band).
             band = sum(1 for k in self.kernels if not k.single and not k.reductions)
-            given = self.tile_group(band) if self.tile_group is not None else ()
+            given, given_points = self.tile_group(band) if self.tile_group is not None else ((), ())
             group = (given[0], given[1]) if len(given) == 2 else None
-            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group)
+            points = (given_points[0], given_points[1]) if len(given_points) == 2 else None
+            # A region local (private scalar or array) is one per work-item, not per point: the
+            # points of a work-item would share it, so one point each.
+            if prologue or private:
+                points = (1, 1)
+            mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
+                                   points)
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
-                first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid;",
-                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"]
-                body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound)
+                first = []
+                body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound, (outer_it, inner_it))
             elif single:
                 first = []
                 body = printer.node(node, "  ", bound)
@@ -377,18 +382,20 @@ class KernelBuilder:
         elif mapping is not None:
             locals_ = [f"  __local {opencl_type(a.element)} {a.local_name(k)}[{a.elements}];"
                        for k, stage in enumerate(mapping.stages) for a in stage.arrays]
-            g = mapping.group
+            g, tile = mapping.group, mapping.tile
             lines = [f"__kernel __attribute__((reqd_work_group_size({g[0]}, {g[1]}, 1)))",
                      f"void {name}({signature})", "{", *locals_,
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
                      "  const long __pencilcc_gid = (long)get_global_id(1);",
-                     f"  const int __pencilcc_lid = (int)(get_local_id(1) * {g[0]} + get_local_id(0));",
-                     "  const int __pencilcc_active = __pencilcc_gid < __pencilcc_trips && "
-                     "__pencilcc_gid0 < __pencilcc_trips0;",
+                     "  const long __pencilcc_l0 = (long)get_local_id(0), __pencilcc_l1 = (long)get_local_id(1);",
+                     f"  const int __pencilcc_lid = (int)(__pencilcc_l1 * {g[0]} + __pencilcc_l0);",
                      "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
                      "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
-                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {g[1]};",
-                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {g[0]};",
+                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {tile[1]};",
+                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {tile[0]};",
+                     # The work-item's first point exists (its others follow it a work-group apart).
+                     "  const int __pencilcc_active = t___pcl_o1 + __pencilcc_l1 < t___pcl_s1 + t___pcl_n1 && "
+                     "t___pcl_o0 + __pencilcc_l0 < t___pcl_s0 + t___pcl_n0;",
                      *first, *prologue, *body, "}", ""]
         elif inner is not None:
             lines = [f"__kernel void {name}({signature})", "{",
@@ -564,23 +571,48 @@ def inner_coincident_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
 
 # ---------------------------------------------------------------------------- tiled kernels
 def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialect, body: isl.AstNode,
-                bound: set[str]) -> list[str]:
+                bound: set[str], grid: tuple[str, str]) -> list[str]:
     """The code under the two grid loops of a tiled kernel (tiling.py): every work-item of the
-    group reaches the copies and barriers; only active ones (inside the iteration space) compute."""
+    group reaches the copies and barriers; only active ones (inside the iteration space) compute,
+    each at its points (`_at_points`)."""
     whole = [s for s in mapping.stages if not s.loop]
     if whole:
-        return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping.group)
+        return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping, grid)
     out: list[str] = []
     children = [body] if body.get_type() != isl.ast_node_type.block else \
         [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
     for index, child in enumerate(children):
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
-            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound,
-                               mapping.group)
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound, mapping, grid)
         else:
-            out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]
+            out += ["  if (__pencilcc_active) {",
+                    *_at_points(mapping, grid, "    ", lambda indent: printer.node(child, indent, bound)), "  }"]
     return out
+
+
+def _point_iterator(mapping: TileMapping, grid: tuple[str, str], dim: int) -> str:
+    """The declaration of the grid iterator of dimension `dim` (0: the inner loop) at the point
+    `__pencilcc_p<dim>` of the work-item: points of one work-item lie a work-group apart, so that
+    neighbouring work-items run neighbouring iterations."""
+    name = grid[1 - dim]
+    return (f"const long t_{name} = t___pcl_o{dim} + __pencilcc_l{dim} + "
+            f"(long)__pencilcc_p{dim} * {mapping.group[dim]};")
+
+
+def _exists(grid: tuple[str, str], dims: Sequence[int]) -> str:
+    return " && ".join(f"t_{grid[1 - d]} < t___pcl_s{d} + t___pcl_n{d}" for d in dims)
+
+
+def _at_points(mapping: TileMapping, grid: tuple[str, str], indent: str,
+               code: Callable[[str], list[str]]) -> list[str]:
+    """`code(indent)` once per point of the work-item that exists (outer dimension first), with
+    the grid iterators of that point declared."""
+    p0, p1 = mapping.points
+    return [f"{indent}for (int __pencilcc_p1 = 0; __pencilcc_p1 < {p1}; __pencilcc_p1++)",
+            f"{indent}for (int __pencilcc_p0 = 0; __pencilcc_p0 < {p0}; __pencilcc_p0++) {{",
+            f"{indent}  {_point_iterator(mapping, grid, 1)}", f"{indent}  {_point_iterator(mapping, grid, 0)}",
+            f"{indent}  if ({_exists(grid, (1, 0))}) {{", *code(indent + "    "), f"{indent}  }}", f"{indent}}}"]
 
 
 def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, bound: set[str],
@@ -611,14 +643,16 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
 
 
 def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
-                bound: set[str], group: tuple[int, int]) -> list[str]:
+                bound: set[str], mapping: TileMapping, grid: tuple[str, str]) -> list[str]:
+    group = mapping.group
     staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
     if not stage.loop:
         out = _copies(stage, number, dialect, "  ", bound, group)
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
         dialect.staged = staged
         try:
-            out += ["  if (__pencilcc_active) {", *printer.node(node, "    ", bound), "  }"]
+            out += ["  if (__pencilcc_active) {",
+                    *_at_points(mapping, grid, "    ", lambda indent: printer.node(node, indent, bound)), "  }"]
         finally:
             dialect.staged = {}
         return out
@@ -626,11 +660,12 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     inner = bound | {it, "__pcl_ok"}
     init = printer.condition(node.for_get_init(), bound)
     cond = f"({printer.condition(node.for_get_cond(), inner)})"
+    p0, p1 = mapping.points
     out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
            f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
     out += _copies(stage, number, dialect, "    ", inner, group)
     out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
-    # Elements a work-item alone uses in the loop: in private variables across it.
+    # Elements a work-item alone uses in the loop, one per point: in private variables across it.
     registers = []
     for name, indices, element, root in stage.registers:
         variable = f"__pencilcc_r{number}_{name}"
@@ -638,16 +673,42 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
         source = dialect.subscript(root, indices)
         dialect.staged = saved
         registers.append((name, variable, source, opencl_type(element)))
-        staged[name] = (None, variable)
-    before = [f"  {t} {v} = 0;" for _, v, _, t in registers]
-    before += [f"  if (__pencilcc_active) {v} = {src};" for _, v, src, _ in registers]
-    after = [f"  if (__pencilcc_active) {src} = {v};" for name, v, src, _ in registers if name in dialect.written]
+        staged[name] = (None, f"{variable}[__pencilcc_p1 * {p0} + __pencilcc_p0]")
+    before = [f"  {t} {v}[{p0 * p1}];" for _, v, _, t in registers]
+    if registers:
+        before += ["  if (__pencilcc_active) {", *_at_points(mapping, grid, "    ", lambda indent: [
+            f"{indent}{v}[__pencilcc_p1 * {p0} + __pencilcc_p0] = {src};" for _, v, src, _ in registers]), "  }"]
+    written = [r for r in registers if r[0] in dialect.written]
+    after = ["  if (__pencilcc_active) {", *_at_points(mapping, grid, "    ", lambda indent: [
+        f"{indent}{src} = {v}[__pencilcc_p1 * {p0} + __pencilcc_p0];" for _, v, src, _ in written]), "  }"] \
+        if written else []
+    # Elements of a local copy that a row (column) of the work-item's points all read in one
+    # iteration: read once into a private slot per row (column).
+    loads = []
+    for name, indices, element, root, dim in stage.shared:
+        variable = f"__pencilcc_x{number}_{name}"
+        dialect.staged = {name: staged[name]}
+        try:
+            source = dialect.subscript(root, indices)
+        finally:
+            dialect.staged = {}
+        slots = 1 if dim is None else mapping.points[dim]
+        before.append(f"  {opencl_type(element)} {variable}[{slots}];")
+        if dim is None:
+            loads.append(f"        {variable}[0] = {source};")
+        else:
+            loads += [f"        for (int __pencilcc_p{dim} = 0; __pencilcc_p{dim} < {slots}; __pencilcc_p{dim}++) {{",
+                      f"          {_point_iterator(mapping, grid, dim)}",
+                      f"          if ({_exists(grid, (dim,))})", f"            {variable}[__pencilcc_p{dim}] = {source};",
+                      "        }"]
+        staged[name] = (None, f"{variable}[{'0' if dim is None else f'__pencilcc_p{dim}'}]")
     out = before + out
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
                 f"      for (long t_{it} = t___pcl_ok; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
-                *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
+                *loads, *_at_points(mapping, grid, "        ", lambda indent: printer.node(node.for_get_body(), indent, inner)),
+                "      }", "    }"]
     finally:
         dialect.staged = {}
     out += ["    barrier(CLK_LOCAL_MEM_FENCE);", "  }", *after]
