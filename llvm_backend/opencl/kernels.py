@@ -697,17 +697,19 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
         if dim is None:
             loads.append(f"        {variable}[0] = {source};")
         else:
-            loads += [f"        for (int __pencilcc_p{dim} = 0; __pencilcc_p{dim} < {slots}; __pencilcc_p{dim}++) {{",
+            point = f"__pencilcc_p{dim}"
+            loads += [f"        for (int {point} = 0; {point} < {slots}; {point}++) {{",
                       f"          {_point_iterator(mapping, grid, dim)}",
-                      f"          if ({_exists(grid, (dim,))})", f"            {variable}[__pencilcc_p{dim}] = {source};",
+                      f"          if ({_exists(grid, (dim,))})", f"            {variable}[{point}] = {source};",
                       "        }"]
-        staged[name] = (None, f"{variable}[{'0' if dim is None else f'__pencilcc_p{dim}'}]")
+        staged[name] = (None, f"{variable}[{0 if dim is None else f'__pencilcc_p{dim}'}]")
     out = before + out
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
                 f"      for (long t_{it} = t___pcl_ok; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
-                *loads, *_at_points(mapping, grid, "        ", lambda indent: printer.node(node.for_get_body(), indent, inner)),
+                *loads,
+                *_at_points(mapping, grid, "        ", lambda indent: printer.node(node.for_get_body(), indent, inner)),
                 "      }", "    }"]
     finally:
         dialect.staged = {}
