@@ -19,7 +19,8 @@ band), and among equally specific ones the last.
 Bands: on the CPU target, the permutable bands of two loops or more that pass `tile`
 considers, in the schedule tree's depth-first order; on the OpenCL target, the region's
 kernels over parallel loops in the order of the code (reduction kernels excepted: their
-work-group is fixed), whose sizes are the work-group's (outer loop first).
+work-group is fixed), whose sizes are the work-group's (outer loop first), and for a
+two-dimensional kernel two more, its points per work-item (llvm_backend.opencl.work_groups).
 
 Sizes that do not fit a band (more numbers than loops, a zero) are not used: the band keeps
 its default and a `-Wpencil-tile-sizes` warning says why (`fit`).
