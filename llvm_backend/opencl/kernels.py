@@ -607,12 +607,17 @@ def _exists(grid: tuple[str, str], dims: Sequence[int]) -> str:
 def _at_points(mapping: TileMapping, grid: tuple[str, str], indent: str,
                code: Callable[[str], list[str]]) -> list[str]:
     """`code(indent)` once per point of the work-item that exists (outer dimension first), with
-    the grid iterators of that point declared."""
-    p0, p1 = mapping.points
-    return [f"{indent}for (int __pencilcc_p1 = 0; __pencilcc_p1 < {p1}; __pencilcc_p1++)",
-            f"{indent}for (int __pencilcc_p0 = 0; __pencilcc_p0 < {p0}; __pencilcc_p0++) {{",
-            f"{indent}  {_point_iterator(mapping, grid, 1)}", f"{indent}  {_point_iterator(mapping, grid, 0)}",
-            f"{indent}  if ({_exists(grid, (1, 0))}) {{", *code(indent + "    "), f"{indent}  }}", f"{indent}}}"]
+    the grid iterators of that point declared: unrolled, each point's number a constant (so
+    that the private slots of the points are plain registers, whatever the device compiler
+    unrolls)."""
+    out = []
+    for p1 in range(mapping.points[1]):
+        for p0 in range(mapping.points[0]):
+            out += [f"{indent}{{ const int __pencilcc_p1 = {p1}, __pencilcc_p0 = {p0};",
+                    f"{indent}  {_point_iterator(mapping, grid, 1)}", f"{indent}  {_point_iterator(mapping, grid, 0)}",
+                    f"{indent}  if ({_exists(grid, (1, 0))}) {{", *code(indent + "    "), f"{indent}  }}",
+                    f"{indent}}}"]
+    return out
 
 
 def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, bound: set[str],
@@ -693,15 +698,16 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
         finally:
             dialect.staged = {}
         slots = 1 if dim is None else mapping.points[dim]
-        before.append(f"  {opencl_type(element)} {variable}[{slots}];")
+        # Declared in the iteration: nothing of it lives across a barrier.
+        loads.append(f"        {opencl_type(element)} {variable}[{slots}];")
         if dim is None:
             loads.append(f"        {variable}[0] = {source};")
         else:
-            point = f"__pencilcc_p{dim}"
-            loads += [f"        for (int {point} = 0; {point} < {slots}; {point}++) {{",
-                      f"          {_point_iterator(mapping, grid, dim)}",
-                      f"          if ({_exists(grid, (dim,))})", f"            {variable}[{point}] = {source};",
-                      "        }"]
+            for p in range(slots):
+                loads += [f"        {{ const int __pencilcc_p{dim} = {p};",
+                          f"          {_point_iterator(mapping, grid, dim)}",
+                          f"          if ({_exists(grid, (dim,))})", f"            {variable}[{p}] = {source};",
+                          "        }"]
         staged[name] = (None, f"{variable}[{0 if dim is None else f'__pencilcc_p{dim}'}]")
     out = before + out
     dialect.staged = staged
