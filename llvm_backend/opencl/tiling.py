@@ -13,7 +13,9 @@ neighbouring iterations, for coalesced global and conflict-free local accesses).
 declares `reqd_work_group_size`, so the runtime launches exactly that shape; the host launches
 ceil(trips / points) work-items a dimension, the runtime rounds that up to the work-group, and
 the surplus work-items only help copy. A work-item runs its points one after the other for each
-child of the body (the two loops are coincident: their iterations are independent).
+child of the body (the two loops are coincident: their iterations are independent), unrolled in
+the kernel's source (kernels._at_points: each point's private slots have constant numbers, which
+device compilers keep in registers; PoCL kept point loops' slots in memory, 2x slower on gemm).
 
 Staging (thesis / PPCG's shared-memory copies): the code under the two loops is a sequence
 of children. A child that is a sequential for node whose bounds name neither grid iterator
