@@ -698,8 +698,7 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
         finally:
             dialect.staged = {}
         slots = 1 if dim is None else mapping.points[dim]
-        # Declared before the loop (a private array declared in it makes oclgrind 21.10's
-        # instruction counts corrupt its heap: 3mm aborted at clReleaseProgram).
+        # Declared before the loop, as the registers are.
         before.append(f"  {opencl_type(element)} {variable}[{slots}];")
         if dim is None:
             loads.append(f"        {variable}[0] = {source};")
