@@ -170,6 +170,10 @@ class CompileOptions:
     fast_math: bool = False
     """-ffast-math: allow reassociation (vectorised reductions)."""
 
+    fp_contract: bool = False
+    """-ffp-contract=fast: let the back end fuse a multiply and an add into one FMA in regions
+    (gcc's and clang's flag; off by default: regions round as gcc -O0 does)."""
+
     pic: bool = False
     """-fPIC/-fpic/-shared: emit position-independent code."""
 

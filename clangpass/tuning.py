@@ -9,7 +9,12 @@ Where: `<cache root>/tuned/` (clangpass.driver.cache.cache_root: `$PENCILCC_CACH
      "regions": {"<sha256 of the input file>:<region label>": {
          "file": "<path when tuned>", "label": "kernel_gemm#0",
          "bands": {"0": [32, 64, 128]}, "seconds": 0.41, "model_seconds": 0.52,
-         "evaluations": 12}}}
+         "start_seconds": 0.52, "evaluations": 12, "repeat": 3, "min_gain": 5.0}}}
+
+`bands` names only the bands whose sizes beat the default (no rule: the cache model, the
+OpenCL runtime's work-group) by the tuner's margin; `{}` when the default was kept.
+`model_seconds` (and `start_seconds`, the same: the search's first candidate) is the default
+build's time, `seconds` the chosen sizes'.
 
 A region is the input file's contents (so an edit of the file forgets its sizes), its
 function and its index in the function (the label: `fn`, `fn#1`). A band is numbered as

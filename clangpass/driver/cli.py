@@ -295,6 +295,7 @@ class _State:
     x_language: str = ""
     opt_level: int = 0
     fast_math: bool = False
+    fp_contract: bool = False
     march: str = ""
     debug: bool = False
     debug_prefix_map: list = field(default_factory=list)     # (OLD, NEW) of -ffile/-fdebug-prefix-map
@@ -777,6 +778,12 @@ class _Parser:
             s.fast_math = True
         elif arg == "-fno-fast-math":
             s.fast_math = False
+        elif arg.startswith("-ffp-contract="):
+            style = arg.split("=", 1)[1]
+            if style not in ("fast", "on", "off"):
+                raise CommandLineError(f"unknown floating point contraction style '{style}' in '{arg}' "
+                                       "(expected 'fast', 'on' or 'off')")
+            s.fp_contract = style == "fast"     # gcc compiles 'on' as 'off'
         elif arg.startswith("-march="):
             s.march = arg.split("=", 1)[1]
         elif arg in ("-fPIC", "-fpic", "-fPIE", "-fpie"):
@@ -994,7 +1001,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         disabled_passes=frozenset(s.disabled_passes), passes=passes,
         pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
-        time_report=s.time_report, march=s.march, fast_math=s.fast_math,
+        time_report=s.time_report, march=s.march, fast_math=s.fast_math, fp_contract=s.fp_contract,
         pic=bool(s.pic), debug=s.debug, debug_prefix_map=PrefixMap(tuple(s.debug_prefix_map)),
         thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,

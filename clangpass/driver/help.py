@@ -69,6 +69,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-O2, -O3, -Os, -Oz", "Reschedule (isl), tile and parallelize regions."),
         ("-Ofast", "As -O3, plus -ffast-math."),
         ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
+        ("-ffp-contract=fast|on|off", "fast: fuse a multiply and an add into one FMA in regions "
+                                      "(rounded once: results differ from gcc -O0's in the last "
+                                      "bits). Default off in regions whatever the -std, so they "
+                                      "round as gcc -O0 does; 'on' is 'off', as in gcc. Also given "
+                                      "to the host compiler (gcc's own default is fast in GNU "
+                                      "modes)."),
         ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
         ("-g", "Regions carry line information for debuggers."),
         ("-ffile-prefix-map=OLD=NEW", "Write paths starting with OLD as NEW in the object (gcc's; "
@@ -91,11 +97,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                       "Wins over --tile-size and the sizes pencilcc-tune cached."),
         ("-fno-pencil-tuned", "Do not use the tile and work-group sizes pencilcc-tune cached for "
                               "this file and device (-fpencil-tuned: the default)."),
-        ("pencilcc-tune [--run CMD] [--budget N] [--repeat N] -- COMMAND",
+        ("pencilcc-tune [--run CMD] [--budget N] [--repeat N] [--min-gain PERCENT] -- COMMAND",
          "A separate command: builds the program with the pencilcc COMMAND line and times CMD "
          "(default ./OUTPUT) over tile sizes (CPU) or work-group sizes (OpenCL), at most N "
-         "(20) builds per region from the model's sizes, and caches the fastest per device and "
-         "region in the cache directory's tuned/, which later builds use."),
+         "(20) builds per region, the default build first; sizes replace the default only when "
+         "faster by more than PERCENT (5). Caches the choice per device and region in the cache "
+         "directory's tuned/, which later builds use."),
         ("--cache-sizes=L1,L2[,L3]", "Data-cache sizes for the tile-size model (e.g. 32K,1M,32M; "
                                      "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "

@@ -193,10 +193,6 @@ def _cursor_attributes(cursor: ci.Cursor, scan_tokens: bool) -> list[N.Attribute
     return out
 
 
-def _is_pencil_array(t: T.CType) -> bool:
-    return isinstance(t, T.ArrayType) and t.static and t.const and t.restrict
-
-
 def _pencil_reason(fn: N.Function, pencil_file: bool, summaries: set[str]) -> str:
     if pencil_file:
         return "PENCIL source file"
@@ -205,7 +201,7 @@ def _pencil_reason(fn: N.Function, pencil_file: bool, summaries: set[str]) -> st
     if fn.name in summaries:
         return "summary function"
     arrays = [p for p in fn.params if isinstance(p.type, T.ArrayType)]
-    if arrays and all(_is_pencil_array(p.type) for p in arrays):
+    if arrays and all(T.is_pencil_array(p.type) for p in arrays):
         return "array parameters declared static const restrict"
     return ""
 

@@ -120,6 +120,12 @@ class ArrayType(CType):
         return f"{self.scalar_element().spelling()}" + "".join(parts)
 
 
+def is_pencil_array(t: CType) -> bool:
+    """`T A[static const restrict n]...` (a PENCIL array parameter): the qualifiers live on the
+    outermost dimension."""
+    return isinstance(t, ArrayType) and t.static and t.const and t.restrict
+
+
 @dataclass(frozen=True)
 class StructField:
     name: str

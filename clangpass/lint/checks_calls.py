@@ -17,7 +17,7 @@ from typing import Optional
 from clangpass.builtins import SUMMARY_ONLY
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.lint.callgraph import cycle_through
+from clangpass.ir.callgraph import cycle_through
 from clangpass.lint.unit import PencilUnit
 from clangpass.lint.walker import PencilWalker
 class CallCheck(PencilWalker):

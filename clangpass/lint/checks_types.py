@@ -16,7 +16,8 @@ from typing import Callable, Optional, Sequence
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.lint.unit import PencilUnit, is_pencil_array
+from clangpass.ir.types import is_pencil_array
+from clangpass.lint.unit import PencilUnit
 from clangpass.lint.walker import PencilWalker
 # Finds the offending part of a struct type: (field path, what is wrong) or None.
 StructDefect = Callable[[T.StructType], Optional[tuple[str, str]]]

@@ -21,14 +21,10 @@ from typing import Optional, Sequence
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.lint.callgraph import recursive_components
+from clangpass.ir.types import is_pencil_array
+from clangpass.ir.callgraph import recursive_components
 from clangpass.lint.rules import RULES
 from clangpass.ir.walk import descendants
-
-
-def is_pencil_array(t: T.CType) -> bool:
-    """`T A[static const restrict n]...`: the qualifiers live on the outermost dimension."""
-    return isinstance(t, T.ArrayType) and t.static and t.const and t.restrict
 
 
 class PencilUnit:

@@ -36,7 +36,7 @@ import islpy as isl
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.lint.unit import is_pencil_array
+from clangpass.ir.types import is_pencil_array
 from clangpass.poly.affine import is_affine_integer_type
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from typing import Iterable, Iterator, Optional
 
 import islpy as isl
 
-from clangpass.lint.callgraph import recursive_components
+from clangpass.ir.callgraph import recursive_components
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import RelaxedDependences
 from clangpass.poly.scop import Scop, instances_of, statement_names

@@ -38,7 +38,7 @@ import islpy as isl
 
 from clangpass.ir import nodes as N
 from clangpass.poly.annotations import performed_reductions
-from clangpass.poly.codegen_unit import WAVEFRONT_MARK, CodegenUnit, StatementBody
+from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, WAVEFRONT_MARK, CodegenUnit, StatementBody
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, maps_of
 
@@ -88,7 +88,9 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
     return CodegenUnit(region=scop.region, ast=ast, statements=statements, groups=groups, locals=scop.locals,
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        vector_loops=_count_marks(ast, VECTOR_MARK),
-                       reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates)
+                       register_tiles=_count_marks(ast, REGISTER_TILE_MARK),
+                       reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates,
+                       context=scop.context)
 
 
 def format_ast(unit: CodegenUnit) -> str:

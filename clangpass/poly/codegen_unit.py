@@ -80,6 +80,7 @@ class CodegenUnit:
     parallel_loops: int = 0          # number of `parallel` marks in `ast`
     wavefronts: int = 0              # number of `wavefront` marks in `ast`
     vector_loops: int = 0            # number of `vector` marks in `ast`
+    register_tiles: int = 0          # number of `register-tile` marks in `ast`
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
     reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)
     unordered_updates: frozenset[str] = frozenset()   # statements updating reduced variables (module doc)
@@ -99,6 +100,10 @@ class CodegenUnit:
     # Statements generated as one (clangpass.poly.codegen.statement_groups): the AST calls the
     # first of each group, whose body (a Compound) runs every member's body in order.
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The parameter constraints the region holds under (`Scop.context`: its arrays' extents are
+    # non-negative, its `__pencil_assume`s), `[P] -> { : ... }` over the region's integer arguments
+    # (None: not known): a back end may bound sizes with it (llvm_backend.opencl.tiling).
+    context: Optional[isl.Set] = None
 
 
 def has_parallel_loop(node: isl.AstNode) -> bool:

@@ -30,6 +30,8 @@ def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[st
     if deps.is_empty():
         return []
     dates = schedule.get_map()                       # [P] -> { S[i..] -> [t..] }
+    if all_ordered(deps, dates):
+        return []
     broken = deps.subtract(earlier_pairs(deps, dates))   # [P] -> { S[i..] -> T[j..] : not ordered }
     if broken.is_empty():
         return []
@@ -47,10 +49,48 @@ ALL_PAIRS_MAX_STATEMENTS = 64
 def earlier_pairs(pairs: isl.UnionMap, dates: isl.UnionMap) -> isl.UnionMap:
     """The pairs of `pairs` ([P] -> { S[i..] -> T[j..] }) whose source runs before their sink under
     `dates` ([P] -> { S[i..] -> [t..] })."""
-    if pairs.is_empty() or dates.n_map() <= ALL_PAIRS_MAX_STATEMENTS:
+    if pairs.is_empty():
         return pairs.intersect(dates.lex_lt_union_map(dates))
     by_statement = dates_by_statement(dates)
+    if dates.n_map() <= ALL_PAIRS_MAX_STATEMENTS:
+        # The order of only the statement pairs `pairs` relates, each as isl orders every pair
+        # (`lex_lt_map` of their dates), and the one intersection: the same union map as with
+        # every pair ordered, for less work (most pairs of a region share no dependence).
+        return pairs.intersect(union_of([_dates_order(by_statement, space)
+                                         for space in _statement_pairs(pairs, by_statement)], dates.get_space()))
     return union_of([ordered_pair(m, by_statement) for m in maps_of(pairs)], pairs.get_space())
+
+
+def all_ordered(pairs: isl.UnionMap, dates: isl.UnionMap) -> bool:
+    """Whether every pair of `pairs` ([P] -> { S[i..] -> T[j..] }) has its source before its sink
+    under `dates` ([P] -> { S[i..] -> [t..] }): `pairs` equals `earlier_pairs(pairs, dates)`, found
+    pair by pair. `earlier_pairs` orders every two statements of a small region at once, most of
+    which no dependence joins (a verify-schedule, wavefront or reduction-jam check of a PolyBench
+    kernel: ~0.03 s of CPU of its compile on average, against a few milliseconds here)."""
+    by_statement = dates_by_statement(dates)
+    for pair in maps_of(pairs):
+        if pair.get_tuple_name(isl.dim_type.in_) not in by_statement \
+                or pair.get_tuple_name(isl.dim_type.out) not in by_statement:
+            return False        # a statement the schedule does not run: nothing orders it
+        if not pair.is_subset(ordered_pair(pair, by_statement)):
+            return False
+    return True
+
+
+def _statement_pairs(pairs: isl.UnionMap, dates: dict[str, isl.Map]) -> list[isl.Space]:
+    """The spaces ([P] -> { S[i..] -> T[j..] }) of the maps of `pairs` whose statements both have dates."""
+    return [m.get_space() for m in maps_of(pairs)
+            if m.get_tuple_name(isl.dim_type.in_) in dates and m.get_tuple_name(isl.dim_type.out) in dates]
+
+
+def _dates_order(dates: dict[str, isl.Map], space: isl.Space) -> isl.Map:
+    """[P] -> { S[i..] -> T[j..] : S[i..] runs before T[j..] } under `dates` (per statement), for
+    the statements S and T of `space`."""
+    first = dates[space.get_tuple_name(isl.dim_type.in_)]
+    second = dates[space.get_tuple_name(isl.dim_type.out)]
+    if first.range_tuple_dim() != second.range_tuple_dim():
+        return isl.UnionMap.from_map(first).lex_lt_union_map(isl.UnionMap.from_map(second)).extract_map(space)
+    return first.lex_lt_map(second)
 
 
 def dates_by_statement(dates: isl.UnionMap) -> dict[str, isl.Map]:

@@ -57,17 +57,21 @@ def _lower(units: Sequence[CodegenUnit], options: CompileOptions, module_name: s
     return module
 
 
+def _machine(units: Sequence[CodegenUnit], options: CompileOptions) -> llvm.TargetMachine:
+    return target.target_machine(options, register_tiles=any(unit.register_tiles for unit in units))
+
+
 def build_module(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
                  make_lowering: MakeLowering = cpu_lowering) -> ir.Module:
     """One LLVM function per unit, named `unit.region.symbol`; verified."""
-    module = _lower(units, options, module_name, target.target_machine(options), make_lowering)
+    module = _lower(units, options, module_name, _machine(units, options), make_lowering)
     target.parse(str(module), module_name)
     return module
 
 
 def _optimised(units: Sequence[CodegenUnit], options: CompileOptions, module_name: str,
                make_lowering: MakeLowering = cpu_lowering) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
-    machine = target.target_machine(options)
+    machine = _machine(units, options)
     module = target.parse(str(_lower(units, options, module_name, machine, make_lowering)), module_name)
     target.optimise(module, machine, options)
     module.verify()
@@ -117,7 +121,7 @@ def _assembly(units: Sequence[CodegenUnit], options: CompileOptions, module_name
     prints: emitting the optimized module itself allocates registers differently (gemm
     at -O3)."""
     text = emit_llvm_ir(units, replace(options, debug=False), module_name, make_lowering)
-    return target.target_machine(options).emit_assembly(target.parse(text, "regions"))
+    return _machine(units, options).emit_assembly(target.parse(text, "regions"))
 
 
 class CpuTarget:

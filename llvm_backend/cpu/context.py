@@ -55,7 +55,9 @@ class ModuleContext:
         self.module = module
         self.options = options
         self.target_data = target_data
-        self.fast_math = ("fast",) if options.fast_math else ()
+        # -ffast-math's `fast` includes `contract`; -ffp-contract=fast alone only lets a
+        # multiply and an add fuse (instruction selection makes the FMA)
+        self.fast_math = ("fast",) if options.fast_math else ("contract",) if options.fp_contract else ()
         self.thread_functions = 0
         self.trampolines: dict[str, str] = {}   # internal function -> its external wrapper (lower_unit sets it)
         self.debug = DebugInfo(module, module.name, options.debug_prefix_map) if options.debug else None

@@ -12,8 +12,9 @@ truncate toward zero in both C99 and LLVM. The exceptions are shifts (the right
 operand keeps its own type), comparisons and `!`/`&&`/`||` (int 0/1 results) and
 pointer arithmetic. Compound assignments follow 6.5.16.2: `a op= b` is
 `a = (T_a)((compute_type)a op b)`, the front end giving shifts the promoted type of `a`.
-Floating point gets fast-math flags only under -ffast-math and never `contract`,
-so results equal gcc -O0's, which neither reassociates nor fuses.
+Floating point gets fast-math flags only under -ffast-math, and `contract` alone
+under -ffp-contract=fast; without either, results equal gcc -O0's, which neither
+reassociates nor fuses.
 
 Array elements are addressed as one `getelementptr inbounds` on the scalar element
 with a linear i64 index in Horner form, `((i * m) + j) * p + k`, the extents being

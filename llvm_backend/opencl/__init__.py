@@ -90,6 +90,8 @@ def _kernel_record(k: Kernel) -> dict:
         tiling = {"work_group": list(group), "local_bytes": k.tiling.local_bytes,
                   "points_per_work_item": list(points), "tile": list(tile),
                   "stages": [{"strip": s.tile_k if s.loop else None,
+                              # a two-deep nest's outer strip (tiling.Nest; None: one loop strip-mined)
+                              "outer_strip": s.nest.tile_p if s.nest is not None else None,
                               "local_arrays": [{"array": a.name, "box": list(a.extents), "padded_row": a.row}
                                                for a in s.arrays],
                               "private_elements": [r[0] for r in s.registers],
@@ -130,7 +132,7 @@ class OpenclTarget(CpuTarget):
                 plan = Plan(unit, options.parallel, options)
                 if plan.loops:
                     notes = "".join(f"// on the host: {why}\n" for _, k, why in plan.loops if k is None)
-                    dumps.emit("opencl", unit.region.label, "opencl-kernels", notes + program_source(plan.kernels))
+                    dumps.emit("opencl", unit.region.label, "opencl-kernels", notes + program_source(plan.kernels, options.fp_contract))
         return super().emit(units, options, output, module_name, dumps)
 
     def mappings(self, units: Sequence[CodegenUnit], options: CompileOptions) -> dict[str, dict]:

@@ -48,6 +48,7 @@ from clangpass.options import CompileOptions
 from llvm_backend.opencl import work_groups
 from llvm_backend.opencl.kernels import (GROUP_SIZE, GROUPS, Kernel, KernelBuilder, Unmappable,
                                          inner_coincident_loop, program_source, root_name, written_names)
+from llvm_backend.opencl.triangle import triangular_inner_loop
 
 #: struct pencilcc_cl_arg { const void *data; uint64_t size; int32_t kind; int32_t access; }
 ARG = ir.LiteralStructType([PTR, I64, I32, I32])
@@ -94,10 +95,19 @@ class Plan:
         if kind == isl.ast_node_type.mark:
             child = node.mark_get_node()
             if is_offloadable(node):
-                try:
-                    kernel, why = self.builder.build(child, iterators, inner=inner_coincident_loop(child)), ""
-                except Unmappable as exc:
-                    kernel, why = None, str(exc)
+                kernel, why = None, ""
+                triangle = triangular_inner_loop(child)
+                if triangle is not None:
+                    # Over the triangle's bounding box when it tiles (triangle.py); else as below.
+                    try:
+                        kernel = self.builder.build(child, iterators, inner=triangle)
+                    except Unmappable:
+                        kernel = None
+                if kernel is None:
+                    try:
+                        kernel, why = self.builder.build(child, iterators, inner=inner_coincident_loop(child)), ""
+                    except Unmappable as exc:
+                        kernel, why = None, str(exc)
                 self.loops.append((child.to_C_str(), kernel, why))
                 return
             self._walk(child, iterators)
@@ -250,9 +260,16 @@ class HostLowering(AstLowering):
         with b.if_then(b.icmp_signed(">", trips, ir.Constant(I64, 0))):
             if kernel.inner is not None:
                 inner = kernel.inner
-                start0 = self.integer(inner.for_get_init())
-                step0 = self.integer(inner.for_get_inc())
-                trips0 = trip_count(self, inner, start0, step0)
+                if kernel.box is not None:
+                    # A triangle: dimension 0 over its bounding box (the kernel tests the bounds).
+                    start0 = self.integer(kernel.box[0])
+                    span = b.sub(self.integer(kernel.box[1]), start0)
+                    trips0 = b.select(b.icmp_signed("<", span, ir.Constant(I64, 0)), ir.Constant(I64, 0),
+                                      b.add(span, ir.Constant(I64, 1)), name="pencil.box.trips")
+                else:
+                    start0 = self.integer(inner.for_get_init())
+                    step0 = self.integer(inner.for_get_inc())
+                    trips0 = trip_count(self, inner, start0, step0)
                 with b.if_then(b.icmp_signed(">", trips0, ir.Constant(I64, 0))):
                     failed = self._launch(kernel, start, trips, inner=(start0, trips0))
                     with b.if_then(b.icmp_signed("!=", failed, ir.Constant(I32, 0))):
@@ -407,7 +424,8 @@ class HostLowering(AstLowering):
     def _program_text(self) -> ir.Value:
         if self._program is None:
             self._program = self._global_string(f"{self.unit.region.symbol}.cl",
-                                                program_source(self.plan.kernels))
+                                                program_source(self.plan.kernels,
+                                                               self.state.ctx.options.fp_contract))
         return self._program
 
     def _string(self, text: str) -> ir.Value:

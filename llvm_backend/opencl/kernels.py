@@ -47,12 +47,14 @@ from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.c_printer import CDialect, CPrinter, Unprintable
 from clangpass.ir.walk import base_variable, descendants, transform, written_variables
+from clangpass.poly.affine import NotAffine
 from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_names
 from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
 from clangpass.poly.validity import COINCIDENT_MARK
 from clangpass.poly.ast_c import AstPrinter, identifiers, iterator_name
+from llvm_backend.opencl import triangle
 from llvm_backend.opencl.tiling import Stage, TileMapping, tile_mapping
 
 #: Private arrays larger than this many elements stay on the host (private memory is small).
@@ -93,6 +95,9 @@ class Kernel:
     reductions: tuple[LoopReduction, ...] = ()   # performed as tree reductions (`_reduction_kernel`)
     inner: Optional[isl.AstNode] = None           # the loop of dimension 0 of a two-dimensional kernel
     tiling: Optional[TileMapping] = None          # tiles to work-groups, staged footprints (tiling.py)
+    # A triangle (`inner`'s bounds name the outer iterator, triangle.py): isl AST expressions of
+    # the first and last iteration of `inner` over the whole outer loop, dimension 0's launch.
+    box: Optional[tuple[isl.AstExpr, isl.AstExpr]] = None
 
     @property
     def dimensions(self) -> int:
@@ -159,10 +164,12 @@ class OpenclDialect(CDialect):
         return opencl_type(t)
 
     def subscript(self, root: N.VarRef, indices: Sequence[str]) -> str:
-        if root.name in self.staged and self.staged[root.name][0] is None:     # a private register
-            return self.staged[root.name][1]
-        if root.name in self.staged:
-            array, local = self.staged[root.name]
+        # A copy of this reference alone (tiling.StagedArray.keys), else of the whole array.
+        entry = self.staged.get(id(root)) or self.staged.get(root.name)    # type: ignore[call-overload]
+        if entry is not None and entry[0] is None:     # a private register
+            return entry[1]
+        if entry is not None:
+            array, local = entry
             offset = f"(({indices[0]}) - {local}_o0)"
             for d in range(1, len(indices)):
                 extent = array.row if d == len(indices) - 1 else array.extents[d]
@@ -201,9 +208,9 @@ class OpenclDialect(CDialect):
 
 
 # FP_CONTRACT OFF: OpenCL C lets a compiler fuse a * b + c into an fma by default; C (as
-# gcc -O0 and the CPU target compile it) rounds the product first.
+# gcc -O0 and the CPU target compile it) rounds the product first. ON under -ffp-contract=fast.
 _PRELUDE = """\
-#pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL FP_CONTRACT {contract}
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -215,9 +222,9 @@ static inline long __pencilcc_floord(long a, long b)
 """
 
 
-def program_source(kernels: Sequence[Kernel]) -> str:
-    """One OpenCL program holding `kernels`."""
-    return _PRELUDE + "".join("\n" + k.source for k in kernels)
+def program_source(kernels: Sequence[Kernel], contract: bool = False) -> str:
+    """One OpenCL program holding `kernels`; `contract`: -ffp-contract=fast."""
+    return _PRELUDE.replace("{contract}", "ON" if contract else "OFF") + "".join("\n" + k.source for k in kernels)
 
 
 class KernelBuilder:
@@ -338,6 +345,10 @@ class KernelBuilder:
         printer = AstPrinter(CPrinter(dialect), bodies_by_name, iterator_types)
         bound = set(host_iterators)
         mapping = None
+        # A triangle (triangle.py): the grid is its bounding box, and it is a kernel only tiled.
+        triangular = inner is not None and iterator_name(node) in (identifiers(inner.for_get_init())
+                                                                   | identifiers(inner.for_get_cond()))
+        box, meets, within = None, "", ""
         if inner is not None and not reductions and not single:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
             # This kernel's band: the kernels before it that are bands too (work_groups.is_band).
@@ -349,13 +360,33 @@ class KernelBuilder:
             # points of a work-item would share it, so one point each.
             if prologue or private:
                 points = (1, 1)
+            try:
+                domain = triangle.domain(inner) if triangular else ()
+            except NotAffine:
+                raise Unmappable("the inner loop's bounds name the outer iterator in a form isl's "
+                                 "sets cannot say") from None
             mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
-                                   points)
+                                   unit.context, frozenset(private), domain, points)
+            if triangular and mapping is not None:
+                box = triangle.bounding_box(node, inner, [*integers, *host_iterators])
+                meets = triangle.tile_meets_domain(node, inner, integers, host_iterators, mapping.group)
+                mapping = mapping if box is not None and meets is not None else None
+        if triangular and mapping is None:
+            raise Unmappable("the inner loop's bounds name the outer iterator and its tiles stage nothing")
         try:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
-                first = []
+                # One point per work-item: its grid iterators for the whole kernel (a nest's, a
+                # hull strip's and a triangle's code name them outside `_at_points`); several:
+                # declared at each point (`_at_points`).
+                first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid;",
+                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"] \
+                    if mapping.points == (1, 1) else []
+                if triangular:
+                    # A work-item of the box outside the triangle copies and computes nothing.
+                    within = (f"t_{inner_it} >= {printer.expr(inner.for_get_init(), bound, True)} && "
+                              f"({printer.condition(inner.for_get_cond(), bound)})")
                 body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound, (outer_it, inner_it))
             elif single:
                 first = []
@@ -389,14 +420,18 @@ class KernelBuilder:
                      "  const long __pencilcc_gid = (long)get_global_id(1);",
                      "  const long __pencilcc_l0 = (long)get_local_id(0), __pencilcc_l1 = (long)get_local_id(1);",
                      f"  const int __pencilcc_lid = (int)(__pencilcc_l1 * {g[0]} + __pencilcc_l0);",
+                     *first,
                      "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
                      "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
                      f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {tile[1]};",
                      f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {tile[0]};",
                      # The work-item's first point exists (its others follow it a work-group apart).
                      "  const int __pencilcc_active = t___pcl_o1 + __pencilcc_l1 < t___pcl_s1 + t___pcl_n1 && "
-                     "t___pcl_o0 + __pencilcc_l0 < t___pcl_s0 + t___pcl_n0;",
-                     *first, *prologue, *body, "}", ""]
+                     f"t___pcl_o0 + __pencilcc_l0 < t___pcl_s0 + t___pcl_n0{f' && ({within})' if within else ''};",
+                     # A triangle's group whose tile misses it leaves at once: a condition of the
+                     # group alone, so all its work-items leave before any barrier, or none.
+                     *([f"  if (!{meets})", "    return;"] if meets else []),
+                     *prologue, *body, "}", ""]
         elif inner is not None:
             lines = [f"__kernel void {name}({signature})", "{",
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
@@ -409,7 +444,7 @@ class KernelBuilder:
                      "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
                      *first, *prologue, *body, "}", ""]
         kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
-                        tuple(reductions), inner, mapping)
+                        tuple(reductions), inner, mapping, box)
         self.kernels.append(kernel)
         return kernel
 
@@ -579,12 +614,15 @@ def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialec
     if whole:
         return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping, grid)
     out: list[str] = []
+    while mapping.unmarked and body.get_type() == isl.ast_node_type.mark:
+        body = body.mark_get_node()
     children = [body] if body.get_type() != isl.ast_node_type.block else \
         [body.block_get_children().get_at(i) for i in range(body.block_get_children().n_ast_node())]
     for index, child in enumerate(children):
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
-            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, child, bound, mapping, grid)
+            out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, stage.node, bound,
+                               mapping, grid)
         else:
             out += ["  if (__pencilcc_active) {",
                     *_at_points(mapping, grid, "    ", lambda indent: printer.node(child, indent, bound)), "  }"]
@@ -610,6 +648,9 @@ def _at_points(mapping: TileMapping, grid: tuple[str, str], indent: str,
     the grid iterators of that point declared: unrolled, each point's number a constant (so
     that the private slots of the points are plain registers, whatever the device compiler
     unrolls)."""
+    if mapping.points == (1, 1):
+        # One point: the work-item's grid iterators are the kernel's own (KernelBuilder's `first`).
+        return [f"{indent}{{ const int __pencilcc_p1 = 0, __pencilcc_p0 = 0;", *code(indent + "  "), f"{indent}}}"]
     out = []
     for p1 in range(mapping.points[1]):
         for p0 in range(mapping.points[0]):
@@ -647,10 +688,19 @@ def _copies(stage: Stage, number: int, dialect: OpenclDialect, indent: str, boun
     return out
 
 
+def _barriers(stage: Stage) -> tuple[list[str], str]:
+    """The barrier before a stage (none unless `Stage.fence`) and the one ending each strip."""
+    if stage.fence:
+        return ["  barrier(CLK_GLOBAL_MEM_FENCE);"], "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+    return [], "barrier(CLK_LOCAL_MEM_FENCE);"
+
+
 def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
                 bound: set[str], mapping: TileMapping, grid: tuple[str, str]) -> list[str]:
     group = mapping.group
-    staged = {a.name: (a, a.local_name(number)) for a in stage.arrays}
+    if stage.nest is not None:
+        return _nest_code(stage, number, printer, dialect, node, bound, group)
+    staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
     if not stage.loop:
         out = _copies(stage, number, dialect, "  ", bound, group)
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
@@ -666,8 +716,18 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     init = printer.condition(node.for_get_init(), bound)
     cond = f"({printer.condition(node.for_get_cond(), inner)})"
     p0, p1 = mapping.points
-    out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
-           f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
+    start = "t___pcl_ok"
+    if stage.hull is not None:
+        # Bounds that name a grid iterator: the group's strips cover the loop's range over the
+        # whole tile (tiling._Builder._hull); each work-item runs its own iterations in them
+        # (one point per work-item: TileMapping.single_point).
+        out = [f"  const long __pencilcc_last{number} = {stage.hull[1]};",
+               f"  for (long t___pcl_ok = {stage.hull[0]}; t___pcl_ok <= __pencilcc_last{number}; "
+               f"t___pcl_ok += {stage.tile_k}) {{"]
+        start = f"max(t___pcl_ok, (long)({init}))"
+    else:
+        out = [f"  for (long t___pcl_ok = {init}; ; t___pcl_ok += {stage.tile_k}) {{",
+               f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
     out += _copies(stage, number, dialect, "    ", inner, group)
     out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
     # Elements a work-item alone uses in the loop, one per point: in private variables across it.
@@ -709,15 +769,71 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
                           f"          if ({_exists(grid, (dim,))})", f"            {variable}[{p}] = {source};",
                           "        }"]
         staged[name] = (None, f"{variable}[{0 if dim is None else f'__pencilcc_p{dim}'}]")
-    out = before + out
+    first, end = _barriers(stage)
+    out = first + before + out
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
-                f"      for (long t_{it} = t___pcl_ok; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
+                f"      for (long t_{it} = {start}; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
                 *loads,
                 *_at_points(mapping, grid, "        ", lambda indent: printer.node(node.for_get_body(), indent, inner)),
                 "      }", "    }"]
     finally:
         dialect.staged = {}
-    out += ["    barrier(CLK_LOCAL_MEM_FENCE);", "  }", *after]
+    out += [f"    {end}", "  }", *after]
     return out
+
+
+def _nest_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
+               bound: set[str], group: tuple[int, int]) -> list[str]:
+    """A two-deep nest stage (tiling.Nest): for each strip of p, the children before the inner
+    loop and the registers' loads for the whole strip; for each strip of s, the copies between
+    barriers and the strip of p by the strip of s; then the registers' stores and the children
+    after the inner loop for the whole strip of p."""
+    nest = stage.nest
+    p, s = iterator_name(node), iterator_name(nest.inner)
+    outer = bound | {p, "__pcl_op"}
+    inner = outer | {s, "__pcl_ok"}
+    p_cond = f"({printer.condition(node.for_get_cond(), outer)})"
+    s_cond = f"({printer.condition(nest.inner.for_get_cond(), inner)})"
+    p_strip = f"for (long t_{p} = t___pcl_op; t_{p} < t___pcl_op + {nest.tile_p} && {p_cond}; t_{p} += 1) {{"
+    staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
+    first, end = _barriers(stage)
+    out = list(first)
+    loads, stores = [], []
+    for name, indices, element, root in stage.registers:
+        variable = f"__pencilcc_r{number}_{name}"
+        saved, dialect.staged = dialect.staged, {}
+        source = dialect.subscript(root, indices)
+        dialect.staged = saved
+        out.append(f"  {opencl_type(element)} {variable}[{nest.tile_p}];")
+        here = f"{variable}[t_{p} - t___pcl_op]"
+        loads.append(f"        {here} = {source};")
+        if name in dialect.written:
+            stores.append(f"        {source} = {here};")
+        staged[name] = (None, here)
+    out += [f"  for (long t___pcl_op = {printer.condition(node.for_get_init(), bound)}; ; "
+            f"t___pcl_op += {nest.tile_p}) {{",
+            f"    {{ const long t_{p} = t___pcl_op; if (!{p_cond}) break; }}"]
+    before = [line for child in nest.before for line in printer.node(child, "        ", outer)] + loads
+    if before:
+        out += ["    if (__pencilcc_active) {", f"      {p_strip}", *before, "      }", "    }"]
+    out += [f"    for (long t___pcl_ok = {printer.condition(nest.inner.for_get_init(), outer)}; ; "
+            f"t___pcl_ok += {stage.tile_k}) {{",
+            f"      {{ const long t_{s} = t___pcl_ok; if (!{s_cond}) break; }}" if nest.last is None else
+            f"      if (!(t___pcl_ok <= {nest.last})) break;"]
+    out += _copies(stage, number, dialect, "      ", inner, group)
+    out.append("      barrier(CLK_LOCAL_MEM_FENCE);")
+    dialect.staged = staged
+    try:
+        out += ["      if (__pencilcc_active) {", f"        {p_strip}",
+                f"          for (long t_{s} = t___pcl_ok; t_{s} < t___pcl_ok + {stage.tile_k} && {s_cond}; "
+                f"t_{s} += 1) {{",
+                *printer.node(nest.inner.for_get_body(), "            ", inner), "          }", "        }", "      }"]
+    finally:
+        dialect.staged = {}
+    out += [f"      {end}", "    }"]
+    after = stores + [line for child in nest.after for line in printer.node(child, "        ", outer)]
+    if after:
+        out += ["    if (__pencilcc_active) {", f"      {p_strip}", *after, "      }", "    }"]
+    return out + ["  }"]

@@ -31,7 +31,10 @@ through a small helper, :mod:`test_suite.bench.rusage`) with its percentage of g
 ``--compilers ...,pencilcc-opencl`` adds the OpenCL target (opt-in): its
 column, its ratio to gcc (not a CPU figure: on PoCL it measures the runtime's
 overheads) and a table of its cold first runs and of the runtime's profile
-(launches, transfers, programs built or loaded).
+(launches, transfers, programs built or loaded).  ``pencilcc-opencl-tuned``
+(opt-in too) runs ``pencilcc-tune`` (``--tune-budget``, 20) on each kernel
+before its build and reports the tuner's evaluations and choices and the
+ratio ``pencilcc-opencl/pencilcc-opencl-tuned`` (:mod:`test_suite.bench.tuned`).
 
 Exit status: 0, or 1 when a MISMATCH was found (a miscompile), 2 on bad usage.
 See ``test_suite/bench/README.md`` and ``docs/benchmarks.md``.
@@ -79,8 +82,15 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                              f"(default: {','.join(compilers_mod.DEFAULT_COMPILERS)}; for the memory group "
                              f"{','.join(compilers_mod.MEMORY_COMPILERS)}; {compilers_mod.MEMORY_NONE} is added "
                              "when memory kernels run with others)")
+    parser.add_argument("--tune-budget", type=int, default=compilers_mod.TUNE_BUDGET, metavar="N",
+                        help=f"evaluations pencilcc-tune may spend per region for {opencl.TUNED_NAME} "
+                             f"(1 to {compilers_mod.TUNE_BUDGET}; default {compilers_mod.TUNE_BUDGET})")
     parser.add_argument("--march", help=f"-march of every build (default: native; {CALLGRIND_MARCH} "
                                         "with --callgrind)")
+    parser.add_argument("--fp-contract", choices=("off", "on", "fast"), default="",
+                        help="-ffp-contract= of every build (default: none, each compiler's own: under "
+                             "-std=c99 gcc's and pencilcc's off, clang's on); fast lets every compiler "
+                             "form FMAs, the only way to more than half of the FMA peak")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per run (default 300)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
     parser.add_argument("--keep", type=Path, metavar="DIR",
@@ -123,9 +133,12 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         parser.error(f"--oclgrind: {oclgrind.problem()}")
     if args.callgrind and shutil.which("valgrind") is None:
         parser.error("--callgrind needs valgrind on PATH")
-    if args.callgrind and opencl.NAME in args.compiler_names:
-        parser.error(f"--callgrind cannot count {opencl.NAME}: its OpenCL runtime and PoCL call "
-                     "clock_gettime themselves, which splits the count of the kernel call")
+    for name in (opencl.NAME, opencl.TUNED_NAME):
+        if args.callgrind and name in args.compiler_names:
+            parser.error(f"--callgrind cannot count {name}: its OpenCL runtime and PoCL call "
+                         "clock_gettime themselves, which splits the count of the kernel call")
+    if not 1 <= args.tune_budget <= compilers_mod.TUNE_BUDGET:
+        parser.error(f"--tune-budget expects 1 to {compilers_mod.TUNE_BUDGET}, got {args.tune_budget}")
     return args
 
 
@@ -165,11 +178,14 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     threads = 1 if args.callgrind else args.threads
     settings: dict[str, Any] = {
         "mode": "callgrind" if args.callgrind else "timing", "dataset": args.dataset,
-        "repeat": args.repeat, "threads": threads, "march": args.march,
+        "repeat": args.repeat, "threads": threads, "march": args.march, "fp_contract": args.fp_contract or "default",
         "command": " ".join(["python -m test_suite.bench", *sys.argv[1:]]),
         "roofline": not (args.callgrind or args.no_roofline),
     }
-    compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe")
+    if opencl.TUNED_NAME in args.compiler_names:
+        settings["tune_budget"] = args.tune_budget
+    compilers = compilers_mod.detect(args.compiler_names, args.march, workdir / "probe", args.tune_budget,
+                                     args.fp_contract)
     # The percentage of peak is of the cores the runs may use.
     peak = flops.machine_peak(min(threads, host.cores))
     print(report.format_header(host, load_start, settings, compilers), flush=True)
@@ -234,6 +250,10 @@ def run_benchmark(args: argparse.Namespace, workdir: Path) -> int:
     opencl_table = report.format_opencl(results, compilers)
     if opencl_table:
         print(opencl_table)
+        print()
+    tuning_table = report.format_tuning(results, compilers)
+    if tuning_table:
+        print(tuning_table)
         print()
     print(report.format_compile_times(results, compilers))
     problems = report.format_problems(results)

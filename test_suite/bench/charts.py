@@ -133,7 +133,8 @@ def _roofline_chart(plt, points: dict[str, list[tuple[str, float, float]]], roof
 
 def _speedup_chart(plt, kernels: list[str], series: dict[str, list[Optional[float]]],  # type: ignore[no-untyped-def]
                    path: Path, title: str) -> Path:
-    figure, axes = plt.subplots(figsize=(max(8, 0.6 * len(kernels) * max(1, len(series))), 6))
+    bars = len(kernels) * max(1, len(series))
+    figure, axes = plt.subplots(figsize=(min(20, max(8, 2 + 0.12 * bars)), 6))   # 30 kernels x 4: 16 x 6 in
     width = 0.8 / max(1, len(series))
     for index, (name, values) in enumerate(series.items()):
         xs = [k + (index - (len(series) - 1) / 2) * width for k in range(len(kernels))]

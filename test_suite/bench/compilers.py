@@ -16,7 +16,9 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   ``python -m clangpass`` of this interpreter), compile cache off so that its
   compile time is real, and an optimisation record
   (``-foptimization-record-file``) so that a region the host compiler ran
-  instead is reported;
+  instead is reported; its Python modules are byte-compiled first
+  (:func:`byte_compile`), as installing a wheel does, so that its compile time
+  is the compiler's and not Python's compilation of pencilcc's own source;
 - ``pencilcc-seq``: the same with ``-fno-pencil-parallel``: tiling and
   rescheduling without threads, which separates what they bring;
 - ``pencilcc-scc``, ``pencilcc-bb`` (opt-in): ``pencilcc`` with
@@ -34,10 +36,15 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   OpenCL kernels through pencilcc's runtime on the first OpenCL device
   (:mod:`test_suite.bench.opencl`); n/a when pyopencl lists no OpenCL platform.
   On PoCL it measures the runtime's overheads, not a GPU's speed.
+- ``pencilcc-opencl-tuned`` (opt-in): ``pencilcc-opencl``'s command, built
+  after ``pencilcc-tune`` chose the kernels' work-group sizes for the build's
+  own sizes and flags on the same device, in a cache folder of its own
+  (:mod:`test_suite.bench.tuned`); timed like ``pencilcc-opencl``.
 """
 
 from __future__ import annotations
 
+import compileall
 import importlib.util
 import os
 import re
@@ -46,6 +53,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 from test_suite.bench import opencl
 
@@ -54,12 +62,15 @@ CLUSTERED = {"pencilcc-scc": "scc", "pencilcc-bb": "bb"}
 #: pencilcc with its memory passes off (``-fpencil-memory=none``).
 MEMORY_NONE = "pencilcc-memory-none"
 COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
-                                   *CLUSTERED, MEMORY_NONE, opencl.NAME)
+                                   *CLUSTERED, MEMORY_NONE, opencl.NAME, opencl.TUNED_NAME)
 #: The compilers of a run without ``--compilers``: every CPU configuration but the clustered
 #: ones and the memory passes' switch. The OpenCL, clustered and memory-none ones are asked
 #: for by name (or, memory-none, by the memory group: :data:`MEMORY_COMPILERS`).
 DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES
-                                           if n not in (opencl.NAME, MEMORY_NONE) and n not in CLUSTERED)
+                                           if n not in (opencl.NAME, opencl.TUNED_NAME, MEMORY_NONE)
+                                           and n not in CLUSTERED)
+#: Evaluations ``pencilcc-tune`` may spend per region for ``pencilcc-opencl-tuned`` (its most).
+TUNE_BUDGET = 20
 #: The compilers of a run of the ``memory`` group only without ``--compilers``: the peers,
 #: pencilcc, and pencilcc with the memory passes off (the threadless and one-thread
 #: configurations say nothing about memory).
@@ -110,19 +121,28 @@ class Compiler:
     #: records the runtime's profile, a runtime message (the regions ran on the
     #: CPU) fails the run, and its ratios are not CPU figures.
     opencl: bool = False
+    #: ``pencilcc-tune`` (its command) runs before each build, with at most this many
+    #: evaluations per region (0: no tuning): :mod:`test_suite.bench.tuned`.
+    tune_command: tuple[str, ...] = ()
+    tune_budget: int = 0
 
     @property
     def available(self) -> bool:
         return not self.unavailable
 
 
-def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
-    """The compilers ``names``, in that order, each probed once."""
+def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_BUDGET,
+           fp_contract: str = "") -> list[Compiler]:
+    """The compilers ``names``, in that order, each probed once (``tune_budget``: the tuned
+    configuration's evaluations per region; ``fp_contract``: ``-ffp-contract=`` for every
+    build, "" for each compiler's own default)."""
     scratch.mkdir(parents=True, exist_ok=True)
     probe = scratch / "probe.c"
     probe.write_text(_PROBE_SOURCE)
-    target = (f"-march={march}",)
+    target = (f"-march={march}",) + ((f"-ffp-contract={fp_contract}",) if fp_contract else ())
     pencilcc = _pencilcc_command()
+    if any(name.startswith("pencilcc") for name in names):
+        byte_compile(PENCILCC_PACKAGES)
     compilers = []
     for name in names:
         if name == "gcc":
@@ -142,8 +162,12 @@ def detect(names: list[str], march: str, scratch: Path) -> list[Compiler]:
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
                                run_threads=1)
-        elif name == opencl.NAME:
+        elif name in (opencl.NAME, opencl.TUNED_NAME):
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target, opencl.TARGET_FLAG)), opencl=True)
+            if name == opencl.TUNED_NAME:
+                compiler = replace(compiler, tune_command=_tune_command(), tune_budget=tune_budget)
+                if compiler.available and not compiler.tune_command:
+                    compiler = replace(compiler, unavailable="pencilcc-tune not on PATH and clangpass not importable")
             if compiler.available:
                 compiler = replace(compiler, unavailable=opencl.platform_problem())
         else:
@@ -187,13 +211,38 @@ def _probed(name: str, command: tuple[str, ...], link_flags: tuple[str, ...], pr
     return Compiler(name, command, link_flags, version=version)
 
 
-def _pencilcc_command() -> tuple[str, ...]:
-    """How to run pencilcc: the one on PATH, else this interpreter's ``-m clangpass``."""
-    if shutil.which("pencilcc"):
-        return ("pencilcc",)
+#: The packages of pencilcc's own code (the driver and compile core, the back ends).
+PENCILCC_PACKAGES: tuple[str, ...] = ("clangpass", "llvm_backend")
+
+
+def byte_compile(packages: Sequence[str]) -> None:
+    """Write the bytecode (``__pycache__``) of every module of ``packages`` that lacks an up-to-date
+    one. Installing a wheel does this; an editable install or a source tree leaves it to the first
+    import, which does not write it under ``PYTHONDONTWRITEBYTECODE=1``: every pencilcc process
+    then compiled its 120-odd modules from source again, about 0.25 s of CPU of every build's
+    compile time (a fifth of a median PolyBench kernel's) that no installed pencilcc pays."""
+    for package in packages:
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+            compileall.compile_dir(folder, quiet=2)
+
+
+def _installed(script: str, module: str) -> tuple[str, ...]:
+    """How to run one of pencilcc's commands: `script` on PATH, else this interpreter's
+    ``-m module``; () when neither is there."""
+    if shutil.which(script):
+        return (script,)
     if importlib.util.find_spec("clangpass") is not None:
-        return (sys.executable, "-m", "clangpass")
+        return (sys.executable, "-m", module)
     return ()
+
+
+def _pencilcc_command() -> tuple[str, ...]:
+    return _installed("pencilcc", "clangpass")
+
+
+def _tune_command() -> tuple[str, ...]:
+    return _installed("pencilcc-tune", "clangpass.driver.tune")
 
 
 def _pencilcc(name: str, prefix: tuple[str, ...], flags: tuple[str, ...]) -> Compiler:

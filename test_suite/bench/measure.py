@@ -25,6 +25,11 @@ records the runtime's launches and transfers (:mod:`test_suite.bench.opencl`).
 Every run's checksums, the cold and profiled ones included, are compared with
 the reference.
 
+A tuned configuration (``Compiler.tune_budget``, ``pencilcc-opencl-tuned``) runs
+``pencilcc-tune`` on its own build command first and builds in the tuning's cache
+folder (:func:`tuned_build`, :mod:`test_suite.bench.tuned`); its runs are then those
+of any OpenCL build.  The tuning's time is kept apart from the compile and kernel times.
+
 Every run is a process of its own; given the helper of
 :mod:`test_suite.bench.rusage` (``rss_helper``), a timed run also keeps that
 process's own peak resident set size (``wait4``'s ``ru_maxrss``), which the
@@ -44,7 +49,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional
 
-from test_suite.bench import checksums, opencl, rusage
+from test_suite.bench import checksums, opencl, rusage, tuned
 from test_suite.bench.blas import NumpyTiming
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
@@ -71,6 +76,8 @@ class Build:
     error: str = ""
     #: Regions the optimisation record lists as not optimized ("function:line: reason").
     regions_not_optimized: tuple[str, ...] = ()
+    #: A tuned configuration's tuning (:mod:`test_suite.bench.tuned`).
+    tuning: Optional[tuned.Tuning] = None
 
 
 @dataclass(frozen=True)
@@ -88,15 +95,28 @@ class Run:
     max_rss_kib: Optional[int] = None
 
 
-def build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: Path) -> Build:
+def executable_path(kernel: Kernel, compiler: Compiler, outdir: Path) -> Path:
+    """Where ``compiler``'s build of ``kernel`` goes."""
+    return outdir / f"{kernel.label.replace('/', '-')}.{compiler.name}"
+
+
+def build_command(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, exe: Path,
+                  record: Optional[Path] = None) -> list[str]:
+    """The command line that builds ``kernel`` at ``macros`` with ``compiler`` into ``exe``
+    (writing the optimisation record ``record`` if given)."""
+    record_flags = [f"-foptimization-record-file={record}"] if record is not None else []
+    return [*compiler.command, *record_flags, *BENCH_CFLAGS, *kernel.cflags, *(f"-D{m}" for m in macros),
+            str(kernel.source), "-o", str(exe), *compiler.link_flags, "-lm"]
+
+
+def build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: Path,
+          extra_env: Optional[dict[str, str]] = None) -> Build:
     """Compile and link ``kernel`` with ``compiler``; the wall time of the command is the compile time."""
     outdir.mkdir(parents=True, exist_ok=True)
-    exe = outdir / f"{kernel.label.replace('/', '-')}.{compiler.name}"
+    exe = executable_path(kernel, compiler, outdir)
     record = exe.with_name(exe.name + ".opt.json")
-    record_flags = [f"-foptimization-record-file={record}"] if compiler.writes_record else []
-    command = [*compiler.command, *record_flags, *BENCH_CFLAGS, *kernel.cflags, *(f"-D{m}" for m in macros),
-               str(kernel.source), "-o", str(exe), *compiler.link_flags, "-lm"]
-    env = {**os.environ, **dict(compiler.build_env)}
+    command = build_command(kernel, macros, compiler, exe, record if compiler.writes_record else None)
+    env = {**os.environ, **dict(compiler.build_env), **(extra_env or {})}
     start = time.perf_counter()
     try:
         proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=_BUILD_TIMEOUT_S)
@@ -227,6 +247,8 @@ class Outcome:
     profile: Optional[opencl.Profile] = None
     #: Peak resident set size of each timed run, KiB (empty under callgrind).
     rss_kib: tuple[int, ...] = ()
+    #: A tuned configuration's tuning: evaluations, the sizes chosen, where the build's came from.
+    tuning: Optional[tuned.Tuning] = None
 
     @property
     def median(self) -> Optional[float]:
@@ -300,6 +322,11 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
     builds = {}
     for compiler in compilers:
         if compiler.available and not compiler.runs_build_of:
+            if compiler.tune_budget and not callgrind:
+                step(f"tune {compiler.name}")
+                builds[compiler.name] = tuned_build(kernel, macros, compiler, workdir,
+                                                    compiler.run_threads or threads, timeout)
+                continue
             step(f"build {compiler.name}")
             builds[compiler.name] = build(kernel, macros, compiler, workdir)
     for compiler in compilers:
@@ -350,7 +377,7 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
         b = builds[compiler.name]
         if b.error:
             outcomes.append(Outcome(compiler.name, b.seconds, error=b.error,
-                                    regions_not_optimized=b.regions_not_optimized))
+                                    regions_not_optimized=b.regions_not_optimized, tuning=b.tuning))
             continue
         done = runs[compiler.name]
         first, last = cold.get(compiler.name), profiled.get(compiler.name)
@@ -365,8 +392,24 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
                                 done[0].checksums, failed, tuple(mismatches), b.regions_not_optimized,
                                 cold_seconds=first.value if first is not None else None,
                                 profile=last.profile if last is not None else None,
-                                rss_kib=tuple(r.max_rss_kib for r in done if r.max_rss_kib is not None)))
+                                rss_kib=tuple(r.max_rss_kib for r in done if r.max_rss_kib is not None),
+                                tuning=b.tuning))
     return KernelResult(kernel.label, macros, tuple(outcomes), reference_name)
+
+
+def tuned_build(kernel: Kernel, macros: tuple[str, ...], compiler: Compiler, outdir: Path, threads: int,
+                timeout: float) -> Build:
+    """``pencilcc-tune`` on the build's own command, flags and sizes (:mod:`test_suite.bench.tuned`),
+    then the build, which picks the tuned sizes up from the tuning's cache folder."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    exe = executable_path(kernel, compiler, outdir)
+    command = build_command(kernel, macros, compiler, tuned.scratch_executable(exe))
+    tuning = tuned.tune(compiler, command, exe, thread_env(threads), threads, timeout)
+    if tuning.error:
+        return Build(None, None, tuning.error, tuning=tuning)
+    built = build(kernel, macros, compiler, outdir, extra_env=tuned.build_env(exe))
+    sources = tuned.record_sources(exe.with_name(exe.name + ".opt.json")) if not built.error else ()
+    return replace(built, tuning=replace(tuning, tile_sizes_from=sources))
 
 
 def _opencl_cache(built: Build) -> Path:

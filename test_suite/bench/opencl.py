@@ -34,6 +34,8 @@ from pathlib import Path
 
 #: The name of the OpenCL configuration in ``--compilers``.
 NAME = "pencilcc-opencl"
+#: The OpenCL configuration whose work-group sizes ``pencilcc-tune`` chose first (:mod:`test_suite.bench.tuned`).
+TUNED_NAME = "pencilcc-opencl-tuned"
 #: The flag that selects the OpenCL target.
 TARGET_FLAG = "-fpencil-target=opencl"
 

@@ -16,7 +16,10 @@ The OpenCL target's ratio (``gcc/pencilcc-opencl``) is shown beside the
 others, geomean included, but it is not a figure of the CPU compiler: on PoCL
 it measures the OpenCL runtime's overheads.  The JSON keeps its geometric mean
 apart (``geomean_opencl``), so that ``geomean`` holds the CPU figures only; a
-table of its own gives the cold first run and the runtime's profile.
+table of its own gives the cold first run and the runtime's profile.  The tuned
+OpenCL configuration (``pencilcc-opencl-tuned``) gets the same, its ratio to the
+untuned one (``pencilcc-opencl/pencilcc-opencl-tuned``), and a table of the
+tuner's evaluations and choices (:func:`format_tuning`; ``tuning`` in the JSON).
 
 A run with kernels of the ``memory`` group also gets the peak resident set
 size of every build's runs (:func:`format_memory`), as a percentage of gcc's
@@ -37,7 +40,7 @@ import math
 from dataclasses import asdict
 from typing import Any, Optional, Sequence
 
-from test_suite.bench import blas, opencl, roofline
+from test_suite.bench import blas, opencl, roofline, tuned
 from test_suite.bench.compilers import MEMORY_NONE, Compiler
 from test_suite.bench.flops import BLAS_LIKE, Peak
 from test_suite.bench.machine import Machine, Roofs
@@ -48,6 +51,7 @@ from test_suite.bench.measure import KernelResult, Outcome
 RATIO_PAIRS: tuple[tuple[str, str], ...] = (
     ("gcc", "pencilcc"), ("clang", "pencilcc"), ("polly", "pencilcc"), ("gcc", "pencilcc-seq"),
     ("gcc", "pencilcc-1t"), ("gcc", MEMORY_NONE), (MEMORY_NONE, "pencilcc"), ("gcc", opencl.NAME),
+    ("gcc", opencl.TUNED_NAME), (opencl.NAME, opencl.TUNED_NAME),
     ("pencilcc", "pencilcc-scc"), ("pencilcc", "pencilcc-bb"),
 )
 #: The peak-RSS table's percentage columns besides ``NAME/gcc`` for every other compiler:
@@ -358,6 +362,47 @@ def format_opencl(results: Sequence[KernelResult], compilers: Sequence[Compiler]
     return "\n".join(lines)
 
 
+def tuning_json(tuning: Optional[tuned.Tuning]) -> Optional[dict[str, Any]]:
+    """A tuned build's ``tuning`` field: evaluations, choices per region, the build's sources."""
+    if tuning is None:
+        return None
+    return {"evaluations": tuning.evaluations, "seconds": tuning.seconds, "error": tuning.error,
+            "sizes": tuning.sizes_text(), "tile_sizes_from": list(tuning.tile_sizes_from),
+            "regions": [{"label": r.label, "bands": {str(b): list(s) for b, s in r.bands},
+                         "evaluations": r.evaluations, "seconds": r.seconds, "default_seconds": r.default_seconds}
+                        for r in tuning.regions]}
+
+
+def format_tuning(results: Sequence[KernelResult], compilers: Sequence[Compiler]) -> str:
+    """Per kernel and tuned configuration: the tuner's evaluations and choices, where the build's
+    sizes came from, the tuning's seconds, and the ratio to the untuned OpenCL build; "" if none ran."""
+    names = [c.name for c in compilers if c.tune_budget and c.available]
+    if not names:
+        return ""
+    header = ["kernel", "compiler", "evaluations", "sizes chosen", "build's sizes from", "tuning s",
+              f"{opencl.NAME}/tuned"]
+    rows = []
+    for result in results:
+        for name in names:
+            outcome = result.outcome(name)
+            if outcome is None:
+                continue
+            t = outcome.tuning
+            if t is None:
+                rows.append([result.kernel, name, "-", "-", "-", "-", "-"])
+                continue
+            rows.append([result.kernel, name, str(t.evaluations) if not t.error else "FAIL", t.sizes_text(),
+                         ",".join(t.tile_sizes_from) or "-", "-" if t.seconds is None else f"{t.seconds:.1f}",
+                         _ratio_cell(ratio(result, opencl.NAME, name))])
+    budgets = sorted({c.tune_budget for c in compilers if c.tune_budget and c.available})
+    return "\n".join([
+        f"pencilcc-tune before the OpenCL build (at most {'/'.join(map(str, budgets))} evaluations per region; "
+        "sizes: band=outer x inner work-group, 'default' where nothing beat the build without tuned sizes "
+        "by the tuner's margin); tuning s = the tuner's wall time (not in the compile or kernel times); "
+        f"{opencl.NAME}/tuned above 1: the tuned build is faster",
+        _table(header, rows, 4)])
+
+
 def rss_pairs(compilers: Sequence[Compiler]) -> list[tuple[str, str]]:
     """The percentage columns of the peak-RSS table: every compiler over gcc, then :data:`RSS_PAIRS`."""
     available = [c.name for c in compilers if c.available]
@@ -454,6 +499,7 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
 
     pairs = ratio_pairs(compilers)
     opencl_names = {c.name for c in compilers if c.opencl}
+    tuned_names = {c.name for c in compilers if c.tune_budget}
 
     def means(cpu: bool) -> dict[str, Optional[float]]:
         return {f"{a}/{b}": geometric_mean([x for x in (ratio(r, a, b) for r in results) if x is not None])
@@ -468,7 +514,7 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
         "settings": settings,
         "compilers": [{"name": c.name, "command": list(c.command), "link_flags": list(c.link_flags),
                        "version": c.version, "available": c.available, "unavailable": c.unavailable,
-                       "opencl": c.opencl}
+                       "opencl": c.opencl, **({"tune_budget": c.tune_budget} if c.tune_budget else {})}
                       for c in compilers],
         "results": [
             {"kernel": r.kernel, "size": list(r.macros), "reference": r.reference, "status": status(r),
@@ -480,7 +526,8 @@ def to_json(results: Sequence[KernelResult], compilers: Sequence[Compiler], mach
                            "rss_kib": list(o.rss_kib), "peak_rss_kib": o.peak_rss_kib,
                            **({"cold_seconds": o.cold_seconds,
                                "profile": None if o.profile is None else asdict(o.profile)}
-                              if o.compiler in opencl_names else {})}
+                              if o.compiler in opencl_names else {}),
+                           **({"tuning": tuning_json(o.tuning)} if o.compiler in tuned_names else {})}
                           for o in r.outcomes],
              "ratios": {f"{a}/{b}": ratio(r, a, b) for a, b in pairs},
              "rss_ratios": {f"{a}/{b}": rss_ratio(r, a, b) for a, b in rss_pairs(compilers)},

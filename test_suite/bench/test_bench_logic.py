@@ -12,6 +12,8 @@ device is there) its cold, timed and profiled runs.  Nothing here is timed.
 
 from __future__ import annotations
 
+import json
+import importlib.util
 import os
 from dataclasses import replace
 import re
@@ -23,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from test_suite.bench import __main__ as bench_main
-from test_suite.bench import blas, charts, checksums, datasets, flops, machine, measure, opencl, report, roofline, rusage
+from test_suite.bench import blas, charts, checksums, datasets, flops, machine, measure, opencl, report, roofline, rusage, tuned
 from test_suite.bench import compilers as compilers_mod
 from test_suite.bench.checksums import ArrayChecksum
 from test_suite.bench.compilers import Compiler
@@ -941,3 +943,177 @@ def test_roofline_options() -> None:
     args = bench_main.parse_args(["--kernels", "gemm", "--no-roofline", "--charts", "out"])
     assert args.no_roofline and args.charts == Path("out")
     assert not bench_main.parse_args(["--kernels", "gemm"]).no_roofline
+
+
+# ----------------------------------------------------------------- pencilcc-opencl-tuned
+
+
+def test_tuned_opencl_is_opt_in_with_a_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    assert opencl.TUNED_NAME in compilers_mod.COMPILER_NAMES
+    assert opencl.TUNED_NAME not in compilers_mod.DEFAULT_COMPILERS
+    args = bench_main.parse_args(["--compilers", f"gcc,{opencl.NAME},{opencl.TUNED_NAME}"])
+    assert args.compiler_names == ["gcc", opencl.NAME, opencl.TUNED_NAME] and args.tune_budget == 20
+    assert bench_main.parse_args(["--compilers", opencl.TUNED_NAME, "--tune-budget", "5"]).tune_budget == 5
+    for bad in (["--tune-budget", "21"], ["--tune-budget", "0"], ["--callgrind"]):
+        with pytest.raises(SystemExit):
+            bench_main.parse_args(["--compilers", f"gcc,{opencl.TUNED_NAME}", *bad])
+    err = capsys.readouterr().err
+    assert "--tune-budget expects 1 to 20, got 21" in err and f"--callgrind cannot count {opencl.TUNED_NAME}" in err
+
+
+def _tuned_compiler() -> Compiler:
+    return Compiler(opencl.TUNED_NAME, (opencl.TUNED_NAME,), opencl=True, tune_command=("pencilcc-tune",),
+                    tune_budget=20)
+
+
+def test_tuned_column_ratio_table_and_json() -> None:
+    compilers = [_compiler("gcc"), Compiler(opencl.NAME, (opencl.NAME,), opencl=True), _tuned_compiler()]
+    pairs = report.ratio_pairs(compilers)
+    assert pairs == [("gcc", opencl.NAME), ("gcc", opencl.TUNED_NAME), (opencl.NAME, opencl.TUNED_NAME)]
+    assert not any(report.cpu_pair(compilers, p) for p in pairs)
+    tuning = tuned.Tuning((tuned.RegionChoice("kernel_gemm#0", ((0, (8, 32)),), 14, 0.4, 0.5),
+                           tuned.RegionChoice("kernel_gemm#1", (), 6, 0.2, 0.2)), 91.5, ("tuned", "model"))
+    outcomes = (Outcome("gcc", 0.1, (1.0,)), Outcome(opencl.NAME, 1.0, (3.0,)),
+                Outcome(opencl.TUNED_NAME, 1.0, (2.0,), tuning=tuning))
+    result = KernelResult("gemm", ("NI=8",), outcomes, "gcc")
+    assert report.ratio(result, opencl.NAME, opencl.TUNED_NAME) == 1.5
+    text = report.format_results([result], compilers, callgrind=False)
+    assert f"{opencl.NAME}/{opencl.TUNED_NAME}" in text and "1.50" in text
+    table = report.format_tuning([result], compilers)
+    row = next(line for line in table.splitlines() if line.startswith("gemm"))
+    assert row.split() == ["gemm", opencl.TUNED_NAME, "20", "kernel_gemm#0:", "0=8x32;", "kernel_gemm#1:",
+                           "default", "tuned,model", "91.5", "1.50"]
+    assert "at most 20 evaluations per region" in table
+    document = report.to_json([result], compilers, Machine("cpu", 2, 1.0, "Linux"),
+                              {"start": (0, 0, 0), "end": (0, 0, 0)}, {})
+    outcome = document["results"][0]["outcomes"][2]
+    assert outcome["tuning"]["evaluations"] == 20 and outcome["tuning"]["tile_sizes_from"] == ["tuned", "model"]
+    assert outcome["tuning"]["regions"][0] == {"label": "kernel_gemm#0", "bands": {"0": [8, 32]}, "evaluations": 14,
+                                               "seconds": 0.4, "default_seconds": 0.5}
+    assert outcome["cold_seconds"] is None and "tuning" not in document["results"][0]["outcomes"][1]
+    assert document["geomean_opencl"][f"{opencl.NAME}/{opencl.TUNED_NAME}"] == 1.5
+    assert document["compilers"][2]["tune_budget"] == 20 and "tune_budget" not in document["compilers"][1]
+    assert report.format_tuning([result], compilers[:2]) == ""
+
+
+def test_tuned_reads_the_tuners_cache_and_the_records_sources(tmp_path: Path) -> None:
+    folder = tmp_path / "gemm.t.tuning"
+    (folder / "tuned").mkdir(parents=True)
+    (folder / "tuned" / "opencl-0123.json").write_text(json.dumps({"format": 1, "regions": {
+        "abc:kernel_gemm#0": {"label": "kernel_gemm#0", "bands": {"1": [4, 64], "0": [16, 8]}, "evaluations": 9,
+                              "seconds": 0.3, "model_seconds": 0.4},
+        "abc:kernel_a": {"label": "kernel_a", "bands": {}, "evaluations": 11, "seconds": 1.0,
+                         "model_seconds": 1.0}}}))
+    (folder / "tuned" / "cpu-0123.json").write_text(json.dumps({"format": 1, "regions": {
+        "abc:x": {"label": "x", "bands": {"0": [1, 1]}, "evaluations": 3}}}))
+    choices = tuned.read_choices(folder)
+    assert [c.text() for c in choices] == ["kernel_a: default", "kernel_gemm#0: 0=16x8 1=4x64"]
+    assert tuned.Tuning(choices).evaluations == 20
+    assert tuned.cache_folder(tmp_path / "gemm.t") == folder
+    assert tuned.build_env(tmp_path / "gemm.t") == {"PENCILCC_CACHE_DIR": str(folder)}
+    record = tmp_path / "r.json"
+    record.write_text(json.dumps({"regions": [
+        {"status": "optimized", "tile_sizes_from": "", "mapping": {"tile_sizes_from": "tuned"}},
+        {"status": "fallback"}, {"status": "optimized", "tile_sizes_from": "model"}]}))
+    assert tuned.record_sources(record) == ("tuned", "model")
+    assert tuned.record_sources(tmp_path / "missing.json") == ()
+
+
+def _bench_document(times: dict[str, dict[str, object]]) -> dict:
+    """A bench --json document: per kernel, per compiler a median (None: failed, 'mismatch')."""
+    results = []
+    for kernel, by_compiler in times.items():
+        outcomes = []
+        for compiler, value in by_compiler.items():
+            outcomes.append({"compiler": compiler, "median": value if isinstance(value, float) else None,
+                             "error": "" if value is not None else "build failed",
+                             "mismatches": ["x differs"] if value == "mismatch" else []})
+        results.append({"kernel": kernel, "size": ["N=8"], "outcomes": outcomes})
+    return {"settings": {}, "results": results}
+
+
+def test_compare_two_runs_normalised_by_gcc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_suite.bench import compare
+    name = opencl.NAME
+    old = _bench_document({"gemm": {"gcc": 1.0, name: 2.0}, "jacobi-2d": {"gcc": 1.0, name: 1.0},
+                           "atax": {"gcc": 1.0, name: 1.0}, "mvt": {"gcc": 1.0, name: 1.0}})
+    new = _bench_document({"gemm": {"gcc": 0.5, name: 1.5}, "jacobi-2d": {"gcc": 1.0, name: 0.5},
+                           "atax": {"gcc": 1.0, name: "mismatch"}, "bicg": {"gcc": 1.0, name: 1.0},
+                           "mvt": {"gcc": None, name: 1.0}})
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    rows = compare.compare(old, new, name, "gcc")
+    assert [r.kernel for r in rows] == ["gemm", "jacobi-2d", "atax", "mvt"]      # bicg: not in the old run
+    # gemm: 2.0 of gcc's time before, 3.0 after: 1.5x slower although its own time fell.
+    assert rows[0].old_normalised == 2.0 and rows[0].new_normalised == 3.0 and rows[0].change == 1.5
+    assert rows[1].change == 0.5 and rows[2].change is None and rows[3].change is None
+    assert compare.main([str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--compiler", name]) == 0
+    out = capsys.readouterr().out
+    gemm = next(line for line in out.splitlines() if line.startswith("gemm"))
+    assert gemm.split() == ["gemm", "N=8", "2", "1", "1.5", "0.5", "2.000", "3.000", "1.500"]
+    geomean = next(line for line in out.splitlines() if line.startswith("geomean"))
+    assert geomean.split() == ["geomean", f"{(1.5 * 0.5) ** 0.5:.3f}"]
+    assert "geomean over 2 of 4 kernels" in out and "left out (no usable time in a run): atax, mvt" in out
+    # --limit: 0.866 passes 1.0, fails 0.8; pencilcc (absent) has nothing to compare.
+    assert compare.main([str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--compiler", name,
+                         "--limit", "1.0"]) == 0
+    assert compare.main([str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--compiler", name,
+                         "--limit", "0.8"]) == 1
+    assert compare.main([str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--limit", "1"]) == 1
+    (tmp_path / "bad.json").write_text("{")
+    assert compare.main([str(tmp_path / "bad.json"), str(tmp_path / "new.json")]) == 2
+    assert compare.main([str(tmp_path / "nosuch.json"), str(tmp_path / "new.json")]) == 2
+    err = capsys.readouterr().err
+    assert "compare: error: " in err and "is not JSON" in err and "cannot read" in err
+
+
+def test_tuned_opencl_column_tunes_then_builds(tmp_path: Path) -> None:
+    compiler = _opencl_compiler(tmp_path)
+    [tuned_compiler] = compilers_mod.detect([opencl.TUNED_NAME], "native", tmp_path / "probe", tune_budget=2)
+    assert tuned_compiler.available and tuned_compiler.tune_budget == 2 and tuned_compiler.tune_command
+    steps: list[str] = []
+    gcc = Compiler("gcc", ("gcc", "-O1"))
+    result = measure_kernel(datasets.select_kernels("gemm")[0], (), [gcc, compiler, tuned_compiler],
+                            tmp_path / "build", repeat=1, threads=1, timeout=120, callgrind=False,
+                            reference="gcc", progress=steps.append)
+    assert steps[:3] == ["build gcc", f"build {opencl.NAME}", f"tune {opencl.TUNED_NAME}"]
+    assert f"run {opencl.TUNED_NAME} cold" in steps and f"run {opencl.TUNED_NAME} profiled" in steps
+    outcome = result.outcome(opencl.TUNED_NAME)
+    assert outcome.usable, outcome.error or outcome.mismatches
+    tuning = outcome.tuning
+    assert tuning is not None and not tuning.error and tuning.seconds > 0
+    [region] = tuning.regions
+    assert region.label == "kernel_gemm#0" and 1 <= region.evaluations <= 2
+    # The build used what the tuner cached: tuned sizes, or the default where it kept it.
+    assert tuning.tile_sizes_from == (("tuned",) if region.bands else ("model",))
+    executable = tmp_path / "build" / f"gemm.{opencl.TUNED_NAME}"
+    assert list((tuned.cache_folder(executable) / "tuned").glob("opencl-*.json"))
+    if not region.bands:
+        # The default kept: the tuned build is the untuned one, byte for byte.
+        untuned = tmp_path / "build" / f"gemm.{opencl.NAME}"
+        assert executable.read_bytes() == untuned.read_bytes()
+    assert report.ratio(result, opencl.NAME, opencl.TUNED_NAME) is not None
+def test_byte_compile_writes_the_bytecode_python_would_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under PYTHONDONTWRITEBYTECODE=1 an import leaves no __pycache__: byte_compile writes it all.
+    import importlib.util
+
+    package = tmp_path / "bench_pkg_probe"
+    (package / "sub").mkdir(parents=True)
+    modules = [package / "__init__.py", package / "a.py", package / "sub" / "__init__.py", package / "sub" / "b.py"]
+    for module in modules:
+        module.write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    compilers_mod.byte_compile(("bench_pkg_probe", "no_such_package_here"))
+    for module in modules:
+        assert Path(importlib.util.cache_from_source(str(module))).is_file(), module
+
+
+def test_pencilcc_packages_hold_every_target() -> None:
+    # Every target's Python package is byte-compiled with the driver's.
+    from clangpass import targets
+
+    roots = [Path(importlib.util.find_spec(p).submodule_search_locations[0]).resolve()
+             for p in compilers_mod.PENCILCC_PACKAGES]
+    for root in (r for r in targets.code_roots() if (r / "__init__.py").is_file()):    # Python, not C
+        assert any(root == r or r in root.parents for r in roots), root

@@ -133,6 +133,15 @@ class RunError(HarnessError):
         super().__init__(f"{program} failed ({status})\n{stderr.rstrip()}")
 
 
+def host_has_cpu_flag(flag: str) -> bool:
+    """Whether /proc/cpuinfo lists `flag` (avx512f, fma...) for this machine's CPU."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and flag in line.split() for line in f)
+    except OSError:
+        return False
+
+
 def build(
     compiler: Sequence[str],
     sources: Sequence[Path],

@@ -15,6 +15,7 @@ The module is skipped where oclgrind or its ICD library is not installed.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -126,6 +127,146 @@ def test_points_per_work_item_cut_global_and_local_loads(tmp_path: Path) -> None
     assert model.total("local_loads") <= 0.6 * one.total("local_loads"), (model.total("local_loads"),
                                                                           one.total("local_loads"))
     assert model.total("global_loads") < one.total("global_loads")
+
+
+# Global loads of the OpenCL builds before their kernels were tiled (one work-item per grid
+# point, every access of the loop nests a global load; docs/benchmarks.md's oclgrind table), at the
+# programs' own sizes: doitgen (NR, NQ, NP = 24, 20, 36) loads sum[p], A[r][q][s] and C4[s][p] per
+# (r, q, p, s) and sum[p] once more per (r, q, p) to copy it back; filter2d (40 x 56 pixels) loads
+# src and kern per tap of its 5x5, 3x7 and 3x3 filters.
+UNTILED_LOADS = {"polybench/doitgen": 24 * 20 * 36 * (3 * 36 + 1), "image/filter2d": 2 * 40 * 56 * (25 + 21 + 9)}
+
+
+@pytest.mark.parametrize("kernel", sorted(UNTILED_LOADS))
+def test_tiled_nests_load_a_quarter(kernel: str, tmp_path: Path) -> None:
+    """doitgen's (r, q) grid strip-mines its p loop around its s loop (tiling.Nest: C4's and A's
+    strips in local memory, sum[p] in registers) and filter2d's (i, j) grid its e loop (boxes
+    bounded by `__pencil_assume`, src's through clamped subscripts): their global loads fall by
+    at least 4x against the untiled build, and the output is still gcc -O0's."""
+    source = next(s for s in KERNELS if _id(s) == kernel)
+    exe = tmp_path / source.stem
+    flags = [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl", "-fsave-optimization-record"]
+    if source.parent == IMAGE_DIR:
+        flags.append(f"-I{INCLUDE}")
+    harness.build(PENCILCC, [source], exe, flags, env={"PENCILCC_NO_CACHE": "1"})
+    record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+    stages = [s for region in record["regions"] for k in region["mapping"]["kernels"] if k["tiling"]
+              for s in k["tiling"]["stages"]]
+    staged = {a["array"] for s in stages for a in s["local_arrays"]}
+    if kernel == "polybench/doitgen":
+        assert any(s["outer_strip"] for s in stages), stages
+        assert {"A", "C4"} <= staged and any(s["private_elements"] for s in stages), stages
+    else:
+        assert {"src", "kern"} <= staged, stages
+    stdout, stderr, status = oclgrind.run_program(exe, tmp_path / "oclgrind", TIMEOUT_S, counts=True)
+    assert status == 0, stderr[-2000:]
+    loads = oclgrind.parse_counts(stdout).total("global_loads")
+    assert 0 < loads * 4 <= UNTILED_LOADS[kernel], (loads, UNTILED_LOADS[kernel])
+    output = oclgrind.without_counts(stdout)
+    reference = _reference(source, tmp_path)
+    if source.parent == IMAGE_DIR:
+        assert output == reference
+    else:
+        assert harness.compare_outputs(reference, output, rtol=1e-9) == []
+
+
+NEST = r"""#include <stdio.h>
+#include <stdlib.h>
+
+/* A doitgen-like nest: under the (r, q) grid, p strips around s strips, a child before the
+   s loop (acc's start), one after it (out), a read-only bias[p] used throughout s. */
+static void nest(int nr, int nq, int np, int ns, double A[nr][nq][ns], double W[ns][np],
+                 double bias[np], double out[nr][nq][np], double acc[nr][nq][np])
+{
+  int r, q, p, s;
+#pragma scop
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++)
+      for (p = 0; p < np; p++) {
+        acc[r][q][p] = 0.5 * bias[p];
+        for (s = 0; s < ns; s++)
+          acc[r][q][p] += A[r][q][s] * W[s][p] + bias[p];
+        out[r][q][p] = 2.0 * acc[r][q][p] - A[r][q][p % 3];
+      }
+#pragma endscop
+}
+
+/* p carries a dependence through t[r][q] (not a nest the tiling may reorder). */
+static void chain(int nr, int nq, int np, int ns, double A[nr][nq][ns], double W[ns][np],
+                  double t[nr][nq], double out[nr][nq][np])
+{
+  int r, q, p, s;
+#pragma scop
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++)
+      for (p = 0; p < np; p++) {
+        for (s = 0; s < ns; s++)
+          t[r][q] = 0.5 * t[r][q] + A[r][q][s] * W[s][p];
+        out[r][q][p] = t[r][q];
+      }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int nr = 19, nq = 21, np = 37, ns = 23 + argc - 1;
+  double (*A)[nq][ns] = malloc(sizeof(double[nr][nq][ns]));
+  double (*W)[np] = malloc(sizeof(double[ns][np]));
+  double *bias = malloc(sizeof(double[np]));
+  double (*out)[nq][np] = malloc(sizeof(double[nr][nq][np]));
+  double (*acc)[nq][np] = malloc(sizeof(double[nr][nq][np]));
+  double (*t)[nq] = malloc(sizeof(double[nr][nq]));
+  int i, j, k;
+
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++) {
+      t[i][j] = (double)(i - j) / 7;
+      for (k = 0; k < ns; k++)
+        A[i][j][k] = (double)((i * 3 + j * 5 + k) % 17) / 17;
+    }
+  for (i = 0; i < ns; i++)
+    for (j = 0; j < np; j++)
+      W[i][j] = (double)((i * j + 3) % 11) / 11;
+  for (j = 0; j < np; j++)
+    bias[j] = (double)(j % 5) / 5;
+  nest(nr, nq, np, ns, A, W, bias, out, acc);
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++)
+      for (k = 0; k < np; k++)
+        printf("%.17g %.17g\n", out[i][j][k], acc[i][j][k]);
+  chain(nr, nq, np, ns, A, W, t, out);
+  for (i = 0; i < nr; i++)
+    for (j = 0; j < nq; j++) {
+      printf("%.17g\n", t[i][j]);
+      for (k = 0; k < np; k++)
+        printf("%.17g\n", out[i][j][k]);
+    }
+  return 0;
+}
+"""
+
+
+def test_nest_strips_only_independent_p_loops(tmp_path: Path) -> None:
+    """A doitgen-like nest with children before and after its s loop (extents not multiples of
+    the strips) is tiled as a nest and stays gcc -O0's, race-free; the same nest whose p loop
+    carries a dependence (t[r][q] across p) is not reordered (no tiling: nothing else to stage)."""
+    source = tmp_path / "nest.c"
+    source.write_text(NEST)
+    exe = tmp_path / "nest"
+    harness.build(PENCILCC, [source], exe, ["-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+    tiling = {r["function"]: [k["tiling"] for k in r["mapping"]["kernels"]] for r in record["regions"]}
+    stage, = tiling["nest"][0]["stages"]
+    assert (stage["outer_strip"], sorted(a["array"] for a in stage["local_arrays"])) == (16, ["A", "W"]), stage
+    assert sorted(stage["private_elements"]) == ["acc", "bias"], stage
+    assert tiling["chain"] == [None], tiling
+    stdout, stderr, status = oclgrind.run_program(exe, tmp_path / "oclgrind", TIMEOUT_S, checks=True)
+    assert status == 0, stderr[-2000:]
+    assert oclgrind.parse_errors(stderr) == []
+    reference = tmp_path / "reference"
+    harness.build(["gcc"], [source], reference, ["-O0"])
+    assert stdout == harness.run(reference)    # each sum in its own order: the same bits
 
 
 _BROKEN = r'''

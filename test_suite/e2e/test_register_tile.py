@@ -85,3 +85,21 @@ def test_accumulators_stay_in_registers(tmp_path, march, threads):
     accumulators = re.findall(r"= phi <(\d+) x double>", text)
     # 4 rows of at least one vector each, in the full register tiles of the region's function
     assert len(accumulators) >= 4, accumulators
+
+
+@pytest.mark.skipif(not harness.host_has_cpu_flag("avx512f"), reason="the host has no AVX-512")
+def test_register_tiles_use_the_full_vector_width(tmp_path):
+    """The register tile is sized for the host's 64-byte registers (4 x 32 doubles of
+    accumulators: 16 of the 32 zmm); LLVM's tuning for many AVX-512 CPUs keeps to 256-bit
+    vectors, in which that tile would need all 32 registers. A module with register tiles
+    is compiled with the full width (llvm_backend/cpu/target.py); one without keeps LLVM's
+    choice."""
+    sizes = ("-DNI=67", "-DNJ=131", "-DNK=29")
+    tiled, plain = tmp_path / "tiled.s", tmp_path / "plain.s"
+    harness.build(PENCILCC, [GEMM], tiled, ["-O3", "-S", "-march=native", *sizes])
+    harness.build(PENCILCC, [GEMM], plain, ["-O3", "-S", "-march=native", *sizes, "--disable-pass=register-tile"])
+    multiplies = re.findall(r"\bvmulpd\s+[^\n]*%(zmm|ymm)\d+", tiled.read_text())
+    # the full register tile: 4 rows of 4 zmm multiplied per step of the reduction loop
+    # (edges of the domain keep narrower code)
+    assert multiplies.count("zmm") >= 16 and multiplies.count("zmm") > multiplies.count("ymm"), multiplies
+    assert not re.search(r"\bvmulpd\s+[^\n]*%zmm\d+", plain.read_text())

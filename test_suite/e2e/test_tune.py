@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from clangpass import tuning
-from clangpass.driver.tune import plausible
+from clangpass.driver import tune as tune_mod
+from clangpass.driver.tune import better, plausible, search
 from clangpass.tile_spec import TileSizeRule
 from test_suite.e2e import harness
 
@@ -65,10 +66,115 @@ def test_footprint_pruning() -> None:
     assert not plausible("cpu", (0, 8))
 
 
+class FakeTimings:
+    """`search`'s measure with made-up times: `times` by assignment (sorted band, sizes pairs),
+    `other` for every assignment not listed, `again` for a second timing (default: the same);
+    it keeps the order of the calls."""
+
+    def __init__(self, times: dict, other: float, again: dict = None) -> None:
+        self.times, self.other, self.again, self.calls = times, other, again or {}, []
+
+    def __call__(self, assignment: dict, again: bool = False) -> tuple:
+        key = tuple(sorted(assignment.items()))
+        self.calls.append(key)
+        first = self.times.get(key, self.other)
+        return (self.again.get(key, first) if again else first), True
+
+
+def test_search_starts_from_the_default_build_and_keeps_it_without_a_real_gain() -> None:
+    # Every candidate 3% faster than the default: noise under the 5% margin, nothing cached.
+    fake = FakeTimings({(): 1.0}, 0.97)
+    result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
+    assert fake.calls[0] == ()                              # the first candidate: no rule at all
+    assert result.chosen == {} and result.seconds == result.default_seconds == 1.0
+    assert result.evaluations == len(fake.calls) <= 20
+    # A start that a rule would build like the default is not timed as a rule of its own.
+    assert ((0, (16, 16)),) not in fake.calls
+
+
+def test_search_keeps_a_candidate_only_when_faster_by_the_margin() -> None:
+    # 16x8 is 10% faster, then 32x8 another 11%; 16x4 and 32x4 gain 2% and 1% (noise): 32x8
+    # is kept. 32x16 and 16x32 (512 work-items) are never built.
+    fake = FakeTimings({(): 1.0, ((0, (8, 16)),): 1.05, ((0, (16, 8)),): 0.9, ((0, (16, 4)),): 0.88,
+                        ((0, (32, 8)),): 0.8, ((0, (32, 4)),): 0.79}, 2.0)
+    result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
+    assert result.chosen == {0: (32, 8)} and result.seconds == 0.8 and result.default_seconds == 1.0
+    # Six candidates, then the default and the winner timed again (the budget keeps two for it).
+    assert result.evaluations == len(fake.calls) == 8 and len(set(fake.calls)) == 6
+    assert fake.calls[-2:] == [(), ((0, (32, 8)),)]
+    assert not any(sizes in ((32, 16), (16, 32)) for call in fake.calls for _, sizes in call)
+    # With no margin the 1% better one wins.
+    fake = FakeTimings(fake.times, 2.0)
+    assert search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.0).chosen == {0: (32, 4)}
+
+
+def test_search_confirms_the_winner_against_the_default() -> None:
+    # 32x8 looked 20% faster, but timed again (over all their runs) the two are within 5%.
+    times = {(): 1.0, ((0, (16, 8)),): 0.9, ((0, (32, 8)),): 0.8}
+    fake = FakeTimings(times, 2.0, again={(): 0.85, ((0, (32, 8)),): 0.84})
+    result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
+    assert result.chosen == {} and result.seconds == result.default_seconds == 0.85
+    assert fake.calls[-2:] == [(), ((0, (32, 8)),)] and result.evaluations == len(fake.calls) <= 20
+    # Still faster by the margin: kept, with the second timings.
+    fake = FakeTimings(times, 2.0, again={(): 0.95, ((0, (32, 8)),): 0.81})
+    result = search({0: (16, 16)}, {0: True}, fake, 20, "opencl", 0.05)
+    assert result.chosen == {0: (32, 8)} and (result.seconds, result.default_seconds) == (0.81, 0.95)
+    # The descent stops two evaluations short of the budget to leave room for it.
+    fake = FakeTimings({(): 1.0, ((0, (2,)),): 0.5, ((0, (4,)),): 0.25, ((0, (8,)),): 0.12}, 0.06)
+    result = search({0: (1,)}, {0: True}, fake, 6, "opencl", 0.05)
+    assert result.evaluations == len(fake.calls) == 6 and result.chosen == {0: (8,)}
+    assert fake.calls[-2:] == [(), ((0, (8,)),)]
+
+
+def test_search_budget_and_a_start_the_runtime_does_not_use() -> None:
+    # An untiled kernel: the default is the runtime's work-group, so the start is a candidate.
+    fake = FakeTimings({(): 1.0, ((0, (64,)),): 0.5, ((0, (128,)),): 0.4, ((0, (256,)),): 0.3}, 2.0)
+    result = search({0: (64,)}, {0: False}, fake, 3, "opencl", 0.05)     # budget 3: 256 not reached
+    assert fake.calls == [(), ((0, (64,)),), ((0, (128,)),)]
+    assert result.evaluations == 3 and result.chosen == {0: (128,)} and result.seconds == 0.4
+    # A default that fails to build or run is beaten by any candidate that runs.
+    fake = FakeTimings({(): float("inf")}, 3.0)
+    assert search({0: (64,)}, {0: False}, fake, 2, "opencl", 0.05).chosen == {0: (64,)}
+    assert better(3.0, float("inf"), 0.05) and not better(float("inf"), float("inf"), 0.05)
+    assert not better(0.96, 1.0, 0.05) and better(0.94, 1.0, 0.05)
+
+
+def test_search_counts_only_fresh_evaluations() -> None:
+    # The default of a second region is the first region's choice, timed already: not counted.
+    def measure(assignment: dict, again: bool = False) -> tuple:
+        return (1.0, False) if not assignment else (2.0, True)
+    result = search({0: (16, 16)}, {0: True}, measure, 20, "opencl", 0.05)
+    assert result.chosen == {} and result.evaluations == 2       # 8x16, 16x8 (32x16, 16x32: too big)
+
+
+def test_search_starts_match_the_defaults() -> None:
+    """Where the search starts and whether that start is the default build: on the OpenCL
+    target a tiled kernel's default is its tiles' shape (tiling.GROUP, declared in the record);
+    an untiled kernel's is the runtime's choice at launch, so its start is a candidate."""
+    from llvm_backend.opencl.tiling import GROUP
+    tuner = object.__new__(tune_mod.Tuner)
+    tuner.inputs = {os.path.realpath("k.c"): "k.c"}
+    region = {"status": "optimized", "file": "k.c", "label": "k", "mapping": {"kernels": [
+        {"dimensions": 2, "work_group": list(GROUP), "work_group_from": "model"},
+        {"dimensions": 1, "work_group": None, "work_group_from": "model"},
+        {"dimensions": 1, "work_group": None, "work_group_from": ""},          # a reduction: not a band
+        {"dimensions": 2, "work_group": None, "work_group_from": "model"}]},
+        "tile_bands": [{"band": 0, "sizes": [32, 64, 8], "from": "model"}]}
+    tuner.target = "opencl"
+    assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {
+        0: (tuple(reversed(GROUP)), True), 1: (tune_mod.OPENCL_START[1], False),
+        2: (tune_mod.OPENCL_START[2], False)}}
+    # The CPU target: the cache model's sizes, which a rule of the same sizes reproduces.
+    tuner.target = "cpu"
+    assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {0: ((32, 64, 8), True)}}
+    assert tuner.bands([{**region, "status": "fallback"}]) == {}
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--run", "./x"], "after '--'"),
     (["--budget", "21", "--", "pencilcc", "-O3", "x.c"], "'--budget' expects 1 to 20"),
     (["--", "pencilcc", "-O1", "x.c"], "below -O2"),
+    (["--min-gain", "100", "--", "pencilcc", "-O3", "x.c"], "'--min-gain' expects a percentage"),
     (["--", "pencilcc", "-O3", "-fpencil-tile-sizes=x", "x.c"], "the build command: '-fpencil-tile-sizes='"),
 ])
 def test_bad_invocations(tmp_path, argv, message) -> None:
@@ -77,23 +183,47 @@ def test_bad_invocations(tmp_path, argv, message) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_tune_gemm_cpu(tmp_path) -> None:
+def _timings(stdout: str) -> list[str]:
+    """The candidates the tuner timed, in order ('default': the build without tuned sizes)."""
+    return [line.split()[1].rstrip(":") for line in stdout.splitlines()
+            if line.startswith("pencilcc-tune:   ")]
+
+
+def test_tune_gemm_cpu(tmp_path, monkeypatch) -> None:
     (tmp_path / "gemm.c").write_bytes(GEMM.read_bytes())
     reference = harness.gcc_reference(GEMM, tmp_path)
     proc = _tune(tmp_path, "--budget", "3", "--repeat", "1", "--", "pencilcc", "-O3", *harness.KERNEL_CFLAGS,
                  "gemm.c", "-o", "gemm", "-lm")
     assert proc.returncode == 0, proc.stderr
+    timed = _timings(proc.stdout)
+    assert timed[0] == "default" and 1 <= len(timed) <= 3          # the default build is the first candidate
     entry = _entries(tmp_path, "cpu")[f"{tuning.file_digest(GEMM.read_bytes())}:kernel_gemm#0"]
-    assert 1 <= entry["evaluations"] <= 3 and entry["label"] == "kernel_gemm#0"
-    sizes = entry["bands"]["0"]
-    assert f"kernel_gemm#0:0={','.join(map(str, sizes))}" in proc.stdout     # a candidate it timed
-
+    assert entry["evaluations"] == len(timed) and entry["label"] == "kernel_gemm#0"
+    untuned = _record(tmp_path, "untuned", ["-fno-pencil-tuned"])
+    assert untuned["tile_sizes_from"] == "model"
     tuned = _record(tmp_path, "tuned", [])
-    assert tuned["tile_sizes_from"] == "tuned" and tuned["tile_bands"][0]["sizes"] == sizes
-    assert tuned["tile_sizes"] == sizes
+    if entry["bands"]:
+        # Kept only when faster than the default by the margin (5%).
+        sizes = entry["bands"]["0"]
+        assert f"kernel_gemm#0:0={','.join(map(str, sizes))}" in timed
+        assert entry["seconds"] < 0.95 * entry["model_seconds"]
+        assert tuned["tile_sizes_from"] == "tuned" and tuned["tile_bands"][0]["sizes"] == sizes
+    else:
+        # Nothing beat the default: the next build is the default one.
+        assert entry["seconds"] == entry["model_seconds"]
+        assert tuned["tile_sizes_from"] == "model" and tuned["tile_bands"] == untuned["tile_bands"]
     assert not harness.compare_outputs(reference, harness.run(tmp_path / "tuned"), rtol=1e-9)
     # The user's own build (the tuner's last step) used them too.
     assert not harness.compare_outputs(reference, harness.run(tmp_path / "gemm"), rtol=1e-9)
+
+    # Sizes in the cache (here: half the model's) are what the next build uses.
+    half = [max(1, s // 2) for s in untuned["tile_bands"][0]["sizes"]]
+    monkeypatch.setenv("PENCILCC_CACHE_DIR", str(tmp_path / "cache"))
+    tuning.store("cpu", tuning.cpu_name(), GEMM.read_bytes(), "kernel_gemm#0", {"bands": {0: half}})
+    tuned = _record(tmp_path, "tuned", [])
+    assert tuned["tile_sizes_from"] == "tuned" and tuned["tile_bands"][0]["sizes"] == half
+    assert tuned["tile_sizes"] == half
+    assert not harness.compare_outputs(reference, harness.run(tmp_path / "tuned"), rtol=1e-9)
     # The flag wins, -fno-pencil-tuned ignores the cache, an edited file is not the tuned one.
     assert _record(tmp_path, "flag", ["-fpencil-tile-sizes=kernel_gemm=8"])["tile_sizes_from"] == "flag"
     assert _record(tmp_path, "untuned", ["-fno-pencil-tuned"])["tile_sizes_from"] == "model"
@@ -106,16 +236,27 @@ def _opencl_device() -> bool:
 
 
 @pytest.mark.skipif(not _opencl_device(), reason="no OpenCL device (install PoCL: .ci/run)")
-def test_tune_gemm_opencl(tmp_path) -> None:
+def test_tune_gemm_opencl(tmp_path, monkeypatch) -> None:
     (tmp_path / "gemm.c").write_bytes(GEMM.read_bytes())
     reference = harness.gcc_reference(GEMM, tmp_path)
     proc = _tune(tmp_path, "--budget", "2", "--repeat", "1", "--run", "./gemm", "--", "pencilcc", "-O3",
                  "-fpencil-target=opencl", *harness.KERNEL_CFLAGS, "gemm.c", "-o", "gemm", "-lm")
     assert proc.returncode == 0, proc.stderr
+    timed = _timings(proc.stdout)
+    assert timed[0] == "default" and 1 <= len(timed) <= 2
     entry = _entries(tmp_path, "opencl")[f"{tuning.file_digest(GEMM.read_bytes())}:kernel_gemm#0"]
-    assert 1 <= entry["evaluations"] <= 2
-    sizes = entry["bands"]["0"]
+    assert entry["evaluations"] == len(timed)
     kernel = _record(tmp_path, "tuned", ["-fpencil-target=opencl"])["mapping"]["kernels"][0]
-    assert kernel["work_group"] == sizes[::-1] and kernel["work_group_from"] == "tuned"
-    out = harness.run(tmp_path / "tuned", env={"PENCILCC_CACHE_DIR": str(tmp_path / "cache")})
-    assert not harness.compare_outputs(reference, out, rtol=1e-9)
+    if entry["bands"]:
+        sizes = entry["bands"]["0"]
+        assert kernel["work_group"] == sizes[::-1] and kernel["work_group_from"] == "tuned"
+    else:
+        assert kernel["work_group_from"] == "model"
+    env = {"PENCILCC_CACHE_DIR": str(tmp_path / "cache")}
+    assert not harness.compare_outputs(reference, harness.run(tmp_path / "tuned", env=env), rtol=1e-9)
+    # A cached work-group (8 along the outer loop, 32 along the inner) is what the next build declares.
+    monkeypatch.setenv("PENCILCC_CACHE_DIR", str(tmp_path / "cache"))
+    tuning.store("opencl", tuning.opencl_device_name(), GEMM.read_bytes(), "kernel_gemm#0", {"bands": {0: (8, 32)}})
+    kernel = _record(tmp_path, "tuned", ["-fpencil-target=opencl"])["mapping"]["kernels"][0]
+    assert kernel["work_group"] == [32, 8] and kernel["work_group_from"] == "tuned"
+    assert not harness.compare_outputs(reference, harness.run(tmp_path / "tuned", env=env), rtol=1e-9)

@@ -16,7 +16,7 @@ import pytest
 from clangpass.diagnostics import DiagnosticEngine
 from clangpass.frontend import parse_file
 from clangpass.lint import LintOptions, lint_module
-from clangpass.lint.callgraph import cycle_through, recursive_components
+from clangpass.ir.callgraph import cycle_through, recursive_components
 from clangpass.lint.rules import RULES, find_rule
 from clangpass.lint.walker import spell
 from snippet_harness import SNIPPETS, expected_diagnostics, found_diagnostics, lint_diagnostics
