@@ -258,6 +258,7 @@ def test_nest_strips_only_independent_p_loops(tmp_path: Path) -> None:
     record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
     tiling = {r["function"]: [k["tiling"] for k in r["mapping"]["kernels"]] for r in record["regions"]}
     stage, = tiling["nest"][0]["stages"]
+    assert tiling["nest"][0]["points_per_work_item"] == [1, 1]     # a nest runs one point per work-item
     assert (stage["outer_strip"], sorted(a["array"] for a in stage["local_arrays"])) == (16, ["A", "W"]), stage
     assert sorted(stage["private_elements"]) == ["acc", "bias"], stage
     assert tiling["chain"] == [None], tiling
