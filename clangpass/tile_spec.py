@@ -19,7 +19,8 @@ band), and among equally specific ones the last.
 Bands: on the CPU target, the permutable bands of two loops or more that pass `tile`
 considers, in the schedule tree's depth-first order; on the OpenCL target, the region's
 kernels over parallel loops in the order of the code (reduction kernels excepted: their
-work-group is fixed), whose sizes are the work-group's (outer loop first).
+work-group is fixed), whose sizes are the work-group's (outer loop first), and for a
+two-dimensional kernel two more, its points per work-item (llvm_backend.opencl.work_groups).
 
 Sizes that do not fit a band (more numbers than loops, a zero) are not used: the band keeps
 its default and a `-Wpencil-tile-sizes` warning says why (`fit`).
@@ -106,10 +107,13 @@ def lookup(rules: Sequence[TileSizeRule], label: str, function: str, band: int) 
     return best
 
 
-def fit(sizes: Sequence[int], members: int) -> Optional[str]:
-    """Why `sizes` do not fit a band of `members` loops, or None."""
-    if len(sizes) > members:
-        return f"{len(sizes)} sizes for a band of {members} loop{'s' if members != 1 else ''}"
+def fit(sizes: Sequence[int], members: int, most: Optional[int] = None) -> Optional[str]:
+    """Why `sizes` do not fit a band of `members` loops that takes at most `most` sizes (None:
+    `members`; more: sizes beyond the loops', as the OpenCL target's points per work-item), or None."""
+    most = members if most is None else most
+    if len(sizes) > most:
+        return f"{len(sizes)} sizes for a band of {members} loop{'s' if members != 1 else ''}" + \
+            (f" (at most {most})" if most != members else "")
     if any(s <= 0 for s in sizes):
         return "a size of 0"
     return None
@@ -127,13 +131,14 @@ class BandChoice:
 def choose(flag_rules: Sequence[TileSizeRule], tuned_rules: Sequence[TileSizeRule], label: str, function: str,
            band: int, members: int, default: Sequence[int]) -> BandChoice:
     """The sizes of band `band` (`members` loops) of region `label` in `function`: the flag's rule,
-    else the tuned one, else `default` (one size per member); a rule's missing inner sizes come
-    from `default`. A rule that does not `fit` gives `default` and says why."""
+    else the tuned one, else `default` (one size per member, or more: a band that takes sizes
+    beyond its loops', `fit`); a rule's missing inner sizes come from `default`. A rule that does
+    not `fit` gives `default` and says why."""
     for rules, source in ((flag_rules, FLAG), (tuned_rules, TUNED)):
         rule = lookup(rules, label, function, band)
         if rule is None:
             continue
-        problem = fit(rule.sizes, members)
+        problem = fit(rule.sizes, members, max(members, len(default)))
         if problem is not None:
             return BandChoice(tuple(default), MODEL,
                               f"tile sizes '{rule.text()}' not used for band {band} of region '{label}': "

@@ -90,7 +90,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                       "32,64 (every band), fn=32,64 (the regions of function fn; "
                                       "fn#1 its second), fn:0=32,32,8 (band 0 of them), rules "
                                       "separated by ';' or the flag repeated, @FILE (one rule a "
-                                      "line). On the OpenCL target: kernels' work-group sizes. "
+                                      "line). On the OpenCL target: kernels' work-group sizes "
+                                      "(a,b,c,d: a x b work-items, c x d points each, for a "
+                                      "tiled two-dimensional kernel). "
                                       "Sizes that do not fit a band: a warning and the default. "
                                       "Wins over --tile-size and the sizes pencilcc-tune cached."),
         ("-fno-pencil-tuned", "Do not use the tile and work-group sizes pencilcc-tune cached for "

@@ -81,17 +81,21 @@ def _kernel_record(k: Kernel) -> dict:
     local = [f"__pencilcc_tree{i}[{GROUP_SIZE}]" for i in range(len(k.reductions))]
     tiling = None
     if k.tiling is not None:
-        group = k.tiling.group
-        work = (f"tiles of {group[0]} x {group[1]} iterations to work-groups (dimension 0 the inner "
-                "loop), one work-item per point")
+        group, tile, points = k.tiling.group, k.tiling.tile, k.tiling.points
+        each = "one work-item per point" if points == (1, 1) else \
+            f"{points[0]} x {points[1]} points per work-item, a work-group apart"
+        work = (f"tiles of {tile[0]} x {tile[1]} iterations to work-groups (dimension 0 the inner "
+                f"loop), {each}")
         local += [f"{a.local_name(n)}[{a.elements}]" for n, s in enumerate(k.tiling.stages) for a in s.arrays]
         tiling = {"work_group": list(group), "local_bytes": k.tiling.local_bytes,
+                  "points_per_work_item": list(points), "tile": list(tile),
                   "stages": [{"strip": s.tile_k if s.loop else None,
                               # a two-deep nest's outer strip (tiling.Nest; None: one loop strip-mined)
                               "outer_strip": s.nest.tile_p if s.nest is not None else None,
                               "local_arrays": [{"array": a.name, "box": list(a.extents), "padded_row": a.row}
                                                for a in s.arrays],
-                              "private_elements": [r[0] for r in s.registers]} for s in k.tiling.stages]}
+                              "private_elements": [r[0] for r in s.registers],
+                              "private_shared_reads": [r[0] for r in s.shared]} for s in k.tiling.stages]}
     return {"name": k.name, "dimensions": k.dimensions, "work_items": work, "tiling": tiling,
             "local_memory": local,
             "private_arrays": list(k.private_arrays),

@@ -69,8 +69,9 @@ class Plan:
         """`options`: where work-group sizes given by hand or tuned come from (`work_groups`)."""
         tile_group = None
         if options is not None:
-            def tile_group(band: int) -> tuple[int, ...]:
-                return work_groups.band_choice(options, unit.region.label, unit.region.function.name, band, 2).local
+            def tile_group(band: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+                choice = work_groups.band_choice(options, unit.region.label, unit.region.function.name, band, 2)
+                return choice.local, choice.points
         self.builder = KernelBuilder(unit, f"{unit.region.symbol}_k", tile_group)
         self.loops: list[tuple[str, Optional[Kernel], str]] = []    # (loop text, kernel, why not)
         self.singles: dict[str, tuple[Optional[Kernel], str]] = {}  # subtree text -> (kernel, why not)
@@ -345,6 +346,10 @@ class HostLowering(AstLowering):
                 b.store(value, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
                                      source_etype=ARG))
         extents = [trips if size is None else size] if inner is None else [inner[1], trips]
+        if kernel.tiling is not None:
+            # A tiled kernel's work-items run several points each: ceil(trips / points) of them.
+            extents = [e if p == 1 else b.sdiv(b.add(e, ir.Constant(I64, p - 1)), ir.Constant(I64, p))
+                       for e, p in zip(extents, kernel.tiling.points)]
         global_size = state.alloca(ir.ArrayType(I64, len(extents)), f"pencil.{kernel.name}.global")
         for d, extent in enumerate(extents):
             b.store(extent, b.gep(global_size, [ir.Constant(I32, 0), ir.Constant(I32, d)], inbounds=True,

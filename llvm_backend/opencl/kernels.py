@@ -231,10 +231,10 @@ class KernelBuilder:
     """Builds the kernels of one unit (names `<prefix><n>`)."""
 
     def __init__(self, unit: CodegenUnit, prefix: str,
-                 tile_group: Optional[Callable[[int], tuple[int, ...]]] = None) -> None:
-        """`tile_group(band)`: the work-group (dimension 0 first; (): none given) that
-        `-fpencil-tile-sizes=` or the tuning cache give the band-th band kernel
-        (llvm_backend.opencl.work_groups); a tiled kernel takes it for its tiles."""
+                 tile_group: Optional[Callable[[int], tuple[tuple[int, ...], tuple[int, ...]]]] = None) -> None:
+        """`tile_group(band)`: the work-group and the points per work-item (each dimension 0 first;
+        (): none given) that `-fpencil-tile-sizes=` or the tuning cache give the band-th band
+        kernel (llvm_backend.opencl.work_groups); a tiled kernel takes them for its tiles."""
         self.unit = unit
         self.prefix = prefix
         self.tile_group = tile_group
@@ -353,15 +353,20 @@ class KernelBuilder:
             integers = [a.name for a in unit.region.args if a.passing == "value" and isinstance(a.type, T.IntType)]
             # This kernel's band: the kernels before it that are bands too (work_groups.is_band).
             band = sum(1 for k in self.kernels if not k.single and not k.reductions)
-            given = self.tile_group(band) if self.tile_group is not None else ()
+            given, given_points = self.tile_group(band) if self.tile_group is not None else ((), ())
             group = (given[0], given[1]) if len(given) == 2 else None
+            points = (given_points[0], given_points[1]) if len(given_points) == 2 else None
+            # A region local (private scalar or array) is one per work-item, not per point: the
+            # points of a work-item would share it, so one point each.
+            if prologue or private:
+                points = (1, 1)
             try:
                 domain = triangle.domain(inner) if triangular else ()
             except NotAffine:
                 raise Unmappable("the inner loop's bounds name the outer iterator in a form isl's "
                                  "sets cannot say") from None
             mapping = tile_mapping(node, inner, bodies_by_name, integers, written, extents, host_iterators, group,
-                                   unit.context, frozenset(private), domain)
+                                   unit.context, frozenset(private), domain, points)
             if triangular and mapping is not None:
                 box = triangle.bounding_box(node, inner, [*integers, *host_iterators])
                 meets = triangle.tile_meets_domain(node, inner, integers, host_iterators, mapping.group)
@@ -372,13 +377,17 @@ class KernelBuilder:
             if mapping is not None:
                 outer_it, inner_it = iterator_name(node), iterator_name(inner)
                 bound |= {outer_it, inner_it}
+                # One point per work-item: its grid iterators for the whole kernel (a nest's, a
+                # hull strip's and a triangle's code name them outside `_at_points`); several:
+                # declared at each point (`_at_points`).
                 first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid;",
-                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"]
+                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0;"] \
+                    if mapping.points == (1, 1) else []
                 if triangular:
                     # A work-item of the box outside the triangle copies and computes nothing.
                     within = (f"t_{inner_it} >= {printer.expr(inner.for_get_init(), bound, True)} && "
                               f"({printer.condition(inner.for_get_cond(), bound)})")
-                body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound)
+                body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound, (outer_it, inner_it))
             elif single:
                 first = []
                 body = printer.node(node, "  ", bound)
@@ -404,19 +413,21 @@ class KernelBuilder:
         elif mapping is not None:
             locals_ = [f"  __local {opencl_type(a.element)} {a.local_name(k)}[{a.elements}];"
                        for k, stage in enumerate(mapping.stages) for a in stage.arrays]
-            g = mapping.group
+            g, tile = mapping.group, mapping.tile
             lines = [f"__kernel __attribute__((reqd_work_group_size({g[0]}, {g[1]}, 1)))",
                      f"void {name}({signature})", "{", *locals_,
                      "  const long __pencilcc_gid0 = (long)get_global_id(0);",
                      "  const long __pencilcc_gid = (long)get_global_id(1);",
-                     f"  const int __pencilcc_lid = (int)(get_local_id(1) * {g[0]} + get_local_id(0));",
+                     "  const long __pencilcc_l0 = (long)get_local_id(0), __pencilcc_l1 = (long)get_local_id(1);",
+                     f"  const int __pencilcc_lid = (int)(__pencilcc_l1 * {g[0]} + __pencilcc_l0);",
                      *first,
-                     "  const int __pencilcc_active = __pencilcc_gid < __pencilcc_trips && "
-                     f"__pencilcc_gid0 < __pencilcc_trips0{f' && ({within})' if within else ''};",
                      "  const long t___pcl_s1 = __pencilcc_start, t___pcl_n1 = __pencilcc_trips;",
                      "  const long t___pcl_s0 = __pencilcc_start0, t___pcl_n0 = __pencilcc_trips0;",
-                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {g[1]};",
-                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {g[0]};",
+                     f"  const long t___pcl_o1 = __pencilcc_start + (long)get_group_id(1) * {tile[1]};",
+                     f"  const long t___pcl_o0 = __pencilcc_start0 + (long)get_group_id(0) * {tile[0]};",
+                     # The work-item's first point exists (its others follow it a work-group apart).
+                     "  const int __pencilcc_active = t___pcl_o1 + __pencilcc_l1 < t___pcl_s1 + t___pcl_n1 && "
+                     f"t___pcl_o0 + __pencilcc_l0 < t___pcl_s0 + t___pcl_n0{f' && ({within})' if within else ''};",
                      # A triangle's group whose tile misses it leaves at once: a condition of the
                      # group alone, so all its work-items leave before any barrier, or none.
                      *([f"  if (!{meets})", "    return;"] if meets else []),
@@ -595,12 +606,13 @@ def inner_coincident_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
 
 # ---------------------------------------------------------------------------- tiled kernels
 def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialect, body: isl.AstNode,
-                bound: set[str]) -> list[str]:
+                bound: set[str], grid: tuple[str, str]) -> list[str]:
     """The code under the two grid loops of a tiled kernel (tiling.py): every work-item of the
-    group reaches the copies and barriers; only active ones (inside the iteration space) compute."""
+    group reaches the copies and barriers; only active ones (inside the iteration space) compute,
+    each at its points (`_at_points`)."""
     whole = [s for s in mapping.stages if not s.loop]
     if whole:
-        return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping.group)
+        return _stage_code(whole[0], 0, printer, dialect, body, bound, mapping, grid)
     out: list[str] = []
     while mapping.unmarked and body.get_type() == isl.ast_node_type.mark:
         body = body.mark_get_node()
@@ -610,9 +622,42 @@ def _tiled_body(mapping: TileMapping, printer: AstPrinter, dialect: OpenclDialec
         stage = next((s for s in mapping.stages if s.index == index), None)
         if stage is not None:
             out += _stage_code(stage, mapping.stages.index(stage), printer, dialect, stage.node, bound,
-                               mapping.group)
+                               mapping, grid)
         else:
-            out += ["  if (__pencilcc_active) {", *printer.node(child, "    ", bound), "  }"]
+            out += ["  if (__pencilcc_active) {",
+                    *_at_points(mapping, grid, "    ", lambda indent: printer.node(child, indent, bound)), "  }"]
+    return out
+
+
+def _point_iterator(mapping: TileMapping, grid: tuple[str, str], dim: int) -> str:
+    """The declaration of the grid iterator of dimension `dim` (0: the inner loop) at the point
+    `__pencilcc_p<dim>` of the work-item: points of one work-item lie a work-group apart, so that
+    neighbouring work-items run neighbouring iterations."""
+    name = grid[1 - dim]
+    return (f"const long t_{name} = t___pcl_o{dim} + __pencilcc_l{dim} + "
+            f"(long)__pencilcc_p{dim} * {mapping.group[dim]};")
+
+
+def _exists(grid: tuple[str, str], dims: Sequence[int]) -> str:
+    return " && ".join(f"t_{grid[1 - d]} < t___pcl_s{d} + t___pcl_n{d}" for d in dims)
+
+
+def _at_points(mapping: TileMapping, grid: tuple[str, str], indent: str,
+               code: Callable[[str], list[str]]) -> list[str]:
+    """`code(indent)` once per point of the work-item that exists (outer dimension first), with
+    the grid iterators of that point declared: unrolled, each point's number a constant (so
+    that the private slots of the points are plain registers, whatever the device compiler
+    unrolls)."""
+    if mapping.points == (1, 1):
+        # One point: the work-item's grid iterators are the kernel's own (KernelBuilder's `first`).
+        return [f"{indent}{{ const int __pencilcc_p1 = 0, __pencilcc_p0 = 0;", *code(indent + "  "), f"{indent}}}"]
+    out = []
+    for p1 in range(mapping.points[1]):
+        for p0 in range(mapping.points[0]):
+            out += [f"{indent}{{ const int __pencilcc_p1 = {p1}, __pencilcc_p0 = {p0};",
+                    f"{indent}  {_point_iterator(mapping, grid, 1)}", f"{indent}  {_point_iterator(mapping, grid, 0)}",
+                    f"{indent}  if ({_exists(grid, (1, 0))}) {{", *code(indent + "    "), f"{indent}  }}",
+                    f"{indent}}}"]
     return out
 
 
@@ -651,7 +696,8 @@ def _barriers(stage: Stage) -> tuple[list[str], str]:
 
 
 def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclDialect, node: isl.AstNode,
-                bound: set[str], group: tuple[int, int]) -> list[str]:
+                bound: set[str], mapping: TileMapping, grid: tuple[str, str]) -> list[str]:
+    group = mapping.group
     if stage.nest is not None:
         return _nest_code(stage, number, printer, dialect, node, bound, group)
     staged = {key: (a, a.local_name(number)) for a in stage.arrays for key in a.keys()}
@@ -660,7 +706,8 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
         dialect.staged = staged
         try:
-            out += ["  if (__pencilcc_active) {", *printer.node(node, "    ", bound), "  }"]
+            out += ["  if (__pencilcc_active) {",
+                    *_at_points(mapping, grid, "    ", lambda indent: printer.node(node, indent, bound)), "  }"]
         finally:
             dialect.staged = {}
         return out
@@ -668,10 +715,12 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
     inner = bound | {it, "__pcl_ok"}
     init = printer.condition(node.for_get_init(), bound)
     cond = f"({printer.condition(node.for_get_cond(), inner)})"
+    p0, p1 = mapping.points
     start = "t___pcl_ok"
     if stage.hull is not None:
         # Bounds that name a grid iterator: the group's strips cover the loop's range over the
-        # whole tile (tiling._Builder._hull); each work-item runs its own iterations in them.
+        # whole tile (tiling._Builder._hull); each work-item runs its own iterations in them
+        # (one point per work-item: TileMapping.single_point).
         out = [f"  const long __pencilcc_last{number} = {stage.hull[1]};",
                f"  for (long t___pcl_ok = {stage.hull[0]}; t___pcl_ok <= __pencilcc_last{number}; "
                f"t___pcl_ok += {stage.tile_k}) {{"]
@@ -681,7 +730,7 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
                f"    {{ const long t_{it} = t___pcl_ok; if (!{cond}) break; }}"]
     out += _copies(stage, number, dialect, "    ", inner, group)
     out.append("    barrier(CLK_LOCAL_MEM_FENCE);")
-    # Elements a work-item alone uses in the loop: in private variables across it.
+    # Elements a work-item alone uses in the loop, one per point: in private variables across it.
     registers = []
     for name, indices, element, root in stage.registers:
         variable = f"__pencilcc_r{number}_{name}"
@@ -689,17 +738,46 @@ def _stage_code(stage: Stage, number: int, printer: AstPrinter, dialect: OpenclD
         source = dialect.subscript(root, indices)
         dialect.staged = saved
         registers.append((name, variable, source, opencl_type(element)))
-        staged[name] = (None, variable)
-    before = [f"  {t} {v} = 0;" for _, v, _, t in registers]
-    before += [f"  if (__pencilcc_active) {v} = {src};" for _, v, src, _ in registers]
-    after = [f"  if (__pencilcc_active) {src} = {v};" for name, v, src, _ in registers if name in dialect.written]
+        staged[name] = (None, f"{variable}[__pencilcc_p1 * {p0} + __pencilcc_p0]")
+    before = [f"  {t} {v}[{p0 * p1}];" for _, v, _, t in registers]
+    if registers:
+        before += ["  if (__pencilcc_active) {", *_at_points(mapping, grid, "    ", lambda indent: [
+            f"{indent}{v}[__pencilcc_p1 * {p0} + __pencilcc_p0] = {src};" for _, v, src, _ in registers]), "  }"]
+    written = [r for r in registers if r[0] in dialect.written]
+    after = ["  if (__pencilcc_active) {", *_at_points(mapping, grid, "    ", lambda indent: [
+        f"{indent}{src} = {v}[__pencilcc_p1 * {p0} + __pencilcc_p0];" for _, v, src, _ in written]), "  }"] \
+        if written else []
+    # Elements of a local copy that a row (column) of the work-item's points all read in one
+    # iteration: read once into a private slot per row (column).
+    loads = []
+    for name, indices, element, root, dim in stage.shared:
+        variable = f"__pencilcc_x{number}_{name}"
+        dialect.staged = {name: staged[name]}
+        try:
+            source = dialect.subscript(root, indices)
+        finally:
+            dialect.staged = {}
+        slots = 1 if dim is None else mapping.points[dim]
+        # Declared before the loop, as the registers are.
+        before.append(f"  {opencl_type(element)} {variable}[{slots}];")
+        if dim is None:
+            loads.append(f"        {variable}[0] = {source};")
+        else:
+            for p in range(slots):
+                loads += [f"        {{ const int __pencilcc_p{dim} = {p};",
+                          f"          {_point_iterator(mapping, grid, dim)}",
+                          f"          if ({_exists(grid, (dim,))})", f"            {variable}[{p}] = {source};",
+                          "        }"]
+        staged[name] = (None, f"{variable}[{0 if dim is None else f'__pencilcc_p{dim}'}]")
     first, end = _barriers(stage)
     out = first + before + out
     dialect.staged = staged
     try:
         out += ["    if (__pencilcc_active) {",
                 f"      for (long t_{it} = {start}; t_{it} < t___pcl_ok + {stage.tile_k} && {cond}; t_{it} += 1) {{",
-                *printer.node(node.for_get_body(), "        ", inner), "      }", "    }"]
+                *loads,
+                *_at_points(mapping, grid, "        ", lambda indent: printer.node(node.for_get_body(), indent, inner)),
+                "      }", "    }"]
     finally:
         dialect.staged = {}
     out += [f"    {end}", "  }", *after]

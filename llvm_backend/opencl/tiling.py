@@ -5,9 +5,17 @@ Input: the kernel's two coincident for nodes (`outer`, `inner`: dimension 1 and 
 grid), the unit's statement bodies and the arrays the kernel writes. Output: a `TileMapping`
 (or None when nothing is worth staging), which `kernels.KernelBuilder` prints.
 
-Mapping: a work-group of `group[0] x group[1]` work-items runs one tile of the two loops,
-each work-item one point (the kernel declares `reqd_work_group_size`, so the runtime launches
-exactly that shape; the grid is rounded up and the surplus work-items only help copy).
+Mapping: a work-group of `group[0] x group[1]` work-items runs one tile of `group[d] *
+points[d]` iterations of the two loops (dimension 0 first), each work-item `points[0] x
+points[1]` points of it, a work-group apart (work-item (l0, l1) runs (o0 + l0 + a * group[0],
+o1 + l1 + b * group[1]) for a < points[0], b < points[1]: neighbouring work-items still run
+neighbouring iterations, for coalesced global and conflict-free local accesses). The kernel
+declares `reqd_work_group_size`, so the runtime launches exactly that shape; the host launches
+ceil(trips / points) work-items a dimension, the runtime rounds that up to the work-group, and
+the surplus work-items only help copy. A work-item runs its points one after the other for each
+child of the body (the two loops are coincident: their iterations are independent), unrolled in
+the kernel's source (kernels._at_points: each point's private slots have constant numbers, which
+device compilers keep in registers; PoCL kept point loops' slots in memory, 2x slower on gemm).
 
 Staging (thesis / PPCG's shared-memory copies): the code under the two loops is a sequence
 of children. A child that is a sequential for node whose bounds name neither grid iterator
@@ -44,6 +52,14 @@ parameter extent, and each element of an s strip (A's row piece) serves the whol
 Elements a work-item alone uses throughout s, over the grid and p (doitgen's privatized
 `sum[p]`, otherwise a slice of a global scratch buffer), are `tile_p` private registers.
 
+Register tiling (the device's): in a strip-mined loop, elements a work-item alone uses at one
+point throughout the loop (`Stage.registers`: gemm's C[i][j]) are one private variable per point,
+loaded before the loop and stored after it; elements of a local copy that all the points of one
+row (or column) of the work-item read in one iteration of the loop (`Stage.shared`: gemm's
+A[i][k] for its rows, B[k][j] for its columns) are read from the copy once per iteration into
+one private slot per row (column), so that a work-item of 2 x 2 points does 4 local loads for
+its 4 multiply-adds where one point per work-item did 2 for 1.
+
 Footprints are isl sets (islpy): the accesses of each statement (its IR subscripts as
 affine functions of the AST iterators, `clangpass.poly.affine.AffineScope`) applied to the
 tile's iterations, which are parameters of the tile's origin. The copy's shape is the
@@ -70,12 +86,23 @@ kernel, a work-item outside them is inactive, and a work-group whose tile misses
 returns before its first barrier (kernels.KernelBuilder).
 
 Sizes: the work-group `-fpencil-tile-sizes=` or the tuning cache give the kernel's band
-(`work_groups.group_for`), else `GROUP` (16 x 16 = 256 work-items, a common limit of devices
-and what the runtime allows by default); and `tile_k` halved from 16 until the copies fit `LOCAL_BYTES` (32 KiB,
-below every OpenCL device's minimum CL_DEVICE_LOCAL_MEM_SIZE of 32 KiB for full profile);
-a nest's `tile_p` is 16 (doitgen: `A`'s 16 x 16 x 8 doubles and `C4`'s 8 x 17, 17 KiB).
-Local arrays of which each work-item has its own copy (a privatized array's scratch slice)
-are never staged, only held in registers.
+(`work_groups.band_choice`), else `GROUP` (16 x 16 = 256 work-items, a common limit of devices
+and what the runtime allows by default); `tile_k` halved from 16 until the copies fit
+`LOCAL_BYTES` (32 KiB, below every OpenCL device's minimum CL_DEVICE_LOCAL_MEM_SIZE of 32 KiB
+for full profile); a nest's `tile_p` is 16 (doitgen: `A`'s 16 x 16 x 8 doubles and `C4`'s 8 x 17,
+17 KiB). Local arrays of which each work-item has its own copy (a privatized array's scratch
+slice) are never staged, only held in registers. The points per work-item: the band's third
+and fourth sizes when the rule gives them (`a,b,c,d`: work-group a x b, c x d points, outer loop
+first), else the model's (`choose_points`): among `POINTS` (at most `MAX_POINTS` a work-item,
+`MAX_PRIVATE` private values), the mapping that copies the fewest elements from global memory
+per iteration, each candidate's copies fitting local memory (a larger tile shares its halo, 34 x
+34 / (32 x 32) = 1.13 loads a point for a 3 x 3 stencil against 18 x 18 / (16 x 16) = 1.27, and
+its strips: gemm's A and B copies serve twice the points), the fewer points on a tie; heat-3d
+keeps one point, its three-dimensional box for a 32 x 32 tile fits only with a strip of 1. A
+kernel that uses a region local (one per work-item, not per point) runs one point per
+work-item. Several points need every stage to be a plain (or whole-body) stage: a nest
+(`_nest_code` runs one point), a triangle's grid, a hull strip or a per-reference copy
+(`StagedArray.refs`) keeps one point per work-item (`TileMapping.single_point`).
 """
 from __future__ import annotations
 
@@ -95,6 +122,11 @@ from clangpass.poly.ast_c import OP, expression, identifiers, iterator_name
 GROUP = (16, 16)
 TILE_K = 16
 LOCAL_BYTES = 32 * 1024
+#: Points per work-item the model considers (dimension 0 first), and its limits: points per
+#: work-item, private values per work-item the mapping adds.
+POINTS = ((1, 1), (2, 1), (1, 2), (2, 2))
+MAX_POINTS = 4
+MAX_PRIVATE = 64
 #: Names of the tile's parameters in the isl sets (printed `t_<name>` in the kernel).
 ORIGIN = ("__pcl_o1", "__pcl_o0", "__pcl_ok", "__pcl_op")   # origins of the outer, inner, strip and nest loops
 BOUNDS = ("__pcl_s1", "__pcl_n1", "__pcl_s0", "__pcl_n0")   # start, trips of outer and inner
@@ -146,6 +178,12 @@ class Stage:
     # iterators): (array, OpenCL C index of the element over t_<grid>, element type, root), kept
     # in a private variable loaded before the loop and stored after it when the kernel writes it.
     registers: list = field(default_factory=list)
+    # Elements of a staged array that a work-item reads at every point of one row (or column) of
+    # its points in one iteration of the loop (gemm's A[i][k], B[k][j]): (array, OpenCL C index
+    # over t_<grid> and t_<loop>, element type, root, dimension: 1 the subscripts name only the
+    # outer grid iterator, 0 only the inner one, None neither), read from the local copy once per
+    # iteration into a private variable of one slot per row (column) of points.
+    shared: list = field(default_factory=list)
     # A loop whose bounds name a grid iterator (symm's `k < i`): OpenCL C of the first and last
     # iteration over the whole tile (`_Builder._hull`), the range of the group's strips.
     hull: Optional[tuple[str, str]] = None
@@ -176,12 +214,38 @@ class Nest:
 @dataclass
 class TileMapping:
     stages: list[Stage]
-    group: tuple[int, int] = (16, 16)      # the work-group (dimension 0 first): one tile of the grid
+    group: tuple[int, int] = (16, 16)      # the work-group (dimension 0 first)
+    points: tuple[int, int] = (1, 1)       # points per work-item (dimension 0 first)
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        """The iterations of one work-group (dimension 0 first): the work-group times the points."""
+        return (self.group[0] * self.points[0], self.group[1] * self.points[1])
     unmarked: bool = False                 # `Stage.index` counts the children of the body without its marks
 
     @property
     def local_bytes(self) -> int:
         return max((sum(a.elements * _size(a.element) for a in s.arrays) for s in self.stages), default=0)
+
+    @property
+    def private_elements(self) -> int:
+        """Private values per work-item the mapping adds (registers and shared reads), the widest stage."""
+        p0, p1 = self.points
+        return max((len(s.registers) * p0 * p1 + sum(p1 if d == 1 else p0 if d == 0 else 1
+                                                      for *_, d in s.shared) for s in self.stages), default=0)
+
+    @property
+    def single_point(self) -> bool:
+        """Whether a stage runs one point per work-item only: a nest (`_nest_code`), a hull strip,
+        or a copy of some references of an array (`StagedArray.refs`)."""
+        return any(s.nest is not None or s.hull is not None or any(a.refs for a in s.arrays) for s in self.stages)
+
+    @property
+    def copies_per_point(self) -> float:
+        """The model's cost: elements copied from global memory per iteration of the grid (each
+        stage's copies over the tile's points and its strip)."""
+        points = self.tile[0] * self.tile[1]
+        return sum(sum(a.elements for a in s.arrays) / (points * s.tile_k) for s in self.stages)
 
 
 def _size(t: T.CType) -> int:
@@ -230,13 +294,15 @@ class _Builder:
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
                  host_iterators: Sequence[str] = (), group: tuple[int, int] = (16, 16),
                  context: Optional[isl.Set] = None, private: frozenset[str] = frozenset(),
-                 domain: Sequence[str] = ()) -> None:
+                 domain: Sequence[str] = (), points: tuple[int, int] = (1, 1)) -> None:
         self.host = tuple(host_iterators)      # parameters of the kernel too, printed t_<name>
         # Constraints of the grid iterators beyond the grid's box (a triangle's inner bounds:
         # triangle.domain): part of the iterations that exist.
         self.domain = list(domain)
         self.references: dict[str, list] = {}  # per array: (full, clipped, root) of each reference
         self.group = group
+        self.points = points
+        self.tile = (group[0] * points[0], group[1] * points[1])
         self.outer_it, self.inner_it = iterator_name(outer), iterator_name(inner)
         self.statements = statements
         self.params = tuple(dict.fromkeys([*params, *host_iterators, *ORIGIN, *BOUNDS]))
@@ -424,8 +490,8 @@ class _Builder:
 
     def mapping(self, body: isl.AstNode) -> Optional[TileMapping]:
         grid = [self.outer_it, self.inner_it]
-        tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {self.group[1]}",
-                f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {self.group[0]}"]
+        tile = [f"__pcl_o1 <= {self.outer_it} < __pcl_o1 + {self.tile[1]}",
+                f"__pcl_o0 <= {self.inner_it} < __pcl_o0 + {self.tile[0]}"]
         clip = [f"__pcl_s1 <= {self.outer_it} < __pcl_s1 + __pcl_n1",
                 f"__pcl_s0 <= {self.inner_it} < __pcl_s0 + __pcl_n0", *self.domain]
         children = _children(body)
@@ -442,7 +508,7 @@ class _Builder:
             unmarked = bool(stages)
         for stage in stages:
             stage.fence = any(a.name in self.written for a in stage.arrays)
-        return TileMapping(stages, self.group, unmarked) if stages else None
+        return TileMapping(stages, self.group, self.points, unmarked) if stages else None
 
     def _loop_stages(self, children: list[isl.AstNode], grid: list[str], tile: list[str],
                      clip: list[str]) -> list[Stage]:
@@ -499,6 +565,14 @@ class _Builder:
         except (NotAffine, isl.Error):
             return []
 
+    def _shared(self, node: isl.AstNode, grid: list[str], arrays: list[StagedArray]) -> list:
+        if self.points == (1, 1):
+            return []      # one point: each value is read once per iteration anyway
+        try:
+            return _shared_of(self, node.for_get_body(), grid, iterator_name(node), {a.name for a in arrays})
+        except (NotAffine, isl.Error):
+            return []
+
     def _stage(self, node: isl.AstNode, grid: list[str], tile: list[str], clip: list[str], loop: bool,
                number: int) -> Optional[Stage]:
         tile_k = TILE_K if loop else 1
@@ -508,8 +582,10 @@ class _Builder:
             except (NotAffine, isl.Error):
                 return None
             if sum(a.elements * _size(a.element) for a in arrays) <= LOCAL_BYTES:
-                return Stage(node, loop, arrays, tile_k, registers=self.registers if loop else []) \
-                    if arrays else None
+                if not arrays:
+                    return None
+                shared = self._shared(node, grid, arrays) if loop else []
+                return Stage(node, loop, arrays, tile_k, registers=self.registers if loop else [], shared=shared)
             if not loop:
                 return None
             tile_k //= 2
@@ -525,11 +601,11 @@ class _Builder:
             tile = tile + [f"__pcl_ok <= {it} < __pcl_ok + {tile_k}"]
             clip = clip + [f"{it} >= {isl_text(node.for_get_init())}", isl_text(node.for_get_cond())]
             footprints = self._footprints(node.for_get_body(), grid + [it], tile, clip)
-            iterations = self.group[0] * self.group[1] * tile_k
+            iterations = self.tile[0] * self.tile[1] * tile_k
             self.registers = self._registers(node.for_get_body(), grid, it)
         else:
             footprints = self._footprints(node, grid, tile, clip)
-            iterations = self.group[0] * self.group[1]
+            iterations = self.tile[0] * self.tile[1]
         return self._worth_staging(footprints, iterations, number)
 
     def _worth_staging(self, footprints: dict, iterations: int, number: int) -> list[StagedArray]:
@@ -688,10 +764,15 @@ def _uniform_loop(node: isl.AstNode, names: set[str], bounded: set[str] = frozen
     return not (ids & names) and not (start & bounded)
 
 
-def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str) -> list:
+def _grid_accesses(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str, keep: int) -> dict[str, list]:
+    """Per array referenced under `node` (the body of the loop `it` directly under the grid loops):
+    for each reference, (its subscripts as functions of the grid iterators and, for `keep` 1, of
+    `it`; the reference; whether no condition or deeper loop is around it), or None where a
+    subscript is not affine or names an iterator beyond those."""
     calls: list = []
     builder._calls(node, grid + [it], [], calls)
     seen: dict[str, list] = {}
+    kept = len(grid) + keep
     for call, iterators, constraints, _ in calls:
         stmt, scope = builder._scope(call, iterators, builder._set(iterators, constraints))
         for root, indices in _subscripts(stmt.body):
@@ -702,30 +783,62 @@ def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: s
             except NotAffine:
                 seen.setdefault(root.name, []).append(None)
                 continue
-            # Over the grid iterators alone (a dimension beyond them: not one element per work-item).
-            if any(p.involves_dims(isl.dim_type.in_, len(grid), len(iterators) - len(grid)) for p in pieces):
+            if any(p.involves_dims(isl.dim_type.in_, kept, len(iterators) - kept) for p in pieces):
                 seen.setdefault(root.name, []).append(None)
                 continue
-            pieces = [p.drop_dims(isl.dim_type.in_, len(grid), len(iterators) - len(grid)) for p in pieces]
-            seen.setdefault(root.name, []).append((pieces, root))
+            pieces = [p.drop_dims(isl.dim_type.in_, kept, len(iterators) - kept) for p in pieces]
+            seen.setdefault(root.name, []).append((pieces, root, not constraints))
+    return seen
+
+
+def _one_subscript(refs: list) -> Optional[list]:
+    """The subscripts every reference of `refs` shares, or None (one differs, or is None)."""
+    if any(r is None for r in refs):
+        return None
+    first = refs[0][0]
+    if any(len(r[0]) != len(first) or not all(a.is_equal(b) for a, b in zip(r[0], first)) for r in refs[1:]):
+        return None
+    return first
+
+
+def _index_texts(builder: "_Builder", pieces: list, names: list[str]) -> list[str]:
+    """OpenCL C of subscripts over the iterators `names` (printed t_<name>)."""
+    texts = []
+    for piece in pieces:
+        as_params = piece.move_dims(isl.dim_type.param, piece.dim(isl.dim_type.param),
+                                    isl.dim_type.in_, 0, len(names))
+        build = isl.AstBuild.from_context(as_params.domain().params().universe(
+            as_params.domain().params().get_space()))
+        texts.append(_kernel_expr(build.expr_from_pw_aff(as_params), set(names) | set(builder.host)))
+    return texts
+
+
+def _registers_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str) -> list:
     found = []
-    for name, refs in sorted(seen.items()):
-        if any(r is None for r in refs):
+    for name, refs in sorted(_grid_accesses(builder, node, grid, it, 0).items()):
+        first = _one_subscript(refs)
+        if first is None:
             continue
-        first = refs[0][0]
-        if any(len(r[0]) != len(first) or not all(a.is_equal(b) for a, b in zip(r[0], first)) for r in refs[1:]):
-            continue
-        indices = []
-        for piece in first:
-            named = piece      # its input dimensions are named after the grid iterators
-            as_params = named.move_dims(isl.dim_type.param, named.dim(isl.dim_type.param),
-                                        isl.dim_type.in_, 0, len(grid))
-            build = isl.AstBuild.from_context(as_params.domain().params().universe(
-                as_params.domain().params().get_space()))
-            indices.append(_kernel_expr(build.expr_from_pw_aff(as_params), set(grid) | set(builder.host)))
         root = refs[0][1]
-        element = _scalar(root.type)
-        found.append((name, indices, element, root))
+        found.append((name, _index_texts(builder, first, grid), _scalar(root.type), root))
+    return found
+
+
+def _shared_of(builder: "_Builder", node: isl.AstNode, grid: list[str], it: str, staged: set[str]) -> list:
+    """The staged arrays whose one subscript names the loop's iterator and at most one grid
+    iterator, referenced only outside conditions and deeper loops (so every point that reads
+    the element in an iteration exists, and the copy holds it): `Stage.shared`."""
+    found = []
+    for name, refs in sorted(_grid_accesses(builder, node, grid, it, 1).items()):
+        first = _one_subscript(refs)
+        if name not in staged or first is None or not all(r[2] for r in refs):
+            continue
+        outer, inner = (any(p.involves_dims(isl.dim_type.in_, d, 1) for p in first) for d in (0, 1))
+        if outer and inner:
+            continue
+        root = refs[0][1]
+        found.append((name, _index_texts(builder, first, grid + [it]), _scalar(root.type), root,
+                      1 if outer else 0 if inner else None))
     return found
 
 
@@ -778,20 +891,50 @@ def tile_mapping(outer: isl.AstNode, inner: isl.AstNode, statements: Mapping[str
                  params: Sequence[str], written: set[str], extents: Mapping[str, list[str]],
                  host_iterators: Sequence[str] = (), group: Optional[tuple[int, int]] = None,
                  context: Optional[isl.Set] = None, private: frozenset[str] = frozenset(),
-                 domain: Sequence[str] = ()) -> Optional[TileMapping]:
+                 domain: Sequence[str] = (), points: Optional[tuple[int, int]] = None) -> Optional[TileMapping]:
     """The staging of the kernel over `outer` x `inner` in work-groups of `group` (dimension 0
-    first; None: `GROUP`) (None: nothing worth copying); `context`: the region's parameter
+    first; None: `GROUP`), each work-item running `points` (dimension 0 first; None: the model's
+    choice, `choose_points`) (None: nothing worth copying); `context`: the region's parameter
     constraints (`CodegenUnit.context`), which bound boxes over loops of parameter extent;
     `private`: the local arrays of which each work-item has a copy of its own (not staged);
-    `domain`: constraints of the two iterators beyond the grid's box (triangle.domain)."""
+    `domain`: constraints of the two iterators beyond the grid's box (triangle.domain). A
+    triangle's grid, and a mapping with a stage that runs one point (`TileMapping.single_point`),
+    run one point per work-item whatever `points` asks."""
     if any(n.for_get_inc().get_type() != isl.ast_expr_type.int or n.for_get_inc().int_get_val().to_python() != 1
            for n in (outer, inner)):
         return None
-    try:
-        return _Builder(outer, inner, statements, params, written, extents,
-                        host_iterators, group or GROUP, context, private, domain).mapping(inner.for_get_body())
-    except (NotAffine, isl.Error, Unprintable):
-        return None
+    group = group or GROUP
+
+    def build(candidate: tuple[int, int]) -> Optional[TileMapping]:
+        try:
+            mapping = _Builder(outer, inner, statements, params, written, extents, host_iterators, group,
+                               context, private, domain, candidate).mapping(inner.for_get_body())
+        except (NotAffine, isl.Error, Unprintable):
+            return None
+        if mapping is not None and candidate != (1, 1) and mapping.single_point:
+            return None
+        return mapping
+
+    if domain:
+        points = (1, 1)      # triangle grids (kernels' early exit, Kernel.box): one point per work-item
+    if points is not None:
+        return build(points) or (build((1, 1)) if points != (1, 1) else None)
+    one = build((1, 1))
+    if one is not None and one.single_point:
+        return one           # a nest, a hull strip or per-reference copies: not several points
+    return choose_points([m for m in [one, *map(build, POINTS[1:])] if m is not None])
+
+
+def choose_points(mappings: Sequence[TileMapping]) -> Optional[TileMapping]:
+    """The model's choice among the mappings of one kernel for several points per work-item: the
+    fewest elements copied from global memory per iteration (`TileMapping.copies_per_point`: a
+    larger tile shares its halo and its strips among more points), among those within
+    `MAX_POINTS` points and `MAX_PRIVATE` private values per work-item (local memory is checked
+    when each is built); on a tie the fewer points (more work-items to spread the tile over)."""
+    fitting = [m for m in mappings if m.points[0] * m.points[1] <= MAX_POINTS and
+               (m.points == (1, 1) or m.private_elements <= MAX_PRIVATE)]
+    return min(fitting, key=lambda m: (round(m.copies_per_point, 9), m.points[0] * m.points[1], m.points),
+               default=None)
 
 
 def _kernel_expr(e: isl.AstExpr, bound: set[str]) -> str:

@@ -13,7 +13,10 @@ and so are the kernels of one work-item between them. A band's sizes are outer l
 two-dimensional kernel's `a,b` is a work-group of `b` work-items along dimension 0 (the inner
 loop) and `a` along dimension 1. Without a rule the runtime picks the size from the device's
 limits (`model`); a rule that gives the outer size only takes `DEFAULT_INNER` for the inner
-loop.
+loop. A two-dimensional kernel's rule may give two sizes more, `a,b,c,d`: its work-items run
+`c` points of the outer loop and `d` of the inner one each (a tile of `a*c` x `b*d` iterations
+per work-group), where the kernel is tiled (llvm_backend.opencl.tiling; an untiled kernel runs
+one point per work-item); `a,b,c` is `a,b,c,1`; without them the tiling's model chooses.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ class WorkGroupChoice:
     local: tuple[int, ...]
     source: str
     problem: str = ""
+    points: tuple[int, ...] = ()     # points per work-item (dimension 0 first), () or a 0: the model's
 
 
 def is_band(kernel: Kernel) -> bool:
@@ -45,10 +49,13 @@ def is_band(kernel: Kernel) -> bool:
 
 def band_choice(options: CompileOptions, label: str, function: str, band: int, members: int) -> WorkGroupChoice:
     """The work-group of band `band` (`members` loops) of region `label` in `function`."""
-    default = (DEFAULT_INNER,) * members
+    # Two-dimensional kernels: two sizes more, the points per work-item (0: the model's).
+    default = (DEFAULT_INNER,) * members + ((0,) * members if members == 2 else ())
     pick = choose(options.tile_sizes, options.tuned_tile_sizes, label, function, band, members, default)
-    local = () if pick.source == MODEL else tuple(reversed(pick.sizes))
-    return WorkGroupChoice(band, local, pick.source, pick.problem)
+    local = () if pick.source == MODEL else tuple(reversed(pick.sizes[:members]))
+    # None given: the model's (); the outer one only: one point along the inner loop.
+    points = tuple(reversed([p or 1 for p in pick.sizes[members:]])) if any(pick.sizes[members:]) else ()
+    return WorkGroupChoice(band, local, pick.source, pick.problem, points)
 
 
 def choose_work_groups(kernels: Sequence[Kernel], options: CompileOptions, label: str,
@@ -61,7 +68,7 @@ def choose_work_groups(kernels: Sequence[Kernel], options: CompileOptions, label
     for band, kernel in enumerate(k for k in kernels if is_band(k)):
         choice = band_choice(options, label, function, band, kernel.dimensions)
         if kernel.tiling is not None:
-            choice = replace(choice, local=tuple(kernel.tiling.group))
+            choice = replace(choice, local=tuple(kernel.tiling.group), points=tuple(kernel.tiling.points))
         chosen[kernel.name] = choice
     return chosen
 

@@ -7,7 +7,9 @@ Each PolyBench-style, PENCIL and image kernel (test_opencl_target.py's list) is 
 and uninitialised-value checks on; its out-of-bounds check is always on. A kernel passes
 when oclgrind reports nothing, the runtime ran every region on the device (no "runs on
 the CPU" message) and the output is gcc -O0's (the same comparison as on PoCL).
-Also checked: that oclgrind's checks fire on this route at all (a racy, an out-of-bounds
+Also checked: that several points per work-item (the device's register tiling) cut
+jacobi-2d's global loads at least 4x against one load per access, and gemm's local loads by
+half, against one point per work-item; and that oclgrind's checks fire on this route at all (a racy, an out-of-bounds
 and an uninitialised kernel, each reported), so a silent pass means something.
 The module is skipped where oclgrind or its ICD library is not installed.
 """
@@ -80,6 +82,51 @@ def test_kernel_is_clean_on_oclgrind(source: Path, built, tmp_path: Path) -> Non
         problems = harness.compare_outputs(reference, stdout, rtol=1e-9)
         assert problems == [], "; ".join(problems)
     print(f"{_id(source)}: {seconds:.1f} s on oclgrind")
+
+
+def _counted(source: Path, workdir: Path, name: str, flags: list[str]) -> tuple[oclgrind.Counts, list[dict]]:
+    """`source`'s OpenCL build with `flags` (time loops cut to 2 steps) run on oclgrind with its
+    instruction counts, its output checked against gcc -O0's, and its tiled kernels' records."""
+    exe = workdir / name
+    defines = _defines(source)
+    proc, regions = harness.build_recorded([source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl",
+                                                           *(f"-D{d}" for d in defines), *flags])
+    stdout, stderr, status = oclgrind.run_program(exe, workdir / f"{name}.oclgrind", TIMEOUT_S, counts=True)
+    assert status == 0, stderr[-2000:]
+    assert "run on the CPU" not in stderr and "runs on the CPU" not in stderr, stderr
+    problems = harness.compare_outputs(harness.gcc_reference(source, workdir, defines),
+                                       oclgrind.without_counts(stdout), rtol=1e-9)
+    assert problems == [], "; ".join(problems)
+    return oclgrind.parse_counts(stdout), [k["tiling"] for r in regions.values()
+                                           for k in r["mapping"]["kernels"] if k["tiling"]]
+
+
+def test_points_per_work_item_cut_global_and_local_loads(tmp_path: Path) -> None:
+    """Register tiling on the device (llvm_backend/opencl/tiling.py): jacobi-2d's 5-point stencil
+    loads 5 elements a point untiled (one global store a point); a 16 x 16 tile of one point per
+    work-item copies its 18 x 18 box (1.27 loads a point, not 4x fewer), the model's 2 x 2 points
+    per work-item a 32 x 32 tile's 34 x 34 box (1.13: 4.4x fewer). gemm's work-items of 2 x 2
+    points read each A[i][k] and B[k][j] of the local copies once for two points (half the local
+    loads where all four points exist) and copy fewer elements per point from global memory."""
+    jacobi = harness.POLYBENCH_DIR / "jacobi-2d.c"
+    model, tilings = _counted(jacobi, tmp_path, "jacobi", [])
+    one, one_tilings = _counted(jacobi, tmp_path, "jacobi-1x1", ["-fpencil-tile-sizes=16,16,1,1"])
+    assert [t["points_per_work_item"] for t in tilings] == [[2, 2], [2, 2]]
+    assert [t["points_per_work_item"] for t in one_tilings] == [[1, 1], [1, 1]]
+    points = model.total("global_stores")
+    assert points == one.total("global_stores") > 0
+    assert 4 * model.total("global_loads") <= 5 * points, (model.total("global_loads"), points)
+    assert 4 * one.total("global_loads") > 5 * points, (one.total("global_loads"), points)
+
+    gemm = harness.POLYBENCH_DIR / "gemm.c"
+    model, tilings = _counted(gemm, tmp_path, "gemm", [])
+    one, _ = _counted(gemm, tmp_path, "gemm-1x1", ["-fpencil-tile-sizes=16,16,1,1"])
+    assert [t["points_per_work_item"] for t in tilings] == [[2, 2]]
+    assert tilings[0]["stages"][0]["private_shared_reads"] == ["A", "B"]
+    # Half in full tiles; the edge tiles of these small sizes have work-items of fewer points.
+    assert model.total("local_loads") <= 0.6 * one.total("local_loads"), (model.total("local_loads"),
+                                                                          one.total("local_loads"))
+    assert model.total("global_loads") < one.total("global_loads")
 
 
 # Global loads of the OpenCL builds before their kernels were tiled (one work-item per grid
@@ -211,6 +258,7 @@ def test_nest_strips_only_independent_p_loops(tmp_path: Path) -> None:
     record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
     tiling = {r["function"]: [k["tiling"] for k in r["mapping"]["kernels"]] for r in record["regions"]}
     stage, = tiling["nest"][0]["stages"]
+    assert tiling["nest"][0]["points_per_work_item"] == [1, 1]     # a nest runs one point per work-item
     assert (stage["outer_strip"], sorted(a["array"] for a in stage["local_arrays"])) == (16, ["A", "W"]), stage
     assert sorted(stage["private_elements"]) == ["acc", "bias"], stage
     assert tiling["chain"] == [None], tiling

@@ -86,10 +86,22 @@ def test_opencl_work_group_sizes(tmp_path) -> None:
 
     proc, regions = _build(tmp_path, "ocl_default", GEMM, ["-fpencil-target=opencl"])
     kernel = regions["kernel_gemm"]["mapping"]["kernels"][0]
-    # gemm's kernel is tiled (llvm_backend/opencl/tiling.py): without sizes, the tiling's 16x16.
+    # gemm's kernel is tiled (llvm_backend/opencl/tiling.py): without sizes, the tiling's 16x16,
+    # and the model's 2x2 points per work-item (32x32 tiles).
     assert kernel["tiling"] is not None
     assert kernel["work_group"] == [16, 16] and kernel["work_group_from"] == "model"
+    assert kernel["tiling"]["points_per_work_item"] == [2, 2] and kernel["tiling"]["tile"] == [32, 32]
 
-    proc, regions = _build(tmp_path, "ocl_bad", GEMM, ["-fpencil-target=opencl", "-fpencil-tile-sizes=1,2,3"])
-    assert "3 sizes for a band of 2 loops" in proc.stderr
+    # Two sizes more: the points per work-item, outer loop first (3 of the outer loop, 1 of the inner).
+    flags = ["-fpencil-target=opencl", "-fpencil-tile-sizes=kernel_gemm:0=4,32,3"]
+    proc, regions = _build(tmp_path, "ocl_points", GEMM, flags)
+    kernel = regions["kernel_gemm"]["mapping"]["kernels"][0]
+    assert kernel["work_group"] == [32, 4] and kernel["work_group_from"] == "flag"
+    assert kernel["tiling"]["points_per_work_item"] == [1, 3] and kernel["tiling"]["tile"] == [32, 12]
+    assert "tiles of 32 x 12 iterations" in kernel["work_items"]
+    out = harness.run(tmp_path / "ocl_points", env={"PENCILCC_CACHE_DIR": str(tmp_path)})
+    assert not harness.compare_outputs(reference, out, rtol=1e-9)
+
+    proc, regions = _build(tmp_path, "ocl_bad", GEMM, ["-fpencil-target=opencl", "-fpencil-tile-sizes=1,2,3,4,5"])
+    assert "5 sizes for a band of 2 loops (at most 4)" in proc.stderr
     assert regions["kernel_gemm"]["mapping"]["kernels"][0]["work_group"] == [16, 16]

@@ -54,6 +54,17 @@ def test_sources_and_what_does_not_fit() -> None:
     assert choose((), (), "h", "h", 0, 2, (1, 2)) == choose((), tuned, "h", "h", 0, 2, (1, 2))
 
 
+def test_sizes_beyond_the_loops() -> None:
+    """A band whose default is longer than its loops takes that many sizes (the OpenCL target's
+    two-dimensional kernels: the work-group, then the points per work-item), and no more."""
+    rules = parse_rules("f=8,32,2,1; g=8,32,2; h=1,2,3,4,5")
+    assert choose(rules, (), "f", "f", 0, 2, (16, 16, 0, 0)).sizes == (8, 32, 2, 1)
+    assert choose(rules, (), "g", "g", 0, 2, (16, 16, 0, 0)).sizes == (8, 32, 2, 0)
+    five = choose(rules, (), "h", "h", 0, 2, (16, 16, 0, 0))
+    assert (five.sizes, five.source) == ((16, 16, 0, 0), MODEL)
+    assert "5 sizes for a band of 2 loops (at most 4)" in five.problem
+
+
 def test_command_line(tmp_path) -> None:
     sizes = tmp_path / "sizes.txt"
     sizes.write_text("gemm:0=32,32,8\n# none\nmm2#1=16\n")
