@@ -52,7 +52,6 @@ from clangpass.poly.codegen_unit import CodegenUnit, StatementBody, statement_na
 from clangpass.poly.privatization import source_name
 from clangpass.poly.scop import LoopReduction
 from clangpass.regions import iter_stmts, stmt_exprs
-from clangpass.poly.validity import COINCIDENT_MARK
 from clangpass.poly.ast_c import AstPrinter, identifiers, iterator_name
 from llvm_backend.opencl import triangle
 from llvm_backend.opencl.tiling import Stage, TileMapping, tile_mapping
@@ -591,11 +590,8 @@ def _reduction_kernel(name: str, signature: str, reductions: Sequence[LoopReduct
 def inner_coincident_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
     """The for node directly under `loop`'s body mark `coincident` (mark-parallel's second
     member), when its bounds and step do not name `loop`'s iterator (a rectangle of work-items)."""
-    body = loop.for_get_body()
-    if body.get_type() != isl.ast_node_type.mark or body.mark_get_id().get_name() != COINCIDENT_MARK:
-        return None
-    inner = body.mark_get_node()
-    if inner.get_type() != isl.ast_node_type.for_ or inner.for_is_degenerate():
+    inner = triangle.coincident_child(loop)
+    if inner is None:
         return None
     outer = iterator_name(loop)
     if any(outer in identifiers(e) for e in (inner.for_get_init(), inner.for_get_cond(), inner.for_get_inc())):

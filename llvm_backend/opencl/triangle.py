@@ -40,14 +40,23 @@ def _unit_step(node: isl.AstNode) -> bool:
     return inc.get_type() == isl.ast_expr_type.int and inc.int_get_val().to_python() == 1
 
 
-def triangular_inner_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
-    """The for node directly under `loop`'s body mark `coincident` when its init or condition
-    names `loop`'s iterator (both loops of step 1)."""
+def coincident_child(loop: isl.AstNode) -> Optional[isl.AstNode]:
+    """The non-degenerate for node directly under `loop`'s body mark `coincident` (mark-parallel's
+    second member), if there is one."""
     body = loop.for_get_body()
     if body.get_type() != isl.ast_node_type.mark or body.mark_get_id().get_name() != COINCIDENT_MARK:
         return None
     inner = body.mark_get_node()
     if inner.get_type() != isl.ast_node_type.for_ or inner.for_is_degenerate():
+        return None
+    return inner
+
+
+def triangular_inner_loop(loop: isl.AstNode) -> Optional[isl.AstNode]:
+    """The for node directly under `loop`'s body mark `coincident` when its init or condition
+    names `loop`'s iterator (both loops of step 1)."""
+    inner = coincident_child(loop)
+    if inner is None:
         return None
     if not (_unit_step(loop) and _unit_step(inner)):
         return None
