@@ -97,8 +97,8 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                       "Wins over --tile-size and the sizes pencilcc-tune cached."),
         ("-fno-pencil-tuned", "Do not use the tile and work-group sizes pencilcc-tune cached for "
                               "this file and device (-fpencil-tuned: the default)."),
-        ("pencilcc-tune [--run CMD] [--budget N] [--repeat N] [--min-gain PERCENT] -- COMMAND",
-         "A separate command: builds the program with the pencilcc COMMAND line and times CMD "
+        ("pencilcc-tune [OPTIONS] -- COMMAND",
+         "A separate command (OPTIONS: --run CMD, --budget N, --repeat N, --min-gain PERCENT): builds the program with the pencilcc COMMAND line and times CMD "
          "(default ./OUTPUT) over tile sizes (CPU) or work-group sizes (OpenCL), at most N "
          "(20) builds per region, the default build first; sizes replace the default only when "
          "faster by more than PERCENT (5). Caches the choice per device and region in the cache "
