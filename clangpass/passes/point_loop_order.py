@@ -154,15 +154,15 @@ def sink_last_member(band: isl.ScheduleNode, accesses: isl.UnionMap, unit: PolyU
     if loops is None:
         return None
     n = band.band_n_member()
-    inner = band.band_split(n - 1).child(0)           # the last member, above the sequence
-    before = [(_jumps(inner, 0, accesses.intersect_domain(loop.get_domain())),
+    split = band.band_split(n - 1)
+    inner = split.child(0)                            # the last member, above the sequence
+    counts = [(_jumps(inner, 0, accesses.intersect_domain(loop.get_domain())),
                _jumps(loop, 0, accesses.intersect_domain(loop.get_domain()))) for loop in loops]
     # sunk below a statement's loop, the member moves as it did at the sequence (its dates are
     # the same), and the statement's loop as it did under the member: compare the two counts
-    if not all(member <= own for member, own in before) or not any(member < own for member, own in before):
+    if not all(member <= own for member, own in counts) or not any(member < own for member, own in counts):
         return None
-    split = band.band_split(n - 1)
-    sunk = split.child(0).band_sink()
+    sunk = inner.band_sink()
     schedule = sunk.get_schedule()
     # every dependence ordered from source to sink is enough (the cheap, common case); else the
     # relaxed criterion and the rest of verify-schedule's checks decide
