@@ -15,11 +15,11 @@ iteration for jacobi-1d), the shuffles chain the copies' registers together and 
 back end merges two adjacent 256-bit loads into one 512-bit load and a `vpermpd` on zmm
 registers; with one vector body per iteration the loop has one shuffle per vector and
 stays in ymm. gcc vectorises the same loop with three unaligned loads and does not
-interleave. jacobi-1d LARGE (TSTEPS=500, N=2000), minima of 20 interleaved runs: gcc
-0.326 ms, pencilcc interleaved 0.366 ms, pencilcc with one body 0.294 ms (N=2002, where
-no iteration is left to the scalar remainder: the shuffles, not the remainder, cost the
-time). `lower_ast` gives such a loop `llvm.loop.interleave.count` 1
-(docs/passes/backend-cpu.md).
+interleave. jacobi-1d LARGE (TSTEPS=500, N=2000), minima of 60 interleaved runs on the
+loaded 2-core machine: gcc 0.308 ms, pencilcc interleaved 0.334 ms, with one vector body
+0.293 ms; at N=2002, where no iteration is left to the scalar remainder, 0.326, 0.366 and
+0.294 ms (20 runs): the shuffles, not the remainder, cost the time. `lower_ast` gives
+such a loop `llvm.loop.interleave.count` 1 (docs/passes/backend-cpu.md).
 """
 from __future__ import annotations
 
