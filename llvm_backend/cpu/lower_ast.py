@@ -21,8 +21,8 @@ statement bodies. Output: loops and statement instances in the current function.
   along its iterator (a stencil: `neighbours.reads_neighbours`) also gets
   `llvm.loop.interleave.count` 1, one vector body per iteration. Where isl
   separated the marked member into pieces under ifs (heat-3d), the pieces get no
-  hint and LLVM's cost model decides: forcing them measured slower (heat-3d LARGE, one thread, 2.16-2.18 s unforced against
-  2.62-2.69 s forced). `register-tile`: in its subtree the loop directly
+  hint and LLVM's cost model decides: forcing them measured slower (heat-3d LARGE,
+  one thread, 2.16-2.18 s unforced against 2.62-2.69 s forced). `register-tile`: in its subtree the loop directly
   above a `vector` mark (the rows of the register tile) gets `llvm.loop.unroll.full`,
   and every loop but the `vector` ones `llvm.loop.vectorize.enable` false: the row
   loop must become straight-line code whose accumulators LICM keeps in registers
