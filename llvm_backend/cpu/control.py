@@ -55,7 +55,7 @@ class LoopID(DistinctNode):
 
 
 def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup], vectorize: Optional[bool] = None,
-            unroll_full: bool = False) -> LoopID:
+            unroll_full: bool = False, interleave: Optional[int] = None) -> LoopID:
     """Every loop must progress (C11 6.8.5p6 holds for isl loops, which are finite);
     a loop whose iterations are independent lists its access group as parallel,
     which lets the loop vectoriser skip its dependence and alias checks. `vectorize`
@@ -64,7 +64,9 @@ def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup], vectorize:
     unusual trip count that its cost model alone would leave scalar; False forbids it
     (a loop of a register tile other than its vector loop: see `AstLowering.lower_For`);
     None leaves it to LLVM's cost model. `unroll_full` asks LLVM to unroll the loop
-    completely when its trip count is a constant, whatever the size of its body."""
+    completely when its trip count is a constant, whatever the size of its body.
+    `interleave` fixes how many copies of the vector body the vectoriser runs per
+    iteration (`llvm.loop.interleave.count`); None leaves it to LLVM's cost model."""
     properties = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.mustprogress")])]
     if parallel_group is not None:
         properties.append(module.add_metadata(
@@ -72,6 +74,9 @@ def loop_id(module: ir.Module, parallel_group: Optional[AccessGroup], vectorize:
     if vectorize is not None:
         properties.append(module.add_metadata(
             [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(ir.IntType(1), int(vectorize))]))
+    if interleave is not None:
+        properties.append(module.add_metadata(
+            [ir.MetaDataString(module, "llvm.loop.interleave.count"), ir.Constant(ir.IntType(32), interleave)]))
     if unroll_full:
         properties.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.full")]))
     return LoopID(module, properties)

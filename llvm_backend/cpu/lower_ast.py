@@ -17,10 +17,12 @@ statement bodies. Output: loops and statement instances in the current function.
   team (`parallel.run_on_threads`): inside it, a parallel loop is shared out by
   `parallel.Team.share` and code without parallel loops runs on thread 0. `vector` directly above a for node: an innermost
   loop with independent iterations, lowered with the access group of a parallel loop
-  and `llvm.loop.vectorize.enable`. Where isl separated the marked member into pieces
-  under ifs (heat-3d), the pieces get no hint and LLVM's cost model decides: forcing
-  them measured slower (heat-3d LARGE, one thread, 2.16-2.18 s unforced against
-  2.62-2.69 s forced). `register-tile`: in its subtree the loop directly
+  and `llvm.loop.vectorize.enable`; one that reads an array at neighbouring elements
+  along its iterator (a stencil: `neighbours.reads_neighbours`) also gets
+  `llvm.loop.interleave.count` 1, one vector body per iteration. Where isl
+  separated the marked member into pieces under ifs (heat-3d), the pieces get no
+  hint and LLVM's cost model decides: forcing them measured slower (heat-3d LARGE,
+  one thread, 2.16-2.18 s unforced against 2.62-2.69 s forced). `register-tile`: in its subtree the loop directly
   above a `vector` mark (the rows of the register tile) gets `llvm.loop.unroll.full`,
   and every loop but the `vector` ones `llvm.loop.vectorize.enable` false: the row
   loop must become straight-line code whose accumulators LICM keeps in registers
@@ -52,6 +54,7 @@ from llvm_backend.cpu.context import FunctionState, Variable
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_expr import ExprLowering
 from llvm_backend.cpu.lower_types import I1, I64, BackendError
+from llvm_backend.cpu.neighbours import reads_neighbours
 
 if TYPE_CHECKING:
     from llvm_backend.cpu.parallel import Team
@@ -166,6 +169,8 @@ class AstLowering:
                      "unroll_full": _is_vector_loop(node.for_get_body()) and _has_constant_bounds(node)}
         elif vectorize:
             hints = {"vectorize": True}
+            if reads_neighbours(self.unit, node):
+                hints["interleave"] = 1
         with for_range(self.builder, start, condition, step, f"pencil.{name}",
                        loop_id(self.state.ctx.module, group, **hints)) as iv:
             if group is not None:
