@@ -299,6 +299,29 @@ static void query_limits(void)
       rt.max_items[i] = items[i] ? items[i] : 1;
 }
 
+/* Which variant of a tiled kernel runs (rt.direct): PENCILCC_OPENCL_MAPPING=gpu (the staged
+   one: tiles in __local memory, barriers), cpu (the direct one: one work-item per iteration,
+   no local copies), or auto / unset: direct when the device's local memory is global memory
+   (CL_DEVICE_LOCAL_MEM_TYPE is CL_GLOBAL: a CPU device such as PoCL, where the copies and
+   barriers only cost), staged otherwise (GPUs, oclgrind). */
+static int choose_direct(void)
+{
+  const char *want = getenv("PENCILCC_OPENCL_MAPPING");
+  ocl_uint type = 0;
+  if (want && *want && !equals_nocase(want, "auto")) {
+    if (equals_nocase(want, "gpu"))
+      return 0;
+    if (equals_nocase(want, "cpu"))
+      return 1;
+    fprintf(stderr, "pencilcc: PENCILCC_OPENCL_MAPPING=%s is not gpu, cpu or auto; using auto\n",
+            want);
+  }
+  if (ocl.GetDeviceInfo(rt.device, OCL_DEVICE_LOCAL_MEM_TYPE, sizeof type, &type, NULL) !=
+      OCL_SUCCESS)
+    return 0;
+  return type == OCL_GLOBAL;
+}
+
 /* Sets rt.state to RT_READY or RT_UNAVAILABLE (printing why). */
 static void initialise(void)
 {
@@ -361,6 +384,7 @@ static void initialise(void)
     return;
   }
   query_limits();
+  rt.direct = choose_direct();
   rt.build_options = choose_build_options();
   rt.state = RT_READY;
   atexit(rt_at_exit);
@@ -385,4 +409,13 @@ int pencilcc_cl_available(void)
   ready = ensure_ready();
   pthread_mutex_unlock(&rt_lock);
   return ready;
+}
+
+int pencilcc_cl_mapping(void)
+{
+  int direct;
+  pthread_mutex_lock(&rt_lock);
+  direct = ensure_ready() && rt.direct;
+  pthread_mutex_unlock(&rt_lock);
+  return direct;
 }
