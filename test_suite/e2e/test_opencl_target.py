@@ -388,8 +388,13 @@ def test_opencl_dump_prints_each_regions_program(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith(";; pencilcc opencl 'kernel_gemm#0' after opencl-kernels\n")
     assert "#pragma OPENCL FP_CONTRACT OFF" in proc.stderr
-    assert proc.stderr.count("__kernel ") == 1 and "get_global_id(1)" in proc.stderr   # two-dimensional
-    assert "reqd_work_group_size(16, 16, 1)" in proc.stderr and "__local double" in proc.stderr   # tiled
+    # One two-dimensional kernel, tiled, and its direct variant (for devices whose local memory is
+    # global memory), which stages nothing.
+    assert proc.stderr.count("__kernel ") == 2 and "get_global_id(1)" in proc.stderr
+    tiled, direct = proc.stderr.split("__kernel ")[1:]
+    assert "reqd_work_group_size(16, 16, 1)" in tiled and "__local double" in tiled
+    assert direct.startswith("void __pencilcc_kernel_gemm_") and "_k0_direct(" in direct
+    assert "__local" not in direct and "barrier" not in direct and "reqd_work_group_size" not in direct
 
 
 def test_an_object_and_a_source_with_kernels_link_the_runtime_once(tmp_path: Path) -> None:
