@@ -196,6 +196,16 @@ def _device_of_the_runtime():
     return (gpus or devices or [None])[0]
 
 
+def test_the_remark_counts_kernels_with_a_direct_variant(tmp_path: Path) -> None:
+    proc = subprocess.run([*PENCILCC, "-O3", "-fpencil-target=opencl", "-Rpass=pencil", "-c",
+                           str(harness.POLYBENCH_DIR / "2mm.c"), "-o", str(tmp_path / "2mm.o")],
+                          capture_output=True, text=True, env={**os.environ, "PENCILCC_NO_CACHE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    # 2mm: two zero-fill kernels (untiled) and two products (tiled).
+    assert ("4 OpenCL kernels over parallel loops (2 tiled in local memory for GPU devices, with a "
+            "direct variant for CPU devices)") in proc.stderr, proc.stderr
+
+
 def test_an_unknown_mapping_is_said_and_taken_as_auto(tmp_path: Path) -> None:
     source = harness.POLYBENCH_DIR / "jacobi-2d.c"
     exe = tmp_path / "jacobi-2d"
