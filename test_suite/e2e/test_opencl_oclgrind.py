@@ -141,6 +141,17 @@ def test_points_per_work_item_cut_global_and_local_loads(tmp_path: Path) -> None
     assert model.total("global_loads") < one.total("global_loads")
 
 
+def test_3mm_counted_exits_cleanly(tmp_path: Path) -> None:
+    """3mm's build (2 x 2 points per work-item), its program built from source under oclgrind's
+    instruction counts, exits with status 0: the runtime's exit work (profile, releases) runs
+    before the calling thread's thread-local destructors, not after them in an atexit handler,
+    where every OpenCL call wrote into oclgrind's freed per-thread state and this run's heap
+    was corrupted (abort at exit, every run). `_counted` checks the output and the status."""
+    counts, tilings = _counted(harness.POLYBENCH_DIR / "3mm.c", tmp_path, "3mm", [])
+    assert [t["points_per_work_item"] for t in tilings] == [[2, 2]] * 3
+    assert counts.total("global_loads") > 0
+
+
 # Global loads of the OpenCL builds before their kernels were tiled (one work-item per grid
 # point, every access of the loop nests a global load; docs/benchmarks.md's oclgrind table), at the
 # programs' own sizes: doitgen (NR, NQ, NP = 24, 20, 36) loads sum[p], A[r][q][s] and C4[s][p] per
