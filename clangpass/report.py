@@ -297,6 +297,11 @@ def report_outcomes(engine: DiagnosticEngine, outcomes: list[RegionOutcome], rem
                 made = o.mapping.get("kernels", [])
                 singles = sum(1 for k in made if k.get("work_items", "").startswith("one work-item ("))
                 kernels = f", {len(made) - singles} OpenCL kernels over parallel loops"
+                # Tiled kernels: staged in local memory on GPUs, a direct variant on CPU devices.
+                both = sum(1 for k in made if k.get("variants", {}).get("cpu", k["name"]) != k["name"])
+                if both:
+                    kernels += (f" ({both} tiled in local memory for GPU devices, with a direct variant "
+                                "for CPU devices)")
                 if singles:
                     kernels += f" and {singles} of one work-item"
             noun = "loop nest" if o.region.kind == DETECTED else "region"

@@ -66,6 +66,13 @@ int pencilcc_cl_available(void);
 int pencilcc_cl_run(const char *source, const char *kernel_name, uint32_t n_args,
                     const pencilcc_cl_arg *args, uint32_t dims, const uint64_t *global);
 
+/* Which variant of a tiled kernel (one that stages tiles in __local memory) to launch:
+   1, its direct variant (one work-item per iteration, no local copies or barriers), on a
+   device whose local memory is global memory (CL_DEVICE_LOCAL_MEM_TYPE CL_GLOBAL: CPU
+   devices) or under PENCILCC_OPENCL_MAPPING=cpu; 0, the staged one (GPUs, oclgrind,
+   PENCILCC_OPENCL_MAPPING=gpu, or no device). Initialises as pencilcc_cl_available does. */
+int pencilcc_cl_mapping(void);
+
 /* The host is about to read or write the array at `host`: when the device copy
    is newer, read it back (blocking); when an upload from it is still in
    flight, wait for it. Unknown addresses: nothing. */

@@ -299,6 +299,79 @@ static void query_limits(void)
       rt.max_items[i] = items[i] ? items[i] : 1;
 }
 
+/* Which variant of a tiled kernel runs (rt.direct): PENCILCC_OPENCL_MAPPING=gpu (the staged
+   one: tiles in __local memory, barriers), cpu (the direct one: one work-item per iteration,
+   no local copies), or auto / unset: direct when the device's local memory is global memory
+   (CL_DEVICE_LOCAL_MEM_TYPE is CL_GLOBAL: a CPU device such as PoCL, where the copies and
+   barriers only cost), staged otherwise (GPUs, oclgrind). */
+static int choose_direct(void)
+{
+  const char *want = getenv("PENCILCC_OPENCL_MAPPING");
+  ocl_uint type = 0;
+  if (want && *want && !equals_nocase(want, "auto")) {
+    if (equals_nocase(want, "gpu"))
+      return 0;
+    if (equals_nocase(want, "cpu"))
+      return 1;
+    fprintf(stderr, "pencilcc: PENCILCC_OPENCL_MAPPING=%s is not gpu, cpu or auto; using auto\n",
+            want);
+  }
+  if (ocl.GetDeviceInfo(rt.device, OCL_DEVICE_LOCAL_MEM_TYPE, sizeof type, &type, NULL) !=
+      OCL_SUCCESS)
+    return 0;
+  return type == OCL_GLOBAL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The exit work before the library's thread-local state is gone            */
+/* ------------------------------------------------------------------------ */
+
+/* glibc's exit() runs the calling thread's thread-local destructors first and the atexit
+   handlers after them, and an OpenCL library may keep thread-local state that its entry
+   points use: oclgrind 21.10's ICD keeps a std::stack per thread, so every OpenCL call from
+   rt_at_exit as an atexit handler wrote to freed memory (valgrind: invalid writes in
+   clFinish and clRelease*), which corrupted the heap and aborted some runs at the last free
+   (3mm built from source under oclgrind's instruction counts, every run). So, where glibc
+   offers __cxa_thread_atexit_impl (what C++ thread_local destructors are registered with)
+   and the device is initialised on the thread that loaded the runtime (the main thread of a
+   program), rt_at_exit is also registered as a thread-local destructor of that thread,
+   after the library's first calls have created its state: such destructors run in reverse
+   order, so it runs before the library's own. atexit stays for every other case;
+   rt_at_exit does its work once. */
+#if defined(__GLIBC__) && defined(__GNUC__)
+extern int __cxa_thread_atexit_impl(void (*func)(void *), void *obj, void *dso_symbol)
+  __attribute__((weak));
+#define PENCILCC_THREAD_EXIT_HOOK 1
+#endif
+
+#ifdef PENCILCC_THREAD_EXIT_HOOK
+static pthread_t loading_thread;
+static int loading_thread_known;
+
+__attribute__((constructor)) static void note_loading_thread(void)
+{
+  loading_thread = pthread_self();
+  loading_thread_known = 1;
+}
+
+static void at_thread_exit(void *unused)
+{
+  (void)unused;
+  rt_at_exit();
+}
+#endif
+
+static void register_exit_work(void)
+{
+#ifdef PENCILCC_THREAD_EXIT_HOOK
+  static char anchor; /* an address inside this program or shared object */
+  if (__cxa_thread_atexit_impl && loading_thread_known &&
+      pthread_equal(pthread_self(), loading_thread))
+    __cxa_thread_atexit_impl(at_thread_exit, NULL, &anchor);
+#endif
+  atexit(rt_at_exit);
+}
+
 /* Sets rt.state to RT_READY or RT_UNAVAILABLE (printing why). */
 static void initialise(void)
 {
@@ -361,9 +434,10 @@ static void initialise(void)
     return;
   }
   query_limits();
+  rt.direct = choose_direct();
   rt.build_options = choose_build_options();
   rt.state = RT_READY;
-  atexit(rt_at_exit);
+  register_exit_work();
 }
 
 /* Under rt_lock: 1 when the device is ready (initialising on first use). */
@@ -385,4 +459,13 @@ int pencilcc_cl_available(void)
   ready = ensure_ready();
   pthread_mutex_unlock(&rt_lock);
   return ready;
+}
+
+int pencilcc_cl_mapping(void)
+{
+  int direct;
+  pthread_mutex_lock(&rt_lock);
+  direct = ensure_ready() && rt.direct;
+  pthread_mutex_unlock(&rt_lock);
+  return direct;
 }

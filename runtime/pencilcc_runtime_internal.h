@@ -124,6 +124,8 @@ typedef struct ocl_event_s *ocl_event;
 #define OCL_DEVICE_TYPE 0x1000u
 #define OCL_DEVICE_MAX_WORK_ITEM_DIMENSIONS 0x1003u
 #define OCL_DEVICE_MAX_WORK_GROUP_SIZE 0x1004u
+#define OCL_DEVICE_LOCAL_MEM_TYPE 0x1022u
+#define OCL_GLOBAL 0x2u
 #define OCL_DEVICE_MAX_WORK_ITEM_SIZES 0x1005u
 #define OCL_DEVICE_AVAILABLE 0x1027u
 #define OCL_DEVICE_NAME 0x102Bu
@@ -291,6 +293,9 @@ struct rt_state {
   const char *build_options;
   size_t max_wg;
   size_t max_items[3];
+  /* 1: the kernels' direct variants run (a device whose local memory is global memory, or
+     PENCILCC_OPENCL_MAPPING=cpu); 0: their staged, work-group-tiled ones (pencilcc_cl_mapping). */
+  int direct;
   int profiling;
 
   /* Incremented whenever the queue has drained (clFinish or a blocking

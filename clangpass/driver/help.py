@@ -270,6 +270,11 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                             "(read when it runs): unset, the first GPU, else the first device; "
                             "gpu, cpu or accelerator; P:D (platform and device indices); else "
                             "a text the platform and device name contain (runtime/README.md)."),
+        ("PENCILCC_OPENCL_MAPPING", "Which variant of its tiled kernels such a program "
+                                    "runs: gpu (tiles staged in local memory), cpu (one "
+                                    "work-item per iteration, no local copies), auto (default: "
+                                    "cpu where the device's local memory is global memory, "
+                                    "as on PoCL; else gpu)."),
         ("PENCILCC_PROFILE=1", "Such a program profiles its kernels and transfers and prints "
                                "a report to stderr at exit."),
         ("PENCILCC_DEBUG=1", "Show Python tracebacks of internal errors instead of the "

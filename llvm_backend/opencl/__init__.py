@@ -16,8 +16,15 @@ work-item per tile): `llvm_backend.opencl.pipeline`. Its traits tell the passes 
 (an innermost parallel loop is a kernel, two coincident loops a two-dimensional one,
 the data moves to a device).
 
-The record (`mapping`): per region, its kernels (name, dimensions, private arrays)
-and each parallel loop left on the host with the reason.
+Device-aware kernels: a tiled kernel (tiling.py: tiles in `__local` memory, barriers, fixed
+work-groups, several points per work-item) is the mapping for devices with local memory
+(GPUs, oclgrind); on a device whose local memory is global memory (CPU devices such as PoCL)
+those copies and barriers only cost, so its program also holds a direct variant
+(`Kernel.direct`: one work-item per iteration, as an untiled kernel), and the host code asks
+the runtime which to launch (`pencilcc_cl_mapping`; PENCILCC_OPENCL_MAPPING=gpu|cpu|auto).
+
+The record (`mapping`): per region, its kernels (name, dimensions, private arrays, the kernel
+each mapping launches: `variants`) and each parallel loop left on the host with the reason.
 """
 from __future__ import annotations
 
@@ -97,6 +104,10 @@ def _kernel_record(k: Kernel) -> dict:
                               "private_elements": [r[0] for r in s.registers],
                               "private_shared_reads": [r[0] for r in s.shared]} for s in k.tiling.stages]}
     return {"name": k.name, "dimensions": k.dimensions, "work_items": work, "tiling": tiling,
+            # The kernel each PENCILCC_OPENCL_MAPPING launches (the runtime's pencilcc_cl_mapping;
+            # auto: cpu on a device whose local memory is global memory, gpu otherwise): a tiled
+            # kernel's staged self on gpu, its direct variant on cpu; one kernel for both otherwise.
+            "variants": {"gpu": k.name, "cpu": k.direct or k.name},
             "local_memory": local,
             "private_arrays": list(k.private_arrays),
             # The same arrays as the source names them (a privatized array's private copy is

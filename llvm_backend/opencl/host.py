@@ -346,15 +346,22 @@ class HostLowering(AstLowering):
                 b.store(value, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
                                      source_etype=ARG))
         extents = [trips if size is None else size] if inner is None else [inner[1], trips]
+        name = self._string(kernel.name)
         if kernel.tiling is not None:
             # A tiled kernel's work-items run several points each: ceil(trips / points) of them.
-            extents = [e if p == 1 else b.sdiv(b.add(e, ir.Constant(I64, p - 1)), ir.Constant(I64, p))
+            # Its direct variant, which the runtime picks for a device whose local memory is
+            # global memory (pencilcc_cl_mapping), runs one work-item per iteration.
+            direct = b.icmp_signed("!=", self._call("pencilcc_cl_mapping", [], I32), ir.Constant(I32, 0),
+                                   name="pencil.direct")
+            name = b.select(direct, self._string(kernel.direct), name)
+            extents = [e if p == 1 else b.select(direct, e, b.sdiv(b.add(e, ir.Constant(I64, p - 1)),
+                                                                     ir.Constant(I64, p)))
                        for e, p in zip(extents, kernel.tiling.points)]
         global_size = state.alloca(ir.ArrayType(I64, len(extents)), f"pencil.{kernel.name}.global")
         for d, extent in enumerate(extents):
             b.store(extent, b.gep(global_size, [ir.Constant(I32, 0), ir.Constant(I32, d)], inbounds=True,
                                   source_etype=ir.ArrayType(I64, len(extents))))
-        return self._call("pencilcc_cl_run", [self._program_text(), self._string(kernel.name),
+        return self._call("pencilcc_cl_run", [self._program_text(), name,
                                               ir.Constant(I32, len(kernel.params)), args,
                                               ir.Constant(I32, len(extents)), global_size], I32)
 

@@ -97,6 +97,10 @@ class Kernel:
     # A triangle (`inner`'s bounds name the outer iterator, triangle.py): isl AST expressions of
     # the first and last iteration of `inner` over the whole outer loop, dimension 0's launch.
     box: Optional[tuple[isl.AstExpr, isl.AstExpr]] = None
+    # A tiled kernel's direct variant (`source` holds both): the name of the kernel that runs the
+    # same iterations one work-item each, without local copies or barriers, for devices whose
+    # local memory is global memory (the runtime's pencilcc_cl_mapping picks); None: one variant.
+    direct: Optional[str] = None
 
     @property
     def dimensions(self) -> int:
@@ -387,17 +391,15 @@ class KernelBuilder:
                     within = (f"t_{inner_it} >= {printer.expr(inner.for_get_init(), bound, True)} && "
                               f"({printer.condition(inner.for_get_cond(), bound)})")
                 body = _tiled_body(mapping, printer, dialect, inner.for_get_body(), bound, (outer_it, inner_it))
+                # The direct variant: the same iterations one work-item each, as an untiled
+                # two-dimensional kernel runs them (a triangle's box tested by `within`).
+                direct_first, direct_body = _one_per_iteration(printer, node, inner, bound)
             elif single:
                 first = []
                 body = printer.node(node, "  ", bound)
             elif inner is not None:
-                outer_it, inner_it = iterator_name(node), iterator_name(inner)
-                bound |= {outer_it, inner_it}
-                first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid * "
-                         f"{printer.expr(node.for_get_inc(), bound)};",
-                         f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0 * "
-                         f"{printer.expr(inner.for_get_inc(), bound)};"]
-                body = printer.node(inner.for_get_body(), "  ", bound)
+                bound |= {iterator_name(node), iterator_name(inner)}
+                first, body = _one_per_iteration(printer, node, inner, bound)
             else:
                 it = iterator_name(node)
                 bound.add(it)
@@ -430,20 +432,20 @@ class KernelBuilder:
                      # A triangle's group whose tile misses it leaves at once: a condition of the
                      # group alone, so all its work-items leave before any barrier, or none.
                      *([f"  if (!{meets})", "    return;"] if meets else []),
-                     *prologue, *body, "}", ""]
+                     *prologue, *body, "}", "",
+                     *_two_dimensional(f"{name}{DIRECT_SUFFIX}", signature, direct_first +
+                                       ([f"  if (!({within}))", "    return;"] if within else []),
+                                       prologue, direct_body)]
         elif inner is not None:
-            lines = [f"__kernel void {name}({signature})", "{",
-                     "  const long __pencilcc_gid0 = (long)get_global_id(0);",
-                     "  const long __pencilcc_gid = (long)get_global_id(1);",
-                     "  if (__pencilcc_gid >= __pencilcc_trips || __pencilcc_gid0 >= __pencilcc_trips0)",
-                     "    return;", *first, *prologue, *body, "}", ""]
+            lines = _two_dimensional(name, signature, first, prologue, body)
         else:
             lines = [f"__kernel void {name}({signature})", "{",
                      "  const long __pencilcc_gid = (long)get_global_id(0);",
                      "  if (__pencilcc_gid >= __pencilcc_trips)", "    return;",
                      *first, *prologue, *body, "}", ""]
         kernel = Kernel(name, node, tuple(params), "\n".join(lines), tuple(private), frozenset(statements), single,
-                        tuple(reductions), inner, mapping, box)
+                        tuple(reductions), inner, mapping, box,
+                        f"{name}{DIRECT_SUFFIX}" if mapping is not None else None)
         self.kernels.append(kernel)
         return kernel
 
@@ -484,6 +486,33 @@ class KernelBuilder:
                 found.update(node.name for node in descendants(body.body)
                              if isinstance(node, N.VarRef) and node.name in names)
         return found
+
+
+#: The name of a tiled kernel's direct variant is the kernel's with this suffix (`Kernel.direct`).
+DIRECT_SUFFIX = "_direct"
+
+
+def _one_per_iteration(printer: AstPrinter, node: isl.AstNode, inner: isl.AstNode,
+                       bound: set[str]) -> tuple[list[str], list[str]]:
+    """The declarations of the two loops' iterators of work-item (gid0, gid) and the body of
+    `inner` under them: a two-dimensional kernel's code, one work-item per iteration."""
+    outer_it, inner_it = iterator_name(node), iterator_name(inner)
+    first = [f"  const long t_{outer_it} = __pencilcc_start + __pencilcc_gid * "
+             f"{printer.expr(node.for_get_inc(), bound)};",
+             f"  const long t_{inner_it} = __pencilcc_start0 + __pencilcc_gid0 * "
+             f"{printer.expr(inner.for_get_inc(), bound)};"]
+    return first, printer.node(inner.for_get_body(), "  ", bound)
+
+
+def _two_dimensional(name: str, signature: str, first: list[str], prologue: list[str],
+                     body: list[str]) -> list[str]:
+    """A kernel of one work-item per iteration of two loops (dimension 0 the inner one), whose
+    work-items past either trip count return at once."""
+    return [f"__kernel void {name}({signature})", "{",
+            "  const long __pencilcc_gid0 = (long)get_global_id(0);",
+            "  const long __pencilcc_gid = (long)get_global_id(1);",
+            "  if (__pencilcc_gid >= __pencilcc_trips || __pencilcc_gid0 >= __pencilcc_trips0)",
+            "    return;", *first, *prologue, *body, "}", ""]
 
 
 def root_name(e: N.Expr) -> Optional[str]:

@@ -166,6 +166,9 @@ def run_env(workdir: Path, *, counts: bool = False, checks: bool = False) -> dic
         "OCL_ICD_VENDORS": str(vendors),
         "PENCILCC_CACHE_DIR": str(workdir / "cache"),
         "PENCILCC_PROFILE": "1",
+        # The device decides (oclgrind's local memory is CL_LOCAL: the tiled kernels, the GPU
+        # mapping these counts measure), whatever the caller's environment forces.
+        "PENCILCC_OPENCL_MAPPING": "auto",
     }
     if counts:
         env["OCLGRIND_INST_COUNTS"] = "1"

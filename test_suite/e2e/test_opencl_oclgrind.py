@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from llvm_backend.opencl.kernels import DIRECT_SUFFIX
 from test_suite.bench import oclgrind
 from test_suite.e2e import harness
 from test_suite.e2e.test_opencl_target import IMAGE_DIR, INCLUDE, KERNELS, PENCILCC, _id, _reference
@@ -74,6 +76,7 @@ def test_kernel_is_clean_on_oclgrind(source: Path, built, tmp_path: Path) -> Non
     errors = oclgrind.parse_errors(stderr)
     assert errors == [], "\n".join(errors[:10])
     assert "run on the CPU" not in stderr and "runs on the CPU" not in stderr, stderr
+    _assert_staged(stderr)
     reference = _reference(source, tmp_path) if not _defines(source) else \
         harness.gcc_reference(source, tmp_path, _defines(source))
     if source.parent == IMAGE_DIR:
@@ -82,6 +85,14 @@ def test_kernel_is_clean_on_oclgrind(source: Path, built, tmp_path: Path) -> Non
         problems = harness.compare_outputs(reference, stdout, rtol=1e-9)
         assert problems == [], "; ".join(problems)
     print(f"{_id(source)}: {seconds:.1f} s on oclgrind")
+
+
+def _assert_staged(stderr: str) -> None:
+    """oclgrind's local memory is CL_LOCAL: the runtime launched the tiled kernels themselves,
+    never their direct variants (`<name>_direct`, for devices whose local memory is global),
+    so the counts here are the GPU mapping's."""
+    launched = re.findall(r"^pencilcc profile: kernel (\S+?):? \d+ launch", stderr, re.MULTILINE)
+    assert launched and not [k for k in launched if k.endswith(DIRECT_SUFFIX)], stderr[-2000:]
 
 
 def _counted(source: Path, workdir: Path, name: str, flags: list[str]) -> tuple[oclgrind.Counts, list[dict]]:
@@ -94,6 +105,7 @@ def _counted(source: Path, workdir: Path, name: str, flags: list[str]) -> tuple[
     stdout, stderr, status = oclgrind.run_program(exe, workdir / f"{name}.oclgrind", TIMEOUT_S, counts=True)
     assert status == 0, stderr[-2000:]
     assert "run on the CPU" not in stderr and "runs on the CPU" not in stderr, stderr
+    _assert_staged(stderr)
     problems = harness.compare_outputs(harness.gcc_reference(source, workdir, defines),
                                        oclgrind.without_counts(stdout), rtol=1e-9)
     assert problems == [], "; ".join(problems)
@@ -127,6 +139,17 @@ def test_points_per_work_item_cut_global_and_local_loads(tmp_path: Path) -> None
     assert model.total("local_loads") <= 0.6 * one.total("local_loads"), (model.total("local_loads"),
                                                                           one.total("local_loads"))
     assert model.total("global_loads") < one.total("global_loads")
+
+
+def test_3mm_counted_exits_cleanly(tmp_path: Path) -> None:
+    """3mm's build (2 x 2 points per work-item), its program built from source under oclgrind's
+    instruction counts, exits with status 0: the runtime's exit work (profile, releases) runs
+    before the calling thread's thread-local destructors, not after them in an atexit handler,
+    where every OpenCL call wrote into oclgrind's freed per-thread state and this run's heap
+    was corrupted (abort at exit, every run). `_counted` checks the output and the status."""
+    counts, tilings = _counted(harness.POLYBENCH_DIR / "3mm.c", tmp_path, "3mm", [])
+    assert [t["points_per_work_item"] for t in tilings] == [[2, 2]] * 3
+    assert counts.total("global_loads") > 0
 
 
 # Global loads of the OpenCL builds before their kernels were tiled (one work-item per grid

@@ -26,6 +26,7 @@ import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -80,9 +81,9 @@ def builds(tmp_path_factory: pytest.TempPathFactory):
     started.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run(exe: Path, cache: Path) -> tuple[str, dict]:
+def _run(exe: Path, cache: Path, env: Optional[dict] = None) -> tuple[str, dict]:
     """stdout and the profile: {'kernel': {name: launches}, 'host-to-device': n, ...}."""
-    env = {**os.environ, "PENCILCC_PROFILE": "1", "PENCILCC_CACHE_DIR": str(cache)}
+    env = {**(os.environ if env is None else env), "PENCILCC_PROFILE": "1", "PENCILCC_CACHE_DIR": str(cache)}
     proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     profile: dict = {"kernel": {}}
@@ -130,7 +131,9 @@ def test_kernel_on_the_device(source: Path, builds: Builds, tmp_path: Path) -> N
         assert problems == [], "; ".join(problems)
     if not kernels:
         return
-    assert set(profile["kernel"]) <= set(kernels) and sum(profile["kernel"].values()) > 0, profile
+    # A tiled kernel launches as itself or as its direct variant (`variants`: which, by device).
+    variants = {v for r in optimized for k in r["mapping"]["kernels"] for v in k["variants"].values()}
+    assert set(profile["kernel"]) <= variants and sum(profile["kernel"].values()) > 0, profile
     if source.parent != IMAGE_DIR:
         # One upload per array a region's kernels use: each region runs once in these programs
         # (the image kernels call theirs several times, and each call uploads its arrays again).
@@ -140,6 +143,82 @@ def test_kernel_on_the_device(source: Path, builds: Builds, tmp_path: Path) -> N
     assert profile["built"] + profile["loaded"] <= len([r for r in optimized if r["mapping"]["kernels"]])
     _, again = _run(exe, tmp_path / "cache")
     assert again["built"] == 0 and again["loaded"] == profile["built"] + profile["loaded"], again
+
+
+# Tiled kernels of every form (tiling.py): 2x2 points per work-item (jacobi-2d, gemm), one
+# (heat-3d, fdtd-2d's three), a triangle's box (syrk), a two-deep nest (doitgen), a strip with
+# bounds naming a grid iterator (symm).
+TILED = ["jacobi-2d", "heat-3d", "fdtd-2d", "gemm", "syrk", "doitgen", "symm"]
+
+
+@pytest.mark.parametrize("stem", TILED)
+def test_both_mappings_match_gcc(stem: str, tmp_path: Path) -> None:
+    """A tiled kernel runs staged in local memory under PENCILCC_OPENCL_MAPPING=gpu and as its
+    direct variant under =cpu, each giving gcc -O0's output on this device; auto picks by the
+    device's local memory type (PoCL's is CL_GLOBAL: the direct variants)."""
+    source = harness.POLYBENCH_DIR / f"{stem}.c"
+    exe = tmp_path / stem
+    harness.build(PENCILCC, [source], exe,
+                  [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl", "-fsave-optimization-record"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    record = json.loads(exe.with_name(exe.name + ".opt.json").read_text())
+    kernels = [k for r in record["regions"] if r["status"] == "optimized" for k in r["mapping"]["kernels"]]
+    tiled = [k for k in kernels if k["tiling"]]
+    assert tiled, kernels
+    for k in kernels:
+        assert k["variants"] == ({"gpu": k["name"], "cpu": k["name"] + "_direct"} if k["tiling"] else
+                                 {"gpu": k["name"], "cpu": k["name"]}), k
+    reference = harness.gcc_reference(source, tmp_path)
+    launched = {}
+    for mapping in ("gpu", "cpu", "auto"):
+        env = {**os.environ, "PENCILCC_OPENCL_MAPPING": mapping}
+        output, profile = _run(exe, tmp_path / f"cache-{mapping}", env)
+        problems = harness.compare_outputs(reference, output, rtol=1e-9)
+        assert problems == [], f"{mapping}: " + "; ".join(problems)
+        launched[mapping] = set(profile["kernel"])
+    for mapping in ("gpu", "cpu"):
+        # Every tiled kernel that ran, as that mapping's variant; untiled ones as themselves.
+        assert launched[mapping] <= {k["variants"][mapping] for k in kernels}, launched
+        assert {k["variants"][mapping] for k in tiled} & launched[mapping], launched
+    device = _device_of_the_runtime()
+    if device is not None:
+        global_local = device.local_mem_type == pyopencl.device_local_mem_type.GLOBAL
+        assert launched["auto"] == launched["cpu" if global_local else "gpu"], launched
+
+
+def _device_of_the_runtime():
+    """The device the runtime chooses without PENCILCC_DEVICE (the first GPU, else the first
+    device: runtime/pencilcc_runtime_device.c), or None when PENCILCC_DEVICE names another."""
+    if os.environ.get("PENCILCC_DEVICE"):
+        return None
+    devices = [d for p in _PLATFORMS for d in p.get_devices()]
+    gpus = [d for d in devices if d.type & pyopencl.device_type.GPU]
+    return (gpus or devices or [None])[0]
+
+
+def test_the_remark_counts_kernels_with_a_direct_variant(tmp_path: Path) -> None:
+    proc = subprocess.run([*PENCILCC, "-O3", "-fpencil-target=opencl", "-Rpass=pencil", "-c",
+                           str(harness.POLYBENCH_DIR / "2mm.c"), "-o", str(tmp_path / "2mm.o")],
+                          capture_output=True, text=True, env={**os.environ, "PENCILCC_NO_CACHE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    # 2mm: two zero-fill kernels (untiled) and two products (tiled).
+    assert ("4 OpenCL kernels over parallel loops (2 tiled in local memory for GPU devices, with a "
+            "direct variant for CPU devices)") in proc.stderr, proc.stderr
+
+
+def test_an_unknown_mapping_is_said_and_taken_as_auto(tmp_path: Path) -> None:
+    source = harness.POLYBENCH_DIR / "jacobi-2d.c"
+    exe = tmp_path / "jacobi-2d"
+    harness.build(PENCILCC, [source], exe, [*harness.KERNEL_CFLAGS, "-O3", "-fpencil-target=opencl"],
+                  env={"PENCILCC_NO_CACHE": "1"})
+    env = {**os.environ, "PENCILCC_OPENCL_MAPPING": "fast", "PENCILCC_PROFILE": "1",
+           "PENCILCC_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("pencilcc: PENCILCC_OPENCL_MAPPING=fast is not gpu, cpu or auto; using auto") == 1
+    assert "run on the CPU" not in proc.stderr, proc.stderr
+    problems = harness.compare_outputs(harness.gcc_reference(source, tmp_path), proc.stdout, rtol=1e-9)
+    assert problems == [], "; ".join(problems)
 
 
 def _program(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
@@ -319,8 +398,13 @@ def test_opencl_dump_prints_each_regions_program(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith(";; pencilcc opencl 'kernel_gemm#0' after opencl-kernels\n")
     assert "#pragma OPENCL FP_CONTRACT OFF" in proc.stderr
-    assert proc.stderr.count("__kernel ") == 1 and "get_global_id(1)" in proc.stderr   # two-dimensional
-    assert "reqd_work_group_size(16, 16, 1)" in proc.stderr and "__local double" in proc.stderr   # tiled
+    # One two-dimensional kernel, tiled, and its direct variant (for devices whose local memory is
+    # global memory), which stages nothing.
+    assert proc.stderr.count("__kernel ") == 2 and "get_global_id(1)" in proc.stderr
+    tiled, direct = proc.stderr.split("__kernel ")[1:]
+    assert "reqd_work_group_size(16, 16, 1)" in tiled and "__local double" in tiled
+    assert direct.startswith("void __pencilcc_kernel_gemm_") and "_k0_direct(" in direct
+    assert "__local" not in direct and "barrier" not in direct and "reqd_work_group_size" not in direct
 
 
 def test_an_object_and_a_source_with_kernels_link_the_runtime_once(tmp_path: Path) -> None:

@@ -157,7 +157,7 @@ def expect_cpu_only(r: Run, reason: str | None) -> None:
 
 API = {"pencilcc_cl_available", "pencilcc_cl_run", "pencilcc_cl_to_host", "pencilcc_cl_host_wrote",
        "pencilcc_cl_discard", "pencilcc_cl_region_begin", "pencilcc_cl_region_end", "pencilcc_cl_keep_device_data",
-       "pencilcc_cl_residency_push", "pencilcc_cl_residency_pop"}
+       "pencilcc_cl_residency_push", "pencilcc_cl_residency_pop", "pencilcc_cl_mapping"}
 
 
 def test_runtime_sources_are_the_folder_s_c_files() -> None:
@@ -439,6 +439,42 @@ def test_unloadable_library_runs_on_cpu(driver: Path, tmp_path: Path) -> None:
         (libs / name).write_text("not an ELF file\n")
     r = run(driver, "axpy", 1000, 2, cache=tmp_path, LD_LIBRARY_PATH=str(libs))
     expect_cpu_only(r, "cannot load the OpenCL library")
+
+
+def _runtime_device_local_is_global() -> bool:
+    """Whether the device the runtime picks by default (the first GPU, else the first device)
+    has local memory of type CL_GLOBAL."""
+    import pyopencl as cl
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    device = ([d for d in devices if d.type & cl.device_type.GPU] or devices)[0]
+    return device.local_mem_type == cl.device_local_mem_type.GLOBAL
+
+
+@needs_device
+def test_mapping_follows_the_device_unless_forced(driver: Path, tmp_path: Path) -> None:
+    # auto (unset, empty or named): the direct variants where local memory is global memory.
+    expected = "1" if _runtime_device_local_is_global() else "0"
+    for env in ({}, {"PENCILCC_OPENCL_MAPPING": ""}, {"PENCILCC_OPENCL_MAPPING": "AUTO"}):
+        r = run(driver, "mapping", cache=tmp_path, **env)
+        expect_ok(r, "result")
+        assert r.facts["available"] == "1" and r.facts["mapping"] == expected, (env, r.facts)
+        assert r.messages() == [], r.stderr
+    for value, expected in (("gpu", "0"), ("cpu", "1"), ("Cpu", "1")):
+        r = run(driver, "mapping", cache=tmp_path, PENCILCC_OPENCL_MAPPING=value)
+        expect_ok(r, "result")
+        assert r.facts["mapping"] == expected, (value, r.facts)
+    r = run(driver, "mapping", cache=tmp_path, PENCILCC_OPENCL_MAPPING="fast")
+    expect_ok(r, "result")
+    assert r.facts["mapping"] == ("1" if _runtime_device_local_is_global() else "0")
+    assert r.messages() == ["pencilcc: PENCILCC_OPENCL_MAPPING=fast is not gpu, cpu or auto; using auto"], r.stderr
+
+
+def test_without_a_device_the_mapping_is_the_staged_one(driver: Path, tmp_path: Path) -> None:
+    vendors = tmp_path / "vendors"
+    vendors.mkdir()
+    r = run(driver, "mapping", cache=tmp_path, OCL_ICD_VENDORS=str(vendors), PENCILCC_OPENCL_MAPPING="cpu")
+    expect_ok(r, "result")
+    assert r.facts["available"] == "0" and r.facts["mapping"] == "0", r.facts
 
 
 def test_region_calls_without_launch_never_initialise(driver: Path, tmp_path: Path) -> None:

@@ -362,6 +362,15 @@ static int mode_noregion(void)
   return report("result", x[0] == 5 ? -1 : 0) ? 0 : 1;
 }
 
+/* The mapping the runtime chose (pencilcc_cl_mapping), twice: it is decided once. */
+static int mode_mapping(void)
+{
+  int first = pencilcc_cl_mapping();
+  printf("available=%d\n", pencilcc_cl_available());
+  printf("mapping=%d\n", first);
+  return report("result", pencilcc_cl_mapping() == first ? -1 : 0) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "";
@@ -380,7 +389,9 @@ int main(int argc, char **argv)
     return mode_builderror();
   if (strcmp(mode, "noregion") == 0)
     return mode_noregion();
+  if (strcmp(mode, "mapping") == 0)
+    return mode_mapping();
   fprintf(stderr, "usage: driver axpy N R | grid | tohost N | resize | threads T N R | "
-                  "builderror | noregion\n");
+                  "builderror | noregion | mapping\n");
   return 2;
 }
