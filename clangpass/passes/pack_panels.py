@@ -30,7 +30,7 @@ from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
-from clangpass.poly.packing import Pack, footprint, readable, reads_of
+from clangpass.poly.packing import Pack, footprint, packed_value, readable, reads_of
 from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.strides import Stride, stride_table
 from clangpass.poly.tile_sizes import host_cache_sizes, tile_budget
@@ -93,6 +93,7 @@ def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> lis
     reads = scop.reads.intersect_domain(domain)
     arrays = sorted({reads.get_map_list().get_at(k).get_tuple_name(isl.dim_type.out)
                      for k in range(reads.get_map_list().n_map())})
+    scalars = frozenset(a.name for a in scop.arrays if a.rank == 0 and a.read_only) | frozenset(scop.params)
     out: list[Pack] = []
     for name in arrays:
         info = scop.array(name)
@@ -104,13 +105,24 @@ def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> lis
                                   readable(scop.statement(s).body, name, info.rank) for s in readers):
             continue
         along = stride_table(point, reads_of(reads, set(readers), name, domain))   # [row, column]
-        if not along[0] or any(s is not Stride.INVARIANT for s in along[0]) \
-                or any(s is not Stride.UNIT for s in along[1]):
+        if not along[0]:
+            continue
+        value = None
+        if all(s is Stride.INVARIANT for s in along[0]) and all(s is Stride.UNIT for s in along[1]):
+            pass                                        # the B panel: vector loads of one row
+        elif all(s is Stride.INVARIANT for s in along[1]) and len(readers) == 1:
+            # The A panel: one element per row of the register tile, broadcast to the row's
+            # vectors. Worth a copy when an expression of it moves out of the micro-kernel with
+            # it (`alpha * A[i][k]`): its multiply and the register broadcast of its result.
+            value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars)
+            if value is None:
+                continue
+        else:
             continue
         box = footprint(mark, reads_of(reads, set(readers), name, domain))
         if box is None:
             continue
-        pack = Pack(name, f"__pencil_pack{number + len(out)}_{name}", readers, box.sizes, info.element)
+        pack = Pack(name, f"__pencil_pack{number + len(out)}_{name}", readers, box.sizes, info.element, value)
         if pack.bytes > budget:
             continue
         out.append(pack)

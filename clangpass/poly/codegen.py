@@ -80,7 +80,11 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
     except isl.Error:
         if not packs:
             raise
-        packs = ()      # the tiles without the copies, which could not be made on this schedule
+        # The tiles without the copies, which could not be made on this schedule or cost isl's
+        # AST generator more than its budget (the copy loops multiply the pieces of small
+        # tiles): the second try has the budget afresh (clangpass.poly.budget).
+        packs = ()
+        scop.context.get_ctx().reset_operations()
         ast, found = generated_ast(generated)
     if _misplaced_parallel_marks(ast):
         # isl split a marked band's loop around statements it runs at one band value after the
@@ -111,6 +115,7 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        vector_loops=_count_marks(ast, VECTOR_MARK),
                        register_tiles=_count_marks(ast, REGISTER_TILE_MARK),
+                       packs=tuple(p for p in packs if p.buffer in found),
                        reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates,
                        context=scop.context)
 

@@ -60,6 +60,9 @@ class Pack:
     statements: tuple[str, ...]
     sizes: tuple[int, ...]
     element: T.CType
+    # The expression of the reader's body whose value the buffer holds (`alpha * A[i][k]`, its
+    # only subscript of `array` and otherwise read-only scalars and constants); None: the element.
+    value: Optional[N.Expr] = None
 
     @property
     def copy(self) -> str:
@@ -72,7 +75,7 @@ class Pack:
 
     def declaration(self) -> N.VarDecl:
         """The buffer as a region-local array declaration."""
-        t: T.CType = self.element
+        t: T.CType = self.value.type if self.value is not None else self.element
         for size in reversed(self.sizes):
             t = T.ArrayType(element=t, extent=N.IntLit(size, type=T.LONG), constant_extent=size)
         return N.VarDecl(self.buffer, t)
@@ -267,9 +270,15 @@ def pack_bodies(statements: dict[str, StatementBody], packs: tuple[Pack, ...], f
         example = chains[0]
         dates = tuple(f"{_INDEX_PREFIX}_{pack.buffer}_p{k}" for k in range(outer[pack.buffer]))
         elements = tuple(f"{_INDEX_PREFIX}_{pack.buffer}_a{d}" for d in range(len(pack.sizes)))
-        source = _subscripts(_root(example), [_iterator(a) for a in elements], example)
-        target = _buffer_element(pack, example)
-        body = N.ExprStmt(expr=N.Assign("=", target, source, type=example.type))
+        if pack.value is not None:
+            chain = _whole_subscripts(pack.value, pack.array, len(pack.sizes))[0]
+            element = _subscripts(_root(chain), [_iterator(a) for a in elements], chain)
+            source = transform(pack.value, lambda n: element if n is chain else n)
+            target = _buffer_element(pack, pack.value)
+        else:
+            source = _subscripts(_root(example), [_iterator(a) for a in elements], example)
+            target = _buffer_element(pack, example)
+        body = N.ExprStmt(expr=N.Assign("=", target, source, type=target.type))
         out[pack.copy] = StatementBody(pack.copy, body, dates + elements + pack.indices())
     return out
 
@@ -295,9 +304,79 @@ def readable(body: N.Stmt, array: str, rank: int) -> bool:
     return whole > 0 and whole == uses
 
 
+def packed_value(body: N.Stmt, array: str, rank: int, scalars: frozenset[str]) -> Optional[N.Expr]:
+    """The largest expression of `body` around its one whole subscript of `array` that reads
+    nothing else but the `scalars` and constants, through + - * / and casts (`alpha * A[i][k]`
+    in `C[i][j] += alpha * A[i][k] * B[k][j]`, C's left-to-right product), if it is more
+    than the subscript; else None. Its value depends only on the subscript's element, so a
+    buffer may hold it: the copy evaluates the same operations on the same values."""
+    chains = _whole_subscripts(body, array, rank)
+    if len(chains) != 1:
+        return None
+    path = _path(body, chains[0])
+    if path is None:
+        return None
+    value: N.Expr = chains[0]
+    for parent in reversed(path[:-1]):
+        if isinstance(parent, N.Binary) and parent.op in ("+", "-", "*", "/"):
+            other = parent.rhs if parent.lhs is value else parent.lhs
+            if other is value or not _constant_for(other, scalars):
+                break
+        elif isinstance(parent, N.Cast) or (isinstance(parent, N.Unary) and parent.op in ("+", "-")):
+            pass
+        else:
+            break
+        value = parent
+    return value if value is not chains[0] else None
+
+
+def _constant_for(expr: N.Expr, scalars: frozenset[str]) -> bool:
+    """Whether `expr` reads nothing but `scalars` and constants, through arithmetic and casts."""
+    for node in descendants(expr):
+        if isinstance(node, N.VarRef):
+            if node.name not in scalars:
+                return False
+        elif isinstance(node, N.Binary):
+            if node.op not in ("+", "-", "*", "/"):
+                return False
+        elif isinstance(node, N.Unary):
+            if node.op not in ("+", "-"):
+                return False
+        elif not isinstance(node, (N.IntLit, N.FloatLit, N.Cast, T.CType)) and isinstance(node, N.Expr):
+            return False
+    return True
+
+
+def _path(root: object, target: object) -> Optional[list]:
+    """The nodes from `root` down to `target` (by identity), both included."""
+    if root is target:
+        return [root]
+    from clangpass.ir.walk import children
+    for child in children(root):
+        below = _path(child, target)
+        if below is not None:
+            return [root, *below]
+    return None
+
+
+def _whole_subscripts(node: object, array: str, rank: int) -> list[N.Subscript]:
+    return [n for n in descendants(node) if isinstance(n, N.Subscript) and _depth(n) == rank
+            and _root(n) is not None and _root(n).name == array]
+
+
 def _reading_buffer(body: N.Stmt, pack: Pack) -> tuple[N.Stmt, list[N.Subscript]]:
     rank = len(pack.sizes)
     chains: list[N.Subscript] = []
+    if pack.value is not None:
+        value = pack.value
+
+        def swap_value(node: object) -> object:
+            if node == value:
+                chains.extend(_whole_subscripts(node, pack.array, rank))
+                return _buffer_element(pack, value)
+            return node
+
+        return _transform_top_down(body, swap_value), chains
 
     def swap(node: object) -> object:
         if isinstance(node, N.Subscript) and _depth(node) == rank:
@@ -310,11 +389,37 @@ def _reading_buffer(body: N.Stmt, pack: Pack) -> tuple[N.Stmt, list[N.Subscript]
     return transform(body, swap), chains
 
 
-def _buffer_element(pack: Pack, like: N.Subscript) -> N.Subscript:
-    """`buffer[x0]..[xk]` with the element type of `like`."""
+def _transform_top_down(node: object, fn) -> object:
+    """`node` with the outermost sub-nodes for which `fn` returns another node replaced."""
+    done = fn(node)
+    if done is not node:
+        return done
+    from dataclasses import fields, replace as copy_with
+    from clangpass.ir.walk import children
+    kids = set(map(id, children(node)))
+    changes = {}
+    for f in fields(node):  # type: ignore[arg-type]
+        value = getattr(node, f.name)
+        if isinstance(value, tuple) and any(id(v) in kids for v in value):
+            new = tuple(_transform_top_down(v, fn) if id(v) in kids else v for v in value)
+            if any(a is not b for a, b in zip(new, value)):
+                changes[f.name] = new
+        elif id(value) in kids:
+            new_value = _transform_top_down(value, fn)
+            if new_value is not value:
+                changes[f.name] = new_value
+    return copy_with(node, **changes) if changes else node
+
+
+def _buffer_element(pack: Pack, like: N.Expr) -> N.Expr:
+    """`buffer[x0]..[xk]`, each level typed as the buffer's declaration says."""
     decl = pack.declaration()
-    base = N.VarRef(name=pack.buffer, scope="local", type=decl.type, loc=like.loc)
-    return _subscripts(base, [_iterator(x) for x in pack.indices()], like)
+    out: N.Expr = N.VarRef(name=pack.buffer, scope="local", type=decl.type, loc=like.loc)
+    t = decl.type
+    for x in pack.indices():
+        t = t.element                                   # type: ignore[attr-defined]
+        out = N.Subscript(out, _iterator(x), type=t, loc=like.loc)
+    return out
 
 
 def _subscripts(base: N.Expr, indices: list[N.Expr], like: N.Subscript) -> N.Subscript:
