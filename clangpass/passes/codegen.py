@@ -121,8 +121,8 @@ class GenerateAst(Pass):
             unit = unit.with_record(replace(chosen, packed_panels=len(codegen.packs),
                                             packed_arrays=tuple(p.array for p in codegen.packs)))
             if scop.packs and not codegen.packs:
-                unit = unit.with_note("AST generation with packed panels failed or exceeded its budget: "
-                                      "no packed panels")
+                unit = unit.with_note("packed panels not generated (their statements are generated as one "
+                                      "group, or the AST with the copies failed or exceeded its budget)")
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen).with_record(record)
 
 

@@ -157,23 +157,32 @@ def graft_copies(schedule: isl.Schedule, reads: isl.UnionMap,
     if not packs:
         return schedule, found
 
-    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
-        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == REGISTER_TILE_MARK:
-            names = _statement_names(node.get_domain())
-            for pack in packs:
-                if pack.buffer in found or not set(pack.statements) <= names:
-                    continue
-                box = footprint(node, reads_of(reads, set(pack.statements), pack.array, node.get_domain()))
-                if box is None or box.sizes != pack.sizes:
-                    raise isl.Error(f"pack {pack.buffer}: the footprint is no box of {pack.sizes}")
-                found[pack.buffer] = box
-                node = node.graft_before(_copy_tree(pack, box))
-            return node
-        for k in range(node.n_children()):
-            node = visit(node.child(k)).parent()
-        return node
+    # The marks' positions (child indices from the root), grafted last first: a graft adds
+    # siblings after earlier marks' positions or nodes above its own mark, never above another's.
+    paths: list[tuple[int, ...]] = []
 
-    schedule = visit(schedule.get_root()).get_schedule()
+    def find(node: isl.ScheduleNode, path: tuple[int, ...]) -> None:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == REGISTER_TILE_MARK:
+            paths.append(path)
+            return
+        for k in range(node.n_children()):
+            find(node.child(k), path + (k,))
+
+    find(schedule.get_root(), ())
+    for path in reversed(paths):
+        node = schedule.get_root()
+        for k in path:
+            node = node.child(k)
+        names = _statement_names(node.get_domain())
+        for pack in packs:
+            if pack.buffer in found or not set(pack.statements) <= names:
+                continue
+            box = footprint(node, reads_of(reads, set(pack.statements), pack.array, node.get_domain()))
+            if box is None or box.sizes != pack.sizes:
+                raise isl.Error(f"pack {pack.buffer}: the footprint is no box of {pack.sizes}")
+            found[pack.buffer] = box
+            node = node.graft_before(_copy_tree(pack, box))
+        schedule = node.get_schedule()
     missing = [p.buffer for p in packs if p.buffer not in found]
     if missing:
         raise isl.Error(f"packs {', '.join(missing)}: no register-tile mark holds their statements")
