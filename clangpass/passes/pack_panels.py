@@ -16,9 +16,14 @@ per reduction step, a new page each (8800 bytes apart in gemm LARGE).
 A pack is chosen only when the copy is exact and cheap to address: the array is read-only
 in the region, every statement reading it under the mark reads it through whole subscripts
 and one affine access, the block read at each tile date is a box of constant sizes whose
-corner is an affine function of the tile dates, the buffer fits the tile budget (half of
-L2), and no parallel loop runs under the mark (a buffer is private to the thread that runs
-the loops above it). docs/passes/pack-panels.md has the measurements.
+corner is an affine function of the tile dates, the region's buffers together fit the tile
+budget (half of L2: they are stack arrays of the region function, and of each thread's), and
+no parallel loop runs under the mark (a buffer is private to the thread that runs the loops
+above it). Besides `B`, the `A` panel (one element per row of the register tile) is packed
+when an expression of it and of read-only scalars moves out of the micro-kernel with it
+(`alpha * A[i][k]`, clangpass.poly.packing.packed_value): the buffer holds its value, the
+micro-kernel broadcasts it from memory (a load, not a multiply and a shuffle on the vector
+ports). docs/passes/pack-panels.md has the measurements.
 """
 from __future__ import annotations
 
@@ -63,7 +68,11 @@ class PackPanels(Pass):
 
         def visit(node: isl.ScheduleNode) -> None:
             if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == REGISTER_TILE_MARK:
-                packs.extend(_panels(node, scop, budget, len(scop.packs) + len(packs)))
+                for pack in _panels(node, scop, budget, len(scop.packs) + len(packs)):
+                    # The buffers are stack arrays of the region function (and of each thread's):
+                    # all of them together within the tile budget.
+                    if sum(p.bytes for p in (*scop.packs, *packs, pack)) <= budget:
+                        packs.append(pack)
                 return
             for k in range(node.n_children()):
                 visit(node.child(k))
