@@ -47,6 +47,7 @@ from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, StatementBody
 
 COPY_PREFIX = "P_"
+_CACHE_LINE = 64            # bytes
 _INDEX_PREFIX = "__pencil_pack"
 
 
@@ -73,19 +74,37 @@ class Pack:
         """The extra iterators that carry the buffer's indices to a reading statement."""
         return tuple(f"{_INDEX_PREFIX}_{self.buffer}_x{d}" for d in range(len(self.sizes)))
 
+    @property
+    def extents(self) -> tuple[int, ...]:
+        """The buffer's declared extents: `sizes`, with rows of an even number of cache lines
+        padded by one line. Rows 2 KB apart (256 doubles) would map to 2 of the 64 sets of a
+        48 KB, 12-way L1 and evict each other: the micro-kernel's k x 32 block of the packed B
+        (128 rows of 4 lines) would not stay in L1 across the register tiles of a column tile.
+        With an odd number of lines per row, consecutive rows fall on every set."""
+        element = self._element_bytes
+        row = self.sizes[-1] * element
+        if row % (2 * _CACHE_LINE) == 0 and _CACHE_LINE % element == 0:
+            return (*self.sizes[:-1], self.sizes[-1] + _CACHE_LINE // element)
+        return self.sizes
+
     def declaration(self) -> N.VarDecl:
         """The buffer as a region-local array declaration."""
         t: T.CType = self.value.type if self.value is not None else self.element
-        for size in reversed(self.sizes):
+        for size in reversed(self.extents):
             t = T.ArrayType(element=t, extent=N.IntLit(size, type=T.LONG), constant_extent=size)
         return N.VarDecl(self.buffer, t)
 
     @property
+    def _element_bytes(self) -> int:
+        t = self.value.type if self.value is not None else self.element
+        return getattr(t, "bits", 64) // 8
+
+    @property
     def bytes(self) -> int:
         count = 1
-        for s in self.sizes:
+        for s in self.extents:
             count *= s
-        return count * (getattr(self.element, "bits", 64) // 8)
+        return count * self._element_bytes
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ def test_plain_product_packs_only_b(tmp_path):
 def test_float_panels(tmp_path):
     unit = _unit_after(tmp_path, SGEMM, tile_size=32)
     assert [p.array for p in unit.scop.packs] == ["B"]
-    assert unit.scop.packs[0].bytes == 32 * 32 * 4
+    # Rows of 128 bytes (2 cache lines) padded to 3 lines.
+    assert unit.scop.packs[0].extents == (32, 48) and unit.scop.packs[0].bytes == 32 * 48 * 4
 
 
 def test_no_register_tile_no_pack(tmp_path):
