@@ -36,14 +36,14 @@ without them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Optional
 
 import islpy as isl
 
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
-from clangpass.ir.walk import descendants, transform
+from clangpass.ir.walk import children, descendants, transform
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, StatementBody
 
 COPY_PREFIX = "P_"
@@ -370,7 +370,7 @@ def _constant_for(expr: N.Expr, scalars: frozenset[str]) -> bool:
         elif isinstance(node, N.Unary):
             if node.op not in ("+", "-"):
                 return False
-        elif not isinstance(node, (N.IntLit, N.FloatLit, N.Cast, T.CType)) and isinstance(node, N.Expr):
+        elif isinstance(node, N.Expr) and not isinstance(node, (N.IntLit, N.FloatLit, N.Cast)):
             return False
     return True
 
@@ -379,7 +379,6 @@ def _path(root: object, target: object) -> Optional[list]:
     """The nodes from `root` down to `target` (by identity), both included."""
     if root is target:
         return [root]
-    from clangpass.ir.walk import children
     for child in children(root):
         below = _path(child, target)
         if below is not None:
@@ -422,8 +421,6 @@ def _transform_top_down(node: object, fn) -> object:
     done = fn(node)
     if done is not node:
         return done
-    from dataclasses import fields, replace as copy_with
-    from clangpass.ir.walk import children
     kids = set(map(id, children(node)))
     changes = {}
     for f in fields(node):  # type: ignore[arg-type]
@@ -436,7 +433,7 @@ def _transform_top_down(node: object, fn) -> object:
             new_value = _transform_top_down(value, fn)
             if new_value is not value:
                 changes[f.name] = new_value
-    return copy_with(node, **changes) if changes else node
+    return replace(node, **changes) if changes else node
 
 
 def _buffer_element(pack: Pack, like: N.Expr) -> N.Expr:
