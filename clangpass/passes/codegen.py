@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
+from clangpass.passes.pack_panels import PackRecord
 from clangpass.passes.register_tile import register_tiled_bands
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.tile import without_tiles
@@ -115,6 +116,13 @@ class GenerateAst(Pass):
                 pass    # no local array is known to stay in one iteration: each used elsewhere stays on the host
         record = CodegenRecord(codegen.parallel_loops, codegen.wavefronts, codegen.vector_loops,
                                register_tiled_bands(scop.schedule))
+        chosen = unit.record(PackRecord)
+        if chosen.packed_panels != len(codegen.packs):
+            unit = unit.with_record(replace(chosen, packed_panels=len(codegen.packs),
+                                            packed_arrays=tuple(p.array for p in codegen.packs)))
+            if scop.packs and not codegen.packs:
+                unit = unit.with_note("packed panels not generated (their statements are generated as one "
+                                      "group, or the AST with the copies failed or exceeded its budget)")
         return replace(unit, stage=Stage.AST, scop=scop, codegen=codegen).with_record(record)
 
 

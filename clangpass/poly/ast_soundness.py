@@ -154,6 +154,8 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set,
     universe = isl.Set.universe(space).intersect_params(context)
     reader = _Reader(space, params)
     executed: dict[str, list[isl.Set]] = {}
+    arity = {piece.get_tuple_name(): piece.dim(isl.dim_type.set)
+             for piece in (domain.get_set_list().get_at(k) for k in range(domain.get_set_list().n_set()))}
     problems: list[str] = []
 
     def scan(node: isl.AstNode, points: isl.Set, iterators: dict[str, int]) -> None:
@@ -196,6 +198,8 @@ def scan_mismatches(ast: isl.AstNode, domain: isl.UnionSet, context: isl.Set,
             if statements is not None and name not in statements:
                 return
             args = [reader.value(call.get_op_arg(k), iterators) for k in range(1, call.get_op_n_arg())]
+            # A packed statement's call ends with its buffer indices (clangpass.poly.packing).
+            args = args[:arity.get(name, len(args))]
             used = len(iterators)
             reached = points.project_out(isl.dim_type.set, used, depth - used)
             target = isl.Space.create_from_names(space.get_ctx(), in_=names[:used],

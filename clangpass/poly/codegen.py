@@ -39,6 +39,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.poly.annotations import performed_reductions
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, WAVEFRONT_MARK, CodegenUnit, StatementBody
+from clangpass.poly.packing import Footprint, Pack, PackIndices, graft_copies, pack_bodies
 from clangpass.poly.scop import Scop, instances_of, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, maps_of
 
@@ -64,7 +65,27 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
     followers = frozenset(name for members in groups.values() for name in members[1:])
     if followers:
         generated = schedule.intersect_domain(scop.domain.subtract(instances_of(scop.domain, followers)))
-    ast = _build(scop, generated, atomic)
+    # Packed panels (clangpass.poly.packing): not for statements generated as a group, whose
+    # one call cannot carry the buffer indices of one member.
+    grouped = frozenset(name for members in groups.values() if len(members) > 1 for name in members)
+    packs = tuple(p for p in scop.packs if not set(p.statements) & grouped)
+
+    def generated_ast(tree: isl.Schedule) -> tuple[isl.AstNode, dict[str, Footprint]]:
+        if packs:
+            return _build_packed(scop, tree, atomic, packs)
+        return _build(scop, tree, atomic), {}
+
+    try:
+        ast, found = generated_ast(generated)
+    except isl.Error:
+        if not packs:
+            raise
+        # The tiles without the copies, which could not be made on this schedule or cost isl's
+        # AST generator more than its budget (the copy loops multiply the pieces of small
+        # tiles): the second try has the budget afresh (clangpass.poly.budget).
+        packs = ()
+        scop.context.get_ctx().reset_operations()
+        ast, found = generated_ast(generated)
     if _misplaced_parallel_marks(ast):
         # isl split a marked band's loop around statements it runs at one band value after the
         # others: run those after the band, which is the same order, and the mark is above a loop.
@@ -73,22 +94,28 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
             move = functools.partial(_once_after_band, scop)
             schedule = _numbered_marks(schedule, PARALLEL_MARK, _keep_name, move, misplaced)
             generated = _numbered_marks(generated, PARALLEL_MARK, _keep_name, move, misplaced)
-            ast = _build(scop, generated, atomic)
+            ast, found = generated_ast(generated)
     if _misplaced_parallel_marks(ast):
         # isl removed a degenerate loop under a mark: drop those marks rather than break the contract.
         misplaced = _misplaced_mark_numbers(scop, generated, atomic)
         schedule = without_marks(schedule, PARALLEL_MARK, misplaced)
         generated = without_marks(generated, PARALLEL_MARK, misplaced)
-        ast = _build(scop, generated, atomic)
+        ast, found = generated_ast(generated)
     statements = {s.name: StatementBody(s.name, s.body, s.iterators) for s in scop.compute_statements}
     for leader, members in groups.items():
         statements[leader] = StatementBody(leader, N.Compound(tuple(scop.statement(m).body for m in members),
                                                               loc=scop.statement(leader).loc),
                                            scop.statement(leader).iterators)
-    return CodegenUnit(region=scop.region, ast=ast, statements=statements, groups=groups, locals=scop.locals,
+    locals_ = scop.locals
+    if packs:
+        statements = pack_bodies(statements, packs, found,
+                                 {b: f.elements.dim(isl.dim_type.in_) for b, f in found.items()})
+        locals_ = locals_ + tuple(p.declaration() for p in packs if p.buffer in found)
+    return CodegenUnit(region=scop.region, ast=ast, statements=statements, groups=groups, locals=locals_,
                        parallel_loops=_count_marks(ast, PARALLEL_MARK), wavefronts=_count_marks(ast, WAVEFRONT_MARK),
                        vector_loops=_count_marks(ast, VECTOR_MARK),
                        register_tiles=_count_marks(ast, REGISTER_TILE_MARK),
+                       packs=tuple(p for p in packs if p.buffer in found),
                        reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates,
                        context=scop.context)
 
@@ -228,17 +255,36 @@ def _innermost_wavefront_point_loop(band: isl.ScheduleNode) -> bool:
     return {_POINT_MARK, WAVEFRONT_MARK} <= marks
 
 
-def _build(scop: Scop, schedule: isl.Schedule, atomic: bool = True) -> isl.AstNode:
+def _build_packed(scop: Scop, schedule: isl.Schedule, atomic: bool,
+                  packs: tuple[Pack, ...]) -> tuple[isl.AstNode, dict[str, Footprint]]:
+    """The AST of `schedule` with the copies of `packs` grafted before their register-tile
+    marks and the buffer indices in the calls (clangpass.poly.packing), and each pack's
+    footprint. Raises isl.Error when a copy cannot be made."""
+    grafted, found = graft_copies(schedule, scop.reads, packs)
+    indices = PackIndices(scop.reads, packs, found)
+    ast = _build(scop, grafted, atomic, indices)
+    if indices.errors:
+        raise isl.Error(f"packed panels: {indices.errors[0]}")
+    return ast, found
+
+
+def _build(scop: Scop, schedule: isl.Schedule, atomic: bool = True,
+           at_each_domain: Optional[Callable[[isl.AstNode, isl.AstBuild], isl.AstNode]] = None) -> isl.AstNode:
     if atomic:
         schedule = _atomic_loops(schedule)
     build = isl.AstBuild.from_context(scop.context)           # [P] -> { : context }
+    handle = None
+    if at_each_domain is not None:
+        build, handle = build.set_at_each_domain(at_each_domain)
     if any(_ISL_ITERATOR.match(p) for p in scop.params):
         depth = max((len(s.iterators) for s in scop.statements), default=0)
         names = isl.IdList.alloc(scop.context.get_ctx(), 0)
         for k in range(4 * depth + 8):   # tiling doubles the depth; split bands add none
             names = names.add(isl.Id(f"{_ITERATOR_PREFIX}{k}", context=scop.context.get_ctx()))
         build = build.set_iterators(names)
-    return build.node_from_schedule(schedule)
+    ast = build.node_from_schedule(schedule)
+    del handle      # the callback lives until the AST is built
+    return ast
 
 
 def _ast_nodes(ast: isl.AstNode) -> list[isl.AstNode]:

@@ -22,7 +22,10 @@ AST conventions (produced by clangpass.poly.codegen, read by llvm_backend):
   a `register-tile` mark sits above an unroll-and-jammed point band
   (clangpass.passes.register_tile): under it, the for node directly above a
   `vector` mark is the row loop of a register tile, to be unrolled completely, and
-  no loop but the `vector` ones is to be vectorised;
+  no loop but the `vector` ones is to be vectorised; the copies of its packed panels
+  (clangpass.poly.packing) run just before it, as ordinary statements whose calls,
+  like those of the statements reading the buffers, pass the buffer indices as
+  their last arguments (`StatementBody.iterators` names them);
   unknown marks are transparent.
 Reductions (`reductions`, from `#pragma pencil independent reduction(op: v)`;
 clangpass.passes.mark_parallel): a for node under a `parallel` mark whose body
@@ -48,7 +51,7 @@ of which a local's value flows); their initialisers have already become statemen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 import islpy as isl
 
@@ -81,6 +84,9 @@ class CodegenUnit:
     wavefronts: int = 0              # number of `wavefront` marks in `ast`
     vector_loops: int = 0            # number of `vector` marks in `ast`
     register_tiles: int = 0          # number of `register-tile` marks in `ast`
+    # The packed panels whose copies `ast` makes (clangpass.poly.packing.Pack): their buffers are
+    # among `locals`, their copy statements (`P_<buffer>`) among `statements`.
+    packs: tuple[Any, ...] = ()
     alias_check: Optional[AliasCheck] = None   # the run-time check the region runs under (None: not made)
     reductions: tuple[LoopReduction, ...] = ()  # reductions of `parallel` loops (see the module doc)
     unordered_updates: frozenset[str] = frozenset()   # statements updating reduced variables (module doc)

@@ -121,6 +121,9 @@ class Scop:
     locals: tuple[N.VarDecl, ...] = ()     # region-local variables (initialisers removed)
     annotations: tuple[LoopAnnotation, ...] = ()   # independent/ivdep loops (clangpass.poly.annotations)
     reductions: tuple[LoopReduction, ...] = ()   # reductions of parallel-marked loops (mark-parallel)
+    # Arrays copied into region-local buffers before register-tiled bands (pass pack-panels):
+    # clangpass.poly.packing.Pack values, applied at AST generation only (clangpass.poly.codegen).
+    packs: tuple[Any, ...] = ()
 
     # --------------------------------------------------------------- derived
     @property

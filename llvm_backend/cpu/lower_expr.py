@@ -692,6 +692,9 @@ def declared_extents(lowering: ExprLowering, ctype: T.CType, loc: N.SourceLoc) -
         return lowering.type_extents(ctype, loc)
 
 
+_ARRAY_ALIGNMENT = 64       # bytes, of every region-local array
+
+
 def allocate_local(lowering: ExprLowering, decl: N.VarDecl) -> Variable:
     """A region local as an entry-block alloca (one per LLVM function, so one per thread)."""
     state = lowering.state
@@ -705,6 +708,9 @@ def allocate_local(lowering: ExprLowering, decl: N.VarDecl) -> Variable:
             for extent in extents:
                 count = state.entry.mul(count, extent, flags=("nsw",))
         ptr = state.alloca(element, f"pencil.{decl.name}", count)
+        # A cache line: the rows of a packed panel (clangpass.poly.packing) are loaded as whole
+        # 64-byte vectors, which must not straddle two lines.
+        ptr.align = _ARRAY_ALIGNMENT
         return Variable(decl.name, t, "array", ptr, extents, elements=count)
     ptr = state.alloca(llvm_type(t, decl.loc), f"pencil.{decl.name}")
     return Variable(decl.name, t, "memory", ptr)

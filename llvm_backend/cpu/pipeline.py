@@ -31,6 +31,8 @@ from __future__ import annotations
 #   never the threads' loop, and `mark-vector` then marks the innermost loop it chose;
 # - `register-tile` between them: it needs the unit-stride loop innermost in the point band, and
 #   it makes that loop a band of its own, which `mark-vector` then marks (partial tiles);
+# - `pack-panels` right after `register-tile`: it reads the register-tile marks and the bands under
+#   them as that pass leaves them; its copies are made at AST generation only (`codegen`);
 # - `verify-schedule` after every schedule transformation, so that it judges the final one;
 # - `contract-scheduled` right after it: it folds arrays onto the conflict set of the final
 #   schedule (line buffers of a fused pipeline), so no later pass may reorder anything; it
@@ -49,7 +51,7 @@ LEVEL_3 = [
     "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
     "keep-streams",
     "tile", "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile",
-    "mark-vector", "reduction-jam", "verify-schedule", "contract-scheduled", "thread-team", "codegen",
+    "pack-panels", "mark-vector", "reduction-jam", "verify-schedule", "contract-scheduled", "thread-team", "codegen",
 ]
 
 PIPELINES: dict[int, list[str]] = {

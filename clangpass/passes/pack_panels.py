@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: MIT
+"""Pass `pack-panels`: copy the panel a register-tiled band streams into a contiguous buffer.
+
+Input: Scop after `register-tile`. Output: the same schedule and model, with `Scop.packs`
+naming, for each register-tiled band, the read-only arrays whose elements the micro-kernel
+loads as vectors from a row that changes at every step of the reduction loop: every access
+of the array is invariant along the register tile's row loop and unit-stride along its
+column loop (the `B[k][j]` of `C[i][j] += alpha * A[i][k] * B[k][j]`, BLIS's `B` panel:
+Van Zee & van de Geijn, "BLIS", TOMS 2015, section 2; Goto & van de Geijn, TOMS 2008,
+section 5.2). The copies themselves are made at AST generation (clangpass.poly.packing):
+before the band, the block of the array the band reads at the current tile dates is
+copied into a region-local buffer of the tile's sizes, and the band reads the buffer,
+whose rows are contiguous (`kc` rows of `nc` elements) instead of one row of the array
+per reduction step, a new page each (8800 bytes apart in gemm LARGE).
+
+A pack is chosen only when the copy is exact and cheap to address: the array is read-only
+in the region, every statement reading it under the mark reads it through whole subscripts
+and one affine access, the block read at each tile date is a box of constant sizes whose
+corner is an affine function of the tile dates, the region's buffers together fit the tile
+budget (half of L2: they are stack arrays of the region function, and of each thread's), and
+no parallel loop runs under the mark (a buffer is private to the thread that runs the loops
+above it). Besides `B`, the `A` panel (one element per row of the register tile) is packed
+when an expression of it and of read-only scalars moves out of the micro-kernel with it
+(`alpha * A[i][k]`, clangpass.poly.packing.packed_value): the buffer holds its value, the
+micro-kernel broadcasts it from memory (a load, not a multiply and a shuffle on the vector
+ports). docs/passes/pack-panels.md has the measurements.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from clangpass.passes.registry import Pass, PassContext, PassRecord, register
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
+from clangpass.poly.packing import Pack, footprint, packed_value, readable, reads_of
+from clangpass.poly.scop import Scop, statement_names
+from clangpass.poly.strides import Stride, stride_table
+from clangpass.poly.tile_sizes import host_cache_sizes, tile_budget
+from clangpass.poly.validity import PARALLEL_MARK
+
+
+@dataclass(frozen=True)
+class PackRecord(PassRecord):
+    """The arrays copied into buffers before register-tiled bands (`packed_panels`: how many
+    copies, `packed_arrays`: the arrays, in schedule order)."""
+
+    packed_panels: int = 0
+    packed_arrays: tuple[str, ...] = ()
+
+
+@register
+class PackPanels(Pass):
+    """Choose the panels of register-tiled bands to copy into contiguous buffers."""
+
+    name = "pack-panels"
+    rewrites_schedule = True
+    requires = frozenset({"schedule"})
+    record = PackRecord
+    dump_stage = "schedule"
+
+    def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
+        scop = unit.scop
+        budget = tile_budget(ctx.options.cache_sizes or host_cache_sizes())
+        packs: list[Pack] = []
+
+        def visit(node: isl.ScheduleNode) -> None:
+            if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == REGISTER_TILE_MARK:
+                for pack in _panels(node, scop, budget, len(scop.packs) + len(packs)):
+                    # The buffers are stack arrays of the region function (and of each thread's):
+                    # all of them together within the tile budget.
+                    if sum(p.bytes for p in (*scop.packs, *packs, pack)) <= budget:
+                        packs.append(pack)
+                return
+            for k in range(node.n_children()):
+                visit(node.child(k))
+
+        try:
+            with isl_budget(ctx.isl_ctx, ctx.options.isl_max_operations, "pack-panels"):
+                visit(scop.schedule.get_root())
+        except BudgetExceeded as exc:
+            return unit.with_note(f"{exc}: no packed panels")
+        if not packs:
+            return unit
+        record = unit.record(PackRecord)
+        return replace(unit, scop=scop.with_schedule(scop.schedule, packs=scop.packs + tuple(packs))).with_record(
+            replace(record, packed_panels=record.packed_panels + len(packs),
+                    packed_arrays=record.packed_arrays + tuple(p.array for p in packs)))
+
+
+def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> list[Pack]:
+    """The packs of the register-tiled band under `mark` (see the module docstring)."""
+    if _has_parallel_mark(mark.child(0)):
+        return []
+    point = _innermost_band(mark)
+    if point is None or point.band_n_member() != 2:
+        return []
+    domain = mark.get_domain()
+    names = statement_names(domain)
+    reads = scop.reads.intersect_domain(domain)
+    arrays = sorted({reads.get_map_list().get_at(k).get_tuple_name(isl.dim_type.out)
+                     for k in range(reads.get_map_list().n_map())})
+    scalars = frozenset(a.name for a in scop.arrays if a.rank == 0 and a.read_only) | frozenset(scop.params)
+    out: list[Pack] = []
+    for name in arrays:
+        info = scop.array(name)
+        if not info.read_only or info.local or info.rank == 0:
+            continue
+        readers = tuple(sorted(s for s in names if not reads_of(reads, {s}, name, domain).is_empty()))
+        if not readers or not all(_one_affine_read(reads_of(reads, {s}, name, domain)) and
+                                  scop.statement(s).body is not None and
+                                  readable(scop.statement(s).body, name, info.rank) for s in readers):
+            continue
+        along = stride_table(point, reads_of(reads, set(readers), name, domain))   # [row, column]
+        if not along[0]:
+            continue
+        value = None
+        if all(s is Stride.INVARIANT for s in along[0]) and all(s is Stride.UNIT for s in along[1]):
+            pass                                        # the B panel: vector loads of one row
+        elif all(s is Stride.INVARIANT for s in along[1]) and len(readers) == 1:
+            # The A panel: one element per row of the register tile, broadcast to the row's
+            # vectors. Worth a copy when an expression of it moves out of the micro-kernel with
+            # it (`alpha * A[i][k]`): its multiply and the register broadcast of its result.
+            value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars)
+            if value is None:
+                continue
+        else:
+            continue
+        box = footprint(mark, reads_of(reads, set(readers), name, domain))
+        if box is None:
+            continue
+        pack = Pack(name, f"__pencil_pack{number + len(out)}_{name}", readers, box.sizes, info.element, value)
+        if pack.bytes > budget:
+            continue
+        out.append(pack)
+    return out
+
+
+def _one_affine_read(reads: isl.UnionMap) -> bool:
+    """Whether `reads` (one statement's reads of one array) is one affine function."""
+    maps = reads.get_map_list()
+    if maps.n_map() != 1:
+        return False
+    m = maps.get_at(0)
+    return m.is_single_valued() and m.get_basic_map_list().n_basic_map() == 1
+
+
+def _innermost_band(mark: isl.ScheduleNode) -> isl.ScheduleNode | None:
+    """The last band of the chain of bands under `mark` (register-tile's point band)."""
+    node, last = mark.child(0), None
+    while node.get_type() == isl.schedule_node_type.band:
+        last = node
+        if node.n_children() != 1:
+            break
+        node = node.child(0)
+    return last
+
+
+def _has_parallel_mark(node: isl.ScheduleNode) -> bool:
+    if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == PARALLEL_MARK:
+        return True
+    return any(_has_parallel_mark(node.child(k)) for k in range(node.n_children()))

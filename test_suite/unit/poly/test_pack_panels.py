@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: MIT
+"""Pass `pack-panels` on tiny inputs: which arrays it packs, the footprints, the AST it leads to."""
+from __future__ import annotations
+
+import islpy as isl
+
+from clangpass.dumps import DumpSink
+from clangpass.ir.printer import format_expr
+from clangpass.options import CompileOptions
+from clangpass.passes.manager import run_pipeline
+from clangpass.passes.pack_panels import PackRecord
+from clangpass.passes.registry import PassContext
+from clangpass.passes.unit import PolyUnit
+from clangpass.poly.codegen import format_ast, generate_ast
+from clangpass.targets import get_target
+from test_suite.unit.poly.snippets import region_of
+from test_suite.unit.poly.test_register_tile import SELF_READING, SGEMM
+from test_suite.unit.poly.test_schedule import GEMM
+
+# No scalar factor: the A panel has no expression to move out of the micro-kernel.
+PLAIN_PRODUCT = GEMM.replace("alpha * A[i][k]", "A[i][k]")
+
+
+def _unit_after(tmp_path, source: str, last: str = "pack-panels", **options):
+    region, module = region_of(tmp_path, source)
+    ctx = PassContext(CompileOptions(opt_level=3, **options), isl.Context())
+    names = list(get_target("cpu").pipeline(3))
+    names = names[:names.index(last) + 1]
+    return run_pipeline(PolyUnit(region, module), names, ctx, DumpSink(), {})
+
+
+def test_gemm_packs_the_scaled_a_and_the_b_panel(tmp_path):
+    unit = _unit_after(tmp_path, GEMM, tile_size=32)
+    packs = {p.array: p for p in unit.scop.packs}
+    assert sorted(packs) == ["A", "B"]
+    assert packs["B"].value is None and packs["B"].sizes == (32, 32) and packs["B"].statements == ("S_1",)
+    assert format_expr(packs["A"].value) == "(alpha * A[i][k])"
+    assert packs["A"].sizes == (32, 32)
+    assert unit.record(PackRecord).packed_panels == 2
+
+
+def test_plain_product_packs_only_b(tmp_path):
+    unit = _unit_after(tmp_path, PLAIN_PRODUCT, tile_size=32)
+    assert [p.array for p in unit.scop.packs] == ["B"]
+
+
+def test_float_panels(tmp_path):
+    unit = _unit_after(tmp_path, SGEMM, tile_size=32)
+    assert [p.array for p in unit.scop.packs] == ["B"]
+    # Rows of 128 bytes (2 cache lines) padded to 3 lines.
+    assert unit.scop.packs[0].extents == (32, 48) and unit.scop.packs[0].bytes == 32 * 48 * 4
+
+
+def test_no_register_tile_no_pack(tmp_path):
+    unit = _unit_after(tmp_path, SELF_READING, tile_size=32)
+    assert unit.scop.packs == ()
+
+
+def test_disabled_pass(tmp_path):
+    unit = _unit_after(tmp_path, GEMM, tile_size=32, disabled_passes=frozenset({"pack-panels"}))
+    assert unit.scop.packs == ()
+
+
+def test_ast_copies_before_the_micro_kernel(tmp_path):
+    """The copies run before the register-tile mark; the calls carry the buffer indices:
+    offsets from the tile corner, no division."""
+    unit = _unit_after(tmp_path, GEMM, tile_size=32)
+    codegen = generate_ast(unit.scop, frozenset())
+    text = format_ast(codegen)
+    assert text.index("P___pencil_pack") < text.index("// register-tile")
+    assert {p.array for p in codegen.packs} == {"A", "B"}
+    assert {d.name for d in codegen.locals} >= {p.buffer for p in codegen.packs}
+    reader = codegen.statements["S_1"]
+    assert reader.iterators[-4:] == (*codegen.packs[0].indices(), *codegen.packs[1].indices())
+    assert "/" not in text.split("// register-tile", 1)[1].split("S_1(", 1)[1].split(")", 1)[0]
