@@ -194,7 +194,7 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap)
     # and guards inside J.
     l = band.get_schedule_depth() + member
     outer_dates = _date_set(band, l + 1)
-    if l and not _is_product(outer_dates, list(range(l)), [l]):
+    if l and not _is_product(outer_dates, list(range(l)), [l]) and not _one_partial_strip(outer_dates):
         return None
     loops = inner if inner else [band]
     for b in loops:
@@ -249,6 +249,22 @@ def _date_set(band: isl.ScheduleNode, dims: int) -> isl.Set:
     instances reaching `band`, all statements together."""
     dates = isl.Set.from_union_set(band_dates(band).range())
     return dates.project_out(isl.dim_type.set, dims, dates.dim(isl.dim_type.set) - dims)
+
+
+def _one_partial_strip(dates: isl.Set) -> bool:
+    """Whether, in `dates` ([P] -> { [outer.., l] }), at most one value of the outer dates (for each
+    value of the parameters) has a partial strip of JAM along l: L's range moves with the loops
+    outside it, but in whole strips but for one end (`row-blocks`' rows, in blocks of a multiple
+    of JAM rows: only the last block may be cut short), not at every outer iteration (a triangle)."""
+    n = dates.dim(isl.dim_type.set)
+    prefix = "".join(f"o{k}, " for k in range(n - 1))
+    strip = isl.Map(f"{{ [{prefix}l] -> [{prefix}s] : floor(l / {JAM}) = floor(s / {JAM}) }}",
+                    context=dates.get_ctx())                          # { [o.., l] -> [o.., l's strip] }
+    missing = dates.apply(strip.align_params(dates.get_space())).subtract(dates)   # not run: partial strips
+    if missing.is_empty():
+        return True
+    outer = missing.project_out(isl.dim_type.set, n - 1, 1)          # [P] -> { [o..] } with a partial strip
+    return outer.is_equal(outer.lexmin())
 
 
 def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:
