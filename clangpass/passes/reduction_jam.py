@@ -59,6 +59,7 @@ from typing import Callable
 import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
+from clangpass.passes.row_blocks import RowBlocksRecord
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import RelaxedDependences, relax_false_dependences, relaxed_violations
@@ -98,6 +99,8 @@ class ReductionJam(Pass):
         jammed = [0]
         local = any(a.local for a in scop.arrays)
         split: list[RelaxedDependences] = []              # computed once, when first needed
+        # The column updates of a nest `row-blocks` built are jammed too (its column phase).
+        columns = unit.record(RowBlocksRecord).row_blocks > 0
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
                 deps = unit.dependences.all                        # [P] -> { S[i..] -> T[j..] }
@@ -118,7 +121,7 @@ class ReductionJam(Pass):
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Jam under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.band:
-                        candidate = _jammable(node, scop.reads, scop.writes)
+                        candidate = _jammable(node, scop.reads, scop.writes, columns)
                         if candidate is not None:
                             result = _jam(node, candidate, broken)
                             if result is not None:
@@ -167,12 +170,13 @@ def _statement_names(node: isl.ScheduleNode) -> list[str]:
     return [sets.get_at(k).get_tuple_name() for k in range(sets.n_set())]
 
 
-def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> int | None:
+def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap, columns: bool = False) -> int | None:
     """The member L of `band` to jam (the last one with a loop below it), or None.
 
     Either `band` has bands below it, all innermost, and L is its last member with J the
     last member of an inner band; or `band` is innermost with two or more members and L is
-    its next-to-last member, J its last."""
+    its next-to-last member, J its last. With `columns` (a region `row-blocks` rewrote), also
+    a band whose only inner band is a vector loop J of column updates (`column_updates`)."""
     inner = _inner_bands(band)
     if inner is None or len(_statement_names(band)) > MAX_STATEMENTS:
         return None
@@ -180,6 +184,9 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap)
         member = band.band_n_member() - 1
         chains = [accumulation_chains(b, b.band_n_member() - 1, band, member, reads, writes)
                   for b in inner if not _under_vector_mark(b)]
+        if 1 not in chains and columns and len(inner) == 1 and _under_vector_mark(inner[0]) \
+                and column_updates(inner[0], inner[0].band_n_member() - 1, band, member, reads, writes):
+            chains = [1]       # a vector loop alone under L, its elements updated along L
     else:
         if band.band_n_member() < 2:
             return None
@@ -231,6 +238,30 @@ def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode
     return found
 
 
+def column_updates(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode, l: int,
+                   reads: isl.UnionMap, writes: isl.UnionMap) -> bool:
+    """Whether every statement of `inner` writes, along member `j` of `inner`, an element that moves
+    with unit stride there and stays the same along member `l` of `outer`, and reads the arrays it
+    writes only at that element (`row-blocks`' column phase, `y[c] += A[r][c] * t[r]` under a
+    vector loop over c: jammed by R rows, each element is loaded and stored once for R terms)."""
+    domain = inner.get_domain()
+    written = writes.intersect_domain(domain)                          # [P] -> { S[i..] -> C[c..] }
+    if written.is_empty():
+        return False
+    along_j = stride_table(inner, written)[j]
+    if not (along_j and all(s is Stride.UNIT for s in along_j)):
+        return False
+    # The element, as a function of all dates down to J's but L's: the same along L.
+    element = band_dates(inner).reverse().apply_range(written)        # [P] -> { [dates] -> C[c..] }
+    at = outer.get_schedule_depth() + l
+    maps: list[isl.Map] = []
+    element.foreach_map(maps.append)
+    if not all(m.project_out(isl.dim_type.in_, at, 1).is_single_valued() for m in maps):
+        return False
+    arrays = written.range().universe()                                # [P] -> { C[c..] }
+    return reads.intersect_domain(domain).intersect_range(arrays).is_subset(written)
+
+
 def _varies(date: isl.PwAff) -> bool:
     """Whether the date `date` of a statement depends on its iterators (the expressions, not the
     domain: `{ S_0[i] -> [(0)] : 0 <= i < n }` runs once along its loop)."""
@@ -252,10 +283,10 @@ def _date_set(band: isl.ScheduleNode, dims: int) -> isl.Set:
 
 
 def _one_partial_strip(dates: isl.Set) -> bool:
-    """Whether, in `dates` ([P] -> { [outer.., l] }), at most one value of the outer dates (for each
-    value of the parameters) has a partial strip of JAM along l: L's range moves with the loops
-    outside it, but in whole strips but for one end (`row-blocks`' rows, in blocks of a multiple
-    of JAM rows: only the last block may be cut short), not at every outer iteration (a triangle)."""
+    """Whether, in `dates` ([P] -> { [outer.., l] }), a single strip of JAM values of l (for each value
+    of the parameters) is ever partial: L's range moves with the loops outside it, but in whole
+    strips but at one end (`row-blocks`' rows, in blocks of a multiple of JAM rows: only the strip
+    of the last rows may be cut short), not at every outer iteration (a triangle, tiles of 32)."""
     n = dates.dim(isl.dim_type.set)
     prefix = "".join(f"o{k}, " for k in range(n - 1))
     strip = isl.Map(f"{{ [{prefix}l] -> [{prefix}s] : floor(l / {JAM}) = floor(s / {JAM}) }}",
@@ -263,8 +294,10 @@ def _one_partial_strip(dates: isl.Set) -> bool:
     missing = dates.apply(strip.align_params(dates.get_space())).subtract(dates)   # not run: partial strips
     if missing.is_empty():
         return True
-    outer = missing.project_out(isl.dim_type.set, n - 1, 1)          # [P] -> { [o..] } with a partial strip
-    return outer.is_equal(outer.lexmin())
+    rows = missing.project_out(isl.dim_type.set, 0, n - 1)            # [P] -> { [l] }
+    strips = rows.apply(isl.Map(f"{{ [l] -> [floor(l / {JAM})] }}", context=dates.get_ctx())
+                        .align_params(rows.get_space()))               # [P] -> { [strip] }
+    return strips.is_equal(strips.lexmin())
 
 
 def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:

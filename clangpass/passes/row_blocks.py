@@ -57,7 +57,6 @@ from typing import Optional
 import islpy as isl
 
 from clangpass.passes.mark_parallel import mark_parallel_loops, with_coincidence
-from clangpass.passes.reduction_jam import JAM
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.source_order import CannotGraft, graft
 from clangpass.passes.tile import without_tiles
@@ -66,11 +65,11 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, dependence_violations, mark_count
 
-#: Rows of the matrix per block: a multiple of reduction-jam's JAM (its strips of rows stay whole
-#: inside a block), and small enough that a block of a few thousand columns stays in the L2 cache
+#: Rows of the matrix per block: a multiple of reduction-jam's JAM (3: its strips of rows stay whole
+#: inside a block, test_row_blocks.py checks), and small enough that a block of a few thousand columns stays in the L2 cache
 #: between the two phases. Measured on atax at LARGE (M=1900, N=2100), 2 threads, hand-written
 #: OpenMP with the same structure: 12 rows 13 GB/s, 16 17.7, 24 19.6-20.7, 32 16-18, 48 12-19.6.
-BLOCK = 8 * JAM
+BLOCK = 24
 #: Columns per iteration of the column phase's parallel loop: 8 vectors of 8 doubles (AVX-512),
 #: and enough tiles (33 at N=2100) that two threads' contiguous chunks differ by at most one.
 COLUMN_TILE = 64

@@ -63,7 +63,8 @@ def test_atax_runs_in_blocks_of_rows(tmp_path):
     text = outcome.unit.ast.to_C_str()
     assert _blocked_loops(text), text
     assert "// thread-team" in text                         # one fork for all the blocks
-    assert outcome.facts["jammed_loops"] == 1 and outcome.facts["vector_loops"] >= 1
+    # The row sums' rows jammed, and the column phase's rows (y[c] updated for three rows at once).
+    assert outcome.facts["jammed_loops"] == 2 and outcome.facts["vector_loops"] >= 1
     disabled = optimise(tmp_path, ATAX, opt_level=3, disabled_passes=frozenset({"row-blocks"}))
     assert disabled.facts["row_blocks"] == 0
 
@@ -73,7 +74,8 @@ def test_mvt_two_nests_become_one_pass_over_the_matrix(tmp_path):
     assert outcome.facts["row_blocks"] == 1
     text = outcome.unit.ast.to_C_str()
     assert _blocked_loops(text), text
-    assert re.search(r"S_1\(c3, c2\)", text), text          # x2[c] += A[r][c] * y2[r]: r = c2, c = c3
+    # x2[c] += A[r][c] * y2[r], the statement's (i, j) being (c, r): r = c2 (three rows), c = c4.
+    assert re.search(r"S_1\(c4, c2\);\n\s*S_1\(c4, c2 \+ 1\);\n\s*S_1\(c4, c2 \+ 2\);", text), text
 
 
 def test_a_row_sum_reading_the_column_sums_is_not_blocked(tmp_path):
@@ -85,3 +87,18 @@ def test_a_row_sum_reading_the_column_sums_is_not_blocked(tmp_path):
 def test_rows_only_and_no_threads_are_not_blocked(tmp_path):
     assert optimise(tmp_path, ROWS_ONLY, opt_level=3).facts["row_blocks"] == 0
     assert optimise(tmp_path, ATAX, opt_level=3, parallel=False).facts["row_blocks"] == 0
+
+
+def test_blocks_are_whole_strips_of_the_jam():
+    # reduction-jam's strips of JAM rows must not straddle two blocks: only the last rows of the
+    # matrix may then leave a strip partial (its `_one_partial_strip`).
+    from clangpass.passes.reduction_jam import JAM
+    from clangpass.passes.row_blocks import BLOCK
+    assert BLOCK % JAM == 0
+
+
+def test_column_phase_is_jammed(tmp_path):
+    text = optimise(tmp_path, ATAX, opt_level=3).unit.ast.to_C_str()
+    # y[c] gets three rows' terms per load and store, in row order, in the vector loop.
+    assert re.search(r"// vector\n\s*for \(int (c\d) = 64 \* c1; .*\{\n\s*S_3\((c\d), \1\);\n\s*S_3\(\2 \+ 1, \1\);"
+                     r"\n\s*S_3\(\2 \+ 2, \1\);", text), text
