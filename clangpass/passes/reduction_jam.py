@@ -59,7 +59,7 @@ from typing import Callable
 import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
-from clangpass.passes.row_blocks import RowBlocksRecord
+from clangpass.passes.row_blocks import ROW_JAM, RowBlocksRecord
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import RelaxedDependences, relax_false_dependences, relaxed_violations
@@ -99,8 +99,10 @@ class ReductionJam(Pass):
         jammed = [0]
         local = any(a.local for a in scop.arrays)
         split: list[RelaxedDependences] = []              # computed once, when first needed
-        # The column updates of a nest `row-blocks` built are jammed too (its column phase).
+        # The column updates of a nest `row-blocks` built are jammed too (its column phase), and
+        # its rows by ROW_JAM.
         columns = unit.record(RowBlocksRecord).row_blocks > 0
+        factor = ROW_JAM if columns else JAM
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
                 deps = unit.dependences.all                        # [P] -> { S[i..] -> T[j..] }
@@ -121,9 +123,9 @@ class ReductionJam(Pass):
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Jam under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.band:
-                        candidate = _jammable(node, scop.reads, scop.writes, columns)
+                        candidate = _jammable(node, scop.reads, scop.writes, factor, columns)
                         if candidate is not None:
-                            result = _jam(node, candidate, broken)
+                            result = _jam(node, candidate, broken, factor)
                             if result is not None:
                                 jammed[0] += 1
                                 return result
@@ -170,7 +172,8 @@ def _statement_names(node: isl.ScheduleNode) -> list[str]:
     return [sets.get_at(k).get_tuple_name() for k in range(sets.n_set())]
 
 
-def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap, columns: bool = False) -> int | None:
+def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap, factor: int = JAM,
+              columns: bool = False) -> int | None:
     """The member L of `band` to jam (the last one with a loop below it), or None.
 
     Either `band` has bands below it, all innermost, and L is its last member with J the
@@ -201,7 +204,7 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
     # and guards inside J.
     l = band.get_schedule_depth() + member
     outer_dates = _date_set(band, l + 1)
-    if l and not _is_product(outer_dates, list(range(l)), [l]) and not _one_partial_strip(outer_dates):
+    if l and not _is_product(outer_dates, list(range(l)), [l]) and not _one_partial_strip(outer_dates, factor):
         return None
     loops = inner if inner else [band]
     for b in loops:
@@ -282,20 +285,20 @@ def _date_set(band: isl.ScheduleNode, dims: int) -> isl.Set:
     return dates.project_out(isl.dim_type.set, dims, dates.dim(isl.dim_type.set) - dims)
 
 
-def _one_partial_strip(dates: isl.Set) -> bool:
-    """Whether, in `dates` ([P] -> { [outer.., l] }), a single strip of JAM values of l (for each value
+def _one_partial_strip(dates: isl.Set, factor: int) -> bool:
+    """Whether, in `dates` ([P] -> { [outer.., l] }), a single strip of `factor` values of l (for each value
     of the parameters) is ever partial: L's range moves with the loops outside it, but in whole
-    strips but at one end (`row-blocks`' rows, in blocks of a multiple of JAM rows: only the strip
+    strips but at one end (`row-blocks`' rows, in blocks of a multiple of `factor` rows: only the strip
     of the last rows may be cut short), not at every outer iteration (a triangle, tiles of 32)."""
     n = dates.dim(isl.dim_type.set)
     prefix = "".join(f"o{k}, " for k in range(n - 1))
-    strip = isl.Map(f"{{ [{prefix}l] -> [{prefix}s] : floor(l / {JAM}) = floor(s / {JAM}) }}",
+    strip = isl.Map(f"{{ [{prefix}l] -> [{prefix}s] : floor(l / {factor}) = floor(s / {factor}) }}",
                     context=dates.get_ctx())                          # { [o.., l] -> [o.., l's strip] }
     missing = dates.apply(strip.align_params(dates.get_space())).subtract(dates)   # not run: partial strips
     if missing.is_empty():
         return True
     rows = missing.project_out(isl.dim_type.set, 0, n - 1)            # [P] -> { [l] }
-    strips = rows.apply(isl.Map(f"{{ [l] -> [floor(l / {JAM})] }}", context=dates.get_ctx())
+    strips = rows.apply(isl.Map(f"{{ [l] -> [floor(l / {factor})] }}", context=dates.get_ctx())
                         .align_params(rows.get_space()))               # [P] -> { [strip] }
     return strips.is_equal(strips.lexmin())
 
@@ -312,7 +315,8 @@ def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:
     return free(first).intersect(free(second)).is_subset(dates)
 
 
-def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], bool]) -> isl.ScheduleNode | None:
+def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], bool],
+         factor: int = JAM) -> isl.ScheduleNode | None:
     """`band` with member `member` jammed (see the module docstring), or None when that breaks a
     dependence (`broken`) or leaves no full strip. Returns the node at `band`'s position."""
     ctx = band.get_ctx()
@@ -326,7 +330,7 @@ def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], b
     coincident = node.band_member_get_coincident(0)
     permutable = node.band_get_permutable()
     partial = node.band_get_partial_schedule()                   # [P] -> { S[i..] -> [l] }
-    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, JAM))
+    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, factor))
     strips = partial.scale_down_multi_val(size).floor().scale_multi_val(size)   # [l - l mod R]
     points = partial.sub(strips)                                                # [l mod R]
 
@@ -339,7 +343,7 @@ def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], b
         jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
 
         dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
-        full = _full_prefixes(dates)
+        full = _full_prefixes(dates, factor)
         if full.is_empty():
             return None
         # The full strips are isolated by a constant band under the strip loop, not by the strip
@@ -375,15 +379,15 @@ def _is_block(node: isl.ScheduleNode) -> bool:
         node.child(k).child(0).get_type() == isl.schedule_node_type.leaf for k in range(node.n_children()))
 
 
-def _full_prefixes(dates: isl.UnionMap) -> isl.Set:
-    """The values of all dates but the last at which every point 0 <= d < JAM of the last one
-    is scheduled (the full strips)."""
+def _full_prefixes(dates: isl.UnionMap, factor: int) -> isl.Set:
+    """The values of all dates but the last at which every point 0 <= d < factor of the last one
+    is scheduled (the full strips of `factor`)."""
     covered = isl.Set.from_union_set(dates.range())              # [P] -> { [outer, strip, point] }
     depth = covered.dim(isl.dim_type.set) - 1
     prefixes = covered.project_out(isl.dim_type.set, depth, 1)   # [P] -> { [outer, strip] }
     box = (isl.Set.universe(covered.get_space())
            .lower_bound_val(isl.dim_type.set, depth, isl.Val.zero(covered.get_ctx()))
-           .upper_bound_val(isl.dim_type.set, depth, isl.Val.int_from_si(covered.get_ctx(), JAM - 1)))
+           .upper_bound_val(isl.dim_type.set, depth, isl.Val.int_from_si(covered.get_ctx(), factor - 1)))
     wanted = box.intersect(prefixes.insert_dims(isl.dim_type.set, depth, 1))
     missing = wanted.subtract(covered).project_out(isl.dim_type.set, depth, 1)
     return prefixes.subtract(missing).coalesce()

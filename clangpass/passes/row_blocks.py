@@ -65,11 +65,19 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.validity import PARALLEL_MARK, dependence_violations, mark_count
 
-#: Rows of the matrix per block: a multiple of reduction-jam's JAM (3: its strips of rows stay whole
-#: inside a block, test_row_blocks.py checks), and small enough that a block of a few thousand columns stays in the L2 cache
-#: between the two phases. Measured on atax at LARGE (M=1900, N=2100), 2 threads, hand-written
-#: OpenMP with the same structure: 12 rows 13 GB/s, 16 17.7, 24 19.6-20.7, 32 16-18, 48 12-19.6.
-BLOCK = 24
+#: Rows jammed together in these nests (`reduction-jam` reads it): six independent add chains in
+#: the row phase, six terms per load and store of y[c] in the column phase. Three, reduction-jam's
+#: JAM elsewhere, leaves the row sums bound by the add latency here; at LARGE, one thread, under
+#: load (minima of 30 interleaved runs): atax 3.1 ms with 3, 2.7 with 4, 2.3 with 6 and 8; mvt 3.1,
+#: 3.0, 2.6, 2.3.
+ROW_JAM = 6
+#: Rows of the matrix per block: a multiple of ROW_JAM (its strips of rows stay whole inside a
+#: block, so that only the last rows of the matrix may leave one partial), four strips (two
+#: threads get two each), and small enough that a block of a few thousand columns stays in the
+#: L2 cache between the two phases. Measured on atax at LARGE (M=1900, N=2100), 2 threads,
+#: hand-written OpenMP with the same structure: 12 rows 13 GB/s, 16 17.7, 24 19.6-20.7,
+#: 32 16-18, 48 12-19.6.
+BLOCK = 4 * ROW_JAM
 #: Columns per iteration of the column phase's parallel loop: 8 vectors of 8 doubles (AVX-512),
 #: and enough tiles (33 at N=2100) that two threads' contiguous chunks differ by at most one.
 COLUMN_TILE = 64

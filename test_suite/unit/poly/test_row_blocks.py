@@ -74,7 +74,7 @@ def test_mvt_two_nests_become_one_pass_over_the_matrix(tmp_path):
     assert outcome.facts["row_blocks"] == 1
     text = outcome.unit.ast.to_C_str()
     assert _blocked_loops(text), text
-    # x2[c] += A[r][c] * y2[r], the statement's (i, j) being (c, r): r = c2 (three rows), c = c4.
+    # x2[c] += A[r][c] * y2[r], the statement's (i, j) being (c, r): r = c2 (six rows), c = c4.
     assert re.search(r"S_1\(c4, c2\);\n\s*S_1\(c4, c2 \+ 1\);\n\s*S_1\(c4, c2 \+ 2\);", text), text
 
 
@@ -90,15 +90,14 @@ def test_rows_only_and_no_threads_are_not_blocked(tmp_path):
 
 
 def test_blocks_are_whole_strips_of_the_jam():
-    # reduction-jam's strips of JAM rows must not straddle two blocks: only the last rows of the
-    # matrix may then leave a strip partial (its `_one_partial_strip`).
-    from clangpass.passes.reduction_jam import JAM
-    from clangpass.passes.row_blocks import BLOCK
-    assert BLOCK % JAM == 0
+    # reduction-jam's strips of ROW_JAM rows must not straddle two blocks: only the last rows of
+    # the matrix may then leave a strip partial (its `_one_partial_strip`).
+    from clangpass.passes.row_blocks import BLOCK, ROW_JAM
+    assert BLOCK % ROW_JAM == 0
 
 
 def test_column_phase_is_jammed(tmp_path):
     text = optimise(tmp_path, ATAX, opt_level=3).unit.ast.to_C_str()
-    # y[c] gets three rows' terms per load and store, in row order, in the vector loop.
+    # y[c] gets six rows' terms per load and store, in row order, in the vector loop.
     assert re.search(r"// vector\n\s*for \(int (c\d) = 64 \* c1; .*\{\n\s*S_3\((c\d), \1\);\n\s*S_3\(\2 \+ 1, \1\);"
-                     r"\n\s*S_3\(\2 \+ 2, \1\);", text), text
+                     r"\n\s*S_3\(\2 \+ 2, \1\);\n\s*S_3\(\2 \+ 3, \1\);\n\s*S_3\(\2 \+ 4, \1\);\n\s*S_3\(\2 \+ 5, \1\);", text), text
