@@ -50,6 +50,13 @@ most `MAX_STATEMENTS` statements (the body is copied R times), and have full str
 (isolated by a constant band under the strip loop, so that the unrolled copies need
 no guards there). `keep-streams` leaves the two-deep bands of such chains untiled
 for this pass. The record counts the jammed loops (`jammed_loops`).
+
+In a nest `row-blocks` built (its record says so), R is `ROW_JAM` (6), L's range may move
+with the block loop around it as long as a single strip is ever partial (the last rows of
+the matrix: `_one_partial_strip`), and a loop L whose only inner loop is a vector loop J of
+column updates (`y[c] += A[r][c] * t[r]`: the element moves with unit stride along J and
+stays the same along L) is jammed too, so that each element is loaded and stored once for
+R terms, added in L's order (`column_updates`).
 """
 from __future__ import annotations
 
