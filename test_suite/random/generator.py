@@ -2220,6 +2220,8 @@ class _Builder:
         rng = random.Random(f"matvec {self.seed}")
         if rng.random() >= self.config.p_matvec:
             return []
+        if self.config.max_depth < 2 or self.config.max_nests < 3 or self.config.max_statements < 2:
+            return []
         self.features.add("matrix-vector products")
         names = sorted(self.sizes)
         rows, cols = (rng.choice(names), 0), (rng.choice(names), 0)
