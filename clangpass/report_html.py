@@ -281,7 +281,7 @@ _DECISIONS = (
     ("parallel_loops", "parallel loops"), ("parallel_regions", "places that start threads"),
     ("thread_teams", "thread teams"), ("vector_loops", "vector loops"),
     ("register_tiled_bands", "register-tiled bands"), ("packed_arrays", "packed panels"),
-    ("jammed_loops", "unroll-and-jammed loops"),
+    ("jammed_loops", "unroll-and-jammed loops"), ("row_blocks", "nests in blocks of rows"),
     ("fusion", "fusion"), ("fusion_reason", "why this fusion"), ("wavefronts", "wavefronts"),
     ("source_order", "source order kept"), ("source_order_reason", "why the source order"),
     ("reordered_bands", "reordered bands"), ("split_statements", "split statements"),

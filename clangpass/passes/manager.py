@@ -52,8 +52,8 @@ load_passes()
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
 SCHEDULING_PASSES = frozenset({"demote-scalars", "index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
-                               "mark-parallel", "source-order", "point-loop-order", "register-tile", "pack-panels", "mark-vector", "reduction-jam",
-                               "verify-schedule"})
+                               "mark-parallel", "source-order", "row-blocks", "point-loop-order", "register-tile", "pack-panels",
+                               "mark-vector", "reduction-jam", "verify-schedule"})
 
 
 class PipelineError(Exception):

@@ -50,6 +50,13 @@ most `MAX_STATEMENTS` statements (the body is copied R times), and have full str
 (isolated by a constant band under the strip loop, so that the unrolled copies need
 no guards there). `keep-streams` leaves the two-deep bands of such chains untiled
 for this pass. The record counts the jammed loops (`jammed_loops`).
+
+In a nest `row-blocks` built (its record says so), R is `ROW_JAM` (6), L's range may move
+with the block loop around it as long as a single strip is ever partial (the last rows of
+the matrix: `_one_partial_strip`), and a loop L whose only inner loop is a vector loop J of
+column updates (`y[c] += A[r][c] * t[r]`: the element moves with unit stride along J and
+stays the same along L) is jammed too, so that each element is loaded and stored once for
+R terms, added in L's order (`column_updates`).
 """
 from __future__ import annotations
 
@@ -59,6 +66,7 @@ from typing import Callable
 import islpy as isl
 
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
+from clangpass.passes.row_blocks import ROW_JAM, RowBlocksRecord
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import RelaxedDependences, relax_false_dependences, relaxed_violations
@@ -98,6 +106,10 @@ class ReductionJam(Pass):
         jammed = [0]
         local = any(a.local for a in scop.arrays)
         split: list[RelaxedDependences] = []              # computed once, when first needed
+        # The column updates of a nest `row-blocks` built are jammed too (its column phase), and
+        # its rows by ROW_JAM.
+        columns = unit.record(RowBlocksRecord).row_blocks > 0
+        factor = ROW_JAM if columns else JAM
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
                 deps = unit.dependences.all                        # [P] -> { S[i..] -> T[j..] }
@@ -118,9 +130,9 @@ class ReductionJam(Pass):
                 def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
                     """Jam under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.band:
-                        candidate = _jammable(node, scop.reads, scop.writes)
+                        candidate = _jammable(node, scop.reads, scop.writes, factor, columns)
                         if candidate is not None:
-                            result = _jam(node, candidate, broken)
+                            result = _jam(node, candidate, broken, factor)
                             if result is not None:
                                 jammed[0] += 1
                                 return result
@@ -167,12 +179,14 @@ def _statement_names(node: isl.ScheduleNode) -> list[str]:
     return [sets.get_at(k).get_tuple_name() for k in range(sets.n_set())]
 
 
-def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> int | None:
+def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap, factor: int = JAM,
+              columns: bool = False) -> int | None:
     """The member L of `band` to jam (the last one with a loop below it), or None.
 
     Either `band` has bands below it, all innermost, and L is its last member with J the
     last member of an inner band; or `band` is innermost with two or more members and L is
-    its next-to-last member, J its last."""
+    its next-to-last member, J its last. With `columns` (a region `row-blocks` rewrote), also
+    a band whose only inner band is a vector loop J of column updates (`column_updates`)."""
     inner = _inner_bands(band)
     if inner is None or len(_statement_names(band)) > MAX_STATEMENTS:
         return None
@@ -180,6 +194,9 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap)
         member = band.band_n_member() - 1
         chains = [accumulation_chains(b, b.band_n_member() - 1, band, member, reads, writes)
                   for b in inner if not _under_vector_mark(b)]
+        if 1 not in chains and columns and len(inner) == 1 and _under_vector_mark(inner[0]) \
+                and column_updates(inner[0], inner[0].band_n_member() - 1, band, member, reads, writes):
+            chains = [1]       # a vector loop alone under L, its elements updated along L
     else:
         if band.band_n_member() < 2:
             return None
@@ -194,7 +211,7 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap)
     # and guards inside J.
     l = band.get_schedule_depth() + member
     outer_dates = _date_set(band, l + 1)
-    if l and not _is_product(outer_dates, list(range(l)), [l]):
+    if l and not _is_product(outer_dates, list(range(l)), [l]) and not _one_partial_strip(outer_dates, factor):
         return None
     loops = inner if inner else [band]
     for b in loops:
@@ -231,6 +248,30 @@ def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode
     return found
 
 
+def column_updates(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode, l: int,
+                   reads: isl.UnionMap, writes: isl.UnionMap) -> bool:
+    """Whether every statement of `inner` writes, along member `j` of `inner`, an element that moves
+    with unit stride there and stays the same along member `l` of `outer`, and reads the arrays it
+    writes only at that element (`row-blocks`' column phase, `y[c] += A[r][c] * t[r]` under a
+    vector loop over c: jammed by R rows, each element is loaded and stored once for R terms)."""
+    domain = inner.get_domain()
+    written = writes.intersect_domain(domain)                          # [P] -> { S[i..] -> C[c..] }
+    if written.is_empty():
+        return False
+    along_j = stride_table(inner, written)[j]
+    if not (along_j and all(s is Stride.UNIT for s in along_j)):
+        return False
+    # The element, as a function of all dates down to J's but L's: the same along L.
+    element = band_dates(inner).reverse().apply_range(written)        # [P] -> { [dates] -> C[c..] }
+    at = outer.get_schedule_depth() + l
+    maps: list[isl.Map] = []
+    element.foreach_map(maps.append)
+    if not all(m.project_out(isl.dim_type.in_, at, 1).is_single_valued() for m in maps):
+        return False
+    arrays = written.range().universe()                                # [P] -> { C[c..] }
+    return reads.intersect_domain(domain).intersect_range(arrays).is_subset(written)
+
+
 def _varies(date: isl.PwAff) -> bool:
     """Whether the date `date` of a statement depends on its iterators (the expressions, not the
     domain: `{ S_0[i] -> [(0)] : 0 <= i < n }` runs once along its loop)."""
@@ -251,6 +292,24 @@ def _date_set(band: isl.ScheduleNode, dims: int) -> isl.Set:
     return dates.project_out(isl.dim_type.set, dims, dates.dim(isl.dim_type.set) - dims)
 
 
+def _one_partial_strip(dates: isl.Set, factor: int) -> bool:
+    """Whether, in `dates` ([P] -> { [outer.., l] }), a single strip of `factor` values of l (for each value
+    of the parameters) is ever partial: L's range moves with the loops outside it, but in whole
+    strips but at one end (`row-blocks`' rows, in blocks of a multiple of `factor` rows: only the strip
+    of the last rows may be cut short), not at every outer iteration (a triangle, tiles of 32)."""
+    n = dates.dim(isl.dim_type.set)
+    prefix = "".join(f"o{k}, " for k in range(n - 1))
+    strip = isl.Map(f"{{ [{prefix}l] -> [{prefix}s] : floor(l / {factor}) = floor(s / {factor}) }}",
+                    context=dates.get_ctx())                          # { [o.., l] -> [o.., l's strip] }
+    missing = dates.apply(strip.align_params(dates.get_space())).subtract(dates)   # not run: partial strips
+    if missing.is_empty():
+        return True
+    rows = missing.project_out(isl.dim_type.set, 0, n - 1)            # [P] -> { [l] }
+    strips = rows.apply(isl.Map(f"{{ [l] -> [floor(l / {factor})] }}", context=dates.get_ctx())
+                        .align_params(rows.get_space()))               # [P] -> { [strip] }
+    return strips.is_equal(strips.lexmin())
+
+
 def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:
     """Whether, the other dimensions fixed, `dates` is the product of its ranges along the
     dimensions `first` and along `second`."""
@@ -263,7 +322,8 @@ def _is_product(dates: isl.Set, first: list[int], second: list[int]) -> bool:
     return free(first).intersect(free(second)).is_subset(dates)
 
 
-def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], bool]) -> isl.ScheduleNode | None:
+def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], bool],
+         factor: int = JAM) -> isl.ScheduleNode | None:
     """`band` with member `member` jammed (see the module docstring), or None when that breaks a
     dependence (`broken`) or leaves no full strip. Returns the node at `band`'s position."""
     ctx = band.get_ctx()
@@ -277,7 +337,7 @@ def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], b
     coincident = node.band_member_get_coincident(0)
     permutable = node.band_get_permutable()
     partial = node.band_get_partial_schedule()                   # [P] -> { S[i..] -> [l] }
-    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, JAM))
+    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, factor))
     strips = partial.scale_down_multi_val(size).floor().scale_multi_val(size)   # [l - l mod R]
     points = partial.sub(strips)                                                # [l mod R]
 
@@ -290,7 +350,7 @@ def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], b
         jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
 
         dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
-        full = _full_prefixes(dates)
+        full = _full_prefixes(dates, factor)
         if full.is_empty():
             return None
         # The full strips are isolated by a constant band under the strip loop, not by the strip
@@ -326,15 +386,15 @@ def _is_block(node: isl.ScheduleNode) -> bool:
         node.child(k).child(0).get_type() == isl.schedule_node_type.leaf for k in range(node.n_children()))
 
 
-def _full_prefixes(dates: isl.UnionMap) -> isl.Set:
-    """The values of all dates but the last at which every point 0 <= d < JAM of the last one
-    is scheduled (the full strips)."""
+def _full_prefixes(dates: isl.UnionMap, factor: int) -> isl.Set:
+    """The values of all dates but the last at which every point 0 <= d < factor of the last one
+    is scheduled (the full strips of `factor`)."""
     covered = isl.Set.from_union_set(dates.range())              # [P] -> { [outer, strip, point] }
     depth = covered.dim(isl.dim_type.set) - 1
     prefixes = covered.project_out(isl.dim_type.set, depth, 1)   # [P] -> { [outer, strip] }
     box = (isl.Set.universe(covered.get_space())
            .lower_bound_val(isl.dim_type.set, depth, isl.Val.zero(covered.get_ctx()))
-           .upper_bound_val(isl.dim_type.set, depth, isl.Val.int_from_si(covered.get_ctx(), JAM - 1)))
+           .upper_bound_val(isl.dim_type.set, depth, isl.Val.int_from_si(covered.get_ctx(), factor - 1)))
     wanted = box.intersect(prefixes.insert_dims(isl.dim_type.set, depth, 1))
     missing = wanted.subtract(covered).project_out(isl.dim_type.set, depth, 1)
     return prefixes.subtract(missing).coalesce()

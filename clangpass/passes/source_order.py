@@ -164,9 +164,9 @@ def _components_in_source_order(unit: PolyUnit, ctx: PassContext, original: isl.
             if not _subtree_marks(piece, within):
                 continue
             leaf = node.child(k).child(0).cut()
-            node = _graft(leaf, piece, within).parent().parent()
+            node = graft(leaf, piece, within).parent().parent()
             replaced.append(within)
-    except _CannotGraft:
+    except CannotGraft:
         return unit
     if not replaced:
         return unit
@@ -182,7 +182,7 @@ def _components_in_source_order(unit: PolyUnit, ctx: PassContext, original: isl.
                f"parallel loops and in the schedule none"))
 
 
-class _CannotGraft(Exception):
+class CannotGraft(Exception):
     """A schedule tree node the graft does not copy (context, guard, expansion, extension)."""
 
 
@@ -200,7 +200,7 @@ def _subtree_marks(node: isl.ScheduleNode, within: Optional[isl.UnionSet] = None
     return any(_subtree_marks(node.child(k), within) for k in range(node.n_children()))
 
 
-def _graft(leaf: isl.ScheduleNode, source: isl.ScheduleNode, within: isl.UnionSet) -> isl.ScheduleNode:
+def graft(leaf: isl.ScheduleNode, source: isl.ScheduleNode, within: isl.UnionSet) -> isl.ScheduleNode:
     """A copy of the tree below `source` (its instances in `within`) inserted at `leaf`; the node
     at `leaf`'s position. Filters disjoint from `within` are left out, and a sequence or set with
     one branch left is that branch."""
@@ -213,27 +213,27 @@ def _graft(leaf: isl.ScheduleNode, source: isl.ScheduleNode, within: isl.UnionSe
         node = node.band_set_permutable(source.band_get_permutable())
         for k in range(source.band_n_member()):
             node = node.band_member_set_coincident(k, source.band_member_get_coincident(k))
-        return _graft(node.child(0), source.child(0), within).parent()
+        return graft(node.child(0), source.child(0), within).parent()
     if kind == types.mark:
         node = leaf.insert_mark(source.mark_get_id())
-        return _graft(node.child(0), source.child(0), within).parent()
+        return graft(node.child(0), source.child(0), within).parent()
     if kind == types.filter:
-        return _graft(leaf, source.child(0), within.intersect(source.filter_get_filter()))
+        return graft(leaf, source.child(0), within.intersect(source.filter_get_filter()))
     if kind in (types.sequence, types.set):
         branches = [(k, within.intersect(source.child(k).filter_get_filter())) for k in range(source.n_children())]
         branches = [(k, f) for k, f in branches if not f.is_empty()]
         if not branches:
             return leaf
         if len(branches) == 1:
-            return _graft(leaf, source.child(branches[0][0]).child(0), branches[0][1])
+            return graft(leaf, source.child(branches[0][0]).child(0), branches[0][1])
         filters = isl.UnionSetList.alloc(leaf.get_ctx(), len(branches))
         for _, f in branches:
             filters = filters.add(f)
         node = leaf.insert_sequence(filters) if kind == types.sequence else leaf.insert_set(filters)
         for j, (k, f) in enumerate(branches):
-            node = _graft(node.child(j).child(0), source.child(k).child(0), f).parent().parent()
+            node = graft(node.child(j).child(0), source.child(k).child(0), f).parent().parent()
         return node
-    raise _CannotGraft(str(kind))
+    raise CannotGraft(str(kind))
 
 
 def _folded_scratch(scop, ctx: PassContext) -> list[str]:

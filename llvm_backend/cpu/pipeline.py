@@ -27,6 +27,10 @@ from __future__ import annotations
 #   lands on the outermost tile loop (coarse-grained parallelism) rather than on a point loop;
 # - `wavefront` between them: it rewrites tile bands that `tile` produced and flags the
 #   coincident tile loop that `mark-parallel` then marks;
+# - `row-blocks` right after `source-order`: it replaces the source order's nests of row- and
+#   column-wise matrix-vector products (which `source-order` keeps against isl's split nests) by
+#   one nest over blocks of rows, and marks its parallel loops as `mark-parallel` would; the passes
+#   after it jam its row sums (`reduction-jam`) and vectorise its column updates (`mark-vector`);
 # - `point-loop-order` after `mark-parallel`: it permutes only bands with no band below them,
 #   never the threads' loop, and `mark-vector` then marks the innermost loop it chose;
 # - `register-tile` between them: it needs the unit-stride loop innermost in the point band, and
@@ -50,7 +54,7 @@ LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
     "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
     "keep-streams",
-    "tile", "wavefront", "mark-parallel", "source-order", "point-loop-order", "register-tile",
+    "tile", "wavefront", "mark-parallel", "source-order", "row-blocks", "point-loop-order", "register-tile",
     "pack-panels", "mark-vector", "reduction-jam", "verify-schedule", "contract-scheduled", "thread-team", "codegen",
 ]
 

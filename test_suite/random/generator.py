@@ -99,6 +99,7 @@ class GenConfig:
     p_independent: float = 0.5        # `#pragma pencil independent` on a loop whose iterations are independent
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
     p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
+    p_matvec: float = 0.08            # the region is row and column sums over one matrix, alone (pass row-blocks)
     p_reduction: float = 0.2          # an int sum `q0 += ...` under `#pragma pencil independent reduction(+: q0)`
     #: of those, the share that combine with `|`, `^` or `&` instead (`q0 |= ...`, `q0 = q0 ^ ...`, ...)
     p_bitwise_reduction: float = 0.4
@@ -2091,6 +2092,11 @@ class _Builder:
 
     def program(self) -> tuple[Program, str]:
         self.declare()
+        products = self.matvec()
+        if products:
+            program = Program(self.seed, tuple(self.sizes.items()), tuple(self.arrays), tuple(self.scalars),
+                              tuple(products), 2, self.overlaps(), ())
+            return program, self.describe(program)
         nests = [self.nest(k) for k in range(self.rng.randint(1, self.config.max_nests))]
         nests = [self.annotate(n) for n in nests]
         # The temporary-array nest (two deep), the matrix product and the stencil (three deep)
@@ -2199,6 +2205,54 @@ class _Builder:
         self.bounds[target.name] = max(self.bounds[target.name], float(INT_WRAP))
         cell = ArrayRef(target.name, tuple(Aff() for _ in target.extents))
         return [node, Assign(cell, "=", Binary("%", ScalarRef("q0"), Const(INT_WRAP, "int")))]
+
+    def matvec(self) -> list[Node]:
+        """Sometimes the whole region is matrix-vector products over one read-only matrix M
+        (R x C), as in PolyBench's atax, bicg and mvt, the regions pass row-blocks runs in
+        blocks of rows: row sums `U[i0] += M[i0][i1] * W[i1]` and column sums
+        `V[i1] += M[i0][i1] * U[i0]` (atax's two loops over a row), or `V[i1] += Z[i0] *
+        M[i0][i1]` beside the row sum in one loop (bicg's, either order), or the column sums in
+        a nest of their own over the transposed accesses `V[i0] += M[i1][i0] * Z[i1]` (mvt's);
+        `U[i0] = 0.0` before each row's sum and a nest `V[i0] = 0.0` before them, or neither.
+        Other nests would keep the region from being blocked, so the program is these alone
+        (its other arrays are still passed and printed). |U| <= C and |V| <= R * C. A stream
+        of its own, so that the seeds that get none keep their program."""
+        rng = random.Random(f"matvec {self.seed}")
+        if rng.random() >= self.config.p_matvec:
+            return []
+        if self.config.max_depth < 2 or self.config.max_nests < 3 or self.config.max_statements < 2:
+            return []
+        self.features.add("matrix-vector products")
+        names = sorted(self.sizes)
+        rows, cols = (rng.choice(names), 0), (rng.choice(names), 0)
+        matrix = ArrayDecl("M", "double", (rows, cols), (3, 5, 1, 23))
+        sums, column_sums = ArrayDecl("U", "double", (rows,), (1, 2, 7)), ArrayDecl("V", "double", (cols,), (2, 1, 5))
+        along, across = ArrayDecl("W", "double", (cols,), (1, 3, 11)), ArrayDecl("Z", "double", (rows,), (2, 3, 13))
+        self.arrays.extend((matrix, sums, column_sums, along, across))
+        self.bounds.update({"M": 1.0, "W": 1.0, "Z": 1.0, "U": 1.0 + self.sizes[cols[0]],
+                            "V": 1.0 + self.sizes[rows[0]] * (1.0 + self.sizes[cols[0]])})
+        i, j = Aff.var("i0"), Aff.var("i1")
+        height, width = Aff.var(*rows), Aff.var(*cols)
+        row_sum = Assign(ArrayRef("U", (i,)), "+=", Binary("*", ArrayRef("M", (i, j)), ArrayRef("W", (j,))))
+        zeroed = rng.random() < 0.5
+        start: tuple[Node, ...] = (Assign(ArrayRef("U", (i,)), "=", Const(0.0, "double")),) if zeroed else ()
+        shape = rng.choice(("atax", "bicg", "mvt"))
+        nests: list[Node] = []
+        if zeroed:
+            nests.append(Loop("i0", Aff(), "<", width, 1, (Assign(ArrayRef("V", (i,)), "=", Const(0.0, "double")),)))
+        if shape == "atax":
+            column_sum = Assign(ArrayRef("V", (j,)), "+=", Binary("*", ArrayRef("M", (i, j)), ArrayRef("U", (i,))))
+            nests.append(Loop("i0", Aff(), "<", height, 1, start + (
+                Loop("i1", Aff(), "<", width, 1, (row_sum,)), Loop("i1", Aff(), "<", width, 1, (column_sum,)))))
+        elif shape == "bicg":
+            column_sum = Assign(ArrayRef("V", (j,)), "+=", Binary("*", ArrayRef("Z", (i,)), ArrayRef("M", (i, j))))
+            pair = (column_sum, row_sum) if rng.random() < 0.5 else (row_sum, column_sum)
+            nests.append(Loop("i0", Aff(), "<", height, 1, start + (Loop("i1", Aff(), "<", width, 1, pair),)))
+        else:
+            column_sum = Assign(ArrayRef("V", (i,)), "+=", Binary("*", ArrayRef("M", (j, i)), ArrayRef("Z", (j,))))
+            nests.append(Loop("i0", Aff(), "<", height, 1, start + (Loop("i1", Aff(), "<", width, 1, (row_sum,)),)))
+            nests.append(Loop("i0", Aff(), "<", width, 1, (Loop("i1", Aff(), "<", height, 1, (column_sum,)),)))
+        return nests
 
     def matmul(self) -> list[Node]:
         """Sometimes a matrix product into a 2-D double array, the nest pass register-tile

@@ -125,6 +125,7 @@ FEATURES = {
     "temp array": ("scop", r"\n      [A-E]\[i0\]\[i1\] = T\[", 3),
     "matrix product": ("scop", r"\] \+= 0\.03125 \* P\[i0\]\[i2\] \* Q\[i2\]\[i1\];", 3),
     "pivot nest": ("scop", r"([A-Z])\[i1\]\[i0\] \+ \1\[i0\]\[i2\]", 4),
+    "matrix-vector products": ("scop", r"V\[i[01]\] \+= (M\[i\d\]\[i\d\] \* [UZ]|Z\[i0\] \* M)", 3),
     # affine guards never read values: an `if` reading an element or a scalar is a data guard
     "data guard": ("scop", r"\bif \([^\n]*(\[|\b[st]\d\b)", 30),
     "data guard with else": ("scop", r"\} else \{", 10),
