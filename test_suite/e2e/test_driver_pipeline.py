@@ -290,7 +290,7 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "clustering_problems", "clustering_time", "scheduling_time", "nondeterministic",
                                "reason_id", "storage", "schedule_file", "schedule_loaded", "schedule_problems",
                                "label", "tile_sizes_from", "tile_bands", "tile_size_problems", "ordered_bands",
-                               "packed_panels", "packed_arrays"}
+                               "packed_panels", "packed_arrays", "row_blocks"}
     assert all(r["nondeterministic"] == "" for r in regions)
     assert [r["reason_id"] for r in regions] == ["", "", "pencil-goto"]
     # The target that emitted it (these tests stand the stub `reference` target in for `cpu`).
