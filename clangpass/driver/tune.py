@@ -29,7 +29,10 @@ Bands where nothing won keep the default: the cache holds no sizes for them (the
 later build says `model` there). Candidates a coarse footprint model rejects are never built
 (`plausible`): on the CPU a tile whose estimated footprint (one 8-byte array per pair of
 loops of the band) exceeds the L2 cache, on the OpenCL target a work-group of more than
-`MAX_WORK_GROUP` work-items.
+`MAX_WORK_GROUP` work-items. A time is the median of `--repeat` runs (3), on the OpenCL
+target after one untimed run that builds the OpenCL program into the runtime's disk cache;
+a build or run that fails rules the candidate out. Regions are tuned one after the other,
+each with the sizes already chosen for the others.
 
 On the OpenCL target the tuner sizes the kernels the device present runs: the mapping
 (clangpass.tuning.opencl_mapping: PENCILCC_OPENCL_MAPPING, else the device's local memory
@@ -43,11 +46,8 @@ whose default work-group is the runtime's choice at launch. So there every band 
 default build is that candidate), first tries the `direct_seeds` (a row of work-items along
 the inner loop), then descends as above; candidates are the work-groups the device allows
 (`DirectFit`: CL_DEVICE_MAX_WORK_GROUP_SIZE, at most `DIRECT_MAX_WORK_GROUP`, and its
-per-dimension limits). The choice is cached for the device and the `cpu` mapping apart from the
-`gpu` mapping's: a tiled kernel's as `direct_bands`, an untiled one's as `bands`. A time is the median of `--repeat` runs (3), on the OpenCL
-target after one untimed run that builds the OpenCL program into the runtime's disk cache;
-a build or run that fails rules the candidate out. Regions are tuned one after the other,
-each with the sizes already chosen for the others.
+per-dimension limits). The choice is cached for the device and the `cpu` mapping apart from
+the `gpu` mapping's: a tiled kernel's as `direct_bands`, an untiled one's as `bands`.
 """
 from __future__ import annotations
 
