@@ -101,7 +101,7 @@ def test_direct_candidates_from_the_device() -> None:
     assert direct_seeds(2, pocl) == [(1, 256)] and direct_seeds(1, pocl) == []
     small = DirectFit(tuning.OpenclDevice("small", True, 128, (64, 128, 1)))
     assert direct_start(2, small) == (4, 32) and direct_seeds(2, small) == []      # dimension 0: 64 at most
-    assert small((2, 64)) and not small((1, 128)) and not small((1, 2, 2))         # dimension 2: 1 at most
+    assert small((2, 64)) and not small((1, 128)) and not small((2, 1, 1))         # dimension 2: 1 at most
     assert DirectFit(tuning.OpenclDevice("unknown"))((16, 16)) and not DirectFit(tuning.OpenclDevice("unknown"))((16, 32))
 
 
