@@ -7,6 +7,11 @@ Syntax of one rule (PPCG's `--sizes` idea, in gcc's flag style):
     REGION=SIZES          every band of the regions REGION names
     REGION:BAND=SIZES     band BAND (0, 1, ...) of those regions
 
+A rule may start with `direct:` (`direct:REGION:BAND=SIZES`, `direct:SIZES`, ...): it names
+the work-group of a tiled OpenCL kernel's direct variant (the kernel a device whose local
+memory is global memory runs, llvm_backend.opencl.work_groups), not the tiled kernel's; the
+bands without a direct variant, and the CPU target's, ignore it.
+
 REGION is a function name (every region of the function) or a region label as the record
 and the remarks spell it (`fn` for a PENCIL function's body, `fn#1` for its second
 `#pragma scop` block). SIZES are positive integers, outermost loop of the band first; a band
@@ -37,6 +42,8 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 MODEL, FLAG, TUNED = "model", "flag", "tuned"
+#: The variant of a rule that names a tiled kernel's direct variant (`direct:` before the rule).
+DIRECT = "direct"
 
 
 class TileSpecError(ValueError):
@@ -46,14 +53,15 @@ class TileSpecError(ValueError):
 @dataclass(frozen=True)
 class TileSizeRule:
     """One rule: `sizes` for band `band` (-1: every band) of the regions `region` names ('':
-    every region)."""
+    every region); `variant` DIRECT: for the band's direct variant only ('': the band itself)."""
 
     region: str
     band: int
     sizes: tuple[int, ...]
+    variant: str = ""
 
-    def matches(self, label: str, function: str, band: int) -> bool:
-        return (self.region in ("", label, function)) and self.band in (-1, band)
+    def matches(self, label: str, function: str, band: int, variant: str = "") -> bool:
+        return (self.region in ("", label, function)) and self.band in (-1, band) and self.variant == variant
 
     def specificity(self, label: str) -> tuple[int, int]:
         return (2 if self.region == label and "#" in label else 1 if self.region else 0, self.band >= 0)
@@ -61,7 +69,8 @@ class TileSizeRule:
     def text(self) -> str:
         sizes = ",".join(map(str, self.sizes))
         where = self.region + (f":{self.band}" if self.band >= 0 else "")
-        return f"{where}={sizes}" if where else sizes
+        prefix = f"{self.variant}:" if self.variant else ""
+        return f"{prefix}{where}={sizes}" if where else prefix + sizes
 
 
 _RULE = re.compile(r"(?:(?P<region>[A-Za-z_]\w*(?:#\d+)?)(?::(?P<band>\d+))?=)?(?P<sizes>[^=]*)")
@@ -70,6 +79,18 @@ _RULE = re.compile(r"(?:(?P<region>[A-Za-z_]\w*(?:#\d+)?)(?::(?P<band>\d+))?=)?(
 def parse_rule(text: str) -> TileSizeRule:
     """One rule (see the module docstring); TileSpecError when it does not parse."""
     text = text.strip()
+    head, colon, rest = text.partition(":")
+    try:
+        return _parse_plain(text, "")
+    except TileSpecError:
+        # `direct:` before a rule (`direct:0=8,8` parses above: band 0 of a function `direct`).
+        if not colon or head.strip() != DIRECT:
+            raise
+    return _parse_plain(rest.strip(), DIRECT)
+
+
+def _parse_plain(text: str, variant: str) -> TileSizeRule:
+    """A rule without its `direct:`, of `variant`."""
     m = _RULE.fullmatch(text)
     if m is None or not m["sizes"]:
         raise TileSpecError(f"'{text}' is not SIZES, REGION=SIZES or REGION:BAND=SIZES")
@@ -79,7 +100,8 @@ def parse_rule(text: str) -> TileSizeRule:
         if not part.isdigit():
             raise TileSpecError(f"'{part}' in '{text}' is not a size (a non-negative integer)")
         sizes.append(int(part))
-    return TileSizeRule(m["region"] or "", int(m["band"]) if m["band"] is not None else -1, tuple(sizes))
+    return TileSizeRule(m["region"] or "", int(m["band"]) if m["band"] is not None else -1, tuple(sizes),
+                        variant)
 
 
 def parse_rules(text: str, origin: str = "") -> tuple[TileSizeRule, ...]:
@@ -97,11 +119,13 @@ def parse_rules(text: str, origin: str = "") -> tuple[TileSizeRule, ...]:
     return tuple(rules)
 
 
-def lookup(rules: Sequence[TileSizeRule], label: str, function: str, band: int) -> Optional[TileSizeRule]:
-    """The rule for band `band` of the region `label` of `function`, or None."""
+def lookup(rules: Sequence[TileSizeRule], label: str, function: str, band: int,
+           variant: str = "") -> Optional[TileSizeRule]:
+    """The rule for band `band` (its `variant`: '' or DIRECT) of the region `label` of
+    `function`, or None."""
     best: Optional[TileSizeRule] = None
     for rule in rules:
-        if rule.matches(label, function, band) and (
+        if rule.matches(label, function, band, variant) and (
                 best is None or rule.specificity(label) >= best.specificity(label)):
             best = rule
     return best
@@ -129,19 +153,21 @@ class BandChoice:
 
 
 def choose(flag_rules: Sequence[TileSizeRule], tuned_rules: Sequence[TileSizeRule], label: str, function: str,
-           band: int, members: int, default: Sequence[int]) -> BandChoice:
-    """The sizes of band `band` (`members` loops) of region `label` in `function`: the flag's rule,
+           band: int, members: int, default: Sequence[int], variant: str = "") -> BandChoice:
+    """The sizes of band `band` (`members` loops; `variant`: DIRECT for its direct variant's)
+    of region `label` in `function`: the flag's rule,
     else the tuned one, else `default` (one size per member, or more: a band that takes sizes
     beyond its loops', `fit`); a rule's missing inner sizes come from `default`. A rule that does
     not `fit` gives `default` and says why."""
     for rules, source in ((flag_rules, FLAG), (tuned_rules, TUNED)):
-        rule = lookup(rules, label, function, band)
+        rule = lookup(rules, label, function, band, variant)
         if rule is None:
             continue
         problem = fit(rule.sizes, members, max(members, len(default)))
         if problem is not None:
             return BandChoice(tuple(default), MODEL,
-                              f"tile sizes '{rule.text()}' not used for band {band} of region '{label}': "
+                              f"tile sizes '{rule.text()}' not used for "
+                              f"{'the direct variant of ' if variant else ''}band {band} of region '{label}': "
                               f"{problem}; the default sizes are used")
         return BandChoice(tuple(rule.sizes) + tuple(default[len(rule.sizes):]), source)
     return BandChoice(tuple(default), MODEL)

@@ -3,7 +3,8 @@
 
 Where: `<cache root>/tuned/` (clangpass.driver.cache.cache_root: `$PENCILCC_CACHE_DIR`, else
 `$XDG_CACHE_HOME/pencilcc`, else `~/.cache/pencilcc`), one JSON file per target and device,
-`<target>-<device digest>.json`:
+`<target>-<device digest>.json` (on the OpenCL target, for the `cpu` mapping,
+`opencl-<device digest>-cpu.json`):
 
     {"format": 1, "target": "cpu", "device": "<CPU model name or OpenCL device name>",
      "regions": {"<sha256 of the input file>:<region label>": {
@@ -12,7 +13,15 @@ Where: `<cache root>/tuned/` (clangpass.driver.cache.cache_root: `$PENCILCC_CACH
          "start_seconds": 0.52, "evaluations": 12, "repeat": 3, "min_gain": 5.0}}}
 
 `bands` names only the bands whose sizes beat the default (no rule: the cache model, the
-OpenCL runtime's work-group) by the tuner's margin; `{}` when the default was kept.
+OpenCL runtime's work-group) by the tuner's margin; `{}` when the default was kept. On the
+OpenCL target the document also has `"mapping"`: `gpu` or `cpu`, the mapping the device runs
+(`opencl_mapping`: PENCILCC_OPENCL_MAPPING, else `cpu` where the device's local memory is
+global memory, as the runtime's pencilcc_cl_mapping decides), and an entry of the `cpu`
+mapping may have `direct_bands` beside `bands`: the work-groups of tiled kernels' direct
+variants (the kernels that mapping launches; `direct:` rules, clangpass.tile_spec), while
+`bands` there sizes the kernels that are not tiled. A document without `mapping` (written
+before there were two) is the `gpu` mapping's, so choices for one mapping never size the
+other's kernels.
 `model_seconds` (and `start_seconds`, the same: the search's first candidate) is the default
 build's time, `seconds` the chosen sizes'.
 
@@ -22,7 +31,7 @@ function and its index in the function (the label: `fn`, `fn#1`). A band is numb
 /proc/cpuinfo gives (else the platform's processor and machine); on the OpenCL target the
 device the runtime would choose (PENCILCC_DEVICE, else the first GPU, else the first
 device: runtime/pencilcc_runtime_device.c), asked through the OpenCL library with ctypes,
-and only when the cache holds something for the input.
+and only when the cache holds something for the input; the mapping, the same way.
 
 The compiler reads it (`tuned_rules`) for every input it compiles at -O2 and above, unless
 -fno-pencil-tuned; the rules become `CompileOptions.tuned_tile_sizes`, which are part of the
@@ -37,10 +46,11 @@ import hashlib
 import json
 import os
 import platform
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from clangpass.tile_spec import TileSizeRule
+from clangpass.tile_spec import DIRECT, TileSizeRule
 
 FORMAT = 1
 
@@ -59,8 +69,15 @@ def region_key(digest: str, label: str) -> str:
     return f"{digest}:{label}"
 
 
-def _device_file(target: str, device: str) -> Path:
-    return tuning_dir() / f"{target}-{hashlib.sha256(device.encode()).hexdigest()[:16]}.json"
+def _device_file(target: str, device: str, mapping: str = "") -> Path:
+    """The file of `target`'s choices on `device` for `mapping` (the OpenCL target's `cpu`
+    mapping has a file of its own; the `gpu` mapping keeps the name from before mappings)."""
+    suffix = "-cpu" if mapping == CPU_MAPPING else ""
+    return tuning_dir() / f"{target}-{hashlib.sha256(device.encode()).hexdigest()[:16]}{suffix}.json"
+
+
+#: The OpenCL runtime's mappings (PENCILCC_OPENCL_MAPPING): tiled kernels, or their direct variants.
+GPU_MAPPING, CPU_MAPPING = "gpu", "cpu"
 
 
 @functools.lru_cache(maxsize=1)
@@ -76,10 +93,22 @@ def cpu_name() -> str:
     return " ".join(p for p in (platform.processor(), platform.machine()) if p) or "unknown CPU"
 
 
+@dataclass(frozen=True)
+class OpenclDevice:
+    """What the tuner and the build need of an OpenCL device."""
+
+    name: str
+    #: CL_DEVICE_LOCAL_MEM_TYPE is CL_GLOBAL (CPU devices such as PoCL): the runtime's `cpu` mapping.
+    global_local_memory: bool = False
+    #: CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_MAX_WORK_ITEM_SIZES (0: unknown).
+    max_work_group: int = 0
+    max_work_items: tuple[int, ...] = ()
+
+
 @functools.lru_cache(maxsize=4)
-def opencl_device_name(want: Optional[str] = None) -> Optional[str]:
-    """The name of the OpenCL device the runtime would choose (`want`: PENCILCC_DEVICE's value,
-    None: the environment's), or None where there is none."""
+def opencl_device(want: Optional[str] = None) -> Optional[OpenclDevice]:
+    """The OpenCL device the runtime would choose (`want`: PENCILCC_DEVICE's value, None: the
+    environment's), or None where there is none."""
     if want is None:
         want = os.environ.get("PENCILCC_DEVICE", "")
     devices = _opencl_devices()
@@ -96,18 +125,38 @@ def opencl_device_name(want: Optional[str] = None) -> Optional[str]:
         pick = next((x for x in devices if x[0] == p and x[1] == d), None)
     else:
         pick = next((x for x in devices if want.lower() in f"{x[5]} {x[2]}".lower()), None)
-    return pick[2] if pick else None
+    return pick[6] if pick else None
+
+
+def opencl_device_name(want: Optional[str] = None) -> Optional[str]:
+    """The name of the OpenCL device the runtime would choose (see `opencl_device`), or None."""
+    device = opencl_device(want)
+    return device.name if device is not None else None
+
+
+def opencl_mapping(device: Optional[OpenclDevice] = None) -> str:
+    """The mapping the runtime runs on `device` (default: the one it would choose), as its
+    pencilcc_cl_mapping decides: PENCILCC_OPENCL_MAPPING=gpu or cpu, else (auto, unset or
+    another value) `cpu` where the device's local memory is global memory, `gpu` otherwise."""
+    want = os.environ.get("PENCILCC_OPENCL_MAPPING", "").strip().lower()
+    if want in (GPU_MAPPING, CPU_MAPPING):
+        return want
+    device = device if device is not None else opencl_device()
+    return CPU_MAPPING if device is not None and device.global_local_memory else GPU_MAPPING
 
 
 _CL_DEVICE_TYPE_CPU, _CL_DEVICE_TYPE_GPU, _CL_DEVICE_TYPE_ACCELERATOR = 2, 4, 8
 _TYPES = {"cpu": _CL_DEVICE_TYPE_CPU, "gpu": _CL_DEVICE_TYPE_GPU, "accelerator": _CL_DEVICE_TYPE_ACCELERATOR}
 _CL_PLATFORM_NAME, _CL_DEVICE_TYPE, _CL_DEVICE_NAME, _CL_DEVICE_AVAILABLE = 0x0902, 0x1000, 0x102B, 0x1027
+_CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, _CL_DEVICE_MAX_WORK_GROUP_SIZE, _CL_DEVICE_MAX_WORK_ITEM_SIZES = \
+    0x1003, 0x1004, 0x1005
+_CL_DEVICE_LOCAL_MEM_TYPE, _CL_GLOBAL = 0x1022, 2
 _CL_DEVICE_TYPE_ALL = 0xFFFFFFFF
 
 
-def _opencl_devices() -> list[tuple[int, int, str, int, bool, str]]:
-    """(platform index, device index, device name, type, available, platform name) of every
-    device, in the runtime's order; [] without an OpenCL library or platform."""
+def _opencl_devices() -> list[tuple[int, int, str, int, bool, str, OpenclDevice]]:
+    """(platform index, device index, device name, type, available, platform name, device) of
+    every device, in the runtime's order; [] without an OpenCL library or platform."""
     path = ctypes.util.find_library("OpenCL") or "libOpenCL.so.1"
     try:
         cl = ctypes.CDLL(path)
@@ -144,14 +193,32 @@ def _opencl_devices() -> list[tuple[int, int, str, int, bool, str]]:
             kind, avail = ctypes.c_uint64(0), u32(1)
             cl.clGetDeviceInfo(vp(dev), u32(_CL_DEVICE_TYPE), ctypes.c_size_t(8), ctypes.byref(kind), None)
             cl.clGetDeviceInfo(vp(dev), u32(_CL_DEVICE_AVAILABLE), ctypes.c_size_t(4), ctypes.byref(avail), None)
-            found.append((p, d, text(cl.clGetDeviceInfo, dev, _CL_DEVICE_NAME), kind.value, bool(avail.value),
-                          platform_name))
+            memory, largest, dims = u32(0), ctypes.c_size_t(0), u32(0)
+            cl.clGetDeviceInfo(vp(dev), u32(_CL_DEVICE_LOCAL_MEM_TYPE), ctypes.c_size_t(4), ctypes.byref(memory), None)
+            cl.clGetDeviceInfo(vp(dev), u32(_CL_DEVICE_MAX_WORK_GROUP_SIZE), ctypes.c_size_t(ctypes.sizeof(largest)),
+                               ctypes.byref(largest), None)
+            items: tuple[int, ...] = ()
+            if cl.clGetDeviceInfo(vp(dev), u32(_CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS), ctypes.c_size_t(4),
+                                  ctypes.byref(dims), None) == 0 and 1 <= dims.value <= 16:
+                sizes = (ctypes.c_size_t * dims.value)()
+                if cl.clGetDeviceInfo(vp(dev), u32(_CL_DEVICE_MAX_WORK_ITEM_SIZES),
+                                      ctypes.c_size_t(ctypes.sizeof(sizes)), sizes, None) == 0:
+                    items = tuple(int(x) for x in sizes)
+            name = text(cl.clGetDeviceInfo, dev, _CL_DEVICE_NAME)
+            found.append((p, d, name, kind.value, bool(avail.value), platform_name,
+                          OpenclDevice(name, memory.value == _CL_GLOBAL, int(largest.value), items)))
     return found
 
 
 def device_name(target: str) -> Optional[str]:
     """The device regions of `target` run on here ('cpu' or 'opencl'), or None (no device)."""
     return cpu_name() if target == "cpu" else opencl_device_name()
+
+
+def mapping_of(target: str) -> str:
+    """The mapping choices of `target` are kept for here: '' on the CPU target, else
+    `opencl_mapping`'s."""
+    return "" if target == "cpu" else opencl_mapping()
 
 
 def _read(path: Path) -> dict:
@@ -176,30 +243,41 @@ def tuned_rules(source: bytes, target: str) -> tuple[TileSizeRule, ...]:
     if not docs:
         return ()
     device = device_name(target)
+    mapping = mapping_of(target)
     rules: list[TileSizeRule] = []
     for doc in docs:
         if doc.get("device") != device or doc.get("target") != target:
+            continue
+        if target != "cpu" and doc.get("mapping", GPU_MAPPING) != mapping:
             continue
         for key, entry in sorted(doc["regions"].items()):
             if not key.startswith(digest + ":"):
                 continue
             try:
-                for band, sizes in sorted(entry["bands"].items(), key=lambda item: int(item[0])):
-                    if sizes and all(isinstance(s, int) and s > 0 for s in sizes):
-                        rules.append(TileSizeRule(str(entry["label"]), int(band), tuple(sizes)))
+                for field, variant in (("bands", ""), ("direct_bands", DIRECT)):
+                    for band, sizes in sorted(entry.get(field, {}).items(), key=lambda item: int(item[0])):
+                        if sizes and all(isinstance(s, int) and s > 0 for s in sizes):
+                            rules.append(TileSizeRule(str(entry["label"]), int(band), tuple(sizes), variant))
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue
     return tuple(rules)
 
 
-def store(target: str, device: str, source: bytes, label: str, entry: dict) -> Path:
-    """Record `entry` (its `bands`: band number -> sizes, and what the tuner measured) for region
-    `label` of an input of contents `source` on `device`; returns the file written."""
-    path = _device_file(target, device)
+def store(target: str, device: str, source: bytes, label: str, entry: dict, mapping: str = "") -> Path:
+    """Record `entry` (its `bands`, and on the OpenCL target's `cpu` mapping `direct_bands`: band
+    number -> sizes; and what the tuner measured) for region `label` of an input of contents
+    `source` on `device` under `mapping` (the OpenCL target's; '' there: `gpu`); returns the
+    file written."""
+    if target != "cpu":
+        mapping = mapping or GPU_MAPPING
+    path = _device_file(target, device, mapping)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     doc = _read(path) or {"format": FORMAT, "target": target, "device": device, "regions": {}}
-    doc["regions"][region_key(file_digest(source), label)] = {
-        **entry, "label": label, "bands": {str(b): list(s) for b, s in entry["bands"].items()}}
+    if target != "cpu":
+        doc["mapping"] = mapping
+    sized = {field: {str(b): list(s) for b, s in entry[field].items()}
+             for field in ("bands", "direct_bands") if field in entry}
+    doc["regions"][region_key(file_digest(source), label)] = {**entry, "label": label, **sized}
     from clangpass.driver.cache import atomic_write
     atomic_write(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
     return path

@@ -92,16 +92,19 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                       "separated by ';' or the flag repeated, @FILE (one rule a "
                                       "line). On the OpenCL target: kernels' work-group sizes "
                                       "(a,b,c,d: a x b work-items, c x d points each, for a "
-                                      "tiled two-dimensional kernel). "
+                                      "tiled two-dimensional kernel); direct:RULE: the "
+                                      "work-group of a tiled kernel's direct variant (what CPU "
+                                      "devices such as PoCL run). "
                                       "Sizes that do not fit a band: a warning and the default. "
                                       "Wins over --tile-size and the sizes pencilcc-tune cached."),
         ("-fno-pencil-tuned", "Do not use the tile and work-group sizes pencilcc-tune cached for "
                               "this file and device (-fpencil-tuned: the default)."),
         ("pencilcc-tune [OPTIONS] -- COMMAND",
          "A separate command (OPTIONS: --run CMD, --budget N, --repeat N, --min-gain PERCENT): builds the program with the pencilcc COMMAND line and times CMD "
-         "(default ./OUTPUT) over tile sizes (CPU) or work-group sizes (OpenCL), at most N "
+         "(default ./OUTPUT) over tile sizes (CPU) or work-group sizes (OpenCL: of the kernels "
+         "the device runs, the direct variants on CPU devices), at most N "
          "(20) builds per region, the default build first; sizes replace the default only when "
-         "faster by more than PERCENT (5). Caches the choice per device and region in the cache "
+         "faster by more than PERCENT (5). Caches the choice per device (and OpenCL mapping) and region in the cache "
          "directory's tuned/, which later builds use."),
         ("--cache-sizes=L1,L2[,L3]", "Data-cache sizes for the tile-size model (e.g. 32K,1M,32M; "
                                      "default: this machine's, from sysfs)."),

@@ -33,6 +33,21 @@ loops of the band) exceeds the L2 cache, on the OpenCL target a work-group of mo
 target after one untimed run that builds the OpenCL program into the runtime's disk cache;
 a build or run that fails rules the candidate out. Regions are tuned one after the other,
 each with the sizes already chosen for the others.
+
+On the OpenCL target the tuner sizes the kernels the device present runs: the mapping
+(clangpass.tuning.opencl_mapping: PENCILCC_OPENCL_MAPPING, else the device's local memory
+type, as the runtime decides). Under the `gpu` mapping (devices with local memory) that is
+the above. Under the `cpu` mapping (PoCL and other devices whose local memory is global
+memory) the runtime launches a tiled kernel's direct variant, one work-item per iteration,
+whose work-group is its own (a `direct:` rule, clangpass.tile_spec; the tiled kernel's sizes
+would change nothing there), and every band's kernel is then one work-item per iteration
+whose default work-group is the runtime's choice at launch. So there every band starts at
+`direct_start`, about what the runtime picks for a large grid (a rule of it is not timed: the
+default build is that candidate), first tries the `direct_seeds` (a row of work-items along
+the inner loop), then descends as above; candidates are the work-groups the device allows
+(`DirectFit`: CL_DEVICE_MAX_WORK_GROUP_SIZE, at most `DIRECT_MAX_WORK_GROUP`, and its
+per-dimension limits). The choice is cached for the device and the `cpu` mapping apart from
+the `gpu` mapping's: a tiled kernel's as `direct_bands`, an untiled one's as `bands`.
 """
 from __future__ import annotations
 
@@ -52,7 +67,8 @@ from typing import Callable, Optional, Sequence
 
 from clangpass.driver.cli import CommandLineError, parse_command_line
 from clangpass.poly.tile_sizes import host_cache_sizes
-from clangpass.tuning import device_name, store
+from clangpass.tile_spec import DIRECT
+from clangpass.tuning import CPU_MAPPING, OpenclDevice, device_name, opencl_device, opencl_mapping, store
 
 MAX_BUDGET = 20
 MAX_WORK_GROUP = 256
@@ -64,6 +80,12 @@ CONFIRM_FROM = 6
 #: The OpenCL search's start for a kernel the target does not tile (outer loop first), by
 #: kernel dimensions; its default work-group is the runtime's choice at launch, unknown here.
 OPENCL_START = {1: (64,), 2: (16, 16), 3: (4, 8, 8)}
+#: The `cpu` mapping's largest work-group candidate (and the device's limit below it).
+DIRECT_MAX_WORK_GROUP = 1024
+#: The work-items the runtime gives a group of a kernel without reqd_work_group_size at most,
+#: and of them along dimension 0 of a multi-dimensional one (runtime/pencilcc_runtime_launch.c's
+#: choose_local, for a grid larger than the group and a preferred multiple of 32 or less).
+RUNTIME_BUDGET, RUNTIME_INNER = 256, 32
 
 
 class TuneError(Exception):
@@ -86,6 +108,50 @@ def plausible(target: str, sizes: Sequence[int]) -> bool:
         for b in range(a + 1, len(sizes)):
             footprint += 8 * sizes[a] * sizes[b]
     return footprint <= l2
+
+
+@dataclass(frozen=True)
+class DirectFit:
+    """Which work-groups the `cpu` mapping's search builds on `device`: at most
+    min(CL_DEVICE_MAX_WORK_GROUP_SIZE, DIRECT_MAX_WORK_GROUP) work-items, each dimension within
+    CL_DEVICE_MAX_WORK_ITEM_SIZES (sizes outer loop first: the last is OpenCL's dimension 0)."""
+
+    device: OpenclDevice
+
+    @property
+    def most(self) -> int:
+        return min(self.device.max_work_group or MAX_WORK_GROUP, DIRECT_MAX_WORK_GROUP)
+
+    def __call__(self, sizes: Sequence[int]) -> bool:
+        if not sizes or any(s < 1 for s in sizes):
+            return False
+        volume = 1
+        for s in sizes:
+            volume *= s
+        limits = self.device.max_work_items
+        return volume <= self.most and all(
+            d >= len(limits) or limits[d] == 0 or size <= limits[d] for d, size in enumerate(reversed(sizes)))
+
+
+def direct_start(dimensions: int, fit: DirectFit) -> tuple[int, ...]:
+    """About the work-group the runtime picks for a kernel of `dimensions` without one of its own
+    (outer loop first): `RUNTIME_BUDGET` work-items (the device's limit if lower), of them
+    `RUNTIME_INNER` along dimension 0 of a multi-dimensional kernel, the rest along dimension 1."""
+    budget = min(RUNTIME_BUDGET, fit.most)
+    if dimensions == 1:
+        return (budget,)
+    inner = min(RUNTIME_INNER, budget)
+    return (*(1,) * (dimensions - 2), budget // inner, inner)
+
+
+def direct_seeds(dimensions: int, fit: DirectFit) -> list[tuple[int, ...]]:
+    """The `cpu` mapping's shapes tried before the descent: for a multi-dimensional kernel a row
+    of `RUNTIME_BUDGET` work-items along the inner loop (dimension 0: consecutive elements, the
+    loop a CPU device vectorizes), where the device allows it."""
+    if dimensions == 1:
+        return []
+    row = (*(1,) * (dimensions - 1), min(RUNTIME_BUDGET, fit.most))
+    return [row] if fit(row) else []
 
 
 def better(seconds: float, incumbent: float, min_gain: float) -> bool:
@@ -114,7 +180,8 @@ class SearchResult:
 
 def search(starts: dict[int, tuple[int, ...]], start_is_default: dict[int, bool],
            measure: Callable[..., tuple[float, bool]], budget: int, target: str,
-           min_gain: float) -> SearchResult:
+           min_gain: float, fits: Optional[Callable[[int, Sequence[int]], bool]] = None,
+           seeds: Optional[dict[int, Sequence[tuple[int, ...]]]] = None) -> SearchResult:
     """Coordinate descent over one region's bands (see the module docstring).
 
     `starts`: per band the sizes to search around; `start_is_default`: whether a rule of those
@@ -126,7 +193,10 @@ def search(starts: dict[int, tuple[int, ...]], start_is_default: dict[int, bool]
     only when `better` by `min_gain`. With a budget of `CONFIRM_FROM` or more, two evaluations
     are kept for the end: when sizes other than the default won, the default and the winner
     are timed again, and the winner stays only if it is still `better` than the default.
-    At most `budget` evaluations."""
+    `fits(band, sizes)`: whether a candidate may be built (default: `plausible` for `target`);
+    `seeds`: per band, sizes tried after the starts and before the descent, which goes on from
+    the best of them. At most `budget` evaluations."""
+    fit = fits if fits is not None else (lambda band, sizes: plausible(target, sizes))
     used = 0
     seen: dict[tuple, float] = {}
     confirm = budget >= CONFIRM_FROM
@@ -157,8 +227,12 @@ def search(starts: dict[int, tuple[int, ...]], start_is_default: dict[int, bool]
         return False
 
     for band in sorted(starts):
-        if not start_is_default.get(band, True) and used < descent and plausible(target, starts[band]):
+        if not start_is_default.get(band, True) and used < descent and fit(band, starts[band]):
             attempt(band, tuple(starts[band]))
+    for band in sorted(starts):
+        for sizes in (seeds or {}).get(band, ()):
+            if used < descent and tuple(sizes) != tuple(position[band]) and fit(band, sizes):
+                attempt(band, tuple(sizes))
     changed = True
     while changed and used < descent:
         changed = False
@@ -168,7 +242,7 @@ def search(starts: dict[int, tuple[int, ...]], start_is_default: dict[int, bool]
                     while used < descent:
                         sizes = list(position[band])
                         sizes[d] = int(sizes[d] * factor)
-                        if not plausible(target, sizes) or not attempt(band, tuple(sizes)):
+                        if not fit(band, sizes) or not attempt(band, tuple(sizes)):
                             break
                         changed = True
     if confirm and incumbent and default != float("inf"):
@@ -241,6 +315,11 @@ class Tuner:
         if device is None:
             raise TuneError("no OpenCL device to tune for")
         self.device = device
+        # The OpenCL target: the mapping the device runs (its kernels are what gets sized).
+        self.opencl = opencl_device() if self.target == "opencl" else None
+        self.mapping = opencl_mapping(self.opencl) if self.target == "opencl" else ""
+        #: Per region, the bands sized as a tiled kernel's direct variant (`direct:` rules).
+        self.direct: dict[tuple[str, str], set[int]] = {}
         self.folder = Path(tempfile.mkdtemp(prefix="pencilcc-tune-"))
         self.record = self.folder / "record.json"
         self.times: dict[str, float] = {}
@@ -318,6 +397,15 @@ class Tuner:
             if self.target == "cpu":
                 # The cache model's sizes: a rule of the same sizes tiles the band alike.
                 bands = {b["band"]: (tuple(b["sizes"]), True) for b in r.get("tile_bands", ())}
+            elif self.mapping == CPU_MAPPING:
+                # Every kernel the mapping launches is one work-item per iteration (a tiled
+                # kernel's direct variant, or an untiled kernel) in the runtime's work-group.
+                kernels = [k for k in r.get("mapping", {}).get("kernels", ()) if k.get("work_group_from")]
+                fit = self.direct_fit()
+                bands = {n: (direct_start(k["dimensions"], fit), True) for n, k in enumerate(kernels)}
+                direct = {n for n, k in enumerate(kernels) if k.get("tiling")}
+                if direct and bands:
+                    self.direct[(real, r["label"])] = direct
             else:
                 kernels = [k for k in r.get("mapping", {}).get("kernels", ()) if k.get("work_group_from")]
                 bands = {}
@@ -331,8 +419,11 @@ class Tuner:
                 found[(real, r["label"])] = bands
         return found
 
+    def direct_fit(self) -> DirectFit:
+        return DirectFit(self.opencl or OpenclDevice(self.device))
+
     def tune(self) -> int:
-        self.say(f"device: {self.device} ({self.target})")
+        self.say(f"device: {self.device} ({self.target}{', ' + self.mapping + ' mapping' if self.mapping else ''})")
         regions = self.build("")        # the default sizes, read from its record
         todo = self.bands(regions)
         if not todo:
@@ -341,14 +432,18 @@ class Tuner:
         chosen: dict[tuple[str, str], Assignment] = {key: {} for key in todo}
 
         def rules(assignments: dict[tuple[str, str], Assignment]) -> str:
-            return ";".join(f"{label}:{band}={','.join(map(str, sizes))}"
-                            for (_, label), bands in sorted(assignments.items())
+            return ";".join(f"{DIRECT + ':' if band in self.direct.get(key, ()) else ''}"
+                            f"{key[1]}:{band}={','.join(map(str, sizes))}"
+                            for key, bands in sorted(assignments.items())
                             for band, sizes in sorted(bands.items()))
+
+        def named(key: tuple[str, str], band: int) -> str:
+            return f"{band} (direct)" if band in self.direct.get(key, ()) else str(band)
 
         for key in sorted(todo):
             real, label = key
             self.say(f"region '{label}' of {self.inputs[real]}: bands "
-                     f"{ {b: start for b, (start, _) in sorted(todo[key].items())} }")
+                     f"{ {named(key, b): start for b, (start, _) in sorted(todo[key].items())} }")
 
             def measure(assignment: Assignment, again: bool = False,
                         key: tuple[str, str] = key) -> tuple[float, bool]:
@@ -356,19 +451,29 @@ class Tuner:
                 seconds = self.time(rules({**chosen, key: assignment}), again)
                 return seconds, self.evaluations > before
 
+            fits, seeds = None, None
+            if self.mapping == CPU_MAPPING:
+                fit = self.direct_fit()
+                fits = lambda band, sizes: fit(sizes)     # noqa: E731
+                seeds = {b: direct_seeds(len(start), fit) for b, (start, _) in todo[key].items()}
             result = search({b: start for b, (start, _) in todo[key].items()},
                             {b: default for b, (_, default) in todo[key].items()}, measure,
-                            self.args.budget, self.target, self.args.min_gain / 100.0)
+                            self.args.budget, self.target, self.args.min_gain / 100.0, fits, seeds)
             if result.seconds == float("inf"):
                 self.say(f"region '{label}': no candidate built and ran; nothing cached")
                 continue
             chosen[key] = result.chosen
             default = round(result.default_seconds, 6) if result.default_seconds != float("inf") else None
-            path = store(self.target, self.device, self.contents[real], label, {
-                "file": self.inputs[real], "bands": result.chosen, "seconds": round(result.seconds, 6),
-                "start_seconds": default, "model_seconds": default, "evaluations": result.evaluations,
-                "repeat": self.args.repeat, "min_gain": self.args.min_gain})
-            sizes = ("; ".join(f"band {b}: {','.join(map(str, s))}" for b, s in sorted(result.chosen.items()))
+            direct = self.direct.get(key, set())
+            entry = {"file": self.inputs[real],
+                     "bands": {b: s for b, s in result.chosen.items() if b not in direct},
+                     "seconds": round(result.seconds, 6), "start_seconds": default, "model_seconds": default,
+                     "evaluations": result.evaluations, "repeat": self.args.repeat, "min_gain": self.args.min_gain}
+            if self.mapping == CPU_MAPPING:
+                entry["direct_bands"] = {b: s for b, s in result.chosen.items() if b in direct}
+            path = store(self.target, self.device, self.contents[real], label, entry, self.mapping)
+            sizes = ("; ".join(f"band {named(key, b)}: {','.join(map(str, s))}"
+                               for b, s in sorted(result.chosen.items()))
                      or "the default sizes kept")
             print(f"pencilcc-tune: {label}: {sizes} ({result.seconds:.4f} s, default "
                   f"{result.default_seconds:.4f} s, {result.evaluations} evaluations) -> {path}", flush=True)

@@ -60,7 +60,10 @@ def mapping(unit: CodegenUnit, options: CompileOptions) -> dict:
         # Where the work-group sizes came from (clangpass.tile_spec: model is the runtime's
         # choice) and the given sizes that did not fit a kernel.
         "tile_sizes_from": summary([c.source for c in plan.work_groups.values()]),
-        "tile_size_problems": [c.problem for c in plan.work_groups.values() if c.problem],
+        "tile_size_problems": [p for c in plan.work_groups.values() for p in (c.problem, c.direct_problem) if p],
+        # The same for the direct variants of tiled kernels ('' when the region has none):
+        # `direct:` rules (clangpass.tile_spec), what pencilcc-tune chose for the cpu mapping.
+        "direct_tile_sizes_from": summary([c.direct_source for c in plan.work_groups.values() if c.direct_source]),
         "host_loops": [why for _, k, why in plan.loops if k is None],
         "buffers": sorted(buffers),
         "local_buffers": sorted(local_buffers),   # region locals kernels read or write in device memory

@@ -17,6 +17,14 @@ loop. A two-dimensional kernel's rule may give two sizes more, `a,b,c,d`: its wo
 `c` points of the outer loop and `d` of the inner one each (a tile of `a*c` x `b*d` iterations
 per work-group), where the kernel is tiled (llvm_backend.opencl.tiling; an untiled kernel runs
 one point per work-item); `a,b,c` is `a,b,c,1`; without them the tiling's model chooses.
+
+A tiled kernel's direct variant (`Kernel.direct`, what a device whose local memory is global
+memory runs: the runtime's pencilcc_cl_mapping) has a work-group of its own: the band's
+`direct:` rule (clangpass.tile_spec.DIRECT; work-group sizes only, outer loop first) makes it
+declare `reqd_work_group_size` too, which the runtime honours as it does for an untiled kernel
+(the global size rounded up to it; the direct kernel's work-items past a trip count return at
+once); without one the runtime picks it at launch. The tiled kernel's sizes, for devices with
+local memory, stay the band's plain rule's.
 """
 from __future__ import annotations
 
@@ -24,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from clangpass.options import CompileOptions
-from clangpass.tile_spec import MODEL, choose
+from clangpass.tile_spec import DIRECT, MODEL, choose
 from llvm_backend.opencl.kernels import Kernel
 
 #: The inner size of a two-dimensional kernel whose rule names only the outer one.
@@ -40,6 +48,11 @@ class WorkGroupChoice:
     source: str
     problem: str = ""
     points: tuple[int, ...] = ()     # points per work-item (dimension 0 first), () or a 0: the model's
+    # A tiled kernel's direct variant: its work-group (dimension 0 first; (): the runtime's
+    # choice), where that came from ('' for a kernel without one), why a rule was not used.
+    direct: tuple[int, ...] = ()
+    direct_source: str = ""
+    direct_problem: str = ""
 
 
 def is_band(kernel: Kernel) -> bool:
@@ -58,6 +71,15 @@ def band_choice(options: CompileOptions, label: str, function: str, band: int, m
     return WorkGroupChoice(band, local, pick.source, pick.problem, points)
 
 
+def direct_choice(options: CompileOptions, label: str, function: str, band: int,
+                  members: int) -> tuple[tuple[int, ...], str, str]:
+    """The work-group of band `band`'s direct variant (dimension 0 first, (): the runtime's
+    choice), where it came from, and why a rule was not used ('')."""
+    pick = choose(options.tile_sizes, options.tuned_tile_sizes, label, function, band, members,
+                  (DEFAULT_INNER,) * members, DIRECT)
+    return (() if pick.source == MODEL else tuple(reversed(pick.sizes))), pick.source, pick.problem
+
+
 def choose_work_groups(kernels: Sequence[Kernel], options: CompileOptions, label: str,
                        function: str) -> dict[str, WorkGroupChoice]:
     """By kernel name: the work-group of every band among `kernels` (in code order). A tiled
@@ -68,35 +90,59 @@ def choose_work_groups(kernels: Sequence[Kernel], options: CompileOptions, label
     for band, kernel in enumerate(k for k in kernels if is_band(k)):
         choice = band_choice(options, label, function, band, kernel.dimensions)
         if kernel.tiling is not None:
-            choice = replace(choice, local=tuple(kernel.tiling.group), points=tuple(kernel.tiling.points))
+            direct, source, problem = direct_choice(options, label, function, band, kernel.dimensions)
+            choice = replace(choice, local=tuple(kernel.tiling.group), points=tuple(kernel.tiling.points),
+                             direct=direct, direct_source=source, direct_problem=problem)
         chosen[kernel.name] = choice
     return chosen
 
 
+def _declaring(source: str, name: str, local: tuple[int, ...]) -> str:
+    """`source` with its kernel `name` declaring the work-group `local` (dimension 0 first)."""
+    header = f"__kernel void {name}("
+    if source.count(header) != 1:
+        raise ValueError(f"kernel {name} already declares its work-group")
+    sizes = ", ".join(map(str, (*local, 1, 1)[:3]))
+    return source.replace(header, f"__kernel __attribute__((reqd_work_group_size({sizes}))) void {name}(")
+
+
 def with_work_group(kernel: Kernel, local: tuple[int, ...]) -> Kernel:
     """`kernel` declaring the work-group `local` (dimension 0 first); unchanged for ()."""
-    if not local:
+    return replace(kernel, source=_declaring(kernel.source, kernel.name, local)) if local else kernel
+
+
+def with_direct_work_group(kernel: Kernel, local: tuple[int, ...]) -> Kernel:
+    """A tiled `kernel` whose direct variant declares the work-group `local`; unchanged for ()."""
+    if not local or kernel.direct is None:
         return kernel
-    header = "__kernel void "
-    if not kernel.source.startswith(header):
-        raise ValueError(f"kernel {kernel.name} already declares its work-group")
-    sizes = ", ".join(map(str, (*local, 1, 1)[:3]))
-    return replace(kernel, source=f"__kernel __attribute__((reqd_work_group_size({sizes}))) void "
-                                  + kernel.source[len(header):])
+    return replace(kernel, source=_declaring(kernel.source, kernel.direct, local))
 
 
 def apply(kernels: Sequence[Kernel], choices: dict[str, WorkGroupChoice]) -> dict[str, Kernel]:
     """By kernel name: `kernels` with the work-groups `choices` give them (a tiled kernel
-    already declares its own, which `choose_work_groups` reports)."""
-    return {k.name: with_work_group(k, choices[k.name].local) if k.name in choices and k.tiling is None else k
-            for k in kernels}
+    already declares its own, which `choose_work_groups` reports; its direct variant takes
+    the choice's `direct`)."""
+    sized = {}
+    for k in kernels:
+        choice = choices.get(k.name)
+        if choice is None:
+            sized[k.name] = k
+        elif k.tiling is None:
+            sized[k.name] = with_work_group(k, choice.local)
+        else:
+            sized[k.name] = with_direct_work_group(k, choice.direct)
+    return sized
 
 
 def record_fields(choice: Optional[WorkGroupChoice], work_items: str) -> dict:
     """A kernel's `work_group` (dimension 0 first, or None: the runtime's), `work_group_from`, and
     its record's `work_items` phrase with the work-group it declares."""
+    # A tiled kernel's direct variant: its work-group (None: the runtime's) and from where.
+    direct = {"direct_work_group": list(choice.direct) if choice is not None and choice.direct else None,
+              "direct_work_group_from": choice.direct_source if choice is not None else ""}
     if choice is None or not choice.local:
-        return {"work_items": work_items, "work_group": None, "work_group_from": choice.source if choice else ""}
+        return {"work_items": work_items, "work_group": None, "work_group_from": choice.source if choice else "",
+                **direct}
     shape = "x".join(map(str, choice.local))
     return {"work_items": f"{work_items.split(';')[0]}; work-groups of {shape} ({choice.source})",
-            "work_group": list(choice.local), "work_group_from": choice.source}
+            "work_group": list(choice.local), "work_group_from": choice.source, **direct}

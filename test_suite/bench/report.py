@@ -369,6 +369,7 @@ def tuning_json(tuning: Optional[tuned.Tuning]) -> Optional[dict[str, Any]]:
     return {"evaluations": tuning.evaluations, "seconds": tuning.seconds, "error": tuning.error,
             "sizes": tuning.sizes_text(), "tile_sizes_from": list(tuning.tile_sizes_from),
             "regions": [{"label": r.label, "bands": {str(b): list(s) for b, s in r.bands},
+                         "direct_bands": {str(b): list(s) for b, s in r.direct},
                          "evaluations": r.evaluations, "seconds": r.seconds, "default_seconds": r.default_seconds}
                         for r in tuning.regions]}
 

@@ -988,8 +988,8 @@ def test_tuned_column_ratio_table_and_json() -> None:
                               {"start": (0, 0, 0), "end": (0, 0, 0)}, {})
     outcome = document["results"][0]["outcomes"][2]
     assert outcome["tuning"]["evaluations"] == 20 and outcome["tuning"]["tile_sizes_from"] == ["tuned", "model"]
-    assert outcome["tuning"]["regions"][0] == {"label": "kernel_gemm#0", "bands": {"0": [8, 32]}, "evaluations": 14,
-                                               "seconds": 0.4, "default_seconds": 0.5}
+    assert outcome["tuning"]["regions"][0] == {"label": "kernel_gemm#0", "bands": {"0": [8, 32]}, "direct_bands": {},
+                                               "evaluations": 14, "seconds": 0.4, "default_seconds": 0.5}
     assert outcome["cold_seconds"] is None and "tuning" not in document["results"][0]["outcomes"][1]
     assert document["geomean_opencl"][f"{opencl.NAME}/{opencl.TUNED_NAME}"] == 1.5
     assert document["compilers"][2]["tune_budget"] == 20 and "tune_budget" not in document["compilers"][1]
@@ -1004,18 +1004,26 @@ def test_tuned_reads_the_tuners_cache_and_the_records_sources(tmp_path: Path) ->
                               "seconds": 0.3, "model_seconds": 0.4},
         "abc:kernel_a": {"label": "kernel_a", "bands": {}, "evaluations": 11, "seconds": 1.0,
                          "model_seconds": 1.0}}}))
+    # The cpu mapping's file (PoCL): a tiled kernel's direct variant, an untiled kernel's band.
+    (folder / "tuned" / "opencl-0123-cpu.json").write_text(json.dumps({"format": 1, "mapping": "cpu", "regions": {
+        "abc:kernel_b": {"label": "kernel_b", "bands": {"1": [64]}, "direct_bands": {"0": [1, 256]},
+                         "evaluations": 5}}}))
     (folder / "tuned" / "cpu-0123.json").write_text(json.dumps({"format": 1, "regions": {
         "abc:x": {"label": "x", "bands": {"0": [1, 1]}, "evaluations": 3}}}))
     choices = tuned.read_choices(folder)
-    assert [c.text() for c in choices] == ["kernel_a: default", "kernel_gemm#0: 0=16x8 1=4x64"]
-    assert tuned.Tuning(choices).evaluations == 20
+    assert [c.text() for c in choices] == ["kernel_a: default", "kernel_b: 1=64 direct:0=1x256",
+                                           "kernel_gemm#0: 0=16x8 1=4x64"]
+    assert tuned.Tuning(choices).evaluations == 25
     assert tuned.cache_folder(tmp_path / "gemm.t") == folder
     assert tuned.build_env(tmp_path / "gemm.t") == {"PENCILCC_CACHE_DIR": str(folder)}
     record = tmp_path / "r.json"
     record.write_text(json.dumps({"regions": [
         {"status": "optimized", "tile_sizes_from": "", "mapping": {"tile_sizes_from": "tuned"}},
-        {"status": "fallback"}, {"status": "optimized", "tile_sizes_from": "model"}]}))
-    assert tuned.record_sources(record) == ("tuned", "model")
+        {"status": "fallback"}, {"status": "optimized", "tile_sizes_from": "model"},
+        {"status": "optimized", "mapping": {"tile_sizes_from": "model", "direct_tile_sizes_from": "tuned"}},
+        {"status": "optimized", "mapping": {"tile_sizes_from": "flag", "direct_tile_sizes_from": "tuned"}},
+        {"status": "optimized", "mapping": {"tile_sizes_from": "model", "direct_tile_sizes_from": "model"}}]}))
+    assert tuned.record_sources(record) == ("tuned", "model", "tuned", "mixed", "model")
     assert tuned.record_sources(tmp_path / "missing.json") == ()
 
 
@@ -1085,10 +1093,10 @@ def test_tuned_opencl_column_tunes_then_builds(tmp_path: Path) -> None:
     [region] = tuning.regions
     assert region.label == "kernel_gemm#0" and 1 <= region.evaluations <= 2
     # The build used what the tuner cached: tuned sizes, or the default where it kept it.
-    assert tuning.tile_sizes_from == (("tuned",) if region.bands else ("model",))
+    assert tuning.tile_sizes_from == (("tuned",) if region.bands or region.direct else ("model",))
     executable = tmp_path / "build" / f"gemm.{opencl.TUNED_NAME}"
     assert list((tuned.cache_folder(executable) / "tuned").glob("opencl-*.json"))
-    if not region.bands:
+    if not region.bands and not region.direct:
         # The default kept: the tuned build is the untuned one, byte for byte.
         untuned = tmp_path / "build" / f"gemm.{opencl.NAME}"
         assert executable.read_bytes() == untuned.read_bytes()

@@ -49,9 +49,13 @@ class RegionChoice:
     #: The chosen sizes' time and the default build's, as the tuner measured them (whole runs).
     seconds: Optional[float] = None
     default_seconds: Optional[float] = None
+    #: Under the OpenCL ``cpu`` mapping (PoCL): the work-groups chosen for tiled kernels' direct
+    #: variants, band number -> sizes (outer loop first), as ``bands``.
+    direct: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def text(self) -> str:
-        sizes = " ".join(f"{band}={'x'.join(map(str, s))}" for band, s in self.bands) or "default"
+        sizes = " ".join([*(f"{band}={'x'.join(map(str, s))}" for band, s in self.bands),
+                          *(f"direct:{band}={'x'.join(map(str, s))}" for band, s in self.direct)]) or "default"
         return f"{self.label}: {sizes}"
 
 
@@ -128,15 +132,18 @@ def read_choices(folder: Path) -> tuple[RegionChoice, ...]:
         except (OSError, ValueError):
             continue
         for entry in doc.get("regions", {}).values():
-            bands = tuple(sorted((int(b), tuple(s)) for b, s in entry.get("bands", {}).items()))
+            bands, direct = (tuple(sorted((int(b), tuple(s)) for b, s in entry.get(field, {}).items()))
+                             for field in ("bands", "direct_bands"))
             regions.append(RegionChoice(str(entry.get("label", "?")), bands, int(entry.get("evaluations", 0)),
-                                        entry.get("seconds"), entry.get("model_seconds")))
+                                        entry.get("seconds"), entry.get("model_seconds"), direct))
     return tuple(sorted(regions, key=lambda r: r.label))
 
 
 def record_sources(record: Path) -> tuple[str, ...]:
     """Each optimized region's ``tile_sizes_from`` in a build's optimisation record (the
-    OpenCL target's is under ``mapping``)."""
+    OpenCL target's is under ``mapping``, with ``direct_tile_sizes_from`` beside it for tiled
+    kernels' direct variants: where one of the two is not ``model``, that one; ``mixed`` when
+    they are two such)."""
     try:
         regions = json.loads(record.read_text()).get("regions", [])
     except (OSError, ValueError):
@@ -145,6 +152,8 @@ def record_sources(record: Path) -> tuple[str, ...]:
     for r in regions:
         if r.get("status") != "optimized":
             continue
-        source = (r.get("mapping") or {}).get("tile_sizes_from") or r.get("tile_sizes_from") or ""
-        found.append(source or "-")
+        mapping = r.get("mapping") or {}
+        source = mapping.get("tile_sizes_from") or r.get("tile_sizes_from") or ""
+        given = sorted({s for s in (source, mapping.get("direct_tile_sizes_from", "")) if s and s != "model"})
+        found.append("mixed" if len(given) > 1 else given[0] if given else source or "-")
     return tuple(found)

@@ -105,3 +105,37 @@ def test_opencl_work_group_sizes(tmp_path) -> None:
     proc, regions = _build(tmp_path, "ocl_bad", GEMM, ["-fpencil-target=opencl", "-fpencil-tile-sizes=1,2,3,4,5"])
     assert "5 sizes for a band of 2 loops (at most 4)" in proc.stderr
     assert regions["kernel_gemm"]["mapping"]["kernels"][0]["work_group"] == [16, 16]
+
+
+@pytest.mark.skipif(not _opencl_platforms(), reason="no OpenCL platform (install PoCL: .ci/run)")
+def test_opencl_direct_variant_work_group(tmp_path) -> None:
+    """`direct:` rules size the direct variant of a tiled kernel (what PoCL runs: the cpu
+    mapping) and leave the tiled kernel's work-group alone; a work-group dividing neither loop
+    (7 of gemm's 60 rows, 16 of its 70 columns) still gives gcc -O0's output, under both
+    mappings."""
+    reference = harness.gcc_reference(GEMM, tmp_path)
+    flags = ["-fpencil-target=opencl", "-fpencil-tile-sizes=direct:kernel_gemm:0=7,16"]
+    proc, regions = _build(tmp_path, "direct", GEMM, flags)
+    mapping = regions["kernel_gemm"]["mapping"]
+    kernel = mapping["kernels"][0]
+    assert kernel["direct_work_group"] == [16, 7] and kernel["direct_work_group_from"] == "flag"
+    assert mapping["direct_tile_sizes_from"] == "flag" and mapping["tile_sizes_from"] == "model"
+    assert kernel["work_group"] == [16, 16] and kernel["work_group_from"] == "model"
+    binary = (tmp_path / "direct").read_bytes()
+    assert f"reqd_work_group_size(16, 7, 1))) void {kernel['name']}_direct(".encode() in binary
+    for mapping_env in ("cpu", "gpu"):
+        out = harness.run(tmp_path / "direct", env={"PENCILCC_CACHE_DIR": str(tmp_path),
+                                                    "PENCILCC_OPENCL_MAPPING": mapping_env})
+        assert not harness.compare_outputs(reference, out, rtol=1e-9), mapping_env
+
+    # Without a direct rule: the runtime's choice (no reqd_work_group_size on the direct kernel).
+    proc, regions = _build(tmp_path, "plain", GEMM, ["-fpencil-target=opencl"])
+    kernel = regions["kernel_gemm"]["mapping"]["kernels"][0]
+    assert kernel["direct_work_group"] is None and kernel["direct_work_group_from"] == "model"
+    assert regions["kernel_gemm"]["mapping"]["direct_tile_sizes_from"] == "model"
+    # Points per work-item do not fit a direct variant: a warning, and the runtime's choice.
+    proc, regions = _build(tmp_path, "bad", GEMM, ["-fpencil-target=opencl",
+                                                   "-fpencil-tile-sizes=direct:kernel_gemm=8,8,2,2"])
+    assert "not used for the direct variant of band 0 of region 'kernel_gemm#0': 4 sizes for a band of 2 " \
+           "loops" in proc.stderr
+    assert regions["kernel_gemm"]["mapping"]["kernels"][0]["direct_work_group"] is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,8 @@ import pytest
 
 from clangpass import tuning
 from clangpass.driver import tune as tune_mod
-from clangpass.driver.tune import better, plausible, search
-from clangpass.tile_spec import TileSizeRule
+from clangpass.driver.tune import DirectFit, better, direct_seeds, direct_start, plausible, search
+from clangpass.tile_spec import DIRECT, TileSizeRule
 from test_suite.e2e import harness
 
 GEMM = harness.POLYBENCH_DIR / "gemm.c"
@@ -58,6 +59,63 @@ def test_cache_round_trip_and_file_identity(tmp_path, monkeypatch) -> None:
     assert tuning.tuned_rules(source, "cpu") == (TileSizeRule("f#1", 0, (8, 16)), TileSizeRule("f#1", 2, (4,)))
     assert tuning.tuned_rules(source + b" ", "cpu") == ()       # an edited file is another region
     assert tuning.tuned_rules(source, "opencl") == ()
+
+
+def test_cache_keeps_the_mappings_apart(tmp_path, monkeypatch) -> None:
+    """On the OpenCL target the cache is per device and mapping: the `cpu` mapping's choices (a
+    tiled kernel's direct variant: `direct_bands`) never size the `gpu` mapping's kernels."""
+    monkeypatch.setenv("PENCILCC_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PENCILCC_OPENCL_MAPPING", raising=False)
+    device = tuning.OpenclDevice("a CPU device", True, 4096, (4096, 4096, 4096))
+    monkeypatch.setattr(tuning, "opencl_device", lambda want=None: device)
+    source = b"void f(void) {}\n"
+    gpu = tuning.store("opencl", device.name, source, "f", {"bands": {0: (8, 32)}})
+    cpu = tuning.store("opencl", device.name, source, "f", {"bands": {1: (64,)}, "direct_bands": {0: (1, 256)}},
+                       "cpu")
+    assert gpu != cpu and cpu.name.endswith("-cpu.json")
+    assert json.loads(gpu.read_text())["mapping"] == "gpu" and json.loads(cpu.read_text())["mapping"] == "cpu"
+    # The device's local memory is global memory: the cpu mapping, as the runtime decides.
+    assert tuning.opencl_mapping() == "cpu"
+    assert tuning.tuned_rules(source, "opencl") == (TileSizeRule("f", 1, (64,)),
+                                                    TileSizeRule("f", 0, (1, 256), DIRECT))
+    monkeypatch.setenv("PENCILCC_OPENCL_MAPPING", "gpu")
+    assert tuning.tuned_rules(source, "opencl") == (TileSizeRule("f", 0, (8, 32)),)
+    # A document from before mappings is the gpu mapping's.
+    doc = json.loads(gpu.read_text())
+    del doc["mapping"]
+    gpu.write_text(json.dumps(doc))
+    assert tuning.tuned_rules(source, "opencl") == (TileSizeRule("f", 0, (8, 32)),)
+    monkeypatch.setenv("PENCILCC_OPENCL_MAPPING", "auto")
+    assert tuning.tuned_rules(source, "opencl")[1].variant == DIRECT
+    # A device with local memory of its own: the gpu mapping.
+    monkeypatch.setattr(tuning, "opencl_device", lambda want=None: tuning.OpenclDevice("a GPU", False, 1024))
+    assert tuning.opencl_mapping() == "gpu"
+
+
+def test_direct_candidates_from_the_device() -> None:
+    """The cpu mapping's candidates: within the device's work-group limits (at most 1024), the
+    start about the runtime's own choice, a row of work-items along the inner loop first."""
+    pocl = DirectFit(tuning.OpenclDevice("pocl", True, 4096, (4096, 4096, 4096)))
+    assert pocl.most == 1024 and pocl((1, 1024)) and pocl((32, 32)) and not pocl((2, 1024)) and not pocl((0, 4))
+    assert direct_start(2, pocl) == (8, 32) and direct_start(1, pocl) == (256,)
+    assert direct_seeds(2, pocl) == [(1, 256)] and direct_seeds(1, pocl) == []
+    small = DirectFit(tuning.OpenclDevice("small", True, 128, (64, 128, 1)))
+    assert direct_start(2, small) == (4, 32) and direct_seeds(2, small) == []      # dimension 0: 64 at most
+    assert small((2, 64)) and not small((1, 128)) and not small((2, 1, 1))         # dimension 2: 1 at most
+    assert DirectFit(tuning.OpenclDevice("unknown"))((16, 16)) and not DirectFit(tuning.OpenclDevice("unknown"))((16, 32))
+
+
+def test_search_tries_the_seeds_then_descends_from_the_best() -> None:
+    fit = DirectFit(tuning.OpenclDevice("pocl", True, 4096, (4096, 4096, 4096)))
+    fake = FakeTimings({(): 1.0, ((0, (1, 256)),): 0.5, ((0, (1, 512)),): 0.4}, 2.0)
+    result = search({0: (8, 32)}, {0: True}, fake, 20, "opencl", 0.05, lambda band, sizes: fit(sizes),
+                    {0: [(1, 256)]})
+    assert fake.calls[:3] == [(), ((0, (1, 256)),), ((0, (2, 256)),)]
+    assert result.chosen == {0: (1, 512)} and result.evaluations == len(fake.calls) <= 20
+    assert fake.calls[-2:] == [(), ((0, (1, 512)),)]
+    assert ((0, (8, 32)),) not in fake.calls                         # the start is the default build
+    assert not any(not fit(sizes) for call in fake.calls for _, sizes in call)
+    assert ((0, (2, 512)),) in fake.calls and ((0, (1, 2048)),) not in fake.calls
 
 
 def test_footprint_pruning() -> None:
@@ -154,8 +212,9 @@ def test_search_starts_match_the_defaults() -> None:
     from llvm_backend.opencl.tiling import GROUP
     tuner = object.__new__(tune_mod.Tuner)
     tuner.inputs = {os.path.realpath("k.c"): "k.c"}
+    tuner.mapping, tuner.direct = "gpu", {}
     region = {"status": "optimized", "file": "k.c", "label": "k", "mapping": {"kernels": [
-        {"dimensions": 2, "work_group": list(GROUP), "work_group_from": "model"},
+        {"dimensions": 2, "work_group": list(GROUP), "work_group_from": "model", "tiling": {"work_group": list(GROUP)}},
         {"dimensions": 1, "work_group": None, "work_group_from": "model"},
         {"dimensions": 1, "work_group": None, "work_group_from": ""},          # a reduction: not a band
         {"dimensions": 2, "work_group": None, "work_group_from": "model"}]},
@@ -164,6 +223,14 @@ def test_search_starts_match_the_defaults() -> None:
     assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {
         0: (tuple(reversed(GROUP)), True), 1: (tune_mod.OPENCL_START[1], False),
         2: (tune_mod.OPENCL_START[2], False)}}
+    assert tuner.direct == {}
+    # The cpu mapping (PoCL): every band's kernel runs one work-item per iteration in the
+    # runtime's work-group, the tiled one as its direct variant, which a `direct:` rule sizes.
+    tuner.mapping, tuner.device = "cpu", "pocl"
+    tuner.opencl = tuning.OpenclDevice("pocl", True, 4096, (4096, 4096, 4096))
+    assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {0: ((8, 32), True), 1: ((256,), True),
+                                                                       2: ((8, 32), True)}}
+    assert tuner.direct == {(os.path.realpath("k.c"), "k"): {0}}
     # The CPU target: the cache model's sizes, which a rule of the same sizes reproduces.
     tuner.target = "cpu"
     assert tuner.bands([region]) == {(os.path.realpath("k.c"), "k"): {0: ((32, 64, 8), True)}}
@@ -237,26 +304,68 @@ def _opencl_device() -> bool:
 
 @pytest.mark.skipif(not _opencl_device(), reason="no OpenCL device (install PoCL: .ci/run)")
 def test_tune_gemm_opencl(tmp_path, monkeypatch) -> None:
+    """The tuner sizes the kernels the device present runs: on a device whose local memory is
+    global memory (PoCL: the cpu mapping) the direct variant of gemm's tiled kernel, whose
+    work-group then reaches the build (`direct_work_group`, `reqd_work_group_size` on the
+    `_direct` kernel); elsewhere the tiled kernel's work-group."""
     (tmp_path / "gemm.c").write_bytes(GEMM.read_bytes())
     reference = harness.gcc_reference(GEMM, tmp_path)
-    proc = _tune(tmp_path, "--budget", "2", "--repeat", "1", "--run", "./gemm", "--", "pencilcc", "-O3",
+    monkeypatch.delenv("PENCILCC_OPENCL_MAPPING", raising=False)
+    mapping = tuning.opencl_mapping()
+    proc = _tune(tmp_path, "--budget", "3", "--repeat", "1", "--run", "./gemm", "--", "pencilcc", "-O3",
                  "-fpencil-target=opencl", *harness.KERNEL_CFLAGS, "gemm.c", "-o", "gemm", "-lm")
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].endswith(f"(opencl, {mapping} mapping)")
     timed = _timings(proc.stdout)
-    assert timed[0] == "default" and 1 <= len(timed) <= 2
+    assert timed[0] == "default" and 1 <= len(timed) <= 3
     entry = _entries(tmp_path, "opencl")[f"{tuning.file_digest(GEMM.read_bytes())}:kernel_gemm#0"]
     assert entry["evaluations"] == len(timed)
     kernel = _record(tmp_path, "tuned", ["-fpencil-target=opencl"])["mapping"]["kernels"][0]
-    if entry["bands"]:
+    assert kernel["tiling"] is not None and kernel["variants"]["cpu"] == kernel["name"] + "_direct"
+    env = {"PENCILCC_CACHE_DIR": str(tmp_path / "cache")}
+    if mapping == "cpu":
+        # Candidates of the direct variant only: the row of 256 work-items first, then the descent.
+        assert all(t.startswith("direct:kernel_gemm#0:0=") for t in timed[1:]), timed
+        assert timed[1:2] in ([], ["direct:kernel_gemm#0:0=1,256"])
+        assert entry["bands"] == {} and set(entry["direct_bands"]) <= {"0"}
+        assert kernel["work_group"] == [16, 16] and kernel["work_group_from"] == "model"
+        if entry["direct_bands"]:
+            sizes = entry["direct_bands"]["0"]
+            assert f"direct:kernel_gemm#0:0={','.join(map(str, sizes))}" in timed
+            assert kernel["direct_work_group"] == sizes[::-1] and kernel["direct_work_group_from"] == "tuned"
+        else:
+            assert kernel["direct_work_group"] is None and kernel["direct_work_group_from"] == "model"
+    elif entry["bands"]:
         sizes = entry["bands"]["0"]
         assert kernel["work_group"] == sizes[::-1] and kernel["work_group_from"] == "tuned"
     else:
         assert kernel["work_group_from"] == "model"
-    env = {"PENCILCC_CACHE_DIR": str(tmp_path / "cache")}
     assert not harness.compare_outputs(reference, harness.run(tmp_path / "tuned", env=env), rtol=1e-9)
-    # A cached work-group (8 along the outer loop, 32 along the inner) is what the next build declares.
     monkeypatch.setenv("PENCILCC_CACHE_DIR", str(tmp_path / "cache"))
-    tuning.store("opencl", tuning.opencl_device_name(), GEMM.read_bytes(), "kernel_gemm#0", {"bands": {0: (8, 32)}})
+    device = tuning.opencl_device_name()
+    if mapping == "cpu":
+        # A cached direct work-group that divides neither loop (7 along the outer loop of 60, 16
+        # along the inner of 70) is what the next build declares and the runtime launches.
+        tuning.store("opencl", device, GEMM.read_bytes(), "kernel_gemm#0",
+                     {"bands": {}, "direct_bands": {0: (7, 16)}}, "cpu")
+        region = _record(tmp_path, "tuned", ["-fpencil-target=opencl"])
+        kernel = region["mapping"]["kernels"][0]
+        assert kernel["direct_work_group"] == [16, 7] and kernel["direct_work_group_from"] == "tuned"
+        assert region["mapping"]["direct_tile_sizes_from"] == "tuned"
+        assert kernel["work_group"] == [16, 16] and kernel["work_group_from"] == "model"
+        assert f"reqd_work_group_size(16, 7, 1))) void {kernel['name']}_direct(".encode() \
+            in (tmp_path / "tuned").read_bytes()
+        out = subprocess.run([str(tmp_path / "tuned")], env={**os.environ, **env, "PENCILCC_PROFILE": "1"},
+                             capture_output=True, text=True, timeout=120, check=True)
+        assert re.search(rf"kernel {kernel['name']}_direct: [1-9]\d* launches", out.stderr), out.stderr
+        assert "runs on the CPU" not in out.stderr
+        assert not harness.compare_outputs(reference, out.stdout, rtol=1e-9)
+        # The gpu mapping reads the gpu mapping's choices only.
+        monkeypatch.setenv("PENCILCC_OPENCL_MAPPING", "gpu")
+        env["PENCILCC_OPENCL_MAPPING"] = "gpu"
+    # A cached work-group (8 along the outer loop, 32 along the inner) is what the next build declares.
+    tuning.store("opencl", device, GEMM.read_bytes(), "kernel_gemm#0", {"bands": {0: (8, 32)}}, "gpu")
     kernel = _record(tmp_path, "tuned", ["-fpencil-target=opencl"])["mapping"]["kernels"][0]
     assert kernel["work_group"] == [32, 8] and kernel["work_group_from"] == "tuned"
+    assert kernel["direct_work_group"] is None
     assert not harness.compare_outputs(reference, harness.run(tmp_path / "tuned", env=env), rtol=1e-9)

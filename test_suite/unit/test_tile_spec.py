@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from clangpass.driver.cli import CommandLineError, parse_command_line
-from clangpass.tile_spec import FLAG, MODEL, TUNED, TileSizeRule, TileSpecError, choose, parse_rules
+from clangpass.tile_spec import DIRECT, FLAG, MODEL, TUNED, TileSizeRule, TileSpecError, choose, parse_rule, parse_rules
 
 
 def test_rule_forms() -> None:
@@ -14,6 +14,34 @@ def test_rule_forms() -> None:
     assert parse_rules("gemm=16") == (TileSizeRule("gemm", -1, (16,)),)
     assert parse_rules("kernel_fn:0=32,32,8") == (TileSizeRule("kernel_fn", 0, (32, 32, 8)),)
     assert parse_rules("f#1:2=4, 8 ; g=1") == (TileSizeRule("f#1", 2, (4, 8)), TileSizeRule("g", -1, (1,)))
+
+
+def test_direct_variant_rules() -> None:
+    """`direct:` before a rule names the direct variant of a tiled OpenCL kernel's band: its own
+    rules, apart from the band's; `direct:0=8` is band 0 of a function named `direct`."""
+    assert parse_rules("direct:kernel_gemm:0=2,64; direct:8,8; direct:f#1=4") == (
+        TileSizeRule("kernel_gemm", 0, (2, 64), DIRECT), TileSizeRule("", -1, (8, 8), DIRECT),
+        TileSizeRule("f#1", -1, (4,), DIRECT))
+    assert parse_rule("direct:0=8") == TileSizeRule("direct", 0, (8,))
+    assert parse_rule("direct:direct:0=8") == TileSizeRule("direct", 0, (8,), DIRECT)
+    for rule in parse_rules("direct:kernel_gemm:0=2,64; direct:8,8; direct:0=8; direct:direct:0=8; f=1"):
+        assert parse_rule(rule.text()) == rule          # text() spells what parses back
+    with pytest.raises(TileSpecError, match="'x' in '3,x' is not a size"):
+        parse_rule("direct:3,x")
+    rules = parse_rules("f:0=16,16,2,2; direct:f:0=1,128; direct:f=4,4")
+    plain = choose(rules, (), "f", "f", 0, 2, (16, 16, 0, 0))
+    assert (plain.sizes, plain.source) == ((16, 16, 2, 2), FLAG)       # the plain rule only
+    direct = choose(rules, (), "f", "f", 0, 2, (16, 16), DIRECT)
+    assert (direct.sizes, direct.source) == ((1, 128), FLAG)
+    assert choose(rules, (), "f", "f", 1, 2, (16, 16), DIRECT).sizes == (4, 4)
+    assert choose((), parse_rules("direct:f=8,32"), "f", "f", 0, 2, (16, 16), DIRECT).source == TUNED
+    # Only the work-group: points per work-item do not fit a direct variant.
+    points = choose(parse_rules("direct:f=8,8,2,2"), (), "f", "f", 0, 2, (16, 16), DIRECT)
+    assert points.source == MODEL and "the direct variant of band 0" in points.problem
+    # A direct rule sizes no plain band (the CPU target's tiling included), and back.
+    assert choose(parse_rules("direct:9,9"), (), "f", "f", 0, 2, (1, 2)).source == MODEL
+    assert choose(parse_rules("9,9"), (), "f", "f", 0, 2, (1, 2), DIRECT).source == MODEL
+    assert not TileSizeRule("", -1, (9,), DIRECT).matches("f", "f", 0)
 
 
 def test_file_with_comments_and_labels() -> None:
