@@ -274,6 +274,7 @@ class Team:
         name = iterator_name(loop)
         group = AccessGroup(ctx.module)
         unit = lowering.unit
+        first, stride = _iteration_facts(ctx, b, first, stride)
         with b.if_then(b.icmp_signed("<", first, end)):
             for shared_var, private in private_locals:
                 _copy_in(self.state, b, private, shared_var.value)
@@ -396,6 +397,25 @@ def trip_count(inner: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.
     with for_range(b, start, condition, step, f"pencil.{name}.count"):
         b.store(b.add(b.load(counter, typ=I64), ir.Constant(I64, 1)), counter)
     return b.load(counter, typ=I64, name="pencil.trips")
+
+
+def _iteration_facts(ctx: ModuleContext, b: ir.IRBuilder, first: ir.Value,
+                     stride: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """`first` and `stride` of a thread's chunk as `smax(first, 0)` and `smax(stride, 1)`.
+
+    Both already hold (`first` is 0, the thread's number or a product of non-negative
+    counts; `stride` is 1 or the team's size), so the clamps change no value. They state
+    what LLVM cannot derive through the selects on the thread's number, an opaque
+    parameter of the team function: that the chunk's counter, and so every isl iterator
+    computed from it (`start + k * step`), never falls below its loop's start, as in the
+    sequential loop that counts up from its start. Without it the address arithmetic
+    under the loop is not known not to wrap, InstCombine splits the statements' GEPs
+    without `inbounds`, the SLP vectoriser cannot prove a register tile's accumulators
+    consecutive, and LICM, over its cap of accesses per loop, keeps every scalar
+    accumulator in memory (covariance, one thread: 0.37 s against 0.11 s sequential)."""
+    smax = ctx.intrinsic("llvm.smax", I64, 2)
+    return (b.call(smax, [first, ir.Constant(I64, 0)], name="pencil.first.facts"),
+            b.call(smax, [stride, ir.Constant(I64, 1)], name="pencil.stride.facts"))
 
 
 def _has_loop(node: isl.AstNode) -> bool:
