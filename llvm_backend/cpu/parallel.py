@@ -403,16 +403,17 @@ def _iteration_facts(ctx: ModuleContext, b: ir.IRBuilder, first: ir.Value,
                      stride: ir.Value) -> tuple[ir.Value, ir.Value]:
     """`first` and `stride` of a thread's chunk as `smax(first, 0)` and `smax(stride, 1)`.
 
-    Both already hold (`first` is 0, the thread's number or a product of non-negative
-    counts; `stride` is 1 or the team's size), so the clamps change no value. They state
-    what LLVM cannot derive through the selects on the thread's number, an opaque
-    parameter of the team function: that the chunk's counter, and so every isl iterator
-    computed from it (`start + k * step`), never falls below its loop's start, as in the
-    sequential loop that counts up from its start. Without it the address arithmetic
-    under the loop is not known not to wrap, InstCombine splits the statements' GEPs
-    without `inbounds`, the SLP vectoriser cannot prove a register tile's accumulators
-    consecutive, and LICM, over its cap of accesses per loop, keeps every scalar
-    accumulator in memory (covariance, one thread: 0.37 s against 0.11 s sequential)."""
+    Both already hold (`first` is 0, the thread's number, that times the chunk size, or
+    the trip count; `stride` is 1 or the team's size), so the clamps change no value.
+    They state what LLVM cannot derive through the selects on the thread's number, an
+    opaque parameter of the team function: that the chunk's counter, and so every isl
+    iterator computed from it (`start + k * step`), never falls below its loop's start,
+    as in the sequential loop that counts up from its start. Without it the optimised
+    team function's address arithmetic has no `inbounds` / `nuw` (nothing shows it does
+    not wrap), the SLP vectoriser does not pair a register tile's accumulators, and LICM,
+    over its cap of memory accesses per loop for scalar promotion, leaves every scalar
+    accumulator a load and a store in the reduction loop (covariance LARGE, one thread,
+    -march=native: 0.37 s against the sequential build's 0.11 s; with the facts 0.11 s)."""
     smax = ctx.intrinsic("llvm.smax", I64, 2)
     return (b.call(smax, [first, ir.Constant(I64, 0)], name="pencil.first.facts"),
             b.call(smax, [stride, ir.Constant(I64, 1)], name="pencil.stride.facts"))
