@@ -274,6 +274,7 @@ class Team:
         name = iterator_name(loop)
         group = AccessGroup(ctx.module)
         unit = lowering.unit
+        first, stride = _iteration_facts(ctx, b, first, stride)
         with b.if_then(b.icmp_signed("<", first, end)):
             for shared_var, private in private_locals:
                 _copy_in(self.state, b, private, shared_var.value)
@@ -396,6 +397,26 @@ def trip_count(inner: AstLowering, loop: isl.AstNode, start: ir.Value, step: ir.
     with for_range(b, start, condition, step, f"pencil.{name}.count"):
         b.store(b.add(b.load(counter, typ=I64), ir.Constant(I64, 1)), counter)
     return b.load(counter, typ=I64, name="pencil.trips")
+
+
+def _iteration_facts(ctx: ModuleContext, b: ir.IRBuilder, first: ir.Value,
+                     stride: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """`first` and `stride` of a thread's chunk as `smax(first, 0)` and `smax(stride, 1)`.
+
+    Both already hold (`first` is 0, the thread's number, that times the chunk size, or
+    the trip count; `stride` is 1 or the team's size), so the clamps change no value.
+    They state what LLVM cannot derive through the selects on the thread's number, an
+    opaque parameter of the team function: that the chunk's counter, and so every isl
+    iterator computed from it (`start + k * step`), never falls below its loop's start,
+    as in the sequential loop that counts up from its start. Without it the optimised
+    team function's address arithmetic has no `inbounds` / `nuw` (nothing shows it does
+    not wrap), the SLP vectoriser does not pair a register tile's accumulators, and LICM,
+    over its cap of memory accesses per loop for scalar promotion, leaves every scalar
+    accumulator a load and a store in the reduction loop (covariance LARGE, one thread,
+    -march=native: 0.37 s against the sequential build's 0.11 s; with the facts 0.11 s)."""
+    smax = ctx.intrinsic("llvm.smax", I64, 2)
+    return (b.call(smax, [first, ir.Constant(I64, 0)], name="pencil.first.facts"),
+            b.call(smax, [stride, ir.Constant(I64, 1)], name="pencil.stride.facts"))
 
 
 def _has_loop(node: isl.AstNode) -> bool:

@@ -87,6 +87,36 @@ def test_accumulators_stay_in_registers(tmp_path, march, threads):
     assert len(accumulators) >= 4, accumulators
 
 
+def _functions(text: str) -> dict[str, str]:
+    """The LLVM functions of `text` by name, each with its body."""
+    return {m.group(1): m.group(0) for m in re.finditer(r"^define [^@\n]*@([\w.$]+)\(.*?^}$", text, re.M | re.S)}
+
+
+@pytest.mark.parametrize("kernel", ["covariance", "correlation"])
+@pytest.mark.parametrize("march", [(), ("-march=native",)], ids=["sse2", "native"])
+def test_team_functions_keep_the_sequential_accumulators(tmp_path, kernel, march):
+    """A register tile under a thread team is emitted into the team function
+    (`<region>.omp_chunk.<k>`), where the tile loop's counter starts at a value computed from
+    the thread's number. LLVM must still see that its iterators never fall below their start
+    (llvm_backend/cpu/parallel.py, `_iteration_facts`), or it drops `inbounds` from the
+    statements' addresses, the SLP vectoriser cannot pair the accumulators, and they stay
+    scalar loads and stores to memory (covariance LARGE, one thread: 3x slower than the
+    sequential build). The team functions must hold as many vector accumulators (vector phis
+    of doubles) as the sequential build's region function."""
+    source = harness.POLYBENCH_DIR / f"{kernel}.c"
+    sizes = ("-DM=67", "-DN=45")
+    threaded, sequential = tmp_path / "threads.ll", tmp_path / "sequential.ll"
+    harness.build(PENCILCC, [source], threaded, ["-O3", "-S", "-emit-llvm", *sizes, *march])
+    harness.build(PENCILCC, [source], sequential, ["-O3", "-S", "-emit-llvm", "-fno-pencil-parallel", *sizes, *march])
+    vector_phi = r"= phi <\d+ x double>"
+    teams = [body for name, body in _functions(threaded.read_text()).items() if ".omp_chunk." in name]
+    assert teams, "no team function: the region did not run on threads"
+    in_teams = sum(len(re.findall(vector_phi, body)) for body in teams)
+    in_sequential = len(re.findall(vector_phi, sequential.read_text()))
+    assert in_sequential >= 4
+    assert in_teams >= in_sequential, (in_teams, in_sequential)
+
+
 @pytest.mark.skipif(not harness.host_has_cpu_flag("avx512f"), reason="the host has no AVX-512")
 def test_register_tiles_use_the_full_vector_width(tmp_path):
     """The register tile is sized for the host's 64-byte registers (4 x 32 doubles of
