@@ -39,7 +39,7 @@ from clangpass.poly.packing import Pack, footprint, packed_value, readable, read
 from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.strides import Stride, stride_table
 from clangpass.poly.tile_sizes import host_cache_sizes, tile_budget
-from clangpass.poly.validity import PARALLEL_MARK
+from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ class PackPanels(Pass):
     """Choose the panels of register-tiled bands to copy into contiguous buffers."""
 
     name = "pack-panels"
-    rewrites_schedule = True
+    # Not `rewrites_schedule`: it reads the tree (its register-tile marks) and leaves it as it is,
+    # so it runs on a tree loaded from a schedule file too, and the object is the saved one's.
     requires = frozenset({"schedule"})
     record = PackRecord
     dump_stage = "schedule"
@@ -94,8 +95,8 @@ def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> lis
     """The packs of the register-tiled band under `mark` (see the module docstring)."""
     if _has_parallel_mark(mark.child(0)):
         return []
-    point = _innermost_band(mark)
-    if point is None or point.band_n_member() != 2:
+    point = _point_members(mark)
+    if point is None:
         return []
     domain = mark.get_domain()
     names = statement_names(domain)
@@ -113,7 +114,8 @@ def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> lis
                                   scop.statement(s).body is not None and
                                   readable(scop.statement(s).body, name, info.rank) for s in readers):
             continue
-        along = stride_table(point, reads_of(reads, set(readers), name, domain))   # [row, column]
+        accesses = reads_of(reads, set(readers), name, domain)
+        along = stride_table(point, accesses, members=2)   # [row, column]
         if not along[0]:
             continue
         value = None
@@ -147,15 +149,25 @@ def _one_affine_read(reads: isl.UnionMap) -> bool:
     return m.is_single_valued() and m.get_basic_map_list().n_basic_map() == 1
 
 
-def _innermost_band(mark: isl.ScheduleNode) -> isl.ScheduleNode | None:
-    """The last band of the chain of bands under `mark` (register-tile's point band)."""
-    node, last = mark.child(0), None
-    while node.get_type() == isl.schedule_node_type.band:
-        last = node
+def _point_members(mark: isl.ScheduleNode) -> isl.ScheduleNode | None:
+    """The band whose last two schedule dimensions are the register tile's row and column
+    under `mark`: the last band of the chain of bands below it when it has two members, or
+    the last of two one-member bands a `vector` mark separates (`mark-vector` splits the
+    point band; a tree loaded from a schedule file has its marks); None otherwise."""
+    node, bands = mark.child(0), []
+    while True:
+        if node.get_type() == isl.schedule_node_type.band:
+            bands.append(node)
+        elif not (node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == VECTOR_MARK):
+            break
         if node.n_children() != 1:
             break
         node = node.child(0)
-    return last
+    if bands and bands[-1].band_n_member() == 2:
+        return bands[-1]
+    if len(bands) >= 2 and bands[-1].band_n_member() == 1 and bands[-2].band_n_member() == 1:
+        return bands[-1]
+    return None
 
 
 def _has_parallel_mark(node: isl.ScheduleNode) -> bool:

@@ -43,11 +43,13 @@ def access_strides(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) 
     return stride_table(band, accesses)[member]
 
 
-def stride_table(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[list[Stride]]:
-    """`strides[m][k]`: the stride along band member m of the k-th access (basic map) of `accesses`."""
-    n = band.band_n_member()
+def stride_table(band: isl.ScheduleNode, accesses: isl.UnionMap, members: Optional[int] = None) -> list[list[Stride]]:
+    """`strides[m][k]`: the stride along band member m of the k-th access (basic map) of `accesses`.
+    With `members`, the last `members` schedule dimensions at `band` count as its members (a
+    band split in two, the outer part's members first), each advanced with the others fixed."""
+    n = band.band_n_member() if members is None else members
     strides: list[list[Stride]] = [[] for _ in range(n)]
-    for _, moves in _member_moves(band, accesses):
+    for _, moves in _member_moves(band, accesses, n):
         for m in range(n):
             strides[m].append(_classify(moves[m]))
     return strides
@@ -60,12 +62,14 @@ def displacement_table(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[t
     return [(array, [_constant(moves[m]) for m in range(len(moves))]) for array, moves in _member_moves(band, accesses)]
 
 
-def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap) -> list[tuple[str, list[isl.UnionSet]]]:
-    """Per access (basic map) of `accesses` under `band`: its array and, per band member, the
-    set of element differences `{ A[a' - a] }` between consecutive dates along the member."""
+def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap,
+                  members: Optional[int] = None) -> list[tuple[str, list[isl.UnionSet]]]:
+    """Per access (basic map) of `accesses` under `band`: its array and, per band member (the
+    last `members` dimensions of its dates, default its own members), the set of element
+    differences `{ A[a' - a] }` between consecutive dates along the member."""
     dates = band_dates(band)                                  # [P] -> { S[i..] -> [T] }
     maps = dates.get_map_list()
-    n = band.band_n_member()
+    n = band.band_n_member() if members is None else members
     if maps.n_map() == 0:
         return []
     date_space = maps.get_at(0).get_space().range()           # [P] -> { [T] }

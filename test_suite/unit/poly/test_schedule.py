@@ -56,8 +56,10 @@ def test_gemm_is_tiled_and_parallel_at_O3(tmp_path):
     assert "// tile" in text and "// point" in text and "// parallel" in text
     assert _parallel_marks_above_for(text)
     assert outcome.unit.parallel_loops == text.count("// parallel")
-    assert set(outcome.unit.statements) == {"S_0", "S_1"}
-    assert outcome.unit.statements["S_1"].iterators == ("i", "k", "j")
+    # the compute statements, and the copies of pack-panels' buffers (B and alpha * A)
+    assert {s for s in outcome.unit.statements if not s.startswith("P_")} == {"S_0", "S_1"}
+    assert {s for s in outcome.unit.statements if s.startswith("P_")} == {"P___pencil_pack0_A", "P___pencil_pack1_B"}
+    assert outcome.unit.statements["S_1"].iterators[:3] == ("i", "k", "j")  # then the buffer indices
     assert list(outcome.pass_seconds) == list(get_target("cpu").pipeline(3))
 
 
@@ -148,8 +150,8 @@ def test_dumps_are_headed_and_in_pipeline_order(tmp_path):
                      ("deps", "relax-false-deps"), ("deps", "cluster-stmts"), ("schedule", "load-schedule"),
                      ("schedule", "schedule"), ("schedule", "keep-streams"),
                      ("schedule", "tile"), ("scop", "tile"), ("schedule", "wavefront"), ("schedule", "mark-parallel"),
-                     ("schedule", "source-order"), ("schedule", "point-loop-order"), ("schedule", "register-tile"),
-                     ("schedule", "mark-vector"), ("schedule", "reduction-jam"),
+                     ("schedule", "source-order"), ("schedule", "row-blocks"), ("schedule", "point-loop-order"),
+                     ("schedule", "register-tile"), ("schedule", "pack-panels"), ("schedule", "mark-vector"), ("schedule", "reduction-jam"),
                      ("schedule", "verify-schedule"), ("scop", "contract-scheduled"), ("schedule", "thread-team"),
                      ("ast", "codegen")]
     text = stream.getvalue()
