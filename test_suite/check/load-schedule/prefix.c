@@ -1,14 +1,19 @@
 // RUN: rm -rf %t.d && %pencilcc -O3 --tile-size=0 -fpencil-save-schedule=%t.d -c %s -o %t.o
 // RUN: %pencilcc -O3 -fpencil-load-schedule=%t.d -fpencil-dump=schedule,ast -c %s -o %t.o 2>&1 \
 // RUN:   | filecheck %s --check-prefix=LOADED
-// The saved tree (j outside, parallel; i inside) is the final one: no schedule pass runs after
-// load-schedule, and the AST is generated from the file's tree.
+// The saved tree (j outside, parallel; i inside) is the final one: no schedule pass that
+// rewrites the tree runs after load-schedule (pack-panels, which only reads it, dumps it as it
+// is), and the AST is generated from the file's tree.
 // LOADED: ;; pencilcc schedule 'prefix' after load-schedule
 // LOADED-NEXT: domain: "[n, m] -> { S_0[i, j] : 0 < i < n and 0 <= j < m }"
 // LOADED-NEXT: child:
 // LOADED-NEXT: mark: "parallel"
 // LOADED-NEXT: child:
 // LOADED-NEXT: schedule: "[n, m] -> [{ S_0[i, j] -> [(j)] }]"
+// LOADED: ;; pencilcc schedule 'prefix' after pack-panels
+// LOADED-NEXT: domain: "[n, m] -> { S_0[i, j] : 0 < i < n and 0 <= j < m }"
+// LOADED-NEXT: child:
+// LOADED-NEXT: mark: "parallel"
 // LOADED-NOT: ;; pencilcc schedule
 // LOADED: ;; pencilcc ast 'prefix' after codegen
 // LOADED-NEXT: // parallel
