@@ -10,7 +10,6 @@ buffer). The record counts the copies; --disable-pass=pack-panels leaves none.
 """
 from __future__ import annotations
 
-import json
 import sys
 
 import pytest
@@ -23,9 +22,8 @@ GEMM = harness.POLYBENCH_DIR / "gemm.c"
 
 def _build(tmp_path, source, flags):
     exe = tmp_path / "prog"
-    record = tmp_path / "record.json"
-    harness.build(PENCILCC, [source], exe, ["-O3", *flags, f"-foptimization-record-file={record}"])
-    regions = json.loads(record.read_text())["regions"]
+    _, labelled = harness.build_recorded([source], exe, ["-O3", *flags], compiler=PENCILCC)
+    regions = list(labelled.values())
     assert all(r["status"] == "optimized" for r in regions), regions
     return exe, [a for r in regions for a in r["packed_arrays"]], sum(r["packed_panels"] for r in regions)
 
