@@ -56,6 +56,13 @@ class CompileOptions:
     A fork that must wake a sleeping thread costs milliseconds on a VM's idle vCPU, against the
     microseconds of a warm one; measured in docs/passes/thread-team.md."""
 
+    thread_warm_ms: int = 200
+    """Warm start (llvm_backend.cpu.warm): a program whose regions may fork keeps its idle CPUs
+    awake (SCHED_IDLE spinners) for this many milliseconds from its start, and inside that window
+    a team starts threads when the per-loop threshold says so, without the start test
+    (-fpencil-thread-warm-ms=N; 0: no spinners, the start test always; PENCILCC_THREAD_WARM_MS
+    overrides N when the program runs). Measured in docs/passes/thread-team.md."""
+
     fusion: str = "auto"
     """-fpencil-fusion=: 'auto' (schedule with maximal and minimal fusion, keep the one the fusion
     model of clangpass.poly.fusion prefers), or 'max'/'min' (isl's scheduler with that fusion only)."""

@@ -121,6 +121,10 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fpencil-thread-start-work=N", "Start threads for a team or lone parallel loop only when "
                                          "its whole estimated work reaches N (default 500000000; "
                                          "0: no such test)."),
+        ("-fpencil-thread-warm-ms=N", "Keep idle CPUs awake (low-priority spinners) for N ms from "
+                                      "the start of a program whose regions may use threads, and "
+                                      "skip the start test in that window (default 200; 0: off; "
+                                      "PENCILCC_THREAD_WARM_MS=N overrides it when the program runs)."),
         ("-fpencil-target=cpu|opencl", "Where optimized regions run: the host CPU through LLVM "
                                        "(cpu, default), or OpenCL: outermost parallel loops become "
                                        "kernels run through pencilcc's runtime on the device "
@@ -269,6 +273,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                         "compiler's, which clang cannot read for intrinsics."),
         ("PENCILCC_NUM_THREADS, OMP_NUM_THREADS", "Threads of the parallel loops of a "
                                                   "program pencilcc built (read when it runs)."),
+        ("PENCILCC_THREAD_WARM_MS", "Milliseconds from its start that such a program keeps idle "
+                                    "CPUs awake for its first fork (overrides "
+                                    "-fpencil-thread-warm-ms; 0: off)."),
         ("PENCILCC_DEVICE", "The OpenCL device of a program built with -fpencil-target=opencl "
                             "(read when it runs): unset, the first GPU, else the first device; "
                             "gpu, cpu or accelerator; P:D (platform and device indices); else "

@@ -64,7 +64,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, statement_names
 from clangpass.poly.scop import LoopReduction
-from llvm_backend.cpu import granularity
+from llvm_backend.cpu import granularity, warm
 from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, null_pointer
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_ast import OP, AstLowering, iterator_name
@@ -102,13 +102,27 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
     available = b.select(b.icmp_signed("==", requested, _i32(0)), default, requested)
     fork = b.icmp_signed(">", available, _i32(1))
     min_work, start_work = ctx.options.thread_min_work, ctx.options.thread_start_work
+    warm.add_warm_start(ctx, num_threads_function(ctx))
     if min_work > 0:
         work = granularity.parallel_work(outer, body)
         fork = b.and_(fork, b.icmp_signed(">=", work, ir.Constant(I64, min_work)), name="pencil.fork")
         if start_work > 0:
-            # Waking the team's threads costs far more than a warm fork: the whole team must pay.
+            # Waking the team's threads costs far more than a warm fork: the whole team must pay,
+            # unless the program is in its warm window (llvm_backend.cpu.warm), where the clock is
+            # read only for a team that passed the other tests and not this one.
             total = granularity.work(outer, body)
-            fork = b.and_(fork, b.icmp_signed(">=", total, ir.Constant(I64, start_work)), name="pencil.fork")
+            big = b.icmp_signed(">=", total, ir.Constant(I64, start_work))
+            if warm.supported(ctx):
+                ask = b.and_(fork, b.not_(big))
+                asked = b.block
+                with b.if_then(ask):
+                    awake = b.call(warm.now_warm(ctx), [], name="pencil.warm")
+                    answered = b.block
+                big_or_warm = b.phi(I1, name="pencil.started")
+                big_or_warm.add_incoming(big, asked)
+                big_or_warm.add_incoming(awake, answered)
+                big = big_or_warm
+            fork = b.and_(fork, big, name="pencil.fork")
     def run_alone() -> None:
         slots = [parent.alloca(llvm_type(r.target.type), f"pencil.{r.variable}.slot") for r in reductions]
         b.call(team_fn, [*environment, *slots, ir.Constant(I64, 0), ir.Constant(I64, 1)])
@@ -131,6 +145,7 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
                         b.store(value, b.gep(data, [_i32(0), _i32(i)], inbounds=True, source_etype=record))
                     b.call(ctx.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32]),
                            [trampoline, data, requested, _i32(0)])
+                    warm.note_join(ctx, b)
                 with short:
                     run_alone()              # no memory for the reductions' slots: one thread
             for slot in slots:

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import islpy as isl
@@ -31,6 +32,7 @@ from clangpass.regions import find_regions
 from clangpass.resources import include_dir
 from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
 from llvm_backend.cpu.granularity import region_registers, statement_work
+from llvm_backend.cpu.warm import WARM_ENV
 from test_suite.unit.backend.units import statements_of
 
 POLYBENCH = Path(__file__).resolve().parents[2] / "kernels" / "polybench"
@@ -72,9 +74,18 @@ int main(int argc, char **argv)
   int (*who)[n] = malloc(2 * sizeof *who);
   for (int i = 0; i < n; i++) { A[0][i] = A[1][i] = i * 0.25 - 3; B[0][i] = B[1][i] = 1.0 / (i + 1); }
   k_ref(n, steps, A[0], B[0], who[0]);
+  if (argc > 3) {               /* milliseconds to wait before the region */
+    struct timespec nap = {atoi(argv[3]) / 1000, atoi(argv[3]) % 1000 * 1000000L};
+    nanosleep(&nap, 0);
+  }
   OURS(n, steps, A[1], B[1], who[1]);
   for (int i = 0; i < n; i++) printf("%.17g %.17g\\n%.17g %.17g\\n", A[0][i], A[1][i], B[0][i], B[1][i]);
   for (int i = 0; i < n; i++) printf("who %d\\n", who[1][i]);
+  char line[256];               /* the process's threads now (libgomp's, the warm start's spinners) */
+  FILE *status = fopen("/proc/self/status", "r");
+  while (status && fgets(line, sizeof line, status))
+    if (strncmp(line, "Threads:", 8) == 0) printf("threads %d\\n", atoi(line + 8));
+  if (status) fclose(status);
   return 0;
 }
 """
@@ -113,7 +124,7 @@ class Program:
         obj.write_bytes(emit_object([self.unit], options, "kernel"))
         driver = self.dir / f"driver{tag}.c"
         driver.write_text(
-            '#include <stdio.h>\n#include <stdlib.h>\n#include "reference.c"\n'
+            '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n#include "reference.c"\n'
             f"void {self.unit.region.symbol}(int, int, void *, void *, void *);\n"
             f"#define OURS {self.unit.region.symbol}\n" + textwrap.dedent(MAIN))
         exe = self.dir / f"prog{tag}"
@@ -122,13 +133,22 @@ class Program:
         return exe
 
 
-def _run(exe: Path, n: int, steps: int, threads: int) -> list[int]:
+def _run(exe: Path, n: int, steps: int, threads: int, env: dict[str, str] | None = None,
+         wait_ms: int = 0) -> list[int]:
     """Run, check every value against the reference, return the thread of each i of the last loop."""
-    out = subprocess.run([str(exe), str(n), str(steps)], check=True, capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PENCILCC_NUM_THREADS": str(threads)}).stdout.splitlines()
-    pairs = [line.split() for line in out if not line.startswith("who")]
+    return _run_counting(exe, n, steps, threads, env, wait_ms)[0]
+
+
+def _run_counting(exe: Path, n: int, steps: int, threads: int, env: dict[str, str] | None = None,
+                  wait_ms: int = 0) -> tuple[list[int], int]:
+    """`_run`, and the number of threads the process had after the region."""
+    args = [str(exe), str(n), str(steps)] + ([str(wait_ms)] if wait_ms else [])
+    out = subprocess.run(args, check=True, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PENCILCC_NUM_THREADS": str(threads), **(env or {})}).stdout.splitlines()
+    pairs = [line.split() for line in out if not line.startswith(("who", "threads"))]
     assert len(pairs) == 2 * n and all(ref == ours for ref, ours in pairs), (n, steps, threads, pairs[:4])
-    return [int(line.split()[1]) for line in out if line.startswith("who")]
+    counts = [int(line.split()[1]) for line in out if line.startswith("threads")]
+    return [int(line.split()[1]) for line in out if line.startswith("who")], counts[0]
 
 
 def test_team_forks_once_and_separates_loops_with_barriers(tmp_path: Path) -> None:
@@ -172,10 +192,40 @@ def test_start_threshold_gates_the_whole_team(tmp_path: Path) -> None:
     # Above the per-loop threshold, the team still starts only when its whole work reaches the
     # start threshold: never at 10**12 units, always at 1.
     program = Program(tmp_path)
-    never = program.build(CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=10**12), "never")
-    always = program.build(CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=1), "always")
+    # (No warm start here: in its window the start test is skipped, below.)
+    never = program.build(CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=10**12,
+                                         thread_warm_ms=0), "never")
+    always = program.build(CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=1,
+                                          thread_warm_ms=0), "always")
     assert set(_run(never, 40, 3, 2)) == {0}
     assert set(_run(always, 40, 3, 2)) == {0, 1}
+
+
+def test_warm_window_skips_the_start_test_and_ends(tmp_path: Path) -> None:
+    # The start test would keep this team on one thread; the warm start (a constructor that keeps
+    # the idle CPU awake, llvm_backend.cpu.warm) lets it start threads inside its window.
+    program = Program(tmp_path)
+    options = CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=10**12)
+    assert options.thread_warm_ms == 200
+    text = emit_llvm_ir([program.unit], options, "kernel")
+    assert "@llvm.global_ctors" in text and "@pencilcc_warm_until" in text
+    warm = program.build(options, "warm")
+    # The gate also asks that the spinner ran in the last half millisecond (its CPU is free):
+    # another process on this shared machine may hold that CPU, so a few runs are allowed.
+    assert any(set(_run(warm, 40, 3, 2)) == {0, 1} for _ in range(20))
+    # Off when the program runs, or the region reached after the window: the start test applies,
+    # and the spinner is gone by then (the process has its main thread only).
+    assert _run_counting(warm, 40, 3, 2, {WARM_ENV: "0"}) == ([0] * 40, 1)
+    assert _run_counting(warm, 40, 3, 2, {WARM_ENV: "30"}, wait_ms=150) == ([0] * 40, 1)
+    # ... while inside a longer window it still runs (a spinner thread beside main).
+    assert _run_counting(warm, 40, 3, 1, {WARM_ENV: "5000"}, wait_ms=50) == ([0] * 40, 1)   # one thread: none
+    assert _run_counting(warm, 40, 3, 2, {WARM_ENV: "5000"}, wait_ms=50)[1] >= 2
+    # Off when it is built: no constructor, no gate, no spinner.
+    cold_options = replace(options, thread_warm_ms=0)
+    cold_text = emit_llvm_ir([program.unit], cold_options, "kernel")
+    assert "global_ctors" not in cold_text and "warm" not in cold_text
+    cold = program.build(cold_options, "cold")
+    assert _run_counting(cold, 40, 3, 2, {WARM_ENV: "5000"}, wait_ms=50) == ([0] * 40, 1)
 
 
 TRIANGLE = """
