@@ -31,6 +31,9 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
 - ``pencilcc-1t``: ``pencilcc``'s own build, run with ``PENCILCC_NUM_THREADS=1``
   (and ``OMP_NUM_THREADS=1``): the one-thread figure of issue 11, where the
   threaded code runs on one thread (no second build, no compile time of its own);
+- ``pencilcc-cold`` (opt-in): ``pencilcc``'s own build, run with
+  ``PENCILCC_THREAD_WARM_MS=0``: without the warm start of its thread teams
+  (docs/passes/thread-team.md), the start test always applies;
 - ``pencilcc-opencl`` (opt-in: not in :data:`DEFAULT_COMPILERS`): ``pencilcc
   -O3 -march=M -fpencil-target=opencl``, whose outermost parallel loops run as
   OpenCL kernels through pencilcc's runtime on the first OpenCL device
@@ -61,13 +64,15 @@ from test_suite.bench import opencl
 CLUSTERED = {"pencilcc-scc": "scc", "pencilcc-bb": "bb"}
 #: pencilcc with its memory passes off (``-fpencil-memory=none``).
 MEMORY_NONE = "pencilcc-memory-none"
+#: pencilcc's own build run without its warm start (``PENCILCC_THREAD_WARM_MS=0``).
+COLD = "pencilcc-cold"
 COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
-                                   *CLUSTERED, MEMORY_NONE, opencl.NAME, opencl.TUNED_NAME)
+                                   *CLUSTERED, MEMORY_NONE, COLD, opencl.NAME, opencl.TUNED_NAME)
 #: The compilers of a run without ``--compilers``: every CPU configuration but the clustered
 #: ones and the memory passes' switch. The OpenCL, clustered and memory-none ones are asked
 #: for by name (or, memory-none, by the memory group: :data:`MEMORY_COMPILERS`).
 DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES
-                                           if n not in (opencl.NAME, opencl.TUNED_NAME, MEMORY_NONE)
+                                           if n not in (opencl.NAME, opencl.TUNED_NAME, MEMORY_NONE, COLD)
                                            and n not in CLUSTERED)
 #: Evaluations ``pencilcc-tune`` may spend per region for ``pencilcc-opencl-tuned`` (its most).
 TUNE_BUDGET = 20
@@ -115,6 +120,8 @@ class Compiler:
     runs_build_of: str = ""
     #: Threads of its runs, whatever the run's ``--threads`` (0: those).
     run_threads: int = 0
+    #: Environment entries of its runs.
+    run_env: tuple[tuple[str, str], ...] = ()
     #: Whether its programs launch OpenCL kernels through pencilcc's runtime:
     #: each build then gets a disk cache folder of its own, its first run (which
     #: builds the OpenCL program) is kept apart from the median, one more run
@@ -162,6 +169,9 @@ def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
                                run_threads=1)
+        elif name == COLD:
+            compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
+                               run_env=(("PENCILCC_THREAD_WARM_MS", "0"),))
         elif name in (opencl.NAME, opencl.TUNED_NAME):
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target, opencl.TARGET_FLAG)), opencl=True)
             if name == opencl.TUNED_NAME:

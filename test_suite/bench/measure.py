@@ -150,15 +150,17 @@ def thread_env(threads: int) -> dict[str, str]:
 
 
 def run(executable: Path, threads: int, timeout: float, *,
-        opencl_env: Optional[dict[str, str]] = None, rss_helper: Optional[Path] = None) -> Run:
+        opencl_env: Optional[dict[str, str]] = None, rss_helper: Optional[Path] = None,
+        extra_env: Optional[dict[str, str]] = None) -> Run:
     """Run a benchmark build once; its value is the kernel's seconds as the program measured them.
 
     ``opencl_env`` (a build of the OpenCL target) is added to the environment
     (:func:`test_suite.bench.opencl.run_env`); the run then fails when the
     runtime reports a problem, and its profile is parsed when it asks for one.
     ``rss_helper`` (:func:`test_suite.bench.rusage.build_helper`) gives the run's peak RSS.
+    ``extra_env``: the configuration's own entries (``Compiler.run_env``).
     """
-    env = {**thread_env(threads), **(opencl_env or {})}
+    env = {**thread_env(threads), **(opencl_env or {}), **(extra_env or {})}
     proc, error = _execute([str(executable)], env, timeout, rss_helper)
     if error:
         return Run(None, (), error)
@@ -336,6 +338,7 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
             builds[compiler.name] = (replace(shared, seconds=None) if shared is not None else
                                      Build(None, None, f"no build of {compiler.runs_build_of} to run"))
     run_threads = {c.name: c.run_threads or threads for c in compilers}
+    run_envs = {c.name: dict(c.run_env) for c in compilers}
     runs: dict[str, list[Run]] = {name: [] for name, b in builds.items() if not b.error}
     # The OpenCL builds' disk cache folders, next to their executables.
     caches = {c.name: _opencl_cache(builds[c.name]) for c in compilers if c.opencl and c.name in runs}
@@ -346,7 +349,8 @@ def measure_kernel(kernel: Kernel, macros: tuple[str, ...], compilers: list[Comp
         if callgrind:
             return run_callgrind(executable, workdir / "callgrind", timeout)
         env = opencl.run_env(caches[name], run_threads[name], profile) if name in caches else None
-        return run(executable, run_threads[name], timeout, opencl_env=env, rss_helper=rss_helper)
+        return run(executable, run_threads[name], timeout, opencl_env=env, rss_helper=rss_helper,
+                   extra_env=run_envs[name])
 
     cold: dict[str, Run] = {}
     for name, cache in caches.items():

@@ -220,6 +220,23 @@ def test_a_configuration_can_run_another_build(tmp_path: Path, monkeypatch: pyte
     assert report.ratio_pairs([_compiler("gcc"), _compiler("pencilcc-1t")]) == [("gcc", "pencilcc-1t")]
 
 
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_configuration_runs_with_its_own_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pencilcc-cold runs pencilcc's build without the warm start: PENCILCC_THREAD_WARM_MS=0 in its runs only.
+    gcc = Compiler("gcc", ("gcc", "-O1"))
+    cold = Compiler("gcc-cold", ("gcc", "-O1"), runs_build_of="gcc", run_env=(("PENCILCC_THREAD_WARM_MS", "0"),))
+    seen: list[dict] = []
+    real_run = measure.run
+    monkeypatch.setattr(measure, "run", lambda exe, threads, timeout, **kw: (seen.append(kw.get("extra_env")),
+                                                                              real_run(exe, threads, timeout, **kw))[1])
+    result = measure_kernel(datasets.select_kernels("gemm")[0], (), [gcc, cold], tmp_path, repeat=1,
+                            threads=2, timeout=60, callgrind=False, reference="gcc", progress=lambda _: None)
+    assert seen == [{}, {"PENCILCC_THREAD_WARM_MS": "0"}]
+    assert result.outcome("gcc-cold").usable
+    assert compilers_mod.COLD in compilers_mod.COMPILER_NAMES and compilers_mod.COLD not in compilers_mod.DEFAULT_COMPILERS
+
+
 PROFILE = """\
 pencilcc-bench-seconds: 0.05
 pencilcc profile: device Portable Computing Language / pthread-cpu

@@ -270,7 +270,8 @@ def test_every_option_in_help_is_known_to_the_parser() -> None:
               "-fpencil-cluster=": "none", "-fpencil-source-order=": "gain", "--disable-pass=": "tile",
               "-fpencil-memory=": "all", "--cache-sizes=": "32K", "-fpencil-max-statements=": "10",
               "-fpencil-max-loop-depth=": "4", "-fpencil-time-limit=": "1", "-fpencil-memory-limit=": "100",
-              "-fpencil-thread-min-work=": "1", "-fpencil-thread-start-work=": "1", "--show-listsep=": ";"}
+              "-fpencil-thread-min-work=": "1", "-fpencil-thread-start-work=": "1", "-fpencil-thread-warm-ms=": "0",
+              "--show-listsep=": ";"}
     names = own_option_names()
     assert "-fpencil-memory=" in names and "--dump-after=" in names and "-fno-pencil-parallel" in names
     for name in names:

@@ -59,3 +59,23 @@ def test_disabled_pass_blocks_nothing(tmp_path):
     exe, regions = harness.build_polybench(tmp_path, "mvt", sizes, ("--disable-pass=row-blocks",))
     assert _blocked(regions) == 0
     assert harness.compare_outputs(reference, harness.run(exe), rtol=0) == []
+
+
+WARM_SIZES = {"atax": ("M=203", "N=230"), "bicg": ("M=230", "N=203"), "mvt": ("N=229",),
+              "gesummv": ("N=211",), "gemver": ("N=213",)}
+
+
+@pytest.mark.parametrize("kernel", sorted(WARM_SIZES))
+def test_matrix_vector_kernels_in_the_warm_window_match_gcc(tmp_path, kernel):
+    # The start test left at its default (500 million units, far above these sizes) and every loop
+    # big enough for the per-loop test: a team starts only inside the warm start's window
+    # (llvm_backend.cpu.warm), and then its loops are shared; off (PENCILCC_THREAD_WARM_MS=0),
+    # everything runs on one thread. Both print exactly what gcc -O0 prints.
+    sizes = WARM_SIZES[kernel]
+    reference = harness.gcc_reference(harness.POLYBENCH_DIR / f"{kernel}.c", tmp_path / "ref", sizes)
+    exe, regions = harness.build_polybench(tmp_path, kernel, sizes, ("-fpencil-thread-min-work=1",))
+    assert all(r["status"] == "optimized" for r in regions), [r["reason"] for r in regions]
+    for threads in THREADS:
+        for warm in ("200", "0"):
+            got = harness.run(exe, env={"PENCILCC_NUM_THREADS": threads, "PENCILCC_THREAD_WARM_MS": warm})
+            assert harness.compare_outputs(reference, got, rtol=0) == [], f"{threads} threads, warm {warm}"
