@@ -116,7 +116,8 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
                 ask = b.and_(fork, b.not_(big))
                 asked = b.block
                 with b.if_then(ask):
-                    awake = b.call(warm.now_warm(ctx), [], name="pencil.warm")
+                    awake = b.call(warm.now_warm(ctx), [total, ir.Constant(I64, warm.first_work(start_work))],
+                                   name="pencil.warm")
                     answered = b.block
                 big_or_warm = b.phi(I1, name="pencil.started")
                 big_or_warm.add_incoming(big, asked)

@@ -23,10 +23,12 @@ back end has no C runtime of its own, runtime/README.md):
   returns. It never runs past the deadline: the CPU time it can burn is bounded by MS per
   spinner, once per program.
 - `pencil.warm.now_warm`, the fork gate's question (`parallel.run_on_threads`): whether the
-  clock is before the deadline. Then the team's first fork finds its CPUs awake and costs
-  microseconds, so the per-loop threshold (`-fpencil-thread-min-work`) decides alone and
-  `-fpencil-thread-start-work` is not applied; after the deadline (or with the warm start
-  off) the start test applies as before.
+  clock is before the deadline and the CPUs are awake and free (each spinner's beat, its
+  last look at the clock, is recent, or a team joined a moment ago). Then a fork costs
+  microseconds, so the per-loop threshold (`-fpencil-thread-min-work`) decides and
+  `-fpencil-thread-start-work` is not applied, except that the program's first fork, which
+  also creates libgomp's threads, needs 1/FIRST_FRACTION of the start work; after the
+  deadline (or with the warm start off) the start test applies as before.
 
 Linux only (SCHED_IDLE and CLOCK_MONOTONIC by their Linux numbers); on another host the
 module gets neither the constructor nor the warm gate.
@@ -47,6 +49,11 @@ JOINED = "pencilcc_warm_joined"        # i64: when a team last joined
 MAX_SPINNERS = 64
 FRESH_NS = 500_000                     # a beat older than this: another process holds that CPU
 JOINED_NS = 1_000_000                  # libgomp's threads spin about 3 ms after a join (GOMP_SPINCOUNT)
+# The program's first fork creates libgomp's threads: about 0.15 ms on an awake CPU here (against
+# 2 to 7 ms to wake a halted one, docs/passes/thread-team.md); the window's first team must weigh
+# 1/FIRST_FRACTION of the start test's work (20 million units at the default, 0.4 to 1 ms of
+# vectorised code).
+FIRST_FRACTION = 25
 CLOCK_MONOTONIC = 1                    # Linux's clockid_t
 SCHED_IDLE = 5                         # Linux's scheduling policy
 PAUSES = 256                           # pause instructions between two looks at the clock
@@ -107,16 +114,23 @@ def _beat(b: ir.IRBuilder, beats: ir.GlobalVariable, k: ir.Value) -> ir.Value:
     return slot
 
 
+def first_work(start_work: int) -> int:
+    """The whole work a team needs for the program's first fork inside the window."""
+    return start_work // FIRST_FRACTION
+
+
 def now_warm(ctx: ModuleContext) -> ir.Function:
-    """`i1 pencil.warm.now_warm()`: whether a fork now finds its CPUs awake and free: inside the
-    warm window, and either a team joined less than JOINED_NS ago (libgomp's threads still spin)
-    or every spinner looked at the clock less than FRESH_NS ago (a SCHED_IDLE thread runs only
-    on an otherwise idle CPU: a stale beat means another process holds that CPU, and a team would
-    wait for it at every barrier)."""
-    fn, new = _internal(ctx, "pencil.warm.now_warm", I1, [])
+    """`i1 pencil.warm.now_warm(i64 work, i64 first)`: whether a fork of a team of estimated
+    `work` now finds its CPUs awake and free: inside the warm window, and either a team joined
+    less than JOINED_NS ago (libgomp's threads still spin) or every spinner looked at the clock
+    less than FRESH_NS ago (a SCHED_IDLE thread runs only on an otherwise idle CPU: a stale beat
+    means another process holds that CPU, and a team would wait for it at every barrier). The
+    program's first fork also creates libgomp's threads: it needs `work >= first` as well."""
+    fn, new = _internal(ctx, "pencil.warm.now_warm", I1, [I64, I64])
     if not new:
         return fn
-    names = ("entry", "window", "inside", "beats", "loop", "next", "yes", "no")
+    work, first = fn.args
+    names = ("entry", "window", "inside", "created", "beats", "loop", "next", "yes", "no")
     blocks = {n: fn.append_basic_block(n) for n in names}
     b = ir.IRBuilder(blocks["entry"])
     until = b.load_atomic(_shared(ctx, UNTIL, I64), "monotonic", 8, typ=I64, name="pencil.warm.until")
@@ -127,7 +141,10 @@ def now_warm(ctx: ModuleContext) -> ir.Function:
     b.position_at_end(blocks["inside"])
     joined = b.load_atomic(_shared(ctx, JOINED, I64), "monotonic", 8, typ=I64)
     recent = b.icmp_signed("<", b.sub(now, joined), ir.Constant(I64, JOINED_NS))
-    b.cbranch(recent, blocks["yes"], blocks["beats"])
+    b.cbranch(recent, blocks["yes"], blocks["created"])
+    b.position_at_end(blocks["created"])
+    never = b.icmp_signed("==", joined, ir.Constant(I64, 0))
+    b.cbranch(b.and_(never, b.icmp_signed("<", work, first)), blocks["no"], blocks["beats"])
     b.position_at_end(blocks["beats"])
     count = b.load_atomic(_shared(ctx, SPINNERS, I32), "monotonic", 4, typ=I32)
     b.branch(blocks["loop"])

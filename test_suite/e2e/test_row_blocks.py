@@ -63,17 +63,22 @@ def test_disabled_pass_blocks_nothing(tmp_path):
 
 WARM_SIZES = {"atax": ("M=203", "N=230"), "bicg": ("M=230", "N=203"), "mvt": ("N=229",),
               "gesummv": ("N=211",), "gemver": ("N=213",)}
+# A start test above each one's estimated work at those sizes, 1/25 of it (the window's first fork) below.
+WARM_START_WORK = {"atax": 5_000_000, "bicg": 5_000_000, "mvt": 5_000_000, "gesummv": 2_000_000,
+                   "gemver": 5_000_000}
 
 
 @pytest.mark.parametrize("kernel", sorted(WARM_SIZES))
 def test_matrix_vector_kernels_in_the_warm_window_match_gcc(tmp_path, kernel):
-    # The start test left at its default (500 million units, far above these sizes) and every loop
-    # big enough for the per-loop test: a team starts only inside the warm start's window
-    # (llvm_backend.cpu.warm), and then its loops are shared; off (PENCILCC_THREAD_WARM_MS=0),
-    # everything runs on one thread. Both print exactly what gcc -O0 prints.
+    # The start test above these sizes' work and the window's first fork (1/25 of it) below,
+    # every loop big enough for the per-loop test: a team starts only inside
+    # the warm start's window (llvm_backend.cpu.warm), and then its loops are shared; off
+    # (PENCILCC_THREAD_WARM_MS=0), everything runs on one thread. Both print exactly what gcc -O0 prints.
     sizes = WARM_SIZES[kernel]
     reference = harness.gcc_reference(harness.POLYBENCH_DIR / f"{kernel}.c", tmp_path / "ref", sizes)
-    exe, regions = harness.build_polybench(tmp_path, kernel, sizes, ("-fpencil-thread-min-work=1",))
+    exe, regions = harness.build_polybench(tmp_path, kernel, sizes,
+                                           ("-fpencil-thread-min-work=1",
+                                            f"-fpencil-thread-start-work={WARM_START_WORK[kernel]}"))
     assert all(r["status"] == "optimized" for r in regions), [r["reason"] for r in regions]
     for threads in THREADS:
         for warm in ("200", "0"):

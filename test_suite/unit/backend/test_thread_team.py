@@ -32,7 +32,7 @@ from clangpass.regions import find_regions
 from clangpass.resources import include_dir
 from llvm_backend.cpu import emit_llvm_ir, emit_object, runtime_link_flags
 from llvm_backend.cpu.granularity import region_registers, statement_work
-from llvm_backend.cpu.warm import WARM_ENV
+from llvm_backend.cpu.warm import FIRST_FRACTION, WARM_ENV
 from test_suite.unit.backend.units import statements_of
 
 POLYBENCH = Path(__file__).resolve().parents[2] / "kernels" / "polybench"
@@ -203,29 +203,38 @@ def test_start_threshold_gates_the_whole_team(tmp_path: Path) -> None:
 
 def test_warm_window_skips_the_start_test_and_ends(tmp_path: Path) -> None:
     # The start test would keep this team on one thread; the warm start (a constructor that keeps
-    # the idle CPU awake, llvm_backend.cpu.warm) lets it start threads inside its window.
+    # the idle CPU awake, llvm_backend.cpu.warm) lets it start threads inside its window, where
+    # the program's first fork (it creates libgomp's threads) needs 1/FIRST_FRACTION of the start work.
     program = Program(tmp_path)
-    options = CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=10**12)
+    body = program.unit.statements
+    registers = region_registers(program.unit)
+    per_iteration = statement_work(body["S_3"].body, registers) + statement_work(body["S_4"].body, registers)
+    assert statement_work(body["S_1"].body, registers) < per_iteration
+    # First fork at 1000 x per_iteration: n = 2000 over 3 steps weighs 6000 to 12000 x per_iteration
+    # (above it, below the start work of 25000 x), n = 40 at most 240 x (below).
+    options = CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=FIRST_FRACTION * 1000 * per_iteration)
     assert options.thread_warm_ms == 200
     text = emit_llvm_ir([program.unit], options, "kernel")
     assert "@llvm.global_ctors" in text and "@pencilcc_warm_until" in text
     warm = program.build(options, "warm")
+    big, small = 2000, 40
     # The gate also asks that the spinner ran in the last half millisecond (its CPU is free):
     # another process on this shared machine may hold that CPU, so a few runs are allowed.
-    assert any(set(_run(warm, 40, 3, 2)) == {0, 1} for _ in range(20))
+    assert any(set(_run(warm, big, 3, 2)) == {0, 1} for _ in range(20))
+    assert set(_run(warm, small, 3, 2)) == {0}          # too small for the first fork
     # Off when the program runs, or the region reached after the window: the start test applies,
     # and the spinner is gone by then (the process has its main thread only).
-    assert _run_counting(warm, 40, 3, 2, {WARM_ENV: "0"}) == ([0] * 40, 1)
-    assert _run_counting(warm, 40, 3, 2, {WARM_ENV: "30"}, wait_ms=150) == ([0] * 40, 1)
-    # ... while inside a longer window it still runs (a spinner thread beside main).
-    assert _run_counting(warm, 40, 3, 1, {WARM_ENV: "5000"}, wait_ms=50) == ([0] * 40, 1)   # one thread: none
-    assert _run_counting(warm, 40, 3, 2, {WARM_ENV: "5000"}, wait_ms=50)[1] >= 2
+    assert _run_counting(warm, big, 3, 2, {WARM_ENV: "0"}) == ([0] * big, 1)
+    assert _run_counting(warm, big, 3, 2, {WARM_ENV: "30"}, wait_ms=150) == ([0] * big, 1)
+    # ... while inside a longer window it still runs (a spinner thread beside main), none on one thread.
+    assert _run_counting(warm, small, 3, 1, {WARM_ENV: "5000"}, wait_ms=50) == ([0] * small, 1)
+    assert _run_counting(warm, small, 3, 2, {WARM_ENV: "5000"}, wait_ms=50)[1] >= 2
     # Off when it is built: no constructor, no gate, no spinner.
     cold_options = replace(options, thread_warm_ms=0)
     cold_text = emit_llvm_ir([program.unit], cold_options, "kernel")
     assert "global_ctors" not in cold_text and "warm" not in cold_text
     cold = program.build(cold_options, "cold")
-    assert _run_counting(cold, 40, 3, 2, {WARM_ENV: "5000"}, wait_ms=50) == ([0] * 40, 1)
+    assert _run_counting(cold, big, 3, 2, {WARM_ENV: "5000"}, wait_ms=50) == ([0] * big, 1)
 
 
 TRIANGLE = """
