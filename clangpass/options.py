@@ -58,8 +58,9 @@ class CompileOptions:
 
     thread_warm_ms: int = 200
     """Warm start (llvm_backend.cpu.warm): a program whose regions may fork keeps its idle CPUs
-    awake (SCHED_IDLE spinners) for this many milliseconds from its start, and inside that window
-    a team starts threads when the per-loop threshold says so, without the start test
+    awake (SCHED_IDLE spinners) for this many milliseconds from its start, and inside that window,
+    while the spinners find their CPUs idle, a team starts threads when the per-loop threshold says
+    so, without the start test (the program's first fork: 1/25 of the start work)
     (-fpencil-thread-warm-ms=N; 0: no spinners, the start test always; PENCILCC_THREAD_WARM_MS
     overrides N when the program runs). Measured in docs/passes/thread-team.md."""
 
