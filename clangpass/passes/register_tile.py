@@ -50,6 +50,12 @@ doubles), otherwise SSE2's 16 of 16 bytes (4 x 4 doubles), the x86-64 baseline
 LLVM targets without -march. A band with no full register tile (point tiles
 smaller than R x C) is left alone.
 
+Before register tiling, the statements of the point band whose reduction member is
+constant (gemm's `C[i][j] *= beta`) go, with their copy of the band, into a sequence
+before the products (`initialisations_first`), unless a dependence runs from a product to
+one of them within a point tile: they then stream over the rows of the tile instead of
+loading, scaling and storing `C` at the first reduction step inside each register tile.
+
 isl's AST generator works harder on the isolated tiles (gemm: 1.5 million
 operations instead of 0.1 million); the pass generates the region's AST once under
 `isl_max_operations` and keeps the schedule without register tiles if that fails
