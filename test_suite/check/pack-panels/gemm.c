@@ -5,8 +5,10 @@
 // tile's rows i and reduction steps k) and the copy of B (its steps k and columns j), each
 // called with the tile corner, the element and its offset in the buffer. The micro-kernel's
 // calls end with the buffer indices: row and step of the packed A, step and column of the
-// packed B, the point loops' offsets (no division).
+// packed B, the point loops' offsets (no division). C[i][j] *= beta runs before, in a nest of
+// its own (docs/passes/register-tile.md).
 // CHECK: ;; pencilcc ast 'gemm' after codegen
+// CHECK: S_0(c0 + c3, c1 + c5);
 // CHECK: // point
 // CHECK-NEXT: {
 // CHECK-NEXT: for (int c3 = c0; c3 <= min(ni - 1, c0 + 31); c3 += 1)
@@ -16,7 +18,7 @@
 // CHECK-NEXT: for (int c4 = c1; c4 <= min(nj - 1, c1 + 31); c4 += 1)
 // CHECK-NEXT: P___pencil_pack1_B(c0, c1, c2, c3, c4, -c2 + c3, -c1 + c4);
 // CHECK-NEXT: // register-tile
-// CHECK: for (int c5 = 1; c5 <= min(31, nk - c2 - 1); c5 += 1)
+// CHECK: for (int c5 = 0; c5 <= min(31, nk - c2 - 1); c5 += 1)
 // CHECK-NEXT: for (int c6 = 0; c6 <= 3; c6 += 1) {
 // CHECK-NEXT: // vector
 // CHECK-NEXT: for (int c7 = 0; c7 <= 3; c7 += 1)

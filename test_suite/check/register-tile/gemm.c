@@ -5,15 +5,19 @@
 // (Packed panels, which add the copies and the buffer indices, are pack-panels/gemm.c.)
 // Without -march the register tile is SSE2's 4 x 4 doubles: the column and row loops of a
 // 32 x 32 point tile step by 4 around the reduction loop c5, and the 4 x 4 point loops
-// inside it have constant trip counts (LLVM unrolls them and keeps C in registers). The
-// first reduction step (C[i][j] *= beta, then the first product) is peeled off c5.
+// inside it have constant trip counts (LLVM unrolls them and keeps C in registers).
+// C[i][j] *= beta (S_0) runs in a nest of its own before them, row by row over the point
+// tile (isl generates it once per (c0, c1), at the first reduction tile), not at the first
+// reduction step inside each register tile: c5 starts at 0 and only S_1 is in the tiles.
 // CHECK: ;; pencilcc ast 'gemm' after codegen
 // CHECK: // point
+// CHECK: S_0(c0 + c3, c1 + c5);
+// CHECK: // point
 // CHECK-NEXT: // register-tile
+// CHECK-NOT: S_0(
 // CHECK: for (int c3 = 0; c3 <= min(31, nj - c1 - 4); c3 += 4) {
-// CHECK-NEXT: for (int c4 = 0; c4 <= min(31, ni - c0 - 4); c4 += 4) {
-// CHECK: S_0(c0 + c4 + c6, c1 + c3 + c7);
-// CHECK: for (int c5 = 1; c5 <= min(31, nk - c2 - 1); c5 += 1)
+// CHECK-NEXT: for (int c4 = 0; c4 <= min(31, ni - c0 - 4); c4 += 4)
+// CHECK-NEXT: for (int c5 = 0; c5 <= min(31, nk - c2 - 1); c5 += 1)
 // CHECK-NEXT: for (int c6 = 0; c6 <= 3; c6 += 1) {
 // CHECK-NEXT: // vector
 // CHECK-NEXT: for (int c7 = 0; c7 <= 3; c7 += 1)
