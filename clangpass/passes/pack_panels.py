@@ -160,6 +160,9 @@ def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: i
         order = _transposed(point, accesses, name, info.rank)
         if order is None:
             return None
+        # syr2k's `A[j][k] * alpha * B[i][k]`: the buffer holds `A[j][k] * alpha`, a multiply
+        # per element copied instead of one per vector and step of the micro-kernel.
+        value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars, chosen)
     elif all(s is Stride.INVARIANT for s in along[1]) and len(readers) == 1:
         # The A panel: one element per row of the register tile, broadcast to the row's
         # vectors. Worth a copy when an expression of it moves out of the micro-kernel with

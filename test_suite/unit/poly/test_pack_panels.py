@@ -93,3 +93,13 @@ def test_syrk_packs_each_read_of_a_the_b_panel_transposed(tmp_path):
     assert not whole_subscripts(codegen.statements["S_1"].body, "A", 2)
     # The copy loops run over A[c3][c4] (j, then k) and write buffer[c4 - c2][c3 - c1] (k, j).
     assert f"{b_panel.copy}(c0, c1, c2, c3, c4, -c2 + c4, -c1 + c3);" in format_ast(codegen)
+
+
+def test_syr2k_transposed_panels_hold_the_scaled_elements(tmp_path):
+    """syr2k's `A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k]`: the B panels A[j][k]
+    and B[j][k] are copied transposed with their `* alpha`; B[i][k] and A[i][k] (no expression
+    of read-only scalars around them) stay in the arrays."""
+    from test_suite.unit.poly.test_register_tile import SYR2K
+    unit = _unit_after(tmp_path, SYR2K, tile_size=32)
+    assert sorted((p.array, format_expr(p.value), p.order) for p in unit.scop.packs) == [
+        ("A", "(A[j][k] * alpha)", (1, 0)), ("B", "(B[j][k] * alpha)", (1, 0))]
