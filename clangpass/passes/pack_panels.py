@@ -23,7 +23,11 @@ above it). Besides `B`, the `A` panel (one element per row of the register tile)
 when an expression of it and of read-only scalars moves out of the micro-kernel with it
 (`alpha * A[i][k]`, clangpass.poly.packing.packed_value): the buffer holds its value, the
 micro-kernel broadcasts it from memory (a load, not a multiply and a shuffle on the vector
-ports). docs/passes/pack-panels.md has the measurements.
+ports). A statement that reads the array more than once (syrk's `alpha * A[i][k] * A[j][k]`)
+gets one pack per read (`Pack.access`), and a read that is invariant along the rows but walks
+down a column of the array along the register tile's columns (`A[j][k]`) is copied transposed
+(`Pack.order`), so that its buffer's rows are what the micro-kernel loads as vectors.
+docs/passes/pack-panels.md has the measurements.
 """
 from __future__ import annotations
 

@@ -3,10 +3,11 @@
 
 Input: Scop after `point-loop-order` (the innermost member of each point band is
 its unit-stride loop). Output: each point band (directly under a `point` mark) of
-three permutable members `(row, reduction, column)` in any order, with `column`
-innermost, whose writes all stay on one element along `reduction` and step to the
-next element along `column` (`C[i][j] += A[i][k] * B[k][j]`; the strides are
-`clangpass.poly.strides`), rebuilt as
+three permutable members `(row, reduction, column)` in any order, with `column` or
+`reduction` innermost, whose writes all stay on one element along `reduction` and
+step to the next element along `column` (gemm's `C[i][j] += A[i][k] * B[k][j]`, or
+syrk's `C[i][j] += alpha * A[i][k] * A[j][k]`, whose reduction `k` is the innermost,
+unit-stride loop; the strides are `clangpass.poly.strides`), rebuilt as
 
     mark `register-tile`
       band [row - row mod R, column - column mod C]   register tiles, atomic
