@@ -151,7 +151,8 @@ def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: i
         if sum(1 for c in whole_subscripts(scop.statement(readers[0]).body, name, info.rank) if chosen(c)) != 1:
             return None
     else:
-        chosen = None
+        def chosen(chain: object) -> bool:
+            return True
     along = stride_table(point, accesses, members=2)   # [row, column]
     if not along[0]:
         return None
@@ -171,10 +172,7 @@ def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: i
         # The A panel: one element per row of the register tile, broadcast to the row's
         # vectors. Worth a copy when an expression of it moves out of the micro-kernel with
         # it (`alpha * A[i][k]`): its multiply and the register broadcast of its result.
-        if chosen is None:
-            value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars)
-        else:
-            value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars, chosen)
+        value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars, chosen)
         if value is None:
             return None
     else:
