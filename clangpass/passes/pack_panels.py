@@ -23,7 +23,11 @@ above it). Besides `B`, the `A` panel (one element per row of the register tile)
 when an expression of it and of read-only scalars moves out of the micro-kernel with it
 (`alpha * A[i][k]`, clangpass.poly.packing.packed_value): the buffer holds its value, the
 micro-kernel broadcasts it from memory (a load, not a multiply and a shuffle on the vector
-ports). docs/passes/pack-panels.md has the measurements.
+ports). A statement that reads the array more than once (syrk's `alpha * A[i][k] * A[j][k]`)
+gets one pack per read (`Pack.access`), and a read that is invariant along the rows but walks
+down a column of the array along the register tile's columns (`A[j][k]`) is copied transposed
+(`Pack.order`), so that its buffer's rows are what the micro-kernel loads as vectors.
+docs/passes/pack-panels.md has the measurements.
 """
 from __future__ import annotations
 
@@ -35,7 +39,8 @@ from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
-from clangpass.poly.packing import Pack, footprint, packed_value, readable, reads_of
+from clangpass.poly.packing import (Pack, footprint, packed_value, readable, reads_access, reads_of,
+                                    whole_subscripts)
 from clangpass.poly.scop import Scop, statement_names
 from clangpass.poly.strides import Stride, stride_table
 from clangpass.poly.tile_sizes import host_cache_sizes, tile_budget
@@ -110,33 +115,100 @@ def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> lis
         if not info.read_only or info.local or info.rank == 0:
             continue
         readers = tuple(sorted(s for s in names if not reads_of(reads, {s}, name, domain).is_empty()))
-        if not readers or not all(_one_affine_read(reads_of(reads, {s}, name, domain)) and
-                                  scop.statement(s).body is not None and
+        if not readers or not all(scop.statement(s).body is not None and
                                   readable(scop.statement(s).body, name, info.rank) for s in readers):
             continue
-        accesses = reads_of(reads, set(readers), name, domain)
-        along = stride_table(point, accesses, members=2)   # [row, column]
-        if not along[0]:
-            continue
-        value = None
-        if all(s is Stride.INVARIANT for s in along[0]) and all(s is Stride.UNIT for s in along[1]):
-            pass                                        # the B panel: vector loads of one row
-        elif all(s is Stride.INVARIANT for s in along[1]) and len(readers) == 1:
-            # The A panel: one element per row of the register tile, broadcast to the row's
-            # vectors. Worth a copy when an expression of it moves out of the micro-kernel with
-            # it (`alpha * A[i][k]`): its multiply and the register broadcast of its result.
-            value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars)
-            if value is None:
+        if all(_one_affine_read(reads_of(reads, {s}, name, domain)) for s in readers):
+            choices = [None]                    # one buffer for the array
+        elif len(readers) == 1:
+            # One buffer per read (syrk's A[i][k] and A[j][k]), each a read the body spells once.
+            choices = _affine_reads(reads_of(reads, set(readers), name, domain))
+            if choices is None:
                 continue
         else:
             continue
-        box = footprint(mark, reads_of(reads, set(readers), name, domain))
-        if box is None:
-            continue
-        pack = Pack(name, f"__pencil_pack{number + len(out)}_{name}", readers, box.sizes, info.element, value)
-        if pack.bytes > budget:
-            continue
-        out.append(pack)
+        for access in choices:
+            pack = _panel(mark, scop, point, reads, domain, name, readers, access, scalars,
+                          number + len(out))
+            if pack is not None and pack.bytes <= budget:
+                out.append(pack)
+    return out
+
+
+def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: isl.UnionMap,
+           domain: isl.UnionSet, name: str, readers: tuple[str, ...], access: isl.BasicMap | None,
+           scalars: frozenset[str], number: int) -> Pack | None:
+    """The pack of `name`'s reads by `readers` under `mark` (only the read `access` when given),
+    or None when it is neither panel."""
+    info = scop.array(name)
+    accesses = reads_of(reads, set(readers), name, domain)
+    spelled = None if access is None else access.to_str()
+    if access is not None:
+        accesses = isl.UnionMap.from_basic_map(access)
+        # The body must spell the read once, as one whole subscript (the one the buffer replaces).
+        probe = Pack(name, "", readers, (1,) * info.rank, info.element, access=spelled)
+        chosen = reads_access(probe, scop.statement(readers[0]).iterators, access.get_ctx())
+        if sum(1 for c in whole_subscripts(scop.statement(readers[0]).body, name, info.rank) if chosen(c)) != 1:
+            return None
+    else:
+        def chosen(chain: object) -> bool:
+            return True
+    along = stride_table(point, accesses, members=2)   # [row, column]
+    if not along[0]:
+        return None
+    value, order = None, None
+    if all(s is Stride.INVARIANT for s in along[0]) and all(s is Stride.UNIT for s in along[1]):
+        pass                                            # the B panel: vector loads of one row
+    elif all(s is Stride.INVARIANT for s in along[0]) and access is not None:
+        # A B panel the columns walk down a column of (syrk's A[j][k]): copied transposed, the
+        # dimension the columns advance last, so that the buffer's rows are the vectors.
+        order = _transposed(point, accesses, name, info.rank)
+        if order is None:
+            return None
+        # syr2k's `A[j][k] * alpha * B[i][k]`: the buffer holds `A[j][k] * alpha`, a multiply
+        # per element copied instead of one per vector and step of the micro-kernel.
+        value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars, chosen)
+    elif all(s is Stride.INVARIANT for s in along[1]) and len(readers) == 1:
+        # The A panel: one element per row of the register tile, broadcast to the row's
+        # vectors. Worth a copy when an expression of it moves out of the micro-kernel with
+        # it (`alpha * A[i][k]`): its multiply and the register broadcast of its result.
+        value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars, chosen)
+        if value is None:
+            return None
+    else:
+        return None
+    box = footprint(mark, accesses)
+    if box is None:
+        return None
+    return Pack(name, f"__pencil_pack{number}_{name}", readers, box.sizes, info.element, value,
+                access=spelled, order=order)
+
+
+def _transposed(point: isl.ScheduleNode, accesses: isl.UnionMap, name: str, rank: int) -> tuple[int, ...] | None:
+    """The order of `name`'s dimensions, the one the register tile's column advances last, in
+    which `accesses` become unit-stride along the column (as gemm's `B[k][j]`); None if none."""
+    for across in range(rank - 1):
+        order = tuple(d for d in range(rank) if d != across) + (across,)
+        names = [f"a{d}" for d in range(rank)]
+        permute = isl.UnionMap.read_from_str(
+            accesses.get_ctx(), f"{{ {name}[{', '.join(names)}] -> {name}[{', '.join(names[d] for d in order)}] }}")
+        if all(s is Stride.UNIT for s in stride_table(point, accesses.apply_range(permute), members=2)[1]):
+            return order
+    return None
+
+
+def _affine_reads(reads: isl.UnionMap) -> list[isl.BasicMap] | None:
+    """The reads of one array by one statement, one basic map each, when each is one affine
+    function; else None."""
+    maps = reads.get_map_list()
+    out: list[isl.BasicMap] = []
+    for k in range(maps.n_map()):
+        pieces = maps.get_at(k).get_basic_map_list()
+        for b in range(pieces.n_basic_map()):
+            piece = pieces.get_at(b)
+            if not isl.Map.from_basic_map(piece).is_single_valued():
+                return None
+            out.append(piece)
     return out
 
 

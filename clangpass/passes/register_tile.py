@@ -3,10 +3,11 @@
 
 Input: Scop after `point-loop-order` (the innermost member of each point band is
 its unit-stride loop). Output: each point band (directly under a `point` mark) of
-three permutable members `(row, reduction, column)` in any order, with `column`
-innermost, whose writes all stay on one element along `reduction` and step to the
-next element along `column` (`C[i][j] += A[i][k] * B[k][j]`; the strides are
-`clangpass.poly.strides`), rebuilt as
+three permutable members `(row, reduction, column)` in any order, with `column` or
+`reduction` innermost, whose writes all stay on one element along `reduction` and
+step to the next element along `column` (gemm's `C[i][j] += A[i][k] * B[k][j]`, or
+syrk's `C[i][j] += alpha * A[i][k] * A[j][k]`, whose reduction `k` is the innermost,
+unit-stride loop; the strides are `clangpass.poly.strides`), rebuilt as
 
     mark `register-tile`
       band [row - row mod R, column - column mod C]   register tiles, atomic
@@ -195,22 +196,23 @@ def register_tiled_bands(schedule: isl.Schedule) -> int:
 def register_roles(band: isl.ScheduleNode, reads: isl.UnionMap,
                    writes: isl.UnionMap) -> tuple[int, int, int] | None:
     """(row, reduction, column) members of `band` if it is a matrix-product point band whose
-    accumulators LLVM can keep in registers, else None."""
+    accumulators LLVM can keep in registers, else None. The innermost member is the column
+    (gemm's `C[i][j] += A[i][k] * B[k][j]` after `point-loop-order`) or the reduction (syrk's
+    `C[i][j] += A[i][k] * A[j][k]`, whose reads are unit-stride along `k` only): the register
+    tile puts the reduction between the tile loops and the point loops either way."""
     if (band.get_type() != isl.schedule_node_type.band or band.band_n_member() != 3
             or not band.band_get_permutable() or not is_innermost_band(band)):
         return None
-    column = 2
-    if not band.band_member_get_coincident(column):
-        return None
     along = stride_table(band, writes)          # along[m][k]: stride of write k along member m
-    if not along[column] or any(s is not Stride.UNIT for s in along[column]):
+    if not along[0]:
         return None
-    reductions = [m for m in range(column) if all(s is Stride.INVARIANT for s in along[m])]
-    if len(reductions) != 1:
+    reductions = [m for m in range(3) if all(s is Stride.INVARIANT for s in along[m])]
+    columns = [m for m in range(3) if all(s is Stride.UNIT for s in along[m])]
+    if len(reductions) != 1 or len(columns) != 1 or 2 not in (reductions[0], columns[0]):
         return None
-    reduction = reductions[0]
-    row = 1 - reduction
-    if any(s is Stride.INVARIANT for s in along[row]):
+    reduction, column = reductions[0], columns[0]
+    row = 3 - reduction - column
+    if not band.band_member_get_coincident(column) or any(s is Stride.INVARIANT for s in along[row]):
         return None
     if not (reads_only_accumulators(band, reads, writes) and is_rectangular(band, reduction)):
         return None
@@ -299,7 +301,7 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
     ctx = band.get_ctx()
     partial = band.band_get_partial_schedule()                 # [P] -> { S[i..] -> [p0, p1, p2] }
     coincident = [band.band_member_get_coincident(m) for m in range(3)]
-    point = partial.drop_dims(isl.dim_type.set, reduction, 1)  # [P] -> { S[i..] -> [p_row, p_column] }
+    point = _member(partial, row).flat_range_product(_member(partial, column))   # [P] -> { S[i..] -> [p_row, p_column] }
     size = isl.MultiVal.zero(point.get_space())
     for k, s in enumerate(sizes):
         size = size.set_val(k, isl.Val.int_from_si(ctx, s))
@@ -313,8 +315,7 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
     node = node.insert_partial_schedule(inner)
     node = node.band_set_permutable(1)
     node = node.band_member_set_coincident(0, coincident[row]).band_member_set_coincident(1, coincident[column])
-    node = node.insert_partial_schedule(partial.drop_dims(isl.dim_type.set, column, 1)
-                                        .drop_dims(isl.dim_type.set, row, 1))
+    node = node.insert_partial_schedule(_member(partial, reduction))
     node = node.band_member_set_coincident(0, coincident[reduction])
     # Separate pieces: the first reduction step, where statements without the reduction loop
     # (gemm's `C[i][j] *= beta`) also run, is peeled, and the loop after it runs one statement.
@@ -330,6 +331,12 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
         return None
     node = _isolate(node, full, 2)
     return node.insert_mark(isl.Id(REGISTER_TILE_MARK, context=ctx))
+
+
+def _member(partial: isl.MultiUnionPwAff, m: int) -> isl.MultiUnionPwAff:
+    """The one-member partial schedule of member `m` of `partial`."""
+    n = partial.dim(isl.dim_type.set)
+    return partial.drop_dims(isl.dim_type.set, m + 1, n - m - 1).drop_dims(isl.dim_type.set, 0, m)
 
 
 def _full_prefixes(dates: isl.UnionMap, sizes: list[int]) -> isl.Set:

@@ -44,6 +44,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.walk import children, descendants, transform
+from clangpass.poly.affine import AffineScope, NotAffine
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, StatementBody
 
 COPY_PREFIX = "P_"
@@ -64,6 +65,19 @@ class Pack:
     # The expression of the reader's body whose value the buffer holds (`alpha * A[i][k]`, its
     # only subscript of `array` and otherwise read-only scalars and constants); None: the element.
     value: Optional[N.Expr] = None
+    # The one read the buffer replaces, `[P] -> { S[i..] -> X[a..] }` in isl's notation; None:
+    # every read of `array` by `statements`. syrk's `C[i][j] += alpha * A[i][k] * A[j][k]` reads
+    # A twice, as the A panel (`alpha * A[i][k]`) and as the B panel (`A[j][k]`).
+    access: Optional[str] = None
+    # The array's dimension each buffer dimension holds, outermost first; None: the array's
+    # order. (1, 0) copies `A[j][k]` into `buffer[k][j]`: the register tile's columns `j`, along
+    # which `A[j][k]` jumps a row of A, become the buffer's unit-stride rows (a transposed panel).
+    order: Optional[tuple[int, ...]] = None
+
+    @property
+    def layout(self) -> tuple[int, ...]:
+        """`order`, or the array's order."""
+        return self.order if self.order is not None else tuple(range(len(self.sizes)))
 
     @property
     def copy(self) -> str:
@@ -82,10 +96,11 @@ class Pack:
         (128 rows of 4 lines) would not stay in L1 across the register tiles of a column tile.
         With an odd number of lines per row, consecutive rows fall on every set."""
         element = self._element_bytes
-        row = self.sizes[-1] * element
+        sizes = tuple(self.sizes[d] for d in self.layout)
+        row = sizes[-1] * element
         if row % (2 * _CACHE_LINE) == 0 and _CACHE_LINE % element == 0:
-            return (*self.sizes[:-1], self.sizes[-1] + _CACHE_LINE // element)
-        return self.sizes
+            return (*sizes[:-1], sizes[-1] + _CACHE_LINE // element)
+        return sizes
 
     def declaration(self) -> N.VarDecl:
         """The buffer as a region-local array declaration."""
@@ -128,6 +143,13 @@ def reads_of(reads: isl.UnionMap, statements: set[str] | frozenset[str], array: 
         if m.get_tuple_name(isl.dim_type.in_) in statements and m.get_tuple_name(isl.dim_type.out) == array:
             out = out.union(isl.UnionMap.from_map(m))
     return out
+
+
+def pack_reads(reads: isl.UnionMap, pack: Pack, domain: isl.UnionSet) -> isl.UnionMap:
+    """[P] -> { S[i] -> X[a] }: the reads `pack`'s buffer replaces, restricted to `domain`."""
+    if pack.access is None:
+        return reads_of(reads, set(pack.statements), pack.array, domain)
+    return isl.UnionMap.read_from_str(reads.get_ctx(), pack.access).intersect_domain(domain)
 
 
 def footprint(mark: isl.ScheduleNode, reads: isl.UnionMap) -> Optional[Footprint]:
@@ -196,7 +218,7 @@ def graft_copies(schedule: isl.Schedule, reads: isl.UnionMap,
         for pack in packs:
             if pack.buffer in found or not set(pack.statements) <= names:
                 continue
-            box = footprint(node, reads_of(reads, set(pack.statements), pack.array, node.get_domain()))
+            box = footprint(node, pack_reads(reads, pack, node.get_domain()))
             if box is None or box.sizes != pack.sizes:
                 raise isl.Error(f"pack {pack.buffer}: the footprint is no box of {pack.sizes}")
             found[pack.buffer] = box
@@ -260,21 +282,29 @@ class PackIndices:
             dates = ident.drop_dims(isl.dim_type.out, outer, rank).reset_tuple_id(isl.dim_type.out)
             element = ident.drop_dims(isl.dim_type.out, 0, outer).reset_tuple_id(isl.dim_type.out)
             offset = isl.PwMultiAff.from_multi_aff(element).sub(box.lo.pullback_multi_aff(dates))
-            args = args.flat_range_product(offset.pullback_pw_multi_aff(inverse))
+            args = args.flat_range_product(_in_layout(offset.pullback_pw_multi_aff(inverse), pack.layout))
         for pack in readers:
             box = self.found[pack.buffer]
             outer = box.elements.dim(isl.dim_type.in_)
-            access = isl.Map.from_union_map(
-                self.reads.intersect_domain(isl.UnionSet.from_set(schedule.domain())).intersect_range(
-                    isl.UnionSet.from_set(isl.Set.universe(box.elements.get_space().range()))))
+            access = isl.Map.from_union_map(pack_reads(self.reads, pack, isl.UnionSet.from_set(schedule.domain())))
             element = isl.PwMultiAff.from_map(access).pullback_pw_multi_aff(inverse)   # { [t] -> X[a] }
             dates = schedule.range().identity()                                      # { [t] -> [t] }
             n = dates.dim(isl.dim_type.out)
             prefix = isl.PwMultiAff.from_map(dates.project_out(isl.dim_type.out, outer, n - outer))
             offset = element.reset_tuple_id(isl.dim_type.out).sub(box.lo.pullback_pw_multi_aff(prefix))
-            args = args.flat_range_product(offset)
+            args = args.flat_range_product(_in_layout(offset, pack.layout))
         args = args.set_tuple_id(isl.dim_type.out, isl.Id(name, context=ctx))
         return isl.AstNode.user_from_expr(build.call_from_pw_multi_aff(args))
+
+
+def _in_layout(offset: isl.PwMultiAff, layout: tuple[int, ...]) -> isl.PwMultiAff:
+    """`offset` (an element's offset in the array's dimensions) in the buffer's order."""
+    if layout == tuple(range(len(layout))):
+        return offset
+    out = isl.PwMultiAff.from_pw_aff(offset.get_pw_aff(layout[0]))
+    for d in layout[1:]:
+        out = out.flat_range_product(isl.PwMultiAff.from_pw_aff(offset.get_pw_aff(d)))
+    return out
 
 
 def pack_bodies(statements: dict[str, StatementBody], packs: tuple[Pack, ...], found: dict[str, Footprint],
@@ -288,9 +318,10 @@ def pack_bodies(statements: dict[str, StatementBody], packs: tuple[Pack, ...], f
         if pack.buffer not in found:
             continue
         chains: list[N.Subscript] = []
+        ctx = found[pack.buffer].elements.get_ctx()
         for name in pack.statements:
             stmt = out[name]
-            body, chain = _reading_buffer(stmt.body, pack)
+            body, chain = _reading_buffer(stmt.body, pack, reads_access(pack, stmt.iterators, ctx))
             chains.extend(chain)
             out[name] = StatementBody(name, body, stmt.iterators + pack.indices())
         if not chains:
@@ -299,7 +330,7 @@ def pack_bodies(statements: dict[str, StatementBody], packs: tuple[Pack, ...], f
         dates = tuple(f"{_INDEX_PREFIX}_{pack.buffer}_p{k}" for k in range(outer[pack.buffer]))
         elements = tuple(f"{_INDEX_PREFIX}_{pack.buffer}_a{d}" for d in range(len(pack.sizes)))
         if pack.value is not None:
-            chain = _whole_subscripts(pack.value, pack.array, len(pack.sizes))[0]
+            chain = whole_subscripts(pack.value, pack.array, len(pack.sizes))[0]
             element = _subscripts(_root(chain), [_iterator(a) for a in elements], chain)
             source = transform(pack.value, lambda n: element if n is chain else n)
             target = _buffer_element(pack, pack.value)
@@ -332,13 +363,15 @@ def readable(body: N.Stmt, array: str, rank: int) -> bool:
     return whole > 0 and whole == uses
 
 
-def packed_value(body: N.Stmt, array: str, rank: int, scalars: frozenset[str]) -> Optional[N.Expr]:
-    """The largest expression of `body` around its one whole subscript of `array` that reads
-    nothing else but the `scalars` and constants, through + - * / and casts (`alpha * A[i][k]`
-    in `C[i][j] += alpha * A[i][k] * B[k][j]`, C's left-to-right product), if it is more
-    than the subscript; else None. Its value depends only on the subscript's element, so a
-    buffer may hold it: the copy evaluates the same operations on the same values."""
-    chains = _whole_subscripts(body, array, rank)
+def packed_value(body: N.Stmt, array: str, rank: int, scalars: frozenset[str],
+                 chosen=lambda chain: True) -> Optional[N.Expr]:
+    """The largest expression of `body` around its one whole subscript of `array` for which
+    `chosen` holds that reads nothing else but the `scalars` and constants, through + - * /
+    and casts (`alpha * A[i][k]` in `C[i][j] += alpha * A[i][k] * B[k][j]`, C's left-to-right
+    product), if it is more than the subscript; else None. Its value depends only on the
+    subscript's element, so a buffer may hold it: the copy evaluates the same operations on
+    the same values."""
+    chains = [c for c in whole_subscripts(body, array, rank) if chosen(c)]
     if len(chains) != 1:
         return None
     path = _path(body, chains[0])
@@ -386,12 +419,51 @@ def _path(root: object, target: object) -> Optional[list]:
     return None
 
 
-def _whole_subscripts(node: object, array: str, rank: int) -> list[N.Subscript]:
+def whole_subscripts(node: object, array: str, rank: int) -> list[N.Subscript]:
     return [n for n in descendants(node) if isinstance(n, N.Subscript) and _depth(n) == rank
             and _root(n) is not None and _root(n).name == array]
 
 
-def _reading_buffer(body: N.Stmt, pack: Pack) -> tuple[N.Stmt, list[N.Subscript]]:
+def reads_access(pack: Pack, iterators: tuple[str, ...], ctx: isl.Context):
+    """Whether a whole subscript of `pack.array` in a reader (loop `iterators`) is the read the
+    buffer replaces: always without `pack.access`, else when its subscripts are that access."""
+    if pack.access is None:
+        return lambda chain: True
+    access = isl.Map.read_from_str(ctx, pack.access)              # [P] -> { S[i..] -> X[a..] }
+    return lambda chain: access_of(chain, iterators, access.get_space()).intersect_domain(
+        access.domain()).is_equal(access)
+
+
+def access_of(chain: N.Subscript, iterators: tuple[str, ...], space: isl.Space) -> isl.Map:
+    """[P] -> { S[i..] -> X[a..] }: the element `chain` reads, in the map space `space` (its
+    domain's dimensions are `iterators`); a subscript that is no affine function of them gives
+    the empty relation (it matches no affine access)."""
+    domain = space.domain()
+    scope = AffineScope(space=domain.reset_tuple_id(isl.dim_type.set), iterators=iterators,
+                        params=tuple(domain.get_dim_name(isl.dim_type.param, k)
+                                     for k in range(domain.dim(isl.dim_type.param))),
+                        domain=isl.Set.universe(domain.reset_tuple_id(isl.dim_type.set)),
+                        context=isl.Set.universe(domain.reset_tuple_id(isl.dim_type.set)).params())
+    indices: list[N.Expr] = []
+    node: N.Expr = chain
+    while isinstance(node, N.Subscript):
+        indices.append(node.index)
+        node = node.base
+    indices.reverse()
+    try:
+        values = [scope.pw_aff(e) for e in indices]
+    except NotAffine:
+        return isl.Map.empty(space)
+    out = isl.Map.from_pw_aff(values[0])
+    for v in values[1:]:
+        out = out.flat_range_product(isl.Map.from_pw_aff(v))
+    return (out.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.in_))
+            .set_tuple_id(isl.dim_type.out, space.get_tuple_id(isl.dim_type.out)))
+
+
+def _reading_buffer(body: N.Stmt, pack: Pack, replaced=lambda chain: True) -> tuple[N.Stmt, list[N.Subscript]]:
+    """`body` with the reads of `pack.array` for which `replaced` holds (or `pack.value`) reading
+    the buffer, and the subscripts replaced."""
     rank = len(pack.sizes)
     chains: list[N.Subscript] = []
     if pack.value is not None:
@@ -399,7 +471,7 @@ def _reading_buffer(body: N.Stmt, pack: Pack) -> tuple[N.Stmt, list[N.Subscript]
 
         def swap_value(node: object) -> object:
             if node == value:
-                chains.extend(_whole_subscripts(node, pack.array, rank))
+                chains.extend(whole_subscripts(node, pack.array, rank))
                 return _buffer_element(pack, value)
             return node
 
@@ -408,7 +480,7 @@ def _reading_buffer(body: N.Stmt, pack: Pack) -> tuple[N.Stmt, list[N.Subscript]
     def swap(node: object) -> object:
         if isinstance(node, N.Subscript) and _depth(node) == rank:
             root = _root(node)
-            if root is not None and root.name == pack.array:
+            if root is not None and root.name == pack.array and replaced(node):
                 chains.append(node)
                 return _buffer_element(pack, node)
         return node

@@ -31,7 +31,11 @@ FLAGS = (*harness.KERNEL_CFLAGS, "-O3", "-fpencil-dump=scop,schedule")
 RECORD_FIELDS = ("status", "tiled_bands", "parallel_loops", "vector_loops", "register_tiled_bands", "wavefronts")
 
 #: Variants whose schedule still differs from their original's, and why (from the dumps).
-EXPECTED_DIFFERENT: dict[str, str] = {}
+_SSE2_TRIANGLE = ("same tree; without -march (SSE2's 4 x 4 register tiles) the AST with the packed "
+                  "panels' copies exceeds isl's budget for the original's spelling of the triangle "
+                  "(j <= i) and not for the variant's (i >= j): the original runs its register tiles "
+                  "without packs, hence another AST and another count of vector loops")
+EXPECTED_DIFFERENT: dict[str, str] = {"syrk.ji": _SSE2_TRIANGLE, "syr2k.ji": _SSE2_TRIANGLE}
 # (mvt.fused, both products in one sweep over A, was here: isl splits the two products
 # apart as in the original, and `source-order` kept the fused source's sweep. Since
 # `row-blocks`, both spellings get the same nest over blocks of rows of A.)

@@ -73,3 +73,33 @@ def test_ast_copies_before_the_micro_kernel(tmp_path):
     reader = codegen.statements["S_1"]
     assert reader.iterators[-4:] == (*codegen.packs[0].indices(), *codegen.packs[1].indices())
     assert "/" not in text.split("// register-tile", 1)[1].split("S_1(", 1)[1].split(")", 1)[0]
+
+
+def test_syrk_packs_each_read_of_a_the_b_panel_transposed(tmp_path):
+    """syrk reads A twice: `alpha * A[i][k]` is the A panel (array order) and `A[j][k]`, down
+    which the register tile's columns j walk, the B panel copied as buffer[k][j]."""
+    from clangpass.poly.packing import whole_subscripts
+    from test_suite.unit.poly.test_register_tile import SYRK
+    unit = _unit_after(tmp_path, SYRK, tile_size=32)
+    a_panel, b_panel = sorted(unit.scop.packs, key=lambda p: p.order is not None)
+    assert (a_panel.array, b_panel.array) == ("A", "A")
+    assert format_expr(a_panel.value) == "(alpha * A[i][k])" and a_panel.order is None
+    assert b_panel.value is None and b_panel.order == (1, 0) and b_panel.sizes == (32, 32)
+    assert "o0 = j and o1 = k" in b_panel.access
+    codegen = generate_ast(unit.scop, frozenset())
+    body = format_expr(codegen.statements["S_1"].body.expr)
+    # Each read became its own buffer; no read of A is left in the micro-kernel's statement.
+    assert a_panel.buffer in body and b_panel.buffer in body
+    assert not whole_subscripts(codegen.statements["S_1"].body, "A", 2)
+    # The copy loops run over A[c3][c4] (j, then k) and write buffer[c4 - c2][c3 - c1] (k, j).
+    assert f"{b_panel.copy}(c0, c1, c2, c3, c4, -c2 + c4, -c1 + c3);" in format_ast(codegen)
+
+
+def test_syr2k_transposed_panels_hold_the_scaled_elements(tmp_path):
+    """syr2k's `A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k]`: the B panels A[j][k]
+    and B[j][k] are copied transposed with their `* alpha`; B[i][k] and A[i][k] (no expression
+    of read-only scalars around them) stay in the arrays."""
+    from test_suite.unit.poly.test_register_tile import SYR2K
+    unit = _unit_after(tmp_path, SYR2K, tile_size=32)
+    assert sorted((p.array, format_expr(p.value), p.order) for p in unit.scop.packs) == [
+        ("A", "(A[j][k] * alpha)", (1, 0)), ("B", "(B[j][k] * alpha)", (1, 0))]

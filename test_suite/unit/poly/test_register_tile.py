@@ -86,9 +86,59 @@ def test_gemm_point_band_roles(tmp_path):
     assert register_roles(point, unit.scop.reads, unit.scop.writes) == (0, 1, 2)
 
 
-def test_reduction_innermost_is_not_register_tiled(tmp_path):
+def test_reduction_innermost_point_band_roles(tmp_path):
+    # syrk's reduction is its innermost, unit-stride loop (i mod 32, j mod 32, k mod 32): the
+    # register tile takes j as its column (C[i][j] steps along it) and k between tile and point loops.
+    unit = _unit_before(tmp_path, SYRK_LIKE, "point-loop-order", tile_size=32)
+    point = _bands_under(unit.scop.schedule.get_root())[-1]
+    assert register_roles(point, unit.scop.reads, unit.scop.writes) == (0, 2, 1)
     unit = _unit_before(tmp_path, SYRK_LIKE, "register-tile", tile_size=32)
-    assert register_tiled_bands(unit.scop.schedule) == 0
+    assert register_tiled_bands(unit.scop.schedule) == 1
+
+
+# syrk as PolyBench writes it: the lower triangle, beta first, the reduction outside j.
+SYRK = """\
+void f(int n, int m, double alpha, double beta, double C[static const restrict n][n],
+       double A[static const restrict n][m]) {
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j <= i; j++)
+      C[i][j] *= beta;
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++)
+        C[i][j] += alpha * A[i][k] * A[j][k];
+  }
+}
+"""
+
+# syr2k: two reads of each of A and B per statement, the columns j walking down both.
+SYR2K = """\
+void f(int n, int m, double alpha, double beta, double C[static const restrict n][n],
+       double A[static const restrict n][m], double B[static const restrict n][m]) {
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j <= i; j++)
+      C[i][j] *= beta;
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++)
+        C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("source", [SYRK, SYR2K], ids=["syrk", "syr2k"])
+def test_triangular_register_tiles_run_every_instance(tmp_path, source):
+    # Full register tiles below the diagonal, partial ones on it; sizes with partial tiles.
+    region, module = region_of(tmp_path, source)
+    outcome = optimise_region(region, module, CompileOptions(opt_level=3, tile_size=8), DumpSink())
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["register_tiled_bands"] == 1
+    assert "c6 <= 3; c6 += 1)" in format_ast(outcome.unit)
+    for n in (1, 3, 4, 9, 13):
+        memory = initial_memory(region, n)
+        expected, actual = copy.deepcopy(memory), copy.deepcopy(memory)
+        RegionInterpreter(expected).run(region.body)
+        AstInterpreter(outcome.unit, actual).run()
+        assert np.array_equal(expected["C"], actual["C"]), n
 
 
 # trmm's shape: the accumulated array is also read at another element.
