@@ -22,8 +22,8 @@ void atax(int m, int n, double A[static const restrict m][n], double x[static co
 }
 """
 
-# Two chains in one loop, each over its own matrix (gesummv's shape, already at the memory
-# bandwidth); the read of t[i] keeps them in one loop.
+# Two chains in one loop, each over its own matrix (gesummv's shape, still bound by the add
+# latency); the read of t[i] keeps them in one loop.
 TWO_CHAINS = """\
 void g(int n, double A[static const restrict n][n], double B[static const restrict n][n],
        double x[static const restrict n], double t[static const restrict n], double y[static const restrict n]) {
@@ -62,8 +62,22 @@ def test_atax_row_loop_is_jammed(tmp_path):
     assert disabled.facts["jammed_loops"] == 0
 
 
-def test_two_chains_are_left_alone(tmp_path):
+def test_two_chains_are_jammed(tmp_path):
     outcome = optimise(tmp_path, TWO_CHAINS, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 1
+
+
+# Three chains in one loop (MAX_CHAINS is 2): they already overlap.
+THREE_CHAINS = TWO_CHAINS.replace("double y[static const restrict n]) {",
+                                  "double y[static const restrict n], double z[static const restrict n]) {") \
+    .replace("y[i] = B[i][j] * x[j] + y[i] + t[i];\n",
+             "y[i] = B[i][j] * x[j] + y[i] + t[i];\n      z[i] = A[i][j] * B[i][j] + z[i];\n")
+
+
+def test_three_chains_are_left_alone(tmp_path):
+    assert "z[i] = A[i][j]" in THREE_CHAINS
+    outcome = optimise(tmp_path, THREE_CHAINS, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
     assert outcome.facts["jammed_loops"] == 0
 
@@ -97,7 +111,8 @@ def test_a_triangular_chain_is_left_alone(tmp_path):
 
 # gesummv as written: isl fuses the statements outside the j loop into its band at constant
 # dates; mark-vector must not split the two chains apart for them (two one-chain loops, which
-# this pass would then jam, ran 2.2-2.7 ms against 1.6 fused and gcc's 1.6 at N=1300).
+# this pass would then jam, ran 2.2-2.7 ms against 1.6 fused and gcc's 1.6 at N=1300). The
+# fused loop's two chains are jammed together: three rows' six chains in one j loop.
 GESUMMV = """\
 void gesummv(int n, double alpha, double beta, double A[static const restrict n][n],
              double B[static const restrict n][n], double tmp[static const restrict n],
@@ -118,6 +133,7 @@ void gesummv(int n, double alpha, double beta, double A[static const restrict n]
 def test_gesummv_chains_stay_in_one_loop(tmp_path):
     outcome = optimise(tmp_path, GESUMMV, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.facts["jammed_loops"] == 0
+    assert outcome.facts["jammed_loops"] == 1
     text = outcome.unit.ast.to_C_str()
-    assert re.search(r"S_2\(c0, c1\);\s*S_3\(c0, c1\);", text), text
+    assert re.search(r"S_2\(c0, c2\);\s*S_2\(c0 \+ 1, c2\);\s*S_2\(c0 \+ 2, c2\);\s*"
+                     r"S_3\(c0, c2\);\s*S_3\(c0 \+ 1, c2\);\s*S_3\(c0 \+ 2, c2\);", text), text
