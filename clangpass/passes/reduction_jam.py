@@ -136,11 +136,14 @@ class ReductionJam(Pass):
                     """Jam under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.band:
                         candidate = _jammable(node, scop.reads, scop.writes, factor, columns)
+                        result = None
                         if candidate is not None:
                             result = _jam(node, candidate, broken, factor)
-                            if result is not None:
-                                jammed[0] += 1
-                                return result
+                        elif not columns:
+                            result = _jam_triangle(node, broken, factor)
+                        if result is not None:
+                            jammed[0] += 1
+                            return result
                     for k in range(node.n_children()):
                         node = visit(node.child(k)).parent()
                     return node
@@ -411,3 +414,123 @@ def _isolate(band: isl.ScheduleNode, full: isl.Set) -> isl.ScheduleNode:
     band = band.band_set_ast_build_options(isl.UnionSet.from_set(option))
     band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)
     return band.band_member_set_isolate_ast_loop_type(0, isl.ast_loop_type.atomic)
+
+
+# ----------------------------------------------------------------------------- triangular chains
+def _triangle_parts(band: isl.ScheduleNode, factor: int) -> tuple[int, isl.UnionSet, isl.UnionSet] | None:
+    """For a one-member band L over a sequence with one innermost band J (one member) whose
+    range is bounded by L's (trisolv's `for (j = 0; j < i; j++) x[i] -= L[i][j] * x[j];`,
+    then `x[i] /= L[i][i]`): (J's filter position, the rectangle, the rest), or None.
+
+    The rectangle holds J's instances below the strip of `factor` rows their row belongs to
+    (j < i - i mod R): within a full strip, every row runs all of them, in the same order of
+    j. The rest (J's instances inside the strip's triangle, and the other statements) is at
+    most R x R instances a strip."""
+    if band.band_n_member() != 1 or band.n_children() != 1:
+        return None
+    seq = band.child(0)
+    if seq.get_type() != isl.schedule_node_type.sequence:
+        return None
+    found = None
+    for k in range(seq.n_children()):
+        below = seq.child(k).child(0)
+        if below.get_type() == isl.schedule_node_type.leaf:
+            continue
+        if below.get_type() == isl.schedule_node_type.mark:
+            below = below.child(0)
+        if below.get_type() != isl.schedule_node_type.band or _inner_bands(below) != []:
+            return None
+        if below.band_n_member() != 1 or _under_vector_mark(below):
+            continue            # a statement at a constant date under L (S_2: one row's end)
+        if found is not None:
+            return None
+        found = k
+    if found is None:
+        return None
+    inner = seq.child(found).child(0)
+    rows = band.band_get_partial_schedule().get_union_pw_aff(0)        # [P] -> { S[i..] -> [(l)] }
+    cols = inner.band_get_partial_schedule().get_union_pw_aff(0)       # [P] -> { S[i..] -> [(j)] }
+    rect = isl.UnionSet.empty(inner.get_domain().get_space())
+    tri_ok = True
+    pieces = cols.get_pw_aff_list()
+    instances = inner.get_domain()                                     # [P] -> { S[i..] : ... }
+    for k in range(pieces.n_pw_aff()):
+        j = pieces.get_at(k)
+        j = j.intersect_domain(instances.extract_set(j.get_domain_space()))
+        domain = isl.UnionSet.from_set(j.domain())
+        l_list = rows.intersect_domain(domain).get_pw_aff_list()
+        if l_list.n_pw_aff() != 1:
+            return None
+        l = l_list.get_at(0)
+        strip = l.scale_down_val(isl.Val.int_from_si(band.get_ctx(), factor)).floor() \
+                 .scale_val(isl.Val.int_from_si(band.get_ctx(), factor))
+        rect = rect.union(isl.UnionSet.from_set(j.lt_set(strip)))
+        # The triangle stays inside the strip: j < strip + R.
+        tri = j.ge_set(strip)
+        if not tri.is_subset(j.lt_set(strip.add_constant_val(isl.Val.int_from_si(band.get_ctx(), factor)))):
+            tri_ok = False
+    if not tri_ok or rect.is_empty():
+        return None
+    rest = band.get_domain().subtract(rect)
+    return found, rect, rest
+
+
+def _jam_triangle(band: isl.ScheduleNode, broken: Callable[[isl.Schedule], bool],
+                  factor: int = JAM) -> isl.ScheduleNode | None:
+    """`band` (L, see `_triangle_parts`) jammed over its rectangle, or None:
+
+        band [L - L mod R]                    the strip loop (L's marks stay above it)
+          band [0]                            isolate option: the full strips apart
+            sequence
+              filter rectangle
+                ... band [J]
+                      band [L mod R]          unrolled: R chains per iteration of J
+              filter rest
+                band [L mod R]                the strip's rows in turn, as before
+                  ... L's old subtree         (the triangle and the row's end)
+
+    Each row still accumulates its terms in the order of J (the rectangle's, then the
+    triangle's). Returns the node at `band`'s position."""
+    parts = _triangle_parts(band, factor)
+    if parts is None:
+        return None
+    found, rect, rest = parts
+    ctx = band.get_ctx()
+    coincident = band.band_member_get_coincident(0)
+    permutable = band.band_get_permutable()
+    partial = band.band_get_partial_schedule()                   # [P] -> { S[i..] -> [l] }
+    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, factor))
+    strips = partial.scale_down_multi_val(size).floor().scale_multi_val(size)
+    points = partial.sub(strips)
+
+    node = band.delete()                                         # L's old child: the sequence
+    filters = isl.UnionSetList.alloc(ctx, 2).add(rect).add(rest)
+    node = node.insert_sequence(filters)                         # the new sequence
+    # The rectangle: R rows per iteration of J, unrolled, at J's leaf.
+    # (isl drops the filters the rectangle leaves empty: find J's leaf below it)
+    leaf = node.child(0)
+    while leaf.get_type() != isl.schedule_node_type.leaf:
+        if leaf.get_type() == isl.schedule_node_type.sequence:
+            live = [k for k in range(leaf.n_children()) if not leaf.child(k).get_domain().is_empty()]
+            if len(live) != 1:
+                return None
+            leaf = leaf.child(live[0])
+        else:
+            leaf = leaf.child(0)
+    leaf = leaf.insert_partial_schedule(points.intersect_domain(leaf.get_domain()))
+    leaf = leaf.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+    node = leaf.ancestor(leaf.get_tree_depth() - node.get_tree_depth())
+    # The rest: row after row of the strip, each as before.
+    rest_node = node.child(1).child(0)
+    rest_node = rest_node.insert_partial_schedule(points.intersect_domain(rest_node.get_domain()))
+    node = rest_node.parent().parent()
+    jammed = node.insert_partial_schedule(strips)
+    jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
+    dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
+    full = _full_prefixes(dates, factor)
+    if full.is_empty():
+        return None
+    jammed = _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
+    if broken(jammed.get_schedule()):
+        return None
+    return jammed

@@ -88,7 +88,7 @@ def test_a_carried_dependence_forbids_the_jam(tmp_path):
     assert outcome.facts["jammed_loops"] == 0
 
 
-# A triangular chain (j <= i): strips of three rows have reduction loops of three lengths.
+# A triangular chain (j <= i) whose row start isl fuses into the j band.
 TRIANGLE = """\
 void tri(int n, double A[static const restrict n][n], double x[static const restrict n],
          double t[static const restrict n]) {
@@ -101,12 +101,53 @@ void tri(int n, double A[static const restrict n][n], double x[static const rest
 """
 
 
-def test_a_triangular_chain_is_left_alone(tmp_path):
+def test_a_triangular_chain_with_its_start_in_the_loop_band_is_left_alone(tmp_path):
+    """j <= i with `t[i] = 0.0` fused into the j band at date 0: the row's start would have to
+    run before the rectangle left of its strip; only a j band alone under the row's sequence
+    (trisolv, below) is split into rectangle and triangle. Rectangular, it is jammed."""
     outcome = optimise(tmp_path, TRIANGLE, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
     assert outcome.facts["jammed_loops"] == 0
     rectangle = optimise(tmp_path, TRIANGLE.replace("j <= i", "j < n"), opt_level=3)
     assert rectangle.facts["jammed_loops"] == 1
+
+
+# trisolv: each row's chain reads the rows solved before it (x[j], j < i), and the row's end
+# (x[i] /= L[i][i]) finishes x[i] for the rows after it.
+TRISOLV = """\
+void trisolv(int n, double L[static const restrict n][n], double x[static const restrict n],
+             double b[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    x[i] = b[i];
+    for (int j = 0; j < i; j++)
+      x[i] -= L[i][j] * x[j];
+    x[i] = x[i] / L[i][i];
+  }
+}
+"""
+
+
+def test_trisolv_rows_are_jammed_left_of_their_strip(tmp_path):
+    outcome = optimise(tmp_path, TRISOLV, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 1
+    text = outcome.unit.ast.to_C_str()
+    # the rectangle: x[j] of earlier strips only, three chains per j
+    assert re.search(r"for \(int c2 = 0; c2 < c0; c2 \+= 1\) \{\s*S_1\(c0, c2\);\s*S_1\(c0 \+ 1, c2\);\s*"
+                     r"S_1\(c0 \+ 2, c2\);\s*\}", text), text
+    # the strip's triangle, row after row, each row ended (S_2) before the next one reads it
+    assert re.search(r"for \(int c3 = c0; c3 < c0 \+ c2; c3 \+= 1\)\s*S_1\(c0 \+ c2, c3\);\s*(// vector\s*)?"
+                     r"S_2\(c0 \+ c2\);", text), text
+
+
+def test_a_triangular_chain_reading_the_previous_row_is_left_alone(tmp_path):
+    """x[i] -= L[i][j] * x[i - 1]: row i + 1's chain needs row i's end, so no two rows' chains
+    may run together, in the rectangle either."""
+    source = TRISOLV.replace("x[i] -= L[i][j] * x[j];", "x[i] -= L[i][j] * x[i - 1];")
+    assert "x[i - 1]" in source
+    outcome = optimise(tmp_path, source, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 0
 
 
 # gesummv as written: isl fuses the statements outside the j loop into its band at constant
