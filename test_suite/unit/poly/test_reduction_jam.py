@@ -178,3 +178,4 @@ def test_gesummv_chains_stay_in_one_loop(tmp_path):
     text = outcome.unit.ast.to_C_str()
     assert re.search(r"S_2\(c0, c2\);\s*S_2\(c0 \+ 1, c2\);\s*S_2\(c0 \+ 2, c2\);\s*"
                      r"S_3\(c0, c2\);\s*S_3\(c0 \+ 1, c2\);\s*S_3\(c0 \+ 2, c2\);", text), text
+
