@@ -53,11 +53,11 @@ no guards there).
 Triangular chains (`_jam_triangle`): where J's range grows with L (trisolv's `for (j = 0;
 j < i; j++) x[i] -= L[i][j] * x[j];` then `x[i] /= L[i][i]`, each row reading the rows
 solved before it), J alone under L's sequence is split in two: the rectangle, J's instances
-left of the strip of their row (j < i - i mod R), where every row of a full strip runs the
-same j, jammed as above; and the strip's own triangle with the rest of L's body, run row after
+left of the strip of their row (j < i - i mod R, R = `TRIANGLE_JAM`, 8), where every row of
+a full strip runs the same j, jammed as above; and the strip's own triangle with the rest of L's body, run row after
 row as before. Each row still receives its terms in the order of j, and the legality check
 refuses rows that read what an earlier row of their strip finishes later (`x[i - 1]` in the
-chain). trisolv at LARGE (N=2000), one thread: 1.74 ms against gcc -O3's 2.84 (1.64x).
+chain). trisolv at LARGE (N=2000), one thread: 1.35 ms against gcc -O3's 2.80 (2.08x).
 
 `keep-streams` leaves the two-deep bands of such chains untiled for this pass. The record
 counts the jammed loops (`jammed_loops`), triangular ones included.
@@ -92,6 +92,11 @@ from clangpass.poly.validity import VECTOR_MARK, dependence_violations
 JAM = 3
 #: Statements under L beyond which it is not jammed (each is copied JAM times).
 MAX_STATEMENTS = 8
+#: Rows jammed together over a triangle's rectangle (`_jam_triangle`). trisolv LARGE (N=2000), one
+#: thread, minima of 40 interleaved runs: gcc -O3 2.80 ms; by 3 1.65 ms, 4 1.50, 6 1.41, 8 1.35
+#: (2.08x; its 16 MB of L at the one-thread triad, 13.2 GB/s, take 1.21 ms). The strip's triangle,
+#: R x R / 2 instances run row after row, stays negligible beside the rectangle.
+TRIANGLE_JAM = 8
 #: Accumulation chains in one J loop beyond which L is not jammed. Two (gesummv's `tmp[i]` and
 #: `y[i]`, over A and B) still wait on the add latency: on the AVX-512 Xeon (4 cycles an add),
 #: gesummv LARGE jammed by 3 by hand ran 1.15 ms against 1.53 for gcc -O3 and for the source
@@ -151,7 +156,7 @@ class ReductionJam(Pass):
                         if candidate is not None:
                             result = _jam(node, candidate, broken, factor)
                         elif not columns:
-                            result = _jam_triangle(node, scop.reads, scop.writes, broken, factor)
+                            result = _jam_triangle(node, scop.reads, scop.writes, broken, TRIANGLE_JAM)
                         if result is not None:
                             jammed[0] += 1
                             return result
@@ -495,7 +500,7 @@ def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
 
 
 def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
-                  broken: Callable[[isl.Schedule], bool], factor: int = JAM) -> isl.ScheduleNode | None:
+                  broken: Callable[[isl.Schedule], bool], factor: int = TRIANGLE_JAM) -> isl.ScheduleNode | None:
     """`band` (L, see `_triangle_parts`) jammed over its rectangle, or None:
 
         band [L - L mod R]                    the strip loop (L's marks stay above it)

@@ -27,7 +27,7 @@ SIZES: dict[str, tuple[tuple[str, ...], ...]] = {
     "bicg": (("M=41", "N=37"), ("M=1", "N=1"), ("M=3", "N=2")),
     "gemver": (("N=45",), ("N=1",), ("N=3",)),
     "gesummv": (("N=43",), ("N=1",), ("N=2",)),
-    "trisolv": (("N=43",), ("N=1",), ("N=2",), ("N=3",), ("N=4",)),
+    "trisolv": (("N=43",), ("N=16",), ("N=1",), ("N=2",), ("N=9",)),
 }
 #: Kernels the pass jams (gesummv: two chains in one loop; trisolv: a triangle).
 JAMMED = frozenset({"atax", "mvt", "bicg", "gemver", "gesummv", "trisolv"})

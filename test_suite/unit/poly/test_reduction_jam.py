@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from clangpass.passes.reduction_jam import TRIANGLE_JAM
 from test_suite.unit.poly.snippets import optimise
 
 # atax's shape: one chain per row (tmp), then a vector loop over the same row (y).
@@ -132,9 +133,11 @@ def test_trisolv_rows_are_jammed_left_of_their_strip(tmp_path):
     assert outcome.status == "optimized", outcome.reason
     assert outcome.facts["jammed_loops"] == 1
     text = outcome.unit.ast.to_C_str()
-    # the rectangle: x[j] of earlier strips only, three chains per j
-    assert re.search(r"for \(int c2 = 0; c2 < c0; c2 \+= 1\) \{\s*S_1\(c0, c2\);\s*S_1\(c0 \+ 1, c2\);\s*"
-                     r"S_1\(c0 \+ 2, c2\);\s*\}", text), text
+    # the rectangle: x[j] of earlier strips only, TRIANGLE_JAM (8) chains per j
+    rows = r"\s*".join([r"S_1\(c0, c2\);"] + [rf"S_1\(c0 \+ {r}, c2\);" for r in range(1, TRIANGLE_JAM)])
+    assert TRIANGLE_JAM == 8
+    assert re.search(r"for \(int c0 = 0; c0 < n; c0 \+= 8\)", text), text
+    assert re.search(r"for \(int c2 = 0; c2 < c0; c2 \+= 1\) \{\s*" + rows + r"\s*\}", text), text
     # the strip's triangle, row after row, each row ended (S_2) before the next one reads it
     assert re.search(r"for \(int c3 = c0; c3 < c0 \+ c2; c3 \+= 1\)\s*S_1\(c0 \+ c2, c3\);\s*(// vector\s*)?"
                      r"S_2\(c0 \+ c2\);", text), text
