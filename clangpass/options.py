@@ -179,8 +179,10 @@ class CompileOptions:
     """-ffast-math: allow reassociation (vectorised reductions)."""
 
     fp_contract: bool = False
-    """-ffp-contract=fast: let the back end fuse a multiply and an add into one FMA in regions
-    (gcc's and clang's flag; off by default: regions round as gcc -O0 does)."""
+    """Let the back end fuse a multiply and an add into one FMA in regions (the CPU target's
+    `contract` flags, the OpenCL prelude's FP_CONTRACT ON). The driver sets it as gcc does:
+    -ffp-contract=fast, or no -ffp-contract= in a GNU dialect (no -std, -std=gnu*) at -O2 and
+    above; off with -ffp-contract=off/on, an ISO -std, or below -O2 (clangpass.driver.cli)."""
 
     pic: bool = False
     """-fPIC/-fpic/-shared: emit position-independent code."""

@@ -295,7 +295,8 @@ class _State:
     x_language: str = ""
     opt_level: int = 0
     fast_math: bool = False
-    fp_contract: bool = False
+    fp_contract: Optional[bool] = None     # -ffp-contract= as given; None: gcc's default (_fp_contract)
+    iso_c: bool = False             # the last -std= (or -ansi) names an ISO C dialect, not a GNU one
     march: str = ""
     debug: bool = False
     debug_prefix_map: list = field(default_factory=list)     # (OLD, NEW) of -ffile/-fdebug-prefix-map
@@ -487,6 +488,26 @@ def _pass_names(flag: str, text: str) -> list[str]:
     if not names:
         raise CommandLineError(f"'{flag}' expects a pass name, got '{text}'")
     return names
+
+
+# gcc's C dialects: ISO ones (-std=c99, -std=iso9899:2011, -ansi) and GNU ones (-std=gnu11).
+_ISO_C_STD = re.compile(r"c(89|90|9x|99|1x|11|17|18|2x|23)|iso9899:\d+")
+_GNU_C_STD = re.compile(r"gnu(89|90|9x|99|1x|11|17|18|2x|23)")
+
+
+def _fp_contract(s: _State) -> bool:
+    """Whether regions may fuse a multiply and an add into one FMA (CompileOptions.fp_contract).
+
+    An explicit -ffp-contract= wins (the last one; 'on' is 'off', as in gcc). Otherwise gcc's
+    default: -ffp-contract=fast in its GNU dialects (no -std, or -std=gnu*), off in the ISO ones
+    (-std=c99/c11/c17..., -ansi). gcc forms FMAs only from -O2 up (-Os included: its
+    -fexpensive-optimizations), so at -O0, -O1 and -Og the default fuses nothing, as gcc's
+    code there does not. -ffast-math fuses whatever this says (its `fast` flags include
+    `contract`).
+    """
+    if s.fp_contract is not None:
+        return s.fp_contract
+    return not s.iso_c and s.opt_level >= 2
 
 
 def _optimisation_level(arg: str) -> Optional[tuple[int, bool]]:
@@ -787,6 +808,13 @@ class _Parser:
                 raise CommandLineError(f"unknown floating point contraction style '{style}' in '{arg}' "
                                        "(expected 'fast', 'on' or 'off')")
             s.fp_contract = style == "fast"     # gcc compiles 'on' as 'off'
+        elif arg.startswith(("-std=", "--std=")) or arg == "-ansi":
+            dialect = "c90" if arg == "-ansi" else arg.split("=", 1)[1]
+            if _ISO_C_STD.fullmatch(dialect):
+                s.iso_c = True
+            elif _GNU_C_STD.fullmatch(dialect):
+                s.iso_c = False
+            # anything else (a C++ dialect, a misspelling) is the host compiler's to judge
         elif arg.startswith("-march="):
             s.march = arg.split("=", 1)[1]
         elif arg in ("-fPIC", "-fpic", "-fPIE", "-fpie"):
@@ -1004,7 +1032,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         disabled_passes=frozenset(s.disabled_passes), passes=passes,
         pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
-        time_report=s.time_report, march=s.march, fast_math=s.fast_math, fp_contract=s.fp_contract,
+        time_report=s.time_report, march=s.march, fast_math=s.fast_math, fp_contract=_fp_contract(s),
         pic=bool(s.pic), debug=s.debug, debug_prefix_map=PrefixMap(tuple(s.debug_prefix_map)),
         thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,

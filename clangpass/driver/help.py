@@ -71,10 +71,11 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
         ("-ffp-contract=fast|on|off", "fast: fuse a multiply and an add into one FMA in regions "
                                       "(rounded once: results differ from gcc -O0's in the last "
-                                      "bits). Default off in regions whatever the -std, so they "
-                                      "round as gcc -O0 does; 'on' is 'off', as in gcc. Also given "
-                                      "to the host compiler (gcc's own default is fast in GNU "
-                                      "modes)."),
+                                      "bits); off: round every product, as gcc -O0 does; 'on' is "
+                                      "'off', as in gcc. Default as gcc's: fast in GNU dialects "
+                                      "(no -std, -std=gnu*) at -O2 and above, off with an ISO "
+                                      "-std (c99, c11, c17, -ansi) and below -O2. Also given to "
+                                      "the host compiler."),
         ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
         ("-g", "Regions carry line information for debuggers."),
         ("-ffile-prefix-map=OLD=NEW", "Write paths starting with OLD as NEW in the object (gcc's; "

@@ -42,14 +42,25 @@ A[i][j] * tmp[i]`) keeps its mark and now updates its element with R terms per
 iteration; the parallel loop L becomes its strip loop (same iterations, R at a
 time).
 
-Scope: J must hold exactly one such chain (two or more already overlap, and each
-streams its own data: gesummv's two chains over two matrices run at the memory
-bandwidth, jammed by hand or not, 1.56 against 1.59 ms); L must have no band below
+Scope: J must hold one or two such chains (`MAX_CHAINS`: gesummv's two chains over
+two matrices still wait on the add latency of a 4-cycle core, where an earlier 3-cycle
+machine had them at the memory bandwidth); L must have no band below
 it but the innermost loops (the jammed subtree is at most two loops deep), hold at
 most `MAX_STATEMENTS` statements (the body is copied R times), and have full strips
 (isolated by a constant band under the strip loop, so that the unrolled copies need
-no guards there). `keep-streams` leaves the two-deep bands of such chains untiled
-for this pass. The record counts the jammed loops (`jammed_loops`).
+no guards there).
+
+Triangular chains (`_jam_triangle`): where J's range grows with L (trisolv's `for (j = 0;
+j < i; j++) x[i] -= L[i][j] * x[j];` then `x[i] /= L[i][i]`, each row reading the rows
+solved before it), J alone under L's sequence is split in two: the rectangle, J's instances
+left of the strip of their row (j < i - i mod R, R = `TRIANGLE_JAM`, 8), where every row of
+a full strip runs the same j, jammed as above; and the strip's own triangle with the rest of L's body, run row after
+row as before. Each row still receives its terms in the order of j, and the legality check
+refuses rows that read what an earlier row of their strip finishes later (`x[i - 1]` in the
+chain). trisolv at LARGE (N=2000), one thread: 1.35 ms against gcc -O3's 2.80 (2.08x).
+
+`keep-streams` leaves the two-deep bands of such chains untiled for this pass. The record
+counts the jammed loops (`jammed_loops`), triangular ones included.
 
 In a nest `row-blocks` built (its record says so), R is `ROW_JAM` (6), L's range may move
 with the block loop around it as long as a single strip is ever partial (the last rows of
@@ -81,6 +92,16 @@ from clangpass.poly.validity import VECTOR_MARK, dependence_violations
 JAM = 3
 #: Statements under L beyond which it is not jammed (each is copied JAM times).
 MAX_STATEMENTS = 8
+#: Rows jammed together over a triangle's rectangle (`_jam_triangle`). trisolv LARGE (N=2000), one
+#: thread, minima of 40 interleaved runs: gcc -O3 2.80 ms; by 3 1.65 ms, 4 1.50, 6 1.41, 8 1.35
+#: (2.08x; its 16 MB of L at the one-thread triad, 13.2 GB/s, take 1.21 ms). The strip's triangle,
+#: R x R / 2 instances run row after row, stays negligible beside the rectangle.
+TRIANGLE_JAM = 8
+#: Accumulation chains in one J loop beyond which L is not jammed. Two (gesummv's `tmp[i]` and
+#: `y[i]`, over A and B) still wait on the add latency: on the AVX-512 Xeon (4 cycles an add),
+#: gesummv LARGE jammed by 3 by hand ran 1.15 ms against 1.53 for gcc -O3 and for the source
+#: order (minima of 40 interleaved runs, one thread), by 2 1.18 ms.
+MAX_CHAINS = 2
 
 
 @dataclass(frozen=True)
@@ -131,11 +152,14 @@ class ReductionJam(Pass):
                     """Jam under `node`; returns the node now at `node`'s position."""
                     if node.get_type() == isl.schedule_node_type.band:
                         candidate = _jammable(node, scop.reads, scop.writes, factor, columns)
+                        result = None
                         if candidate is not None:
                             result = _jam(node, candidate, broken, factor)
-                            if result is not None:
-                                jammed[0] += 1
-                                return result
+                        elif not columns:
+                            result = _jam_triangle(node, scop.reads, scop.writes, broken, TRIANGLE_JAM)
+                        if result is not None:
+                            jammed[0] += 1
+                            return result
                     for k in range(node.n_children()):
                         node = visit(node.child(k)).parent()
                     return node
@@ -202,9 +226,9 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
             return None
         member = band.band_n_member() - 2
         chains = [accumulation_chains(band, member + 1, band, member, reads, writes)]
-    # One chain in a J loop: the adds wait on each other. Two or more already overlap (see
+    # One or two chains in a J loop: the adds wait on each other. More already overlap (see
     # the module docstring).
-    if 1 not in chains:
+    if not any(1 <= c <= MAX_CHAINS for c in chains):
         return None
     # Rectangular only: L's range must not depend on the loops outside it, nor J's on L
     # (syrk's triangular point loops, trisolv's j < i): partial strips everywhere otherwise,
@@ -222,10 +246,12 @@ def _jammable(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
 
 
 def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode, l: int,
-            reads: isl.UnionMap, writes: isl.UnionMap) -> int:
+            reads: isl.UnionMap, writes: isl.UnionMap, elsewhere: bool = False) -> int:
     """How many statements of `inner` iterate along member `j` of `inner` writing one element
     there that moves along member `l` of `outer`, and read the arrays they write only at that
-    element (so that LLVM keeps the R accumulators in registers): the accumulation chains."""
+    element (so that LLVM keeps the R accumulators in registers; with `elsewhere`, also at other
+    elements: trisolv's x[j], which the rows' accumulators, kept in registers from one
+    iteration to the next, are stored beside): the accumulation chains."""
     found = 0
     dates = inner.band_get_partial_schedule().get_union_pw_aff(j)     # [P] -> { S[i..] -> [(t_j)] }
     pieces = dates.get_pw_aff_list()
@@ -243,7 +269,7 @@ def accumulation_chains(inner: isl.ScheduleNode, j: int, outer: isl.ScheduleNode
                 and all(s is not Stride.INVARIANT for s in along_l)):
             continue
         arrays = written.range().universe()                            # [P] -> { C[c..] }
-        if reads.intersect_domain(domain).intersect_range(arrays).is_subset(written):
+        if elsewhere or reads.intersect_domain(domain).intersect_range(arrays).is_subset(written):
             found += 1
     return found
 
@@ -406,3 +432,129 @@ def _isolate(band: isl.ScheduleNode, full: isl.Set) -> isl.ScheduleNode:
     band = band.band_set_ast_build_options(isl.UnionSet.from_set(option))
     band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)
     return band.band_member_set_isolate_ast_loop_type(0, isl.ast_loop_type.atomic)
+
+
+# ----------------------------------------------------------------------------- triangular chains
+def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
+                    factor: int) -> tuple[int, isl.UnionSet, isl.UnionSet] | None:
+    """For a one-member band L over a sequence with one innermost band J (one member) whose
+    range is bounded by L's (trisolv's `for (j = 0; j < i; j++) x[i] -= L[i][j] * x[j];`,
+    then `x[i] /= L[i][i]`): (J's filter position, the rectangle, the rest), or None.
+
+    The rectangle holds J's instances below the strip of `factor` rows their row belongs to
+    (j < i - i mod R): within a full strip, every row runs all of them, in the same order of
+    j. The rest (J's instances inside the strip's triangle, and the other statements) is at
+    most R x R instances a strip. J must hold one or two accumulation chains (whose statements
+    may read the array they write elsewhere: trisolv's x[j]), and L's range must not depend on
+    the loops outside it (as for `_jammable`)."""
+    if band.band_n_member() != 1 or band.n_children() != 1 or len(_statement_names(band)) > MAX_STATEMENTS:
+        return None
+    l = band.get_schedule_depth()
+    if l and not _is_product(_date_set(band, l + 1), list(range(l)), [l]):
+        return None
+    seq = band.child(0)
+    if seq.get_type() != isl.schedule_node_type.sequence:
+        return None
+    found = None
+    for k in range(seq.n_children()):
+        below = seq.child(k).child(0)
+        if below.get_type() == isl.schedule_node_type.leaf:
+            continue
+        if below.get_type() == isl.schedule_node_type.mark:
+            below = below.child(0)
+        if below.get_type() != isl.schedule_node_type.band or _inner_bands(below) != []:
+            return None
+        if below.band_n_member() != 1 or _under_vector_mark(below):
+            continue            # a statement at a constant date under L (S_2: one row's end)
+        if found is not None:
+            return None
+        found = k
+    if found is None:
+        return None
+    inner = seq.child(found).child(0)
+    if not 1 <= accumulation_chains(inner, 0, band, 0, reads, writes, elsewhere=True) <= MAX_CHAINS:
+        return None
+    rows = band.band_get_partial_schedule().get_union_pw_aff(0)        # [P] -> { S[i..] -> [(l)] }
+    cols = inner.band_get_partial_schedule().get_union_pw_aff(0)       # [P] -> { S[i..] -> [(j)] }
+    rect = isl.UnionSet.empty(inner.get_domain().get_space())
+    pieces = cols.get_pw_aff_list()
+    instances = inner.get_domain()                                     # [P] -> { S[i..] : ... }
+    for k in range(pieces.n_pw_aff()):
+        j = pieces.get_at(k)
+        j = j.intersect_domain(instances.extract_set(j.get_domain_space()))
+        domain = isl.UnionSet.from_set(j.domain())
+        l_list = rows.intersect_domain(domain).get_pw_aff_list()
+        if l_list.n_pw_aff() != 1:
+            return None
+        l = l_list.get_at(0)
+        strip = l.scale_down_val(isl.Val.int_from_si(band.get_ctx(), factor)).floor() \
+                 .scale_val(isl.Val.int_from_si(band.get_ctx(), factor))
+        rect = rect.union(isl.UnionSet.from_set(j.lt_set(strip)))
+        # The triangle stays inside the strip: j < strip + R.
+        if not j.ge_set(strip).is_subset(j.lt_set(strip.add_constant_val(isl.Val.int_from_si(band.get_ctx(), factor)))):
+            return None
+    if rect.is_empty():
+        return None
+    rest = band.get_domain().subtract(rect)
+    return found, rect, rest
+
+
+def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
+                  broken: Callable[[isl.Schedule], bool], factor: int = TRIANGLE_JAM) -> isl.ScheduleNode | None:
+    """`band` (L, see `_triangle_parts`) jammed over its rectangle, or None:
+
+        band [L - L mod R]                    the strip loop (L's marks stay above it)
+          band [0]                            isolate option: the full strips apart
+            sequence
+              filter rectangle
+                ... band [J]
+                      band [L mod R]          unrolled: R chains per iteration of J
+              filter rest
+                band [L mod R]                the strip's rows in turn, as before
+                  ... L's old subtree         (the triangle and the row's end)
+
+    Each row still accumulates its terms in the order of J (the rectangle's, then the
+    triangle's). Returns the node at `band`'s position."""
+    parts = _triangle_parts(band, reads, writes, factor)
+    if parts is None:
+        return None
+    found, rect, rest = parts
+    ctx = band.get_ctx()
+    coincident = band.band_member_get_coincident(0)
+    permutable = band.band_get_permutable()
+    partial = band.band_get_partial_schedule()                   # [P] -> { S[i..] -> [l] }
+    size = isl.MultiVal.zero(partial.get_space()).set_val(0, isl.Val.int_from_si(ctx, factor))
+    strips = partial.scale_down_multi_val(size).floor().scale_multi_val(size)
+    points = partial.sub(strips)
+
+    node = band.delete()                                         # L's old child: the sequence
+    filters = isl.UnionSetList.alloc(ctx, 2).add(rect).add(rest)
+    node = node.insert_sequence(filters)                         # the new sequence
+    # The rectangle: R rows per iteration of J, unrolled, at J's leaf.
+    # (isl drops the filters the rectangle leaves empty: find J's leaf below it)
+    leaf = node.child(0)
+    while leaf.get_type() != isl.schedule_node_type.leaf:
+        if leaf.get_type() == isl.schedule_node_type.sequence:
+            live = [k for k in range(leaf.n_children()) if not leaf.child(k).get_domain().is_empty()]
+            if len(live) != 1:
+                return None
+            leaf = leaf.child(live[0])
+        else:
+            leaf = leaf.child(0)
+    leaf = leaf.insert_partial_schedule(points.intersect_domain(leaf.get_domain()))
+    leaf = leaf.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+    node = leaf.ancestor(leaf.get_tree_depth() - node.get_tree_depth())
+    # The rest: row after row of the strip, each as before.
+    rest_node = node.child(1).child(0)
+    rest_node = rest_node.insert_partial_schedule(points.intersect_domain(rest_node.get_domain()))
+    node = rest_node.parent().parent()
+    jammed = node.insert_partial_schedule(strips)
+    jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
+    dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
+    full = _full_prefixes(dates, factor)
+    if full.is_empty():
+        return None
+    jammed = _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
+    if broken(jammed.get_schedule()):
+        return None
+    return jammed

@@ -149,6 +149,26 @@ def test_optimisation_levels(flag, level, fast) -> None:
     assert parse("-c", "a.c").options.opt_level == 0      # gcc's default
 
 
+@pytest.mark.parametrize("argv, contract", [
+    (["-O3"], True), (["-O2"], True), (["-Os"], True), (["-O3", "-std=gnu99"], True),
+    (["-O3", "-std=gnu11"], True), (["-O3", "--std=gnu17"], True),
+    (["-O3", "-std=c99"], False), (["-O3", "-std=c11"], False), (["-O3", "-std=c17"], False),
+    (["-O3", "-std=iso9899:1999"], False), (["-O3", "-ansi"], False), (["-O3", "--std=c2x"], False),
+    (["-O3", "-std=c99", "-std=gnu99"], True), (["-O3", "-std=gnu99", "-std=c99"], False),
+    (["-O3", "-std=c99", "-std=c++17"], False),           # not a C dialect: the last C one counts
+    ([], False), (["-O0"], False), (["-O1"], False), (["-Og"], False), (["-O3", "-O1"], False),
+    (["-O3", "-ffp-contract=off"], False), (["-O3", "-ffp-contract=on"], False),
+    (["-O3", "-std=c99", "-ffp-contract=fast"], True), (["-O1", "-ffp-contract=fast"], True),
+    (["-O3", "-ffp-contract=off", "-ffp-contract=fast"], True), (["-O3", "-ffp-contract=fast", "-std=c99"], True),
+])
+def test_fp_contract_defaults_as_gcc(argv, contract) -> None:
+    """gcc's default: fast in GNU dialects from -O2 up, off in ISO ones and below -O2; an
+    explicit -ffp-contract= wins wherever it stands; every flag also reaches the host."""
+    c = parse(*argv, "-c", "a.c")
+    assert c.options.fp_contract is contract
+    assert all(flag in c.host_args for flag in argv)
+
+
 @pytest.mark.parametrize("argv, pic", [
     ([], None), (["-fPIC"], True), (["-fpic"], True), (["-fPIE"], True), (["-fno-pic"], False),
     (["-fPIC", "-fno-PIC"], False), (["-shared"], True),

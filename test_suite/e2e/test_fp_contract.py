@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""-ffp-contract: regions fuse a multiply and an add into one FMA only when asked.
+"""-ffp-contract: regions fuse a multiply and an add into one FMA where gcc would.
 
-Without the flag (any -std) a region rounds every product, as gcc -O0 does: its assembly
-has no FMA even with -march=native on a host that has them, and its output equals gcc
--O0's exactly. With -ffp-contract=fast (or -ffast-math) the CPU target fuses, and the
-output still agrees with gcc -O0's to rounding. 'on' is 'off', as in gcc; an unknown
-style is a command-line error. The OpenCL program's prelude follows the flag.
+Without the flag pencilcc takes gcc's default: fast in a GNU dialect (no -std, -std=gnu*)
+from -O2 up, off in an ISO one (-std=c99...) and below -O2. Off, a region rounds every
+product, as gcc -O0 does: its assembly has no FMA even with -march=native on a host that has
+them, and its output equals gcc -O0's exactly. Fused (-ffp-contract=fast, -ffast-math, or
+the GNU default), the CPU target emits FMAs and the output agrees with gcc -O0's to rounding.
+'on' is 'off', as in gcc; an unknown style is a command-line error. The OpenCL program's
+prelude follows the same choice.
 """
 from __future__ import annotations
 
@@ -38,25 +40,27 @@ def _fmas(tmp_path, flags) -> int:
     source = tmp_path / "kern.c"
     source.write_text(KERNEL)
     asm = tmp_path / "kern.s"
-    harness.build(PENCILCC, [source], asm, ["-O3", "-march=native", "-std=c99", "-S", *flags])
+    harness.build(PENCILCC, [source], asm, ["-O3", "-march=native", "-S", *flags])
     return sum(1 for line in asm.read_text().splitlines() if line.strip().startswith("vfmadd"))
 
 
 @pytest.mark.skipif(not harness.host_has_cpu_flag("fma"), reason="the host has no FMA instructions")
-@pytest.mark.parametrize("flags, fused", [((), False), (("-ffp-contract=off",), False),
-                                          (("-ffp-contract=on",), False), (("-ffp-contract=fast",), True),
-                                          (("-ffast-math",), True), (("-std=gnu11",), False)],
-                         ids=["default", "off", "on", "fast", "fast-math", "gnu11"])
-def test_region_fuses_only_when_asked(tmp_path, flags, fused):
+@pytest.mark.parametrize("flags, fused", [
+    (("-std=c99",), False), ((), True), (("-std=gnu11",), True), (("-std=c99", "-ffp-contract=fast"), True),
+    (("-ffp-contract=off",), False), (("-ffp-contract=on",), False), (("-std=c99", "-ffast-math"), True),
+    (("-O1",), False)], ids=["c99", "default", "gnu11", "c99-fast", "off", "on", "c99-fast-math", "O1"])
+def test_region_fuses_as_gcc_would(tmp_path, flags, fused):
     assert (_fmas(tmp_path, flags) > 0) == fused
 
 
-@pytest.mark.parametrize("contract", [(), ("-ffp-contract=fast",)], ids=["off", "fast"])
-def test_output_against_gcc_O0(tmp_path, contract):
+@pytest.mark.parametrize("flags, exact", [(("-std=c99",), True), (("-ffp-contract=off",), True),
+                                         ((), False), (("-std=c99", "-ffp-contract=fast"), False)],
+                         ids=["c99", "off", "default", "fast"])
+def test_output_against_gcc_O0(tmp_path, flags, exact):
     exe = tmp_path / "gemm"
-    harness.build(PENCILCC, [GEMM], exe, ["-O3", "-march=native", *SIZES, *contract])
+    harness.build(PENCILCC, [GEMM], exe, ["-O3", "-march=native", *SIZES, *flags])
     # fused: one rounding less per update, so agreement to rounding; unfused: bit for bit
-    harness.assert_matches_gcc_O0(GEMM, exe, tmp_path, flags=SIZES, rtol=1e-12 if contract else 0)
+    harness.assert_matches_gcc_O0(GEMM, exe, tmp_path, flags=SIZES, rtol=0 if exact else 1e-12)
 
 
 def test_unknown_style_is_an_error(tmp_path):
@@ -69,7 +73,8 @@ def test_unknown_style_is_an_error(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("flags, pragma", [((), "OFF"), (("-ffp-contract=fast",), "ON")])
+@pytest.mark.parametrize("flags, pragma", [(("-std=c99",), "OFF"), (("-ffp-contract=off",), "OFF"), ((), "ON"),
+                                           (("-std=c99", "-ffp-contract=fast"), "ON")])
 def test_opencl_prelude_follows_the_flag(tmp_path, flags, pragma):
     source = tmp_path / "kern.c"
     source.write_text(KERNEL)

@@ -2,7 +2,9 @@
 """Pass `reduction-jam` (unroll-and-jam around serial reductions) against gcc -O0.
 
 The matrix-vector kernels whose innermost loop accumulates into one element
-(atax's and mvt's `x[i] += A[i][j] * y[j]`, bicg's `q[i]`, gemver's `w[i]`) are
+(atax's and mvt's `x[i] += A[i][j] * y[j]`, bicg's `q[i]`, gemver's `w[i]`, gesummv's
+two chains `tmp[i]` and `y[i]` in one loop, trisolv's triangular `x[i] -= L[i][j] * x[j]`,
+jammed left of each strip of rows) are
 built at sizes that are no multiple of the jam factor and at tiny sizes (1, 2, 3),
 where every strip is partial; each build runs with 1, 2 and 3 threads, once with
 every parallel loop forced onto threads, and must print what gcc -O0 prints. The
@@ -25,10 +27,10 @@ SIZES: dict[str, tuple[tuple[str, ...], ...]] = {
     "bicg": (("M=41", "N=37"), ("M=1", "N=1"), ("M=3", "N=2")),
     "gemver": (("N=45",), ("N=1",), ("N=3",)),
     "gesummv": (("N=43",), ("N=1",), ("N=2",)),
+    "trisolv": (("N=43",), ("N=16",), ("N=1",), ("N=2",), ("N=9",)),
 }
-#: Kernels the pass jams (gesummv's loop holds two chains, which it leaves alone unless
-#: `mark-vector` splits them into two loops).
-JAMMED = frozenset({"atax", "mvt", "bicg", "gemver"})
+#: Kernels the pass jams (gesummv: two chains in one loop; trisolv: a triangle).
+JAMMED = frozenset({"atax", "mvt", "bicg", "gemver", "gesummv", "trisolv"})
 CASES = [(kernel, sizes) for kernel, size_sets in SIZES.items() for sizes in size_sets]
 
 

@@ -23,8 +23,9 @@
 // CHECK-NEXT: S_1(c0, c2);
 // CHECK-NEXT: S_1(c0 + 1, c2);
 // CHECK-NEXT: S_1(c0 + 2, c2);
-// tri: the j loop's range depends on i (j <= i): strips would be partial everywhere, with
-// guards inside the chain. Left alone.
+// tri: the j loop's range depends on i (j <= i), and isl put the row's start (s[i] = 0) in
+// the j band at date 0: jammed rows would need guards inside the chain, and the split into
+// rectangle and triangle (triangle.c) wants the j band alone under the row. Left alone.
 // CHECK: ;; pencilcc schedule 'tri' after reduction-jam
 // CHECK-NOT: mod 3
 // CHECK: ;; pencilcc ast 'tri' after codegen

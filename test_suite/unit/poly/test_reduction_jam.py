@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from clangpass.passes.reduction_jam import TRIANGLE_JAM
 from test_suite.unit.poly.snippets import optimise
 
 # atax's shape: one chain per row (tmp), then a vector loop over the same row (y).
@@ -22,8 +23,8 @@ void atax(int m, int n, double A[static const restrict m][n], double x[static co
 }
 """
 
-# Two chains in one loop, each over its own matrix (gesummv's shape, already at the memory
-# bandwidth); the read of t[i] keeps them in one loop.
+# Two chains in one loop, each over its own matrix (gesummv's shape, still bound by the add
+# latency); the read of t[i] keeps them in one loop.
 TWO_CHAINS = """\
 void g(int n, double A[static const restrict n][n], double B[static const restrict n][n],
        double x[static const restrict n], double t[static const restrict n], double y[static const restrict n]) {
@@ -62,8 +63,22 @@ def test_atax_row_loop_is_jammed(tmp_path):
     assert disabled.facts["jammed_loops"] == 0
 
 
-def test_two_chains_are_left_alone(tmp_path):
+def test_two_chains_are_jammed(tmp_path):
     outcome = optimise(tmp_path, TWO_CHAINS, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 1
+
+
+# Three chains in one loop (MAX_CHAINS is 2): they already overlap.
+THREE_CHAINS = TWO_CHAINS.replace("double y[static const restrict n]) {",
+                                  "double y[static const restrict n], double z[static const restrict n]) {") \
+    .replace("y[i] = B[i][j] * x[j] + y[i] + t[i];\n",
+             "y[i] = B[i][j] * x[j] + y[i] + t[i];\n      z[i] = A[i][j] * B[i][j] + z[i];\n")
+
+
+def test_three_chains_are_left_alone(tmp_path):
+    assert "z[i] = A[i][j]" in THREE_CHAINS
+    outcome = optimise(tmp_path, THREE_CHAINS, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
     assert outcome.facts["jammed_loops"] == 0
 
@@ -74,7 +89,7 @@ def test_a_carried_dependence_forbids_the_jam(tmp_path):
     assert outcome.facts["jammed_loops"] == 0
 
 
-# A triangular chain (j <= i): strips of three rows have reduction loops of three lengths.
+# A triangular chain (j <= i) whose row start isl fuses into the j band.
 TRIANGLE = """\
 void tri(int n, double A[static const restrict n][n], double x[static const restrict n],
          double t[static const restrict n]) {
@@ -87,7 +102,10 @@ void tri(int n, double A[static const restrict n][n], double x[static const rest
 """
 
 
-def test_a_triangular_chain_is_left_alone(tmp_path):
+def test_a_triangular_chain_with_its_start_in_the_loop_band_is_left_alone(tmp_path):
+    """j <= i with `t[i] = 0.0` fused into the j band at date 0: the row's start would have to
+    run before the rectangle left of its strip; only a j band alone under the row's sequence
+    (trisolv, below) is split into rectangle and triangle. Rectangular, it is jammed."""
     outcome = optimise(tmp_path, TRIANGLE, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
     assert outcome.facts["jammed_loops"] == 0
@@ -95,9 +113,50 @@ def test_a_triangular_chain_is_left_alone(tmp_path):
     assert rectangle.facts["jammed_loops"] == 1
 
 
+# trisolv: each row's chain reads the rows solved before it (x[j], j < i), and the row's end
+# (x[i] /= L[i][i]) finishes x[i] for the rows after it.
+TRISOLV = """\
+void trisolv(int n, double L[static const restrict n][n], double x[static const restrict n],
+             double b[static const restrict n]) {
+  for (int i = 0; i < n; i++) {
+    x[i] = b[i];
+    for (int j = 0; j < i; j++)
+      x[i] -= L[i][j] * x[j];
+    x[i] = x[i] / L[i][i];
+  }
+}
+"""
+
+
+def test_trisolv_rows_are_jammed_left_of_their_strip(tmp_path):
+    outcome = optimise(tmp_path, TRISOLV, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 1
+    text = outcome.unit.ast.to_C_str()
+    # the rectangle: x[j] of earlier strips only, TRIANGLE_JAM (8) chains per j
+    rows = r"\s*".join([r"S_1\(c0, c2\);"] + [rf"S_1\(c0 \+ {r}, c2\);" for r in range(1, TRIANGLE_JAM)])
+    assert TRIANGLE_JAM == 8
+    assert re.search(r"for \(int c0 = 0; c0 < n; c0 \+= 8\)", text), text
+    assert re.search(r"for \(int c2 = 0; c2 < c0; c2 \+= 1\) \{\s*" + rows + r"\s*\}", text), text
+    # the strip's triangle, row after row, each row ended (S_2) before the next one reads it
+    assert re.search(r"for \(int c3 = c0; c3 < c0 \+ c2; c3 \+= 1\)\s*S_1\(c0 \+ c2, c3\);\s*(// vector\s*)?"
+                     r"S_2\(c0 \+ c2\);", text), text
+
+
+def test_a_triangular_chain_reading_the_previous_row_is_left_alone(tmp_path):
+    """x[i] -= L[i][j] * x[i - 1]: row i + 1's chain needs row i's end, so no two rows' chains
+    may run together, in the rectangle either."""
+    source = TRISOLV.replace("x[i] -= L[i][j] * x[j];", "x[i] -= L[i][j] * x[i - 1];")
+    assert "x[i - 1]" in source
+    outcome = optimise(tmp_path, source, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 0
+
+
 # gesummv as written: isl fuses the statements outside the j loop into its band at constant
 # dates; mark-vector must not split the two chains apart for them (two one-chain loops, which
-# this pass would then jam, ran 2.2-2.7 ms against 1.6 fused and gcc's 1.6 at N=1300).
+# this pass would then jam, ran 2.2-2.7 ms against 1.6 fused and gcc's 1.6 at N=1300). The
+# fused loop's two chains are jammed together: three rows' six chains in one j loop.
 GESUMMV = """\
 void gesummv(int n, double alpha, double beta, double A[static const restrict n][n],
              double B[static const restrict n][n], double tmp[static const restrict n],
@@ -118,6 +177,8 @@ void gesummv(int n, double alpha, double beta, double A[static const restrict n]
 def test_gesummv_chains_stay_in_one_loop(tmp_path):
     outcome = optimise(tmp_path, GESUMMV, opt_level=3)
     assert outcome.status == "optimized", outcome.reason
-    assert outcome.facts["jammed_loops"] == 0
+    assert outcome.facts["jammed_loops"] == 1
     text = outcome.unit.ast.to_C_str()
-    assert re.search(r"S_2\(c0, c1\);\s*S_3\(c0, c1\);", text), text
+    assert re.search(r"S_2\(c0, c2\);\s*S_2\(c0 \+ 1, c2\);\s*S_2\(c0 \+ 2, c2\);\s*"
+                     r"S_3\(c0, c2\);\s*S_3\(c0 \+ 1, c2\);\s*S_3\(c0 \+ 2, c2\);", text), text
+
