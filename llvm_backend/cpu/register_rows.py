@@ -36,6 +36,7 @@ from clangpass.ir import nodes as N
 from clangpass.ir.walk import descendants, strip_casts
 from clangpass.poly.ast_c import iterator_name
 from clangpass.poly.codegen_unit import CodegenUnit
+from llvm_backend.cpu.lower_types import row_dims
 
 OP = isl.ast_expr_op_type
 
@@ -72,6 +73,7 @@ def disjoint_row_arrays(unit: CodegenUnit, row_loop: isl.AstNode, rows: list[int
     except _NotAffine:
         return frozenset()
     iterators.append(row_name)
+    loops = frozenset(_loop_iterators(unit.ast))
     accesses = list(_accesses(unit, row_loop.for_get_body(), iterators, constraints))
     if any(name is None for name, _, _ in accesses):
         return frozenset()
@@ -83,7 +85,7 @@ def disjoint_row_arrays(unit: CodegenUnit, row_loop: isl.AstNode, rows: list[int
         if any(subs is None for subs, _ in mine) or _named_elsewhere(unit, row_loop, array):
             continue
         try:
-            sets = [_elements(mine, row_name, r) for r in rows]
+            sets = [_elements(mine, row_name, r, loops, unit.context) for r in rows]
         except (_NotAffine, isl.Error):
             continue
         if all(sets[a].intersect(sets[b]).is_empty()
@@ -92,18 +94,34 @@ def disjoint_row_arrays(unit: CodegenUnit, row_loop: isl.AstNode, rows: list[int
     return frozenset(proven)
 
 
-def _elements(accesses, row_name: str, row: int) -> isl.Set:
-    """The elements the accesses touch when the row iterator is `row` (params: the ids)."""
+def _elements(accesses, row_name: str, row: int, loops: frozenset[str],
+              context: Optional[isl.Set]) -> isl.Set:
+    """The elements the accesses touch when the row iterator is `row`. The other names are
+    the region's parameters, fixed for a whole execution; the iterator of a loop that is not
+    among the accesses' enclosing ones would be taken for one, so it declines the proof."""
     result: Optional[isl.Set] = None
     for subs, (iterators, constraints) in accesses:
         names = ", ".join(iterators)
         out = ", ".join(f"{_OUT}{k}" for k in range(len(subs)))
-        conds = list(constraints) + [f"{row_name} = {row}"] + [f"{_OUT}{k} = {s}" for k, s in enumerate(subs)]
+        conds = list(constraints) + [f"{row_name} = {row}"] + [f"{_OUT}{k} = {s}" for k, (s, _) in enumerate(subs)]
         words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", " ".join(conds)))
         params = {w for w in words - set(iterators) - _KEYWORDS if not w.startswith(_OUT)}
+        if params & loops:
+            raise _NotAffine
         text = (f"[{', '.join(sorted(params))}] -> {{ [{names}] -> [{out}] : "
                 + " and ".join(f"({c})" for c in conds) + " }")
-        elements = isl.Map(text).range()
+        relation = isl.Map(text)
+        if context is not None:     # the parameter constraints the region runs under
+            relation = relation.align_params(context.get_space())
+            relation = relation.intersect_params(context.align_params(relation.get_space()))
+        for k, (_, extent) in enumerate(subs):
+            if extent is not None:
+                inside = isl.Map(f"[{', '.join(sorted(params | _words(extent)))}] -> {{ [{names}] -> [{out}] : "
+                                 f"0 <= {_OUT}{k} < {extent} }}")
+                relation = relation.align_params(inside.get_space())
+                if not relation.is_subset(inside.align_params(relation.get_space())):
+                    raise _NotAffine
+        elements = relation.range()
         result = elements if result is None else result.align_params(elements.get_space()).union(
             elements.align_params(result.get_space()))
     assert result is not None
@@ -160,6 +178,16 @@ def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str], constr
             root, indices = _chain_root(sub)
             try:
                 subs = [_subscript(index, bound) for index in indices]
+                dims = row_dims(root.type)
+                if len(dims) != len(subs) - 1:
+                    raise _NotAffine
+                # The subscripts below the first must lie within their extents (where not, two
+                # subscript tuples could name one address): checked in `_elements`.
+                extents = [str(dim.constant_extent) if dim.constant_extent is not None
+                           else _subscript(dim.extent, {}) if dim.extent is not None else None for dim in dims]
+                if None in extents:
+                    raise _NotAffine
+                subs = list(zip(subs, [None] + extents))
             except _NotAffine:
                 subs = None
             yield ("=" if id(root) in written else "") + root.name, subs, (iterators, constraints)
@@ -200,6 +228,24 @@ def _named_elsewhere(unit: CodegenUnit, row_loop: isl.AstNode, array: str) -> bo
     return False
 
 
+def _loop_iterators(node: isl.AstNode) -> Iterator[str]:
+    """The iterators of every for node in `node`."""
+    kind = node.get_type()
+    if kind == isl.ast_node_type.for_:
+        yield iterator_name(node)
+        yield from _loop_iterators(node.for_get_body())
+    elif kind == isl.ast_node_type.mark:
+        yield from _loop_iterators(node.mark_get_node())
+    elif kind == isl.ast_node_type.if_:
+        yield from _loop_iterators(node.if_get_then_node())
+        if node.if_has_else_node():
+            yield from _loop_iterators(node.if_get_else_node())
+    elif kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        for k in range(children.n_ast_node()):
+            yield from _loop_iterators(children.get_at(k))
+
+
 def _statement_names(node: isl.AstNode) -> Iterator[str]:
     kind = node.get_type()
     if kind == isl.ast_node_type.user:
@@ -216,6 +262,10 @@ def _statement_names(node: isl.AstNode) -> Iterator[str]:
         children = node.block_get_children()
         for k in range(children.n_ast_node()):
             yield from _statement_names(children.get_at(k))
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)) - _KEYWORDS
 
 
 _KEYWORDS = {"and", "or", "min", "max", "floor", "mod", "exists", "e0"}
