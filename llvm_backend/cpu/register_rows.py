@@ -88,10 +88,13 @@ def disjoint_row_arrays(unit: CodegenUnit, row_loop: isl.AstNode, rows: list[int
             sets = [_elements(mine, row_name, r, loops, unit.context) for r in rows]
         except (_NotAffine, isl.Error):
             continue
-        if all(sets[a].intersect(sets[b]).is_empty()
-               for a in range(len(sets)) for b in range(a + 1, len(sets))):
+        if all(_meet(sets[a], sets[b]).is_empty() for a in range(len(sets)) for b in range(a + 1, len(sets))):
             proven.add(array)
     return frozenset(proven)
+
+
+def _meet(a: isl.Set, b: isl.Set) -> isl.Set:
+    return a.align_params(b.get_space()).intersect(b.align_params(a.get_space()))
 
 
 def _elements(accesses, row_name: str, row: int, loops: frozenset[str],
@@ -116,6 +119,8 @@ def _elements(accesses, row_name: str, row: int, loops: frozenset[str],
             relation = relation.intersect_params(context.align_params(relation.get_space()))
         for k, (_, extent) in enumerate(subs):
             if extent is not None:
+                if _words(extent) & loops:
+                    raise _NotAffine
                 inside = isl.Map(f"[{', '.join(sorted(params | _words(extent)))}] -> {{ [{names}] -> [{out}] : "
                                  f"0 <= {_OUT}{k} < {extent} }}")
                 relation = relation.align_params(inside.get_space())
@@ -129,8 +134,9 @@ def _elements(accesses, row_name: str, row: int, loops: frozenset[str],
 
 
 def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str], constraints: list[str]):
-    """(array, subscripts or None, (iterators, constraints, params)) for every array
-    subscript chain under `node`; the array is prefixed with '=' where it is written."""
+    """(array, [(subscript, extent or None)] or None, (iterators, constraints)) for every
+    array subscript chain under `node` (array None: an unknown statement); the array is
+    prefixed with '=' where it is written."""
     kind = node.get_type()
     if kind == isl.ast_node_type.mark:
         yield from _accesses(unit, node.mark_get_node(), iterators, constraints)
