@@ -106,6 +106,9 @@ class FunctionState:
     parameters: dict[str, ir.Value] = field(default_factory=dict)   # AST parameters, i64, at entry
     parallel_groups: list[AccessGroup] = field(default_factory=list)
     access_group_list: Optional[ir.MDValue] = None
+    # Under one row of a register tile that lower_ast unrolls itself: array name -> (its
+    # `!alias.scope` list, its `!noalias` list) for the arrays register_rows proved.
+    row_scopes: dict[str, tuple[ir.MDValue, ir.MDValue]] = field(default_factory=dict)
     debug_scope: Optional[ir.DIValue] = None
 
     @classmethod

@@ -29,7 +29,11 @@ statement bodies. Output: loops and statement instances in the current function.
   across the reduction loop. Left to its cost model, LLVM unrolls the short vector
   loop first and then vectorises the row loop across rows, with gathers and
   scatters of the accumulators in every reduction step (gemm, -fno-pencil-parallel:
-  1.1 s instead of 0.1 s). Other marks (tile, point, ...) are transparent.
+  1.1 s instead of 0.1 s). Where `register_rows` proves that the rows of such a loop touch
+  disjoint elements of the arrays they write (a VLA `C[n][n]`, whose rows LLVM cannot tell
+  apart), the back end unrolls the row loop itself and gives each row's accesses to those
+  arrays an alias scope, the other rows' scopes as `!noalias` (`unrolled_rows`), so that LICM
+  still keeps the accumulators in registers. Other marks (tile, point, ...) are transparent.
 - `user` nodes `S(e0, ..., ek)`: each e_i is evaluated in i64 and bound to
   `StatementBody.iterators[i]`, then the IR body is lowered (`lower_expr`); the
   accesses of a reduction's update (`CodegenUnit.unordered_updates`) join no
@@ -55,6 +59,7 @@ from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_expr import ExprLowering
 from llvm_backend.cpu.lower_types import I1, I64, BackendError
 from llvm_backend.cpu.neighbours import reads_neighbours
+from llvm_backend.cpu.register_rows import Enclosing, disjoint_row_arrays
 
 if TYPE_CHECKING:
     from llvm_backend.cpu.parallel import Team
@@ -73,6 +78,7 @@ class AstLowering:
         self.run_on_threads = run_on_threads   # None inside a thread function: nested loops run sequentially
         self.team: Optional["Team"] = None     # inside a thread team (parallel.Team): who runs what
         self.in_register_tile = False          # under a `register-tile` mark
+        self._row_arrays: Optional[dict[str, frozenset[str]]] = None   # see `row_arrays`
         self.exprs = ExprLowering(state)
         self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
             isl.ast_node_type.for_: self.lower_For,
@@ -164,6 +170,12 @@ class AstLowering:
             return self.with_id(name, iv, lambda: self.boolean(node.for_get_cond()))
 
         hints = {}
+        if self.in_register_tile and _is_vector_loop(node.for_get_body()) and _has_constant_bounds(node):
+            rows = _constant_values(node)
+            arrays = self.row_arrays(node) if rows else frozenset()
+            if arrays:
+                self.unrolled_rows(node, name, rows, arrays)
+                return
         if self.in_register_tile:
             hints = {"vectorize": vectorize,
                      "unroll_full": _is_vector_loop(node.for_get_body()) and _has_constant_bounds(node)}
@@ -178,6 +190,58 @@ class AstLowering:
             self.with_id(name, iv, lambda: self.lower(node.for_get_body()))
             if group is not None:
                 self.state.pop_parallel()
+
+    def unrolled_rows(self, node: isl.AstNode, name: str, rows: list[int], arrays: frozenset[str]) -> None:
+        """A register tile's row loop as one copy of its body per row, whose accesses to
+        `arrays` (proven disjoint between rows: register_rows) carry an alias scope per row
+        and the other rows' scopes as `!noalias`, so LLVM keeps each row's accumulators in
+        registers across the reduction loop although the rows' distance is not a constant."""
+        module = self.state.ctx.module
+        tag = f"pencil.rows.{self.state.function.name}.{len(module.metadata)}"
+        domain = module.add_metadata([ir.MetaDataString(module, tag)])
+        scopes = {array: [module.add_metadata([ir.MetaDataString(module, f"{tag}.{array}.{r}"), domain])
+                          for r in rows] for array in sorted(arrays)}
+        saved = self.state.row_scopes
+        try:
+            for k, row in enumerate(rows):
+                self.state.row_scopes = {**saved, **{
+                    array: (module.add_metadata([own[k]]),
+                            module.add_metadata([scope for j, scope in enumerate(own) if j != k]))
+                    for array, own in scopes.items()}}
+                self.with_id(name, ir.Constant(I64, row), lambda: self.lower(node.for_get_body()))
+        finally:
+            self.state.row_scopes = saved
+
+    def row_arrays(self, node: isl.AstNode) -> frozenset[str]:
+        """The arrays `register_rows.disjoint_row_arrays` proves for the row loop `node`, for
+        every row loop of the unit's AST that prints as `node` does (the same text may stand
+        in two places, e.g. the serial and the threaded copy of a region)."""
+        if self._row_arrays is None:
+            found: dict[str, frozenset[str]] = {}
+
+            def visit(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> None:
+                kind = n.get_type()
+                if kind == isl.ast_node_type.mark:
+                    visit(n.mark_get_node(), path, tiled or n.mark_get_id().get_name() == REGISTER_TILE_MARK)
+                elif kind == isl.ast_node_type.block:
+                    children = n.block_get_children()
+                    for k in range(children.n_ast_node()):
+                        visit(children.get_at(k), path, tiled)
+                elif kind == isl.ast_node_type.if_:
+                    visit(n.if_get_then_node(), path + [Enclosing(n, True)], tiled)
+                    if n.if_has_else_node():
+                        visit(n.if_get_else_node(), path + [Enclosing(n, False)], tiled)
+                elif kind == isl.ast_node_type.for_:
+                    if tiled and _is_vector_loop(n.for_get_body()) and _has_constant_bounds(n):
+                        rows = _constant_values(n)
+                        text = n.to_C_str()
+                        proven = disjoint_row_arrays(self.unit, n, rows, path) if rows else frozenset()
+                        found[text] = found[text] & proven if text in found else proven
+                    visit(n.for_get_body(), path + [Enclosing(n)], tiled)
+
+            visit(self.unit.ast, [], False)
+            self._row_arrays = found
+        return self._row_arrays.get(node.to_C_str(), frozenset())
 
     def lower_User(self, node: isl.AstNode) -> None:
         call = node.user_get_expr()
@@ -318,6 +382,18 @@ def _is_vector_loop(node: isl.AstNode) -> bool:
     """Whether `node` is a `vector` mark directly above a for node."""
     return (node.get_type() == isl.ast_node_type.mark and node.mark_get_id().get_name() == VECTOR_MARK
             and node.mark_get_node().get_type() == isl.ast_node_type.for_)
+
+
+def _constant_values(node: isl.AstNode) -> list[int]:
+    """The iterator's values of a for node with `_has_constant_bounds` (at most 16; [] if more)."""
+    start = node.for_get_init().int_get_val().to_python()
+    step = node.for_get_inc().int_get_val().to_python()
+    cond = node.for_get_cond()
+    bound = cond.op_get_arg(1).int_get_val().to_python() + (1 if cond.op_get_type() == OP.le else 0)
+    if step <= 0:
+        return []
+    values = list(range(start, bound, step))
+    return values if len(values) <= 16 else []
 
 
 def _has_constant_bounds(node: isl.AstNode) -> bool:

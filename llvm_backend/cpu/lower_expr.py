@@ -49,6 +49,7 @@ class Lvalue:
     ptr: ir.Value
     ctype: T.CType
     shared_array: bool = False
+    array: Optional[str] = None     # the variable an array element belongs to (`C` of `C[i][j]`)
 
 
 def c_value(value: int, ctype: T.CType) -> int:
@@ -222,6 +223,11 @@ class ExprLowering:
         # by pointer carry the dependences a parallel mark does not cover.
         if lv.shared_array and self.state.access_group_list is not None:
             instr.set_metadata("llvm.access.group", self.state.access_group_list)
+        # A register tile's row whose elements of this array no other row touches (register_rows).
+        scopes = self.state.row_scopes.get(lv.array) if lv.array is not None else None
+        if scopes is not None:
+            instr.set_metadata("alias.scope", scopes[0])
+            instr.set_metadata("noalias", scopes[1])
 
     # ------------------------------------------------------------------ leaves
     def lower_IntLit(self, e: N.IntLit) -> ir.Value:
@@ -272,7 +278,7 @@ class ExprLowering:
         element = llvm_type(scalar_element(node.type), e.loc)
         ptr = self.builder.gep(base, [offset], inbounds=True, source_etype=element,
                                name=f"pencil.{_root_name(node)}.addr")
-        return Lvalue(ptr, e.type, shared)
+        return Lvalue(ptr, e.type, shared, node.name if isinstance(node, N.VarRef) else None)
 
     def array_root(self, node: N.Expr) -> tuple[ir.Value, tuple[ir.Value, ...], bool]:
         """The address an array access starts from, the extents of the dimensions below

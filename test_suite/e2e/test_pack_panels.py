@@ -52,6 +52,18 @@ def test_blas_kernels_packed_panels_match_gcc(tmp_path, kernel, sizes, packed):
 
 
 LOOP_ORDERS = harness.POLYBENCH_DIR.parent / "loop_orders"
+C99 = harness.POLYBENCH_DIR.parent / "polybench_c99"
+
+
+@pytest.mark.parametrize("sizes", [("-DNI=67", "-DNJ=131", "-DNK=29"), ("-DNI=5", "-DNJ=37", "-DNK=3")],
+                         ids=["odd", "small"])
+def test_vla_gemm_packed_panels_match_gcc(tmp_path, sizes):
+    """gemm with `double C[ni][nj]` parameters: packed panels under register tiles whose rows
+    carry alias scopes (llvm_backend/cpu/register_rows.py)."""
+    source = C99 / "gemm.c"
+    exe, arrays, _ = _build(tmp_path, source, ["-std=c99", "-march=native", *sizes])
+    assert sorted(arrays) == ["A", "B"]
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, flags=("-std=c99", *sizes), threads=(1, 2))
 
 
 @pytest.mark.parametrize("source", [harness.POLYBENCH_DIR / "syrk.c", harness.POLYBENCH_DIR / "syr2k.c",
