@@ -116,3 +116,13 @@ def test_on_does_not_fuse_across_statements(tmp_path):
     assert re.search(r"\bvmul[sp]d", text), text
     harness.build(PENCILCC, [source], asm, ["-O3", "-march=native", "-S", "-std=c99", "-ffp-contract=fast"])
     assert re.search(r"\bvf(n?madd|n?msub)", asm.read_text())
+
+
+@pytest.mark.skipif(not harness.host_has_cpu_flag("avx512f"), reason="the host has no AVX-512")
+def test_c99_gemm_uses_packed_zmm_fmas(tmp_path):
+    """PolyBench gemm with the harness's flags (-std=c99): the register-tiled update
+    `C[i][j] += alpha * A[i][k] * B[k][j]` is one expression, so 'on' fuses it, vectorised."""
+    asm = tmp_path / "gemm.s"
+    harness.build(PENCILCC, [GEMM], asm, ["-O3", "-march=native", "-S", *harness.KERNEL_CFLAGS, *SIZES])
+    fmas = re.findall(r"\bvf(?:n?madd|n?msub)\d{3}pd\s+[^\n]*%(zmm|ymm|xmm)\d+", asm.read_text())
+    assert fmas.count("zmm") >= 16, fmas
