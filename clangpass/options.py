@@ -179,10 +179,17 @@ class CompileOptions:
     """-ffast-math: allow reassociation (vectorised reductions)."""
 
     fp_contract: bool = False
-    """Let the back end fuse a multiply and an add into one FMA in regions (the CPU target's
-    `contract` flags, the OpenCL prelude's FP_CONTRACT ON). The driver sets it as gcc does:
-    -ffp-contract=fast, or no -ffp-contract= in a GNU dialect (no -std, -std=gnu*) at -O2 and
-    above; off with -ffp-contract=off/on, an ISO -std, or below -O2 (clangpass.driver.cli)."""
+    """-ffp-contract=fast: let the back end fuse any multiply and add into one FMA in regions
+    (the CPU target's `contract` flags, the OpenCL prelude's FP_CONTRACT ON), across
+    statements too. The driver sets it as gcc does: -ffp-contract=fast, or no -ffp-contract=
+    in a GNU dialect (no -std, -std=gnu*) at -O2 and above (clangpass.driver.cli)."""
+
+    fp_contract_on: bool = False
+    """-ffp-contract=on (clang's meaning; gcc has none): the CPU target fuses a multiply into
+    the add or subtract of the same expression only (`a*b + c`, `x += a*b`), as one
+    `llvm.fmuladd`; nothing fuses across statements or through a variable (C99 6.5p8). The
+    driver's default with an ISO -std (c99, c11, ...) at -O2 and above. Ignored under
+    `fp_contract` and -ffast-math, which fuse more; the OpenCL target treats it as off."""
 
     pic: bool = False
     """-fPIC/-fpic/-shared: emit position-independent code."""

@@ -295,7 +295,7 @@ class _State:
     x_language: str = ""
     opt_level: int = 0
     fast_math: bool = False
-    fp_contract: Optional[bool] = None     # -ffp-contract= as given; None: gcc's default (_fp_contract)
+    fp_contract: Optional[str] = None      # -ffp-contract= as given (fast/on/off); None: the default (_fp_contract)
     iso_c: bool = False             # the last -std= (or -ansi) names an ISO C dialect, not a GNU one
     march: str = ""
     debug: bool = False
@@ -495,19 +495,23 @@ _ISO_C_STD = re.compile(r"c(89|90|9x|99|1x|11|17|18|2x|23)|iso9899:\d+")
 _GNU_C_STD = re.compile(r"gnu(89|90|9x|99|1x|11|17|18|2x|23)")
 
 
-def _fp_contract(s: _State) -> bool:
-    """Whether regions may fuse a multiply and an add into one FMA (CompileOptions.fp_contract).
+def _fp_contract(s: _State) -> str:
+    """The contraction style of regions: 'fast', 'on' or 'off' (CompileOptions.fp_contract and
+    fp_contract_on).
 
-    An explicit -ffp-contract= wins (the last one; 'on' is 'off', as in gcc). Otherwise gcc's
-    default: -ffp-contract=fast in its GNU dialects (no -std, or -std=gnu*), off in the ISO ones
-    (-std=c99/c11/c17..., -ansi). gcc forms FMAs only from -O2 up (-Os included: its
-    -fexpensive-optimizations), so at -O0, -O1 and -Og the default fuses nothing, as gcc's
-    code there does not. -ffast-math fuses whatever this says (its `fast` flags include
-    `contract`).
+    An explicit -ffp-contract= wins (the last one). Otherwise: 'fast' in the GNU dialects (no
+    -std, or -std=gnu*), as gcc's default there; 'on' in the ISO ones (-std=c99/c11/c17...,
+    -ansi), as clang's default: a multiply fuses with the add or subtract of its own expression
+    only, which C99 6.5p8 allows (gcc, which has no 'on', keeps products rounded there). FMAs
+    are formed only from -O2 up (-Os included, as gcc's -fexpensive-optimizations), so at -O0,
+    -O1 and -Og the default fuses nothing, as gcc's code there does not. -ffast-math fuses
+    whatever this says (its `fast` flags include `contract`).
     """
     if s.fp_contract is not None:
         return s.fp_contract
-    return not s.iso_c and s.opt_level >= 2
+    if s.opt_level < 2:
+        return "off"
+    return "on" if s.iso_c else "fast"
 
 
 def _optimisation_level(arg: str) -> Optional[tuple[int, bool]]:
@@ -807,7 +811,7 @@ class _Parser:
             if style not in ("fast", "on", "off"):
                 raise CommandLineError(f"unknown floating point contraction style '{style}' in '{arg}' "
                                        "(expected 'fast', 'on' or 'off')")
-            s.fp_contract = style == "fast"     # gcc compiles 'on' as 'off'
+            s.fp_contract = style
         elif arg.startswith(("-std=", "--std=")) or arg == "-ansi":
             dialect = "c90" if arg == "-ansi" else arg.split("=", 1)[1]
             if _ISO_C_STD.fullmatch(dialect):
@@ -1021,6 +1025,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     # pencil.h for the host compiler too, searched last: `#include <pencil.h>` works with
     # pencilcc without -I, and a project's own pencil.h still wins.
     pencil_h = ("-idirafter", str(include_dir()))
+    contraction = _fp_contract(s)
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, use_tuned=s.use_tuned, cache_sizes=s.cache_sizes, parallel=s.parallel,
         detect=s.detect,
@@ -1032,7 +1037,8 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         disabled_passes=frozenset(s.disabled_passes), passes=passes,
         pass_plugins=tuple(dict.fromkeys(s.pass_plugins)), dump=frozenset(s.dump), dump_dir=s.dump_dir,
         dump_before=frozenset(s.dump_before), dump_after=frozenset(s.dump_after),
-        time_report=s.time_report, march=s.march, fast_math=s.fast_math, fp_contract=_fp_contract(s),
+        time_report=s.time_report, march=s.march, fast_math=s.fast_math, fp_contract=contraction == "fast",
+        fp_contract_on=contraction == "on",
         pic=bool(s.pic), debug=s.debug, debug_prefix_map=PrefixMap(tuple(s.debug_prefix_map)),
         thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,

@@ -69,13 +69,14 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-O2, -O3, -Os, -Oz", "Reschedule (isl), tile and parallelize regions."),
         ("-Ofast", "As -O3, plus -ffast-math."),
         ("-ffast-math", "Allow reassociation in regions (vectorized reductions)."),
-        ("-ffp-contract=fast|on|off", "fast: fuse a multiply and an add into one FMA in regions "
+        ("-ffp-contract=fast|on|off", "fast: fuse any multiply and add into one FMA in regions "
                                       "(rounded once: results differ from gcc -O0's in the last "
-                                      "bits); off: round every product, as gcc -O0 does; 'on' is "
-                                      "'off', as in gcc. Default as gcc's: fast in GNU dialects "
-                                      "(no -std, -std=gnu*) at -O2 and above, off with an ISO "
-                                      "-std (c99, c11, c17, -ansi) and below -O2. Also given to "
-                                      "the host compiler."),
+                                      "bits); on (clang's meaning; gcc has none): fuse a multiply "
+                                      "only into the add or subtract of the same expression; off: "
+                                      "round every product, as gcc -O0 does. Default at -O2 and "
+                                      "above: fast in GNU dialects (no -std, -std=gnu*), as gcc; "
+                                      "on with an ISO -std (c99, c11, c17, -ansi), as clang (gcc: "
+                                      "off); off below -O2. Also given to the host compiler."),
         ("-march=CPU", "Optimize regions for CPU (native: this machine)."),
         ("-g", "Regions carry line information for debuggers."),
         ("-ffile-prefix-map=OLD=NEW", "Write paths starting with OLD as NEW in the object (gcc's; "

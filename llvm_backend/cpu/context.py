@@ -58,6 +58,9 @@ class ModuleContext:
         # -ffast-math's `fast` includes `contract`; -ffp-contract=fast alone only lets a
         # multiply and an add fuse (instruction selection makes the FMA)
         self.fast_math = ("fast",) if options.fast_math else ("contract",) if options.fp_contract else ()
+        # -ffp-contract=on: a multiply fuses only into the add or subtract of its own expression,
+        # lowered as llvm.fmuladd (llvm_backend.cpu.lower_expr); `contract` flags already fuse more
+        self.fuse_products = options.fp_contract_on and not self.fast_math
         self.thread_functions = 0
         self.trampolines: dict[str, str] = {}   # internal function -> its external wrapper (lower_unit sets it)
         self.debug = DebugInfo(module, module.name, options.debug_prefix_map) if options.debug else None

@@ -13,7 +13,12 @@ operand keeps its own type), comparisons and `!`/`&&`/`||` (int 0/1 results) and
 pointer arithmetic. Compound assignments follow 6.5.16.2: `a op= b` is
 `a = (T_a)((compute_type)a op b)`, the front end giving shifts the promoted type of `a`.
 Floating point gets fast-math flags only under -ffast-math, and `contract` alone
-under -ffp-contract=fast; without either, results equal gcc -O0's, which neither
+under -ffp-contract=fast. Under -ffp-contract=on a multiply that is an operand of an
+add or subtract in the same type (`a*b + c`, `c - a*b`, `x += a*b`, `x -= a*b`) becomes
+one `llvm.fmuladd` with it, as clang emits it (C99 6.5p8 lets an expression be
+contracted): LLVM fuses it into an FMA where the target has one, and vectorises it
+like the multiply and add. A product reached through a variable, a cast or another
+statement stays rounded. Without any of these, results equal gcc -O0's, which neither
 reassociates nor fuses.
 
 Array elements are addressed as one `getelementptr inbounds` on the scalar element
@@ -441,7 +446,30 @@ class ExprLowering:
         lt, rt = e.lhs.type, e.rhs.type
         if isinstance(lt, (T.PointerType, T.ArrayType)) or isinstance(rt, (T.PointerType, T.ArrayType)):
             return self.pointer_arithmetic(e)
+        if op in ("+", "-") and (self.product(e.lhs, e.type) or self.product(e.rhs, e.type)):
+            if self.product(e.lhs, e.type):
+                a, b = self.rvalue(e.lhs.lhs), self.rvalue(e.lhs.rhs)
+                return self.fmuladd(a, b, self.rvalue(e.rhs), negate_addend=op == "-")
+            addend = self.rvalue(e.lhs)
+            return self.fmuladd(self.rvalue(e.rhs.lhs), self.rvalue(e.rhs.rhs), addend,
+                                negate_product=op == "-")
         return self.arithmetic(op, self.rvalue(e.lhs), self.rvalue(e.rhs), e.type, rt, e.loc)
+
+    def product(self, e: N.Expr, ctype: T.CType) -> bool:
+        """Whether `e` is a multiply in the floating type `ctype` that -ffp-contract=on fuses
+        into the add or subtract whose operand it is (the module's docstring)."""
+        return (self.ctx.fuse_products and isinstance(ctype, T.FloatType) and isinstance(e, N.Binary)
+                and e.op == "*" and e.type == ctype)
+
+    def fmuladd(self, a: ir.Value, b: ir.Value, addend: ir.Value, negate_product: bool = False,
+                negate_addend: bool = False) -> ir.Value:
+        """`a*b + addend` rounded once where the target fuses it (llvm.fmuladd); `c - a*b` is
+        `(-a)*b + c` and `a*b - c` is `a*b + (-c)`, exact negations, as clang writes them."""
+        if negate_product:
+            a = self.builder.fneg(a)
+        if negate_addend:
+            addend = self.builder.fneg(addend)
+        return self.builder.call(self.ctx.intrinsic("llvm.fmuladd", a.type, 3), [a, b, addend])
 
     def arithmetic(self, op: str, lhs: ir.Value, rhs: ir.Value, ctype: T.CType,
                    rhs_type: T.CType, loc: N.SourceLoc) -> ir.Value:
@@ -596,6 +624,14 @@ class ExprLowering:
             return value
         op = e.op[:-1]
         target_type = e.target.type
+        compute = e.compute_type or e.value.type
+        if op in ("+", "-") and target_type == compute and self.product(e.value, compute):
+            # `x += a*b`, `x -= a*b`: x + a*b and x - a*b in one expression
+            a, b = self.rvalue(e.value.lhs), self.rvalue(e.value.rhs)
+            lv = self.address(e.target)
+            new = self.fmuladd(a, b, self.load(lv), negate_product=op == "-")
+            self.store(lv, new)
+            return new
         value = self.rvalue(e.value)
         lv = self.address(e.target)
         old = self.load(lv)
@@ -606,7 +642,6 @@ class ExprLowering:
             new = self.builder.gep(old, [offset], inbounds=True,
                                    source_etype=self.pointee_type(target_type, e.loc))
         else:
-            compute = e.compute_type or e.value.type
             if op not in ("<<", ">>"):
                 value = self.convert(value, e.value.type, compute, e.loc)
             result = self.arithmetic(op, self.convert(old, target_type, compute, e.loc), value,

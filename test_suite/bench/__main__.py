@@ -89,8 +89,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                                         "with --callgrind)")
     parser.add_argument("--fp-contract", choices=("off", "on", "fast"), default="",
                         help="-ffp-contract= of every build (default: none, each compiler's own: under "
-                             "-std=c99 gcc's and pencilcc's off, clang's on); fast lets every compiler "
-                             "form FMAs, the only way to more than half of the FMA peak")
+                             "-std=c99 gcc's off, pencilcc's and clang's on, which fuses a multiply "
+                             "into the add of its own expression); fast lets every compiler form FMAs "
+                             "anywhere; without FMAs no build passes half of the FMA peak")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per run (default 300)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
     parser.add_argument("--keep", type=Path, metavar="DIR",
