@@ -468,10 +468,9 @@ def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
             continue            # a statement at a constant date under L (S_2: one row's end)
         if found is not None:
             return None
-        found = k
+        found, inner = k, below     # J's band, below its marks
     if found is None:
         return None
-    inner = seq.child(found).child(0)
     if not 1 <= accumulation_chains(inner, 0, band, 0, reads, writes, elsewhere=True) <= MAX_CHAINS:
         return None
     rows = band.band_get_partial_schedule().get_union_pw_aff(0)        # [P] -> { S[i..] -> [(l)] }

@@ -111,10 +111,12 @@ def test_vla_register_tiles_match_gcc(tmp_path, source, sizes, march):
 
 def _hot_blocks(text: str) -> list[tuple[int, int]]:
     """(vector multiplies, vector stores) of each basic block with at least 8 vector multiplies
-    of doubles: the reduction steps of the register tiles."""
+    of doubles (plain or fused: -ffp-contract=on, the default under -std=c99, gives
+    `llvm.fmuladd`): the reduction steps of the register tiles."""
     out = []
     for block in re.split(r"\n(?=[\w.$]+:)", text):
-        multiplies = len(re.findall(r"= fmul(?: \w+)* <\d+ x double>", block))
+        multiplies = len(re.findall(r"= fmul(?: \w+)* <\d+ x double>"
+                                    r"|call(?: \w+)* <\d+ x double> @llvm\.(?:fmuladd|fma)\.v\d+f64", block))
         if multiplies >= 8:
             out.append((multiplies, len(re.findall(r"\bstore <\d+ x double>", block))))
     return out
