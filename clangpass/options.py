@@ -56,8 +56,9 @@ class CompileOptions:
     A fork that must wake a sleeping thread costs milliseconds on a VM's idle vCPU, against the
     microseconds of a warm one; measured in docs/passes/thread-team.md."""
 
-    thread_warm_ms: int = 200
-    """Warm start (llvm_backend.cpu.warm): a program whose regions may fork keeps its idle CPUs
+    thread_warm_ms: int = 0
+    """Warm start (llvm_backend.cpu.warm), off by default (0; docs/passes/thread-team.md, "The warm
+    start": at LARGE atax the forked team ran 2.2 ms in some runs and 20 to 50 ms in others): a program whose regions may fork keeps its idle CPUs
     awake (SCHED_IDLE spinners) for this many milliseconds from its start, and inside that window,
     while the spinners find their CPUs idle, a team starts threads when the per-loop threshold says
     so, without the start test (the program's first fork: 1/25 of the start work)

@@ -125,8 +125,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                          "0: no such test)."),
         ("-fpencil-thread-warm-ms=N", "Keep idle CPUs awake (low-priority spinners) for N ms from "
                                       "the start of a program whose regions may use threads, and "
-                                      "skip the start test in that window (default 200; 0: off; "
-                                      "PENCILCC_THREAD_WARM_MS=N overrides it when the program runs)."),
+                                      "skip the start test in that window (default 0: off; try 200; "
+                                      "PENCILCC_THREAD_WARM_MS=N overrides it when a program built "
+                                      "with it runs)."),
         ("-fpencil-target=cpu|opencl", "Where optimized regions run: the host CPU through LLVM "
                                        "(cpu, default), or OpenCL: outermost parallel loops become "
                                        "kernels run through pencilcc's runtime on the device "

@@ -46,6 +46,7 @@ UNTIL = "pencilcc_warm_until"          # i64: CLOCK_MONOTONIC nanoseconds; 0: no
 SPINNERS = "pencilcc_warm_spinners"    # i32: spinner threads asked for
 BEATS = "pencilcc_warm_beats"          # [MAX_SPINNERS x i64]: each spinner's last look at the clock
 JOINED = "pencilcc_warm_joined"        # i64: when a team last joined
+FORKED = "pencilcc_warm_forked"        # i32: 1 once the gate let a team fork: the spinners leave
 MAX_SPINNERS = 64
 FRESH_NS = 500_000                     # a beat older than this: another process holds that CPU
 JOINED_NS = 1_000_000                  # libgomp's threads spin about 3 ms after a join (GOMP_SPINCOUNT)
@@ -159,6 +160,10 @@ def now_warm(ctx: ModuleContext) -> ir.Function:
     fresh = b.icmp_signed("<", b.sub(now, beat), ir.Constant(I64, FRESH_NS))
     b.cbranch(fresh, blocks["loop"], blocks["no"])
     b.position_at_end(blocks["yes"])
+    # The team now forks: the spinners have kept the CPUs awake and leave them to its threads
+    # (still spinning beside a team, even at SCHED_IDLE, they cost it up to 20x at LARGE atax:
+    # 50 ms against 2.2 ms in some runs).
+    b.store_atomic(ir.Constant(I32, 1), _shared(ctx, FORKED, I32), "monotonic", 4)
     b.ret(ir.Constant(I1, 1))
     b.position_at_end(blocks["no"])
     b.ret(ir.Constant(I1, 0))
@@ -189,10 +194,12 @@ def _spin(ctx: ModuleContext) -> ir.Function:
     until = b.load_atomic(_shared(ctx, UNTIL, I64), "monotonic", 8, typ=I64)
     slot = _beat(b, _beats(ctx), b.ptrtoint(fn.args[0], I64))
     b.branch(outer)
-    b.position_at_end(outer)          # the beat; past the deadline the thread ends
+    b.position_at_end(outer)          # the beat; past the deadline, or once a team forked, it ends
     now = b.call(_now(ctx), [])
     b.store_atomic(now, slot, "monotonic", 8)
-    b.cbranch(b.icmp_signed(">=", now, until), leave, inner)
+    forked = b.load_atomic(_shared(ctx, FORKED, I32), "monotonic", 4, typ=I32)
+    over = b.or_(b.icmp_signed(">=", now, until), b.icmp_signed("!=", forked, ir.Constant(I32, 0)))
+    b.cbranch(over, leave, inner)
     b.position_at_end(inner)          # PAUSES pauses between two looks at the clock
     count = b.phi(I32, name="pencil.warm.pauses")
     count.add_incoming(ir.Constant(I32, 0), outer)

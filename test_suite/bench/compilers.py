@@ -33,6 +33,8 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   threaded code runs on one thread (no second build, no compile time of its own);
 - ``pencilcc-cold`` (opt-in): ``pencilcc``'s own build, run with
   ``PENCILCC_THREAD_WARM_MS=0``: without the warm start of its thread teams
+  (the same as ``pencilcc`` now that the warm start is off by default; it matters with
+  ``-fpencil-thread-warm-ms=N`` in the build)
   (docs/passes/thread-team.md), the start test always applies;
 - ``pencilcc-opencl`` (opt-in: not in :data:`DEFAULT_COMPILERS`): ``pencilcc
   -O3 -march=M -fpencil-target=opencl``, whose outermost parallel loops run as

@@ -77,7 +77,7 @@ def test_matrix_vector_kernels_in_the_warm_window_match_gcc(tmp_path, kernel):
     sizes = WARM_SIZES[kernel]
     reference = harness.gcc_reference(harness.POLYBENCH_DIR / f"{kernel}.c", tmp_path / "ref", sizes)
     exe, regions = harness.build_polybench(tmp_path, kernel, sizes,
-                                           ("-fpencil-thread-min-work=1",
+                                           ("-fpencil-thread-min-work=1", "-fpencil-thread-warm-ms=200",
                                             f"-fpencil-thread-start-work={WARM_START_WORK[kernel]}"))
     assert all(r["status"] == "optimized" for r in regions), [r["reason"] for r in regions]
     for threads in THREADS:

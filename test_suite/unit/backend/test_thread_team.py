@@ -212,8 +212,9 @@ def test_warm_window_skips_the_start_test_and_ends(tmp_path: Path) -> None:
     assert statement_work(body["S_1"].body, registers) < per_iteration
     # First fork at 1000 x per_iteration: n = 2000 over 3 steps weighs 6000 to 12000 x per_iteration
     # (above it, below the start work of 25000 x), n = 40 at most 240 x (below).
-    options = CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=FIRST_FRACTION * 1000 * per_iteration)
-    assert options.thread_warm_ms == 200
+    assert CompileOptions().thread_warm_ms == 0          # off by default (docs/passes/thread-team.md)
+    options = CompileOptions(opt_level=2, thread_min_work=1, thread_start_work=FIRST_FRACTION * 1000 * per_iteration,
+                             thread_warm_ms=200)
     text = emit_llvm_ir([program.unit], options, "kernel")
     assert "@llvm.global_ctors" in text and "@pencilcc_warm_until" in text
     warm = program.build(options, "warm")
