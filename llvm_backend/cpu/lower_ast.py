@@ -128,15 +128,20 @@ class AstLowering:
 
     def lower_Mark(self, node: isl.AstNode) -> None:
         child = node.mark_get_node()
+        fuse = self.exprs.fuse_accumulators
         if node.mark_get_id().get_name() == REGISTER_TILE_MARK and not self.in_register_tile:
-            self.in_register_tile = True
+            self.in_register_tile = self.exprs.fuse_accumulators = True
             try:
                 self.lower(child)
             finally:
-                self.in_register_tile = False
+                self.in_register_tile, self.exprs.fuse_accumulators = False, fuse
             return
         if node.mark_get_id().get_name() == VECTOR_MARK and child.get_type() == isl.ast_node_type.for_:
-            self.lower_For(child, parallel=True, vectorize=True)
+            self.exprs.fuse_accumulators = True     # independent lanes: throughput-bound
+            try:
+                self.lower_For(child, parallel=True, vectorize=True)
+            finally:
+                self.exprs.fuse_accumulators = fuse
             return
         if node.mark_get_id().get_name() == TEAM_MARK and self.run_on_threads is not None \
                 and self.state.ctx.options.parallel and has_parallel_loop(child):

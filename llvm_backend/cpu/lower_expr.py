@@ -17,7 +17,12 @@ under -ffp-contract=fast. Under -ffp-contract=on a multiply that is an operand o
 add or subtract in the same type (`a*b + c`, `c - a*b`, `x += a*b`, `x -= a*b`) becomes
 one `llvm.fmuladd` with it, as clang emits it (C99 6.5p8 lets an expression be
 contracted): LLVM fuses it into an FMA where the target has one, and vectorises it
-like the multiply and add. A product reached through a variable, a cast or another
+like the multiply and add. An accumulation `x += a*b` / `x -= a*b` is fused only where
+`fuse_accumulators` is set (the AST lowering sets it under `register-tile` and `vector`
+marks, where many independent accumulators make the loop throughput-bound): elsewhere
+it is usually one loop-carried chain (lu's, ludcmp's, durbin's `k` loops), and on this
+project's Xeon an FMA in that chain (4 cycles) is slower than the add it replaces, the
+multiply being off the chain (LARGE, one thread: lu 1.05 s -> 1.40 s, durbin 1.5 -> 2.5 ms). A product reached through a variable, a cast or another
 statement stays rounded. Without any of these, results equal gcc -O0's, which neither
 reassociates nor fuses.
 
@@ -95,6 +100,8 @@ class ExprLowering:
     """Lowers IR statements and expressions into the function of `state`."""
 
     def __init__(self, state: FunctionState) -> None:
+        #: whether `x += a*b` fuses under -ffp-contract=on (the module docstring)
+        self.fuse_accumulators = False
         self.state = state
         self.ctx = state.ctx
         self.builtins = BuiltinLowering(self)
@@ -625,7 +632,8 @@ class ExprLowering:
         op = e.op[:-1]
         target_type = e.target.type
         compute = e.compute_type or e.value.type
-        if op in ("+", "-") and target_type == compute and self.product(e.value, compute):
+        if op in ("+", "-") and target_type == compute and self.fuse_accumulators \
+                and self.product(e.value, compute):
             # `x += a*b`, `x -= a*b`: x + a*b and x - a*b in one expression
             a, b = self.rvalue(e.value.lhs), self.rvalue(e.value.rhs)
             lv = self.address(e.target)

@@ -74,8 +74,20 @@ def _ir(tmp_path, source, function, iterators, bounds, options):
             len(re.findall(r"= fmul ", body)), body)
 
 
-def test_the_product_fuses_into_its_compound_add(tmp_path):
+def test_a_compound_accumulation_outside_vector_and_register_tile_marks_stays_unfused(tmp_path):
+    # `C[i][j] += ...` in a plain nest is one loop-carried chain along k: an FMA there (4 cycles)
+    # is slower than the add with the multiply off the chain (lu, ludcmp, durbin at LARGE); it
+    # fuses under `vector` and `register-tile` marks only (test_suite/e2e/test_fp_contract.py
+    # counts the zmm FMAs of gemm's register tiles).
     fused, muls, body = _ir(tmp_path, GEMM, "gemm", ("i", "j", "k"),
+                            "0 <= i < n and 0 <= j < n and 0 <= k < n", ON)
+    assert (fused, muls) == (0, 2), body
+    assert "contract" not in body
+
+
+def test_the_product_fuses_into_its_add(tmp_path):
+    source = GEMM.replace("C[i][j] += alpha * A[i][k] * B[k][j];", "C[i][j] = C[i][j] + alpha * A[i][k] * B[k][j];")
+    fused, muls, body = _ir(tmp_path, source, "gemm", ("i", "j", "k"),
                             "0 <= i < n and 0 <= j < n and 0 <= k < n", ON)
     # C[i][j] + (alpha * A[i][k]) * B[k][j]: the outer multiply fuses, alpha * A[i][k] stays
     assert (fused, muls) == (1, 1), body
