@@ -390,9 +390,9 @@ def test_dead_data_is_not_copied(tmp_path: Path) -> None:
 
 
 def test_opencl_dump_prints_each_regions_program(tmp_path: Path) -> None:
-    """-fpencil-dump=opencl: the program of each region, as the runtime builds it (C rounding:
-    FP_CONTRACT OFF), with the loops left on the host and why."""
-    proc = subprocess.run([*PENCILCC, "-O3", "-fpencil-target=opencl", "-fpencil-dump=opencl", "-c",
+    """-fpencil-dump=opencl: the program of each region, as the runtime builds it (C rounding
+    under -std=c99: FP_CONTRACT OFF), with the loops left on the host and why."""
+    proc = subprocess.run([*PENCILCC, "-O3", "-std=c99", "-fpencil-target=opencl", "-fpencil-dump=opencl", "-c",
                            str(harness.POLYBENCH_DIR / "gemm.c"), "-o", str(tmp_path / "gemm.o")],
                           capture_output=True, text=True, env={**os.environ, "PENCILCC_NO_CACHE": "1"})
     assert proc.returncode == 0, proc.stderr

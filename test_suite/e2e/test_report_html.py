@@ -178,7 +178,11 @@ def test_gemm_loops_say_what_was_tiled_parallelised_vectorised_and_fused(both):
     assert why["for tiles of k"] == "not parallel: it carries a dependence"
     assert "inside the parallel loop 'for tiles of i'" in why["for tiles of j"]
     vector = [row for row in rows if "[vectorised]" in row[2]]
-    assert len(vector) == 1 and vector[0][0].strip().endswith("for j") and "[tiled: loop in a tile]" in vector[0][2]
+    # C *= beta (S_0) runs in a nest of its own before the register tiles (register-tile's
+    # initialisations first), each with its vectorised j loop
+    assert len(vector) == 2 and all(row[0].strip().endswith("for j") and "[tiled: loop in a tile]" in row[2]
+                                    for row in vector), vector
+    assert " ".join(row[1] for row in vector).count("S_0") == 1 and "S_1" in " ".join(row[1] for row in vector)
     assert sum("[parallel (threads)]" in row[2] for row in rows) == 1
 
 

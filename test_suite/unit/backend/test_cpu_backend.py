@@ -775,7 +775,12 @@ def test_emit_object_is_deterministic_and_honours_march_native(tmp_path):
     line = kernel.source.read_text().splitlines().index("      C[i][j] *= beta;") + 1
     assert re.search(rf"!DILocation\(line: {line}, column: 7, scope: ", with_lines)
     module = build_module([kernel.unit], CompileOptions(), "kernel")
-    # The warm start's constructor, gate and spinner come with the first team (llvm_backend.cpu.warm).
+    assert [f.name for f in module.functions if not f.is_declaration] == [
+        kernel.unit.region.symbol, f"{kernel.unit.region.symbol}.omp_chunk.0",
+        f"{kernel.unit.region.symbol}.omp_fn.0", "pencil.num_threads"]
+    # With a warm start (off by default), its constructor, gate and spinner come with the first
+    # team (llvm_backend.cpu.warm).
+    module = build_module([kernel.unit], CompileOptions(thread_warm_ms=200), "kernel")
     assert [f.name for f in module.functions if not f.is_declaration] == [
         kernel.unit.region.symbol, f"{kernel.unit.region.symbol}.omp_chunk.0",
         f"{kernel.unit.region.symbol}.omp_fn.0", "pencil.num_threads", "pencil.warm.start", "pencil.warm.now",
