@@ -371,18 +371,10 @@ def _jam(band: isl.ScheduleNode, member: int, broken: Callable[[isl.Schedule], b
     # Each leaf's copies together, else (three-address code, whose temporaries' live ranges the
     # leaf-wise order interleaves: atax's `t1 = A[i][j] * x[j]; tmp[i] += t1;`) each block's.
     for blocks in (False, True):
-        jammed = _sink(node, points, coincident, blocks)
-        jammed = jammed.insert_partial_schedule(strips)
-        jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
-
-        dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
-        full = _full_prefixes(dates, factor)
-        if full.is_empty():
+        jammed = _strip_loop(_sink(node, points, coincident, blocks), strips, points, coincident,
+                             permutable, factor)
+        if jammed is None:
             return None
-        # The full strips are isolated by a constant band under the strip loop, not by the strip
-        # loop itself: that loop stays one loop (a `parallel` mark above it must find a `for`),
-        # and each strip tests once whether it is full.
-        jammed = _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
         if not broken(jammed.get_schedule()):
             break
     else:
@@ -410,6 +402,21 @@ def _is_block(node: isl.ScheduleNode) -> bool:
     """Whether `node` is a sequence of leaves (filters with nothing below)."""
     return node.get_type() == isl.schedule_node_type.sequence and all(
         node.child(k).child(0).get_type() == isl.schedule_node_type.leaf for k in range(node.n_children()))
+
+
+def _strip_loop(node: isl.ScheduleNode, strips: isl.MultiUnionPwAff, points: isl.MultiUnionPwAff,
+                coincident: bool, permutable: bool, factor: int) -> isl.ScheduleNode | None:
+    """The strip loop `strips` inserted at `node` (L's coincidence and permutability), its full
+    strips isolated; None where no strip is full. The full strips are isolated by a constant
+    band under the strip loop, not by the strip loop itself: that loop stays one loop (a
+    `parallel` mark above it must find a `for`), and each strip tests once whether it is full."""
+    jammed = node.insert_partial_schedule(strips)
+    jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
+    dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
+    full = _full_prefixes(dates, factor)
+    if full.is_empty():
+        return None
+    return _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
 
 
 def _full_prefixes(dates: isl.UnionMap, factor: int) -> isl.Set:
@@ -546,14 +553,7 @@ def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Union
     # The rest: row after row of the strip, each as before.
     rest_node = node.child(1).child(0)
     rest_node = rest_node.insert_partial_schedule(points.intersect_domain(rest_node.get_domain()))
-    node = rest_node.parent().parent()
-    jammed = node.insert_partial_schedule(strips)
-    jammed = jammed.band_member_set_coincident(0, coincident).band_set_permutable(int(permutable))
-    dates = band_dates(jammed).flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points))
-    full = _full_prefixes(dates, factor)
-    if full.is_empty():
-        return None
-    jammed = _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
-    if broken(jammed.get_schedule()):
+    jammed = _strip_loop(rest_node.parent().parent(), strips, points, coincident, permutable, factor)
+    if jammed is None or broken(jammed.get_schedule()):
         return None
     return jammed

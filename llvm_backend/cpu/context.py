@@ -174,3 +174,16 @@ class FunctionState:
 
 def null_pointer() -> ir.Constant:
     return ir.Constant(PTR, None)
+
+
+def c_string(module: ir.Module, name: str, text: str) -> ir.GlobalVariable:
+    """A private, constant, NUL-terminated copy of `text` in `module` (an environment
+    variable's name for getenv, say), as an opaque pointer."""
+    data = bytearray(text.encode() + b"\0")
+    var = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), len(data)), name=name)
+    var.linkage = "private"
+    var.global_constant = True
+    var.unnamed_addr = True
+    var.initializer = ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), data)
+    var.type = PTR
+    return var

@@ -65,7 +65,7 @@ from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, statement_names
 from clangpass.poly.scop import LoopReduction
 from llvm_backend.cpu import granularity, warm
-from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, null_pointer
+from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, c_string, null_pointer
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_ast import OP, AstLowering, iterator_name
 from llvm_backend.cpu.lower_expr import allocate_local, bind_region_args
@@ -580,13 +580,7 @@ def num_threads_function(ctx: ModuleContext) -> ir.Function:
     cache = ir.GlobalVariable(module, I32, name="pencil.num_threads.cache")
     cache.linkage = "internal"
     cache.initializer = ir.Constant(I32, -1)   # keeps its typed pointer: llvmlite's store_atomic needs it
-    text = bytearray(NUM_THREADS_ENV.encode() + b"\0")
-    env_name = ir.GlobalVariable(module, ir.ArrayType(I8, len(text)), name="pencil.num_threads.env")
-    env_name.linkage = "private"
-    env_name.global_constant = True
-    env_name.unnamed_addr = True
-    env_name.initializer = ir.Constant(ir.ArrayType(I8, len(text)), text)
-    env_name.type = PTR
+    env_name = c_string(module, "pencil.num_threads.env", NUM_THREADS_ENV)
 
     fn = ir.Function(module, ir.FunctionType(I32, []), name="pencil.num_threads")
     fn.linkage = "internal"

@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from llvm_backend.cpu.context import ModuleContext, null_pointer
-from llvm_backend.cpu.lower_types import I1, I8, I32, I64, PTR, VOID
+from llvm_backend.cpu.context import ModuleContext, c_string, null_pointer
+from llvm_backend.cpu.lower_types import I1, I32, I64, PTR, VOID
 
 WARM_ENV = "PENCILCC_THREAD_WARM_MS"
 STARTED = "pencilcc_warm_started"      # i32: 0 until a constructor claims the warm start
@@ -228,13 +228,7 @@ def add_warm_start(ctx: ModuleContext, num_threads: ir.Function) -> None:
     b.cbranch(b.extract_value(claim, 1), blocks["claimed"], blocks["done"])
 
     b.position_at_end(blocks["claimed"])
-    text = bytearray(WARM_ENV.encode() + b"\0")
-    env_name = ir.GlobalVariable(module, ir.ArrayType(I8, len(text)), name="pencil.warm.env")
-    env_name.linkage = "private"
-    env_name.global_constant = True
-    env_name.unnamed_addr = True
-    env_name.initializer = ir.Constant(ir.ArrayType(I8, len(text)), text)
-    env_name.type = PTR
+    env_name = c_string(module, "pencil.warm.env", WARM_ENV)
     value = b.call(ctx.declare("getenv", PTR, [PTR]), [env_name])
     b.cbranch(b.icmp_unsigned("!=", value, null_pointer()), blocks["env"], blocks["chosen"])
     b.position_at_end(blocks["env"])
