@@ -13,7 +13,8 @@ array (the format of ``test_suite/e2e/harness.py``)::
 
 with ``%.17g`` for ``double`` arrays and exact integers for ``int`` arrays.
 Output: :class:`ArrayChecksum` values, and the list of differences between two
-builds' checksums.  The weighted sum catches elements that moved; sums of
+builds' checksums.  The same builds print the kernel call's seconds on stderr
+(``pencilcc-bench-seconds: S``), which :func:`kernel_seconds` reads.  The weighted sum catches elements that moved; sums of
 doubles are compared relative to the array's absolute sum (a plain relative
 test would fail on a sum that cancels to nearly 0).
 """
@@ -21,6 +22,7 @@ test would fail on a sum that cancels to nearly 0).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Union
 
@@ -32,6 +34,8 @@ Number = Union[int, float]
 #: legal reassociation and FMA contraction on the benchmark sizes, tight enough
 #: that a wrong element shows.
 DEFAULT_RTOL = 1e-6
+#: The line of stderr with the kernel call's seconds (``clock_gettime(CLOCK_MONOTONIC)`` around it).
+TIMER_RE = re.compile(r"^pencilcc-bench-seconds: (\S+)$", re.MULTILINE)
 #: The largest weight of the weighted sum (``k % 11 + 1``).
 _MAX_WEIGHT = 11
 
@@ -58,6 +62,14 @@ def parse(stdout: str) -> tuple[ArrayChecksum, ...]:
     if not checksums:
         raise ValueError("no checksum printed (was the program built with -DPENCILCC_BENCH?)")
     return tuple(checksums)
+
+
+def kernel_seconds(stderr: str) -> float:
+    """The kernel call's seconds a benchmark build printed on stderr; :class:`ValueError` when it printed none."""
+    match = TIMER_RE.search(stderr)
+    if match is None:
+        raise ValueError("no 'pencilcc-bench-seconds' line on stderr")
+    return float(match.group(1))
 
 
 def compare(reference: tuple[ArrayChecksum, ...], candidate: tuple[ArrayChecksum, ...],

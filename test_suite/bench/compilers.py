@@ -141,10 +141,12 @@ class Compiler:
 
 
 def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_BUDGET,
-           fp_contract: str = "") -> list[Compiler]:
+           fp_contract: str = "", need_platform: bool = True) -> list[Compiler]:
     """The compilers ``names``, in that order, each probed once (``tune_budget``: the tuned
     configuration's evaluations per region; ``fp_contract``: ``-ffp-contract=`` for every
-    build, "" for each compiler's own default)."""
+    build, "" for each compiler's own default; ``need_platform``: the OpenCL ones are n/a
+    without an OpenCL platform here, as their runs need one; False for builds that run
+    elsewhere, :mod:`test_suite.bench.gpu_bundle`)."""
     scratch.mkdir(parents=True, exist_ok=True)
     probe = scratch / "probe.c"
     probe.write_text(_PROBE_SOURCE)
@@ -180,7 +182,7 @@ def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_
                 compiler = replace(compiler, tune_command=_tune_command(), tune_budget=tune_budget)
                 if compiler.available and not compiler.tune_command:
                     compiler = replace(compiler, unavailable="pencilcc-tune not on PATH and clangpass not importable")
-            if compiler.available:
+            if compiler.available and need_platform:
                 compiler = replace(compiler, unavailable=opencl.platform_problem())
         else:
             raise ValueError(f"unknown compiler {name!r} (compilers: {', '.join(COMPILER_NAMES)})")

@@ -58,7 +58,6 @@ from test_suite.e2e import harness
 
 #: Flags of every benchmark build besides the compiler's own.
 BENCH_CFLAGS: tuple[str, ...] = (*harness.KERNEL_CFLAGS, "-DPENCILCC_BENCH")
-_TIMER_RE = re.compile(r"^pencilcc-bench-seconds: (\S+)$", re.MULTILINE)
 _TOTALS_RE = re.compile(r"^totals: (\d+)", re.MULTILINE)
 _BUILD_TIMEOUT_S = 600
 #: Characters of a failing command's stderr kept in the error message.
@@ -164,9 +163,10 @@ def run(executable: Path, threads: int, timeout: float, *,
     proc, error = _execute([str(executable)], env, timeout, rss_helper)
     if error:
         return Run(None, (), error)
-    match = _TIMER_RE.search(proc.stderr)
-    if match is None:
-        return Run(None, (), "no 'pencilcc-bench-seconds' line on stderr")
+    try:
+        seconds = checksums.kernel_seconds(proc.stderr)
+    except ValueError as exc:
+        return Run(None, (), str(exc))
     profile = None
     if opencl_env is not None:
         problems = opencl.runtime_problems(proc.stderr)
@@ -177,7 +177,7 @@ def run(executable: Path, threads: int, timeout: float, *,
                 profile = opencl.parse_profile(proc.stderr)
             except ValueError as exc:
                 return Run(None, (), f"bad profile: {exc}")
-    result = _with_checksums(float(match.group(1)), proc.stdout)
+    result = _with_checksums(seconds, proc.stdout)
     return replace(result, profile=profile, max_rss_kib=proc.max_rss_kib) if not result.error else result
 
 
