@@ -8,8 +8,9 @@
 # Needs bash, coreutils and python3 (standard library only). It finds the OpenCL driver
 # (NVIDIA's libnvidia-opencl.so*, or GPU_BUNDLE_ICD=/path/to/an/icd/library), writes an
 # .icd file for it into a vendors folder of its own, and points the bundle's ICD loader
-# (lib/libOpenCL.so.1, through LD_LIBRARY_PATH) at it with OCL_ICD_VENDORS; where that
-# lists no platform it tries OCL_ICD_FILENAMES instead. Then bin/cl_devices lists the
+# (lib/libOpenCL.so.1, through LD_LIBRARY_PATH) at it with OCL_ICD_VENDORS; where none is
+# found, or it lists no device, it tries the machine's /etc/OpenCL/vendors (a GPU needed
+# there), unless GPU_BUNDLE_ICD named the library. Then bin/cl_devices lists the
 # devices and the runner (test_suite.bench.gpu_runner) writes $OUT/gpu.json, $OUT/gpu.md;
 # everything printed goes to $OUT/log.txt too. Without a platform it writes the reason
 # to gpu.md and gpu.json and exits 2 at once.
@@ -87,37 +88,56 @@ else
       case "$f" in */libnvidia-opencl.so*) ICD=$f; break ;; esac
     done
   fi
-  [ -n "$ICD" ] || fail "no NVIDIA OpenCL ICD library (libnvidia-opencl.so*) under /usr/local/nvidia, /usr/lib*, /usr/local/cuda*, /opt; set GPU_BUNDLE_ICD=/path/to/it"
+  if [ -z "$ICD" ]; then
+    say "no NVIDIA OpenCL ICD library (libnvidia-opencl.so*) under /usr/local/nvidia, /usr/lib*, /usr/local/cuda*, /opt"
+  fi
 fi
-ICD=$(readlink -f "$ICD")
-say "ICD library: $ICD"
-ls -la "$ICD"
-ICD_DIR=$(dirname "$ICD")
-if command -v ldd >/dev/null 2>&1; then
-  LD_LIBRARY_PATH="$ICD_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$ICD" 2>&1 | grep -E 'not found|cuda|nvidia' | head -20
-fi
-
-mkdir -p "$WORK/vendors" "$WORK/empty"
-echo "$ICD" >"$WORK/vendors/gpu.icd"
-export LD_LIBRARY_PATH="$BUNDLE/lib:$ICD_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export OCL_ICD_VENDORS="$WORK/vendors"
-unset OCL_ICD_FILENAMES
-export GPU_BUNDLE_ICD_FOUND="$ICD"
-say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-say "OCL_ICD_VENDORS=$OCL_ICD_VENDORS (gpu.icd: $ICD)"
-
-echo "---- OpenCL platforms and devices (bin/cl_devices)"
-timeout 60 "$BUNDLE/bin/cl_devices" >"$WORK/devices.txt" 2>&1
-STATUS=$?
-cat "$WORK/devices.txt"
-if [ "$STATUS" -ne 0 ]; then
-  say "cl_devices exit status $STATUS with OCL_ICD_VENDORS; trying OCL_ICD_FILENAMES=$ICD (loader debug on)"
-  export OCL_ICD_VENDORS="$WORK/empty" OCL_ICD_FILENAMES="$ICD"
-  OCL_ICD_DEBUG=15 timeout 60 "$BUNDLE/bin/cl_devices" >"$WORK/devices.txt" 2>&1
-  STATUS=$?
+list_devices() {
+  timeout 60 "$BUNDLE/bin/cl_devices" >"$WORK/devices.txt" 2>&1
+  local status=$?
   cat "$WORK/devices.txt"
-  grep -v '^ocl-icd' "$WORK/devices.txt" >"$WORK/devices.clean" && mv "$WORK/devices.clean" "$WORK/devices.txt"
-  [ "$STATUS" -eq 0 ] || fail "no OpenCL device through $ICD (cl_devices exit status $STATUS: $(tail -1 "$WORK/devices.txt"))"
+  return $status
+}
+export LD_LIBRARY_PATH="$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+STATUS=1
+TRIED=""
+if [ -n "$ICD" ]; then
+  ICD=$(readlink -f "$ICD")
+  say "ICD library: $ICD"
+  ls -la "$ICD"
+  ICD_DIR=$(dirname "$ICD")
+  if command -v ldd >/dev/null 2>&1; then
+    LD_LIBRARY_PATH="$ICD_DIR:$LD_LIBRARY_PATH" ldd "$ICD" 2>&1 | grep -E 'not found|cuda|nvidia' | head -20
+  fi
+  mkdir -p "$WORK/vendors"
+  echo "$ICD" >"$WORK/vendors/gpu.icd"
+  # The driver's own folder too: libnvidia-opencl needs libcuda and others beside it.
+  export LD_LIBRARY_PATH="$BUNDLE/lib:$ICD_DIR${LD_LIBRARY_PATH#"$BUNDLE/lib"}"
+  export OCL_ICD_VENDORS="$WORK/vendors"
+  export GPU_BUNDLE_ICD_FOUND="$ICD"
+  say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  say "OCL_ICD_VENDORS=$OCL_ICD_VENDORS (gpu.icd: $ICD)"
+  echo "---- OpenCL platforms and devices (bin/cl_devices)"
+  list_devices
+  STATUS=$?
+  TRIED="$ICD"
+fi
+if [ "$STATUS" -ne 0 ] && [ -z "${GPU_BUNDLE_ICD:-}" ]; then
+  # The bundle's loader (ocl-icd 2.3.1 reads OCL_ICD_VENDORS, not OCL_ICD_FILENAMES) with the
+  # machine's own /etc/OpenCL/vendors, where a container runtime may have put nvidia.icd.
+  unset OCL_ICD_VENDORS
+  export GPU_BUNDLE_ICD_FOUND="/etc/OpenCL/vendors"
+  echo "---- OpenCL platforms and devices through /etc/OpenCL/vendors (bin/cl_devices)"
+  list_devices
+  STATUS=$?
+  if [ "$STATUS" -eq 0 ] && ! grep -q 'type GPU' "$WORK/devices.txt"; then
+    STATUS=6
+    echo "cl_devices: no GPU among these devices" >>"$WORK/devices.txt"
+  fi
+  TRIED="${TRIED:+$TRIED, then }/etc/OpenCL/vendors"
+fi
+if [ "$STATUS" -ne 0 ]; then
+  fail "no OpenCL device through $TRIED (cl_devices exit status $STATUS: $(tail -1 "$WORK/devices.txt"))"
 fi
 grep -q 'type GPU' "$WORK/devices.txt" || say "WARNING: no GPU among the devices: the runs use the first device"
 [ -n "$PYTHON" ] || fail "no python3 on PATH: the runner needs it"

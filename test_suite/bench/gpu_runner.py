@@ -353,7 +353,7 @@ def write_outputs(out: Path, document: dict[str, Any], results: list[dict[str, A
         compare_kernel(entry, by_label[entry["label"]], pool.result(entry["label"]),
                        opencl_runs.get(entry["label"], []))
         gcc, ocl = entry["gcc"].get("median_s"), entry["opencl"].get("median_s")
-        entry["ratio_gcc_opencl"] = round(gcc / ocl, 3) if gcc and ocl else None
+        entry["ratio_gcc_opencl"] = _significant(gcc / ocl) if gcc and ocl else None
     document["kernels"] = results
     ratios = [e["ratio_gcc_opencl"] for e in results if e["ratio_gcc_opencl"] and e.get("checksum_match")]
     document["geomean_gcc_opencl"] = _geomean(ratios)
@@ -367,7 +367,12 @@ def _geomean(values: Sequence[float]) -> Optional[float]:
     product = 1.0
     for value in values:
         product *= value
-    return round(product ** (1.0 / len(values)), 3)
+    return _significant(product ** (1.0 / len(values)))
+
+
+def _significant(value: float) -> float:
+    """``value`` to 4 significant digits (a ratio may be far below 0.001 on a CPU device)."""
+    return float(f"{value:.4g}")
 
 
 def _cell(value: Any, digits: int = 3) -> str:
@@ -376,6 +381,10 @@ def _cell(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
+
+
+def _ratio_cell(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.2f}" if value >= 0.1 else f"{value:.2g}"
 
 
 def markdown(document: dict[str, Any]) -> str:
@@ -423,12 +432,12 @@ def markdown(document: dict[str, Any]) -> str:
             notes.append("checked against the bundle's gcc checksums")
         lines.append("| " + " | ".join([
             entry["label"], _cell(gcc.get("median_s")), _cell(ocl.get("median_s")),
-            _cell(entry.get("ratio_gcc_opencl"), 2), _cell(ocl.get("cold_s")),
+            _ratio_cell(entry.get("ratio_gcc_opencl")), _cell(ocl.get("cold_s")),
             _cell(profile.get("device_ms"), 1), _cell(profile.get("launches")),
             _cell(profile.get("transfer_mb"), 1), match, ocl.get("mapping", "-"), other_cell,
             "; ".join(n.replace("|", "/")[:160] for n in notes)]) + " |")
     lines += ["", f"geomean gcc/opencl over the kernels that ran and matched: "
-                  f"{_cell(document.get('geomean_gcc_opencl'), 2)}"]
+                  f"{_ratio_cell(document.get('geomean_gcc_opencl'))}"]
     mismatched = [e for e in document["kernels"] if e.get("mismatches")]
     for entry in mismatched:
         lines += ["", f"MISMATCH {entry['label']}:"] + [f"- {m}" for m in entry["mismatches"]]
