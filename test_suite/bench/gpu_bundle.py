@@ -40,7 +40,6 @@ import ctypes.util
 import dataclasses
 import datetime
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -81,20 +80,30 @@ def find_loader() -> Optional[Path]:
     return None
 
 
-def tiled_kernels(record: Path) -> list[dict[str, str]]:
-    """The OpenCL kernels of a build's optimisation record that have a staged and a direct variant:
-    ``{"gpu": staged name, "cpu": direct name}`` each (the runtime launches one of the two; an
-    untiled kernel's record names itself for both)."""
+def _record_kernels(record: Path) -> list[dict[str, Any]]:
+    """The OpenCL kernels (``mapping.kernels`` entries) of every region of a build's optimisation record."""
     try:
         document = json.loads(record.read_text())
     except (OSError, ValueError):
         return []
+    return [kernel for region in document.get("regions", [])
+            for kernel in (region.get("mapping") or {}).get("kernels", [])]
+
+
+def opencl_kernel_names(record: Path) -> list[str]:
+    """The names of a build's OpenCL kernels (none: every region runs on the host)."""
+    return [kernel["name"] for kernel in _record_kernels(record) if kernel.get("name")]
+
+
+def tiled_kernels(record: Path) -> list[dict[str, str]]:
+    """The OpenCL kernels of a build's optimisation record that have a staged and a direct variant:
+    ``{"gpu": staged name, "cpu": direct name}`` each (the runtime launches one of the two; an
+    untiled kernel's record names itself for both)."""
     found = []
-    for region in document.get("regions", []):
-        for kernel in (region.get("mapping") or {}).get("kernels", []):
-            variants = kernel.get("variants")
-            if variants and variants.get("gpu") and variants.get("cpu") and variants["gpu"] != variants["cpu"]:
-                found.append({"gpu": variants["gpu"], "cpu": variants["cpu"]})
+    for kernel in _record_kernels(record):
+        variants = kernel.get("variants")
+        if variants and variants.get("gpu") and variants.get("cpu") and variants["gpu"] != variants["cpu"]:
+            found.append({"gpu": variants["gpu"], "cpu": variants["cpu"]})
     return found
 
 
@@ -122,6 +131,7 @@ def build_kernel(kernel: Kernel, dataset: str, columns: list[Compiler], bindir: 
         entry[f"{key}_compile_s"] = round(built.seconds or 0.0, 3)
         if compiler.opencl:
             record = built.executable.with_name(built.executable.name + ".opt.json")
+            entry["opencl_kernels"] = opencl_kernel_names(record)
             entry["tiled_kernels"] = tiled_kernels(record)
             entry["regions_not_optimized"] = list(built.regions_not_optimized)
     if reference and "gcc" in entry:

@@ -11,13 +11,14 @@ islpy there).
 
 Per kernel, in the manifest's order:
 
-- the OpenCL build: one cold run (empty disk cache of its own: it builds the
+- the OpenCL build (one run only where its record lists no OpenCL kernel: every
+  region runs on the host): one cold run (empty disk cache of its own: it builds the
   OpenCL program), one timed run, one run with ``PENCILCC_PROFILE=1`` (launches,
   device milliseconds, transfers; the launched names say which variant of a tiled
   kernel ran: the staged ``tiled`` one with local memory, or the ``direct`` one), one
   profiled run with the other mapping forced (``PENCILCC_OPENCL_MAPPING``), when the
-  build has tiled kernels, then up to two more timed runs while the kernel's share of
-  the time budget lasts;
+  build has tiled kernels and the kernel's share of the time budget allows, then up to
+  two more timed runs while that share lasts;
 - the gcc build (``gcc -O3``, one thread): ``--gcc-repeat`` runs (one when the
   bundle's own run of it took more than ``--gcc-long`` seconds), in a pool of
   ``--gcc-jobs`` worker threads started at the beginning, so that these
@@ -27,7 +28,7 @@ Per kernel, in the manifest's order:
   when it was built; a run in which pencilcc's runtime says it ran regions on the
   CPU (a line starting ``pencilcc: ``) fails.
 
-A time budget (``--budget``, seconds) bounds the whole: each kernel gets an even
+A time budget (``--budget``, seconds, 270 by default) bounds the whole: each kernel gets an even
 share of what is left, kernels left when it is spent are reported as skipped.
 ``gpu.json`` and ``gpu.md`` in ``--out`` are rewritten after every kernel, so a
 run cut short still leaves its results.
@@ -211,12 +212,13 @@ def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
                  "kernel": platform.release(), "python": platform.python_version()},
         "devices": devices,
         "settings": {"budget_s": args.budget, "threads": args.threads, "gcc_jobs": args.gcc_jobs,
-                     "gcc_repeat": args.gcc_repeat, "opencl_repeat": args.repeat, "timeout_s": args.timeout,
+                     "gcc_repeat": args.gcc_repeat, "gcc_long_s": args.gcc_long, "opencl_repeat": args.repeat,
+                     "timeout_s": args.timeout, "gcc_timeout_s": args.gcc_timeout,
                      "icd": os.environ.get("GPU_BUNDLE_ICD_FOUND", "")},
         "kernels": [],
         "complete": False,
     }
-    pool = GccPool(args.gcc_jobs, base_env, args.timeout, log)
+    pool = GccPool(args.gcc_jobs, base_env, args.gcc_timeout, log)
     pool.deadline = args.budget
     for kernel in kernels:
         if kernel.get("gcc") and not args.no_gcc:
@@ -276,10 +278,16 @@ def measure_opencl(bundle: Path, kernel: dict[str, Any], work: Path, base_env: d
         return result
 
     figures: dict[str, Any] = {}
-    cold = go("cold")
+    host_only = "opencl_kernels" in kernel and not kernel["opencl_kernels"]
+    cold = go("cold" if not host_only else "only run (no OpenCL kernel in the build)")
     figures["cold_s"] = cold.seconds
     if cold.error:
         figures["error"] = f"cold run: {cold.error}"
+        return figures
+    if host_only:
+        # Every region runs on the host: one run checks its output; its time says nothing of the GPU.
+        figures.update(mapping="host", runs_s=[cold.seconds], median_s=cold.seconds,
+                       note="no OpenCL kernel in the build: one run, on the host")
         return figures
     timed = [go("timed 1")]
     profiled = go("profiled", profile=True)
@@ -288,13 +296,16 @@ def measure_opencl(bundle: Path, kernel: dict[str, Any], work: Path, base_env: d
     figures["profile"] = profile_summary(profiled.profile)
     if profiled.error:
         figures["error"] = f"profiled run: {profiled.error}"
-    if figures["mapping"] in _OTHER_MAPPING:
+    per_run = max(r.wall for _, r in runs)
+    if figures["mapping"] in _OTHER_MAPPING and time.perf_counter() - start + per_run > share:
+        log.write("  opencl: no run with the other mapping, the kernel's share of the budget is spent")
+        figures["other_mapping"] = {"error": "not run: the kernel's share of the time budget was spent"}
+    elif figures["mapping"] in _OTHER_MAPPING:
         forced = _OTHER_MAPPING[figures["mapping"]]
         other = go(f"profiled, PENCILCC_OPENCL_MAPPING={forced}", profile=True, mapping=forced)
         figures["other_mapping"] = {"forced": forced, "mapping": mapping_of(other.profile, tiled),
                                     "seconds": other.seconds, "error": other.error,
                                     "profile": profile_summary(other.profile)}
-    per_run = max(r.wall for _, r in runs)
     while len(timed) < args.repeat and not timed[-1].error:
         if time.perf_counter() - start + per_run > share:
             log.write(f"  opencl: {len(timed)} timed run(s), the kernel's share of the budget is spent")
@@ -425,9 +436,10 @@ def markdown(document: dict[str, Any]) -> str:
         if other:
             other_profile = other.get("profile") or {}
             other_cell = (f"{_cell(other_profile.get('device_ms'), 1)} ({other['mapping']})"
-                          if not other.get("error") else f"FAIL ({other['forced']})")
+                          if not other.get("error") else
+                          f"FAIL ({other['forced']})" if "forced" in other else "skipped")
         match = {True: "yes", False: "**NO**", None: "-"}[entry.get("checksum_match")]
-        notes = [n for n in (ocl.get("error"), gcc.get("error")) if n]
+        notes = [n for n in (ocl.get("error"), ocl.get("note"), gcc.get("error")) if n]
         if entry.get("reference") == "gcc at bundle build":
             notes.append("checked against the bundle's gcc checksums")
         lines.append("| " + " | ".join([
@@ -470,7 +482,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--devices", help="cl_devices' output, copied into the results")
     parser.add_argument("--fail", help="write a failure report with this reason and exit 2")
     parser.add_argument("--kernels", help="comma list of labels (default: every kernel of the bundle)")
-    parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole run (default 300)")
+    parser.add_argument("--budget", type=float, default=270.0, help="seconds for the whole run (default 270)")
     parser.add_argument("--min-left", type=float, default=8.0,
                         help="seconds of budget below which the remaining kernels are skipped")
     parser.add_argument("--repeat", type=int, default=3, help="timed OpenCL runs per kernel at most (default 3)")
@@ -481,7 +493,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--no-gcc", action="store_true", help="no gcc runs: compare with the bundle's checksums")
     parser.add_argument("--threads", type=int, default=1,
                         help="OMP_NUM_THREADS / PENCILCC_NUM_THREADS / POCL_MAX_PTHREAD_COUNT (default 1)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per OpenCL run (default 60)")
+    parser.add_argument("--gcc-timeout", type=float, default=120.0, help="seconds per gcc run (default 120)")
     return parser.parse_args(argv)
 
 

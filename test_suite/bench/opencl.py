@@ -11,7 +11,9 @@ Three of that runtime's behaviours shape the measurement:
   so that the first run builds the OpenCL program (the *cold* run) and the
   later ones load it from the cache.  PoCL keeps a kernel cache of its own
   (``POCL_CACHE_DIR``, by default under ``~/.cache/pocl``), which would make
-  the cold run warm after any earlier run: it is pointed into the same folder;
+  the cold run warm after any earlier run: it is pointed into the same folder,
+  and so is NVIDIA's driver's cache of the kernels it compiled from its program
+  binaries (PTX), ``CUDA_CACHE_PATH`` (by default ``~/.nv/ComputeCache``);
 - with ``PENCILCC_PROFILE=1`` it prints, at exit, lines such as
   ``pencilcc profile: kernel K: 1 launches, 10.588 ms`` (per kernel, then the
   transfers each way, the programs built or loaded, the buffers): one extra
@@ -133,6 +135,7 @@ def run_env(cache_dir: Path, threads: int, profile: bool) -> dict[str, str]:
     return {
         "PENCILCC_CACHE_DIR": str(cache_dir),
         "POCL_CACHE_DIR": str(cache_dir / "pocl"),
+        "CUDA_CACHE_PATH": str(cache_dir / "nv"),
         # PoCL 3's CPU device runs work-groups on this many threads (default:
         # every core); the other columns run on --threads.
         "POCL_MAX_PTHREAD_COUNT": str(threads),

@@ -273,6 +273,7 @@ def test_runtime_messages_are_problems() -> None:
     assert opencl.runtime_problems(f"pencilcc-bench-seconds: 1\n{line}\n") == [line]
     env = opencl.run_env(Path("/c"), 2, profile=False)
     assert env["PENCILCC_CACHE_DIR"] == "/c" and env["POCL_CACHE_DIR"] == "/c/pocl"
+    assert env["CUDA_CACHE_PATH"] == "/c/nv"   # NVIDIA's kernel cache: the cold run stays cold
     assert env["PENCILCC_PROFILE"] == "0" and opencl.run_env(Path("/c"), 2, profile=True)["PENCILCC_PROFILE"] == "1"
 
 

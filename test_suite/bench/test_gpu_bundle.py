@@ -40,15 +40,17 @@ def test_mapping_from_launched_names():
     assert gpu_runner.mapping_of(_profile(), tiled) == "host"
 
 
-def test_tiled_kernels_of_a_record(tmp_path):
+def test_kernels_of_a_record(tmp_path):
     record = tmp_path / "r.opt.json"
     record.write_text(json.dumps({"regions": [
-        {"mapping": {"kernels": [{"variants": {"gpu": "a", "cpu": "a_direct"}},
-                                 {"variants": {"gpu": "b", "cpu": "b"}}]}},   # untiled: one name
+        {"mapping": {"kernels": [{"name": "a", "variants": {"gpu": "a", "cpu": "a_direct"}},
+                                 {"name": "b", "variants": {"gpu": "b", "cpu": "b"}}]}},   # untiled: one name
         {"mapping": None},
         {}]}))
     assert gpu_bundle.tiled_kernels(record) == [{"gpu": "a", "cpu": "a_direct"}]
+    assert gpu_bundle.opencl_kernel_names(record) == ["a", "b"]
     assert gpu_bundle.tiled_kernels(tmp_path / "missing.json") == []
+    assert gpu_bundle.opencl_kernel_names(tmp_path / "missing.json") == []
 
 
 def test_kernel_seconds_line():
