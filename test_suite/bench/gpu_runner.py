@@ -9,7 +9,7 @@ standard library only, with :mod:`test_suite.bench.opencl` and
 :mod:`test_suite.bench.checksums` copied beside it: no pencilcc, libclang or
 islpy there).
 
-Per kernel, in the manifest's order:
+Per kernel, in the manifest's order (those whose OpenCL build launches no kernel last):
 
 - the OpenCL build (one run only where its record lists no OpenCL kernel: every
   region runs on the host): one cold run (empty disk cache of its own: it builds the
@@ -200,6 +200,8 @@ def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
     if args.kernels:
         wanted = set(args.kernels.split(","))
         kernels = [k for k in kernels if k["label"] in wanted]
+    # Builds without an OpenCL kernel (all host code) last: the budget is spent on the GPU first.
+    kernels.sort(key=lambda k: "opencl_kernels" in k and not k["opencl_kernels"])
     devices = Path(args.devices).read_text() if args.devices else ""
     work = Path(tempfile.mkdtemp(prefix="pencilcc-gpu-"))
     base_env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "PENCILCC_NUM_THREADS": str(args.threads)}
