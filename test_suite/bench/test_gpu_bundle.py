@@ -59,6 +59,91 @@ def test_kernel_seconds_line():
         checksums.kernel_seconds("pencilcc profile: device a / b\n")
 
 
+_FAKE = """#!/bin/sh
+sleep {sleep}
+printf '== A\\n4\\n{total}\\n10\\n25\\n'
+echo "pencilcc-bench-seconds: {seconds}" >&2
+if [ "$PENCILCC_PROFILE" = 1 ] && [ -n "{kernel}" ]; then
+  case "${{PENCILCC_OPENCL_MAPPING:-auto}}" in cpu) name={kernel}_direct ;; *) name={kernel} ;; esac
+  echo "pencilcc profile: device Fake / GPU" >&2
+  echo "pencilcc profile: kernel $name: 2 launches, 1.500 ms" >&2
+  echo "pencilcc profile: host-to-device: 1 transfers, 1000000 bytes, 0.100 ms" >&2
+  echo "pencilcc profile: device-to-host: 1 transfers, 3000000 bytes, 0.300 ms" >&2
+  echo "pencilcc profile: programs: 0 built, 1 loaded from disk cache" >&2
+  echo "pencilcc profile: buffers: 1 allocated, 0 reused" >&2
+fi
+"""
+
+
+def _fake_bundle(folder: Path, kernels: list[dict]) -> Path:
+    """A bundle whose programs are shell scripts printing what a kernel build prints: checksums of
+    one array ``A`` (``total`` its sum), the timer line, and the runtime's profile of kernel ``kernel``
+    (``KERNEL_direct`` under ``PENCILCC_OPENCL_MAPPING=cpu``)."""
+    (folder / "bin").mkdir(parents=True)
+    entries = []
+    for spec in kernels:
+        label = spec["label"]
+        entry = {"label": label, "macros": ["N=1"], "reference": {"seconds": spec.get("here", 0.1), "checksums": [
+            {"name": "A", "count": 4, "total": 10, "absolute": 10, "weighted": 25}]}}
+        for key, total, kernel in (("gcc", 10, ""), ("opencl", spec.get("total", 10), spec.get("kernel", "k"))):
+            script = folder / "bin" / f"{label}.{key}"
+            script.write_text(_FAKE.format(sleep=spec.get("sleep", 0), total=total, seconds=spec.get(key, 0.5),
+                                           kernel=kernel))
+            script.chmod(0o755)
+            entry[key] = f"bin/{script.name}"
+        entry["opencl_kernels"] = [spec["kernel"]] if spec.get("kernel", "k") else []
+        entry["tiled_kernels"] = ([{"gpu": spec.get("kernel", "k"), "cpu": spec.get("kernel", "k") + "_direct"}]
+                                  if spec.get("tiled") else [])
+        entries.append(entry)
+    (folder / "manifest.json").write_text(json.dumps({"dataset": "fake", "kernels": entries}))
+    return folder
+
+
+def test_runner_figures_mismatch_and_order(tmp_path, capsys):
+    bundle = _fake_bundle(tmp_path / "b", [
+        {"label": "hostonly", "kernel": ""},
+        {"label": "tiled", "kernel": "t", "tiled": True, "gcc": 1.0, "opencl": 0.25},
+        {"label": "wrong", "kernel": "w", "total": 11},
+        {"label": "slowgcc", "kernel": "s", "here": 50.0}])
+    out = tmp_path / "out"
+    status = gpu_runner.main(["--bundle", str(bundle), "--out", str(out), "--gcc-jobs", "2"])
+    assert status == 1   # "wrong" differs from gcc
+    document = json.loads((out / "gpu.json").read_text())
+    by_label = {k["label"]: k for k in document["kernels"]}
+    assert [k["label"] for k in document["kernels"]][-1] == "hostonly"
+    tiled = by_label["tiled"]
+    assert tiled["checksum_match"] is True and tiled["checksum_runs"] == 6 and tiled["reference"] == "gcc here"
+    assert tiled["opencl"]["mapping"] == "tiled" and tiled["opencl"]["runs_s"] == [0.25] * 3
+    assert tiled["opencl"]["other_mapping"]["forced"] == "cpu"
+    assert tiled["opencl"]["other_mapping"]["mapping"] == "direct"
+    assert tiled["opencl"]["profile"]["device_ms"] == 1.5 and tiled["opencl"]["profile"]["launches"] == 2
+    assert tiled["opencl"]["profile"]["transfer_mb"] == 4.0
+    assert tiled["gcc"]["runs_s"] == [1.0] * 3 and tiled["ratio_gcc_opencl"] == 4.0
+    assert by_label["wrong"]["checksum_match"] is False and "total 11" in by_label["wrong"]["mismatches"][0]
+    assert by_label["slowgcc"]["gcc"]["runs_s"] == [0.5]   # over --gcc-long here: one run
+    host = by_label["hostonly"]["opencl"]
+    assert host["mapping"] == "host" and host["runs_s"] == [0.5] and "other_mapping" not in host
+    assert by_label["hostonly"]["checksum_runs"] == 1
+    table = (out / "gpu.md").read_text()
+    assert "| tiled | 1.000 | 0.250 | 4.00 |" in table and "| **NO** |" in table and "MISMATCH wrong" in table
+    assert document["geomean_gcc_opencl"] == pytest.approx((4.0 * 1.0 * 1.0) ** (1 / 3), rel=1e-3)
+
+
+def test_runner_budget_skips_the_rest(tmp_path):
+    bundle = _fake_bundle(tmp_path / "b", [{"label": "slow", "kernel": "k", "tiled": True, "sleep": 1},
+                                          {"label": "next", "kernel": "k"}])
+    out = tmp_path / "out"
+    gpu_runner.main(["--bundle", str(bundle), "--out", str(out), "--budget", "2.5", "--min-left", "1",
+                     "--no-gcc"])
+    document = json.loads((out / "gpu.json").read_text())
+    slow, following = document["kernels"]
+    # cold, timed and profiled runs always; the other mapping and more timed runs only within the share
+    assert slow["opencl"]["runs_s"] == [0.5] and slow["opencl"]["other_mapping"]["error"].startswith("not run")
+    assert slow["reference"] == "gcc at bundle build" and slow["checksum_match"] is True
+    assert following["opencl"]["error"].startswith("skipped: time budget spent")
+    assert document["complete"]
+
+
 def _pocl_library() -> str:
     """PoCL's ICD library, from its .icd file, or "" when it is not installed."""
     for icd in sorted(Path("/etc/OpenCL/vendors").glob("*pocl*.icd")):
