@@ -229,6 +229,7 @@ def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
             pool.submit(kernel["label"], bundle / kernel["gcc"], repeat)
     results: list[dict[str, Any]] = []
     opencl_runs: dict[str, list[tuple[str, RunResult]]] = {}
+    completed = False
     try:
         for index, kernel in enumerate(kernels):
             label = kernel["label"]
@@ -245,10 +246,11 @@ def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
             entry["opencl"] = measure_opencl(bundle, kernel, work, base_env, args, log, share, runs)
             entry["regions_not_optimized"] = kernel.get("regions_not_optimized", [])
             write_outputs(out, document, results, kernels, pool, opencl_runs)
+        completed = True
     finally:
         log.write("waiting for the gcc runs")
         pool.finish()
-        document["complete"] = True
+        document["complete"] = completed
         document["elapsed_s"] = round(log.elapsed(), 1)
         write_outputs(out, document, results, kernels, pool, opencl_runs)
         shutil.rmtree(work, ignore_errors=True)
