@@ -29,7 +29,9 @@ Per kernel, in the manifest's order (those whose OpenCL build launches no kernel
   CPU (a line starting ``pencilcc: ``) fails.
 
 A time budget (``--budget``, seconds, 270 by default) bounds the whole: each kernel gets an even
-share of what is left, kernels left when it is spent are reported as skipped.
+share of what is left for its runs beyond the cold, first timed and profiled ones; kernels
+left when it is spent are reported as skipped, and every run, gcc's included, is stopped
+(timed out) ``--grace`` seconds (30) after it.
 ``gpu.json`` and ``gpu.md`` in ``--out`` are rewritten after every kernel, so a
 run cut short still leaves its results.
 """
@@ -78,7 +80,7 @@ def execute(executable: Path, env: dict[str, str], timeout: float, log: "Log") -
     try:
         proc = subprocess.run([str(executable)], capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return RunResult(error=f"timed out after {timeout:g} s", wall=time.perf_counter() - start)
+        return RunResult(error=f"timed out after {timeout:.1f} s", wall=time.perf_counter() - start)
     except OSError as exc:
         return RunResult(error=f"cannot run: {exc}", wall=time.perf_counter() - start)
     wall = time.perf_counter() - start
@@ -106,12 +108,18 @@ def execute(executable: Path, env: dict[str, str], timeout: float, log: "Log") -
 class Log:
     """Progress lines on stdout (run.sh copies them into ``log.txt``), each with the seconds elapsed."""
 
-    def __init__(self) -> None:
+    def __init__(self, hard_end: float = float("inf")) -> None:
         self.start = time.perf_counter()
         self._lock = threading.Lock()
+        #: Seconds from the start after which no run may go on (the budget and its grace).
+        self.hard_end = hard_end
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
+
+    def timeout(self, limit: float) -> float:
+        """A run's timeout: ``limit``, cut so that the run ends by :attr:`hard_end` (at least 1 s)."""
+        return max(1.0, min(limit, self.hard_end - self.elapsed()))
 
     def write(self, text: str) -> None:
         with self._lock:
@@ -170,7 +178,7 @@ class GccPool:
         for _ in range(repeat):
             if runs and (runs[-1].error or self.log.elapsed() > self.deadline):
                 break
-            runs.append(execute(executable, self.env, self.timeout, self.log))
+            runs.append(execute(executable, self.env, self.log.timeout(self.timeout), self.log))
         times = ", ".join(f"{r.seconds:.3f}" for r in runs if r.seconds is not None)
         errors = "; ".join(r.error for r in runs if r.error)
         self.log.write(f"  gcc {label}: {times or '-'} s{'  ' + errors if errors else ''}")
@@ -195,7 +203,7 @@ def load_checksums(entries: Optional[list[dict[str, Any]]]) -> tuple[ArrayChecks
 
 def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
     manifest = json.loads((bundle / "manifest.json").read_text())
-    log = Log()
+    log = Log(hard_end=args.budget + args.grace)
     kernels = manifest["kernels"]
     if args.kernels:
         wanted = set(args.kernels.split(","))
@@ -213,7 +221,7 @@ def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
         "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "cpu": _cpu_model(),
                  "kernel": platform.release(), "python": platform.python_version()},
         "devices": devices,
-        "settings": {"budget_s": args.budget, "threads": args.threads, "gcc_jobs": args.gcc_jobs,
+        "settings": {"budget_s": args.budget, "grace_s": args.grace, "threads": args.threads, "gcc_jobs": args.gcc_jobs,
                      "gcc_repeat": args.gcc_repeat, "gcc_long_s": args.gcc_long, "opencl_repeat": args.repeat,
                      "timeout_s": args.timeout, "gcc_timeout_s": args.gcc_timeout,
                      "icd": os.environ.get("GPU_BUNDLE_ICD_FOUND", "")},
@@ -275,7 +283,7 @@ def measure_opencl(bundle: Path, kernel: dict[str, Any], work: Path, base_env: d
         env = {**base_env, **opencl.run_env(cache, args.threads, profile)}
         if mapping:
             env["PENCILCC_OPENCL_MAPPING"] = mapping
-        result = execute(executable, env, args.timeout, log)
+        result = execute(executable, env, log.timeout(args.timeout), log)
         runs.append((what, result))
         shown = f"{result.seconds:.4f} s" if result.seconds is not None else result.error
         log.write(f"  opencl {what}: {shown} (process {result.wall:.2f} s)")
@@ -293,10 +301,17 @@ def measure_opencl(bundle: Path, kernel: dict[str, Any], work: Path, base_env: d
         figures.update(mapping="host", runs_s=[cold.seconds], median_s=cold.seconds,
                        note="no OpenCL kernel in the build: one run, on the host")
         return figures
-    timed = [go("timed 1")]
+    timed: list[RunResult] = []
+    if log.elapsed() < args.budget:
+        timed.append(go("timed 1"))
+    if log.elapsed() >= args.budget:
+        figures["error"] = "cut short: time budget spent"
+        figures["runs_s"] = [r.seconds for r in timed if r.seconds is not None]
+        figures["median_s"] = median(figures["runs_s"]) if timed and not timed[0].error else None
+        return figures
     profiled = go("profiled", profile=True)
     tiled = kernel.get("tiled_kernels", [])
-    figures["mapping"] = mapping_of(profiled.profile, tiled)
+    figures["mapping"] = mapping_of(profiled.profile, tiled) if not profiled.error else "?"
     figures["profile"] = profile_summary(profiled.profile)
     if profiled.error:
         figures["error"] = f"profiled run: {profiled.error}"
@@ -311,7 +326,7 @@ def measure_opencl(bundle: Path, kernel: dict[str, Any], work: Path, base_env: d
                                     "seconds": other.seconds, "error": other.error,
                                     "profile": profile_summary(other.profile)}
     while len(timed) < args.repeat and not timed[-1].error:
-        if time.perf_counter() - start + per_run > share:
+        if time.perf_counter() - start + per_run > share or log.elapsed() + per_run > args.budget:
             log.write(f"  opencl: {len(timed)} timed run(s), the kernel's share of the budget is spent")
             break
         timed.append(go(f"timed {len(timed) + 1}"))
@@ -444,7 +459,7 @@ def markdown(document: dict[str, Any]) -> str:
                           f"FAIL ({other['forced']})" if "forced" in other else "skipped")
         match = {True: "yes", False: "**NO**", None: "-"}[entry.get("checksum_match")]
         notes = [n for n in (ocl.get("error"), ocl.get("note"), gcc.get("error")) if n]
-        if entry.get("reference") == "gcc at bundle build":
+        if entry.get("reference") == "gcc at bundle build" and entry.get("checksum_match") is not None:
             notes.append("checked against the bundle's gcc checksums")
         lines.append("| " + " | ".join([
             entry["label"], _cell(gcc.get("median_s")), _cell(ocl.get("median_s")),
@@ -487,6 +502,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--fail", help="write a failure report with this reason and exit 2")
     parser.add_argument("--kernels", help="comma list of labels (default: every kernel of the bundle)")
     parser.add_argument("--budget", type=float, default=270.0, help="seconds for the whole run (default 270)")
+    parser.add_argument("--grace", type=float, default=30.0,
+                        help="seconds after the budget by which every run is stopped (default 30)")
     parser.add_argument("--min-left", type=float, default=8.0,
                         help="seconds of budget below which the remaining kernels are skipped")
     parser.add_argument("--repeat", type=int, default=3, help="timed OpenCL runs per kernel at most (default 3)")

@@ -144,6 +144,18 @@ def test_runner_budget_skips_the_rest(tmp_path):
     assert document["complete"]
 
 
+def test_runner_stops_runs_after_the_grace(tmp_path):
+    bundle = _fake_bundle(tmp_path / "b", [{"label": "hangs", "kernel": "k", "sleep": 30}])
+    out = tmp_path / "out"
+    start = time.monotonic()
+    gpu_runner.main(["--bundle", str(bundle), "--out", str(out), "--budget", "1", "--grace", "1",
+                     "--gcc-timeout", "100", "--min-left", "0"])
+    assert time.monotonic() - start < 10   # not the 30 s the programs sleep, nor the timeouts
+    (hangs,) = json.loads((out / "gpu.json").read_text())["kernels"]
+    assert hangs["opencl"]["error"].startswith("cold run: timed out after")
+    assert hangs["gcc"]["error"].startswith("timed out after") and hangs["checksum_match"] is None
+
+
 def _pocl_library() -> str:
     """PoCL's ICD library, from its .icd file, or "" when it is not installed."""
     for icd in sorted(Path("/etc/OpenCL/vendors").glob("*pocl*.icd")):
