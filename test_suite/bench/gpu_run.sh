@@ -93,7 +93,7 @@ else
   fi
 fi
 list_devices() {
-  timeout 60 "$BUNDLE/bin/cl_devices" >"$WORK/devices.txt" 2>&1
+  timeout 30 "$BUNDLE/bin/cl_devices" >"$WORK/devices.txt" 2>&1
   local status=$?
   cat "$WORK/devices.txt"
   return $status
