@@ -51,7 +51,8 @@ wait_tee() { exec >&- 2>&-; wait "$TEE_PID" 2>/dev/null; }
 
 echo "---- what the machine has (OpenCL, NVIDIA, CUDA)"
 if command -v nvidia-smi >/dev/null 2>&1; then
-  timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,pcie.link.gen.max,pcie.link.width.max --format=csv 2>&1
+  timeout 20 nvidia-smi 2>&1 | head -25
+  timeout 20 nvidia-smi --query-gpu=name,driver_version,persistence_mode,mig.mode.current,memory.total,clocks.max.sm,clocks.max.mem,pcie.link.gen.max,pcie.link.width.max --format=csv 2>&1
 else
   say "no nvidia-smi on PATH"
 fi
