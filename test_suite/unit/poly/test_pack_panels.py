@@ -91,8 +91,14 @@ def test_syrk_packs_each_read_of_a_the_b_panel_transposed(tmp_path):
     # Each read became its own buffer; no read of A is left in the micro-kernel's statement.
     assert a_panel.buffer in body and b_panel.buffer in body
     assert not whole_subscripts(codegen.statements["S_1"].body, "A", 2)
-    # The copy loops run over A[c3][c4] (j, then k) and write buffer[c4 - c2][c3 - c1] (k, j).
-    assert f"{b_panel.copy}(c0, c1, c2, c3, c4, -c2 + c4, -c1 + c3);" in format_ast(codegen)
+    # The copy loops run in the buffer's order, k (c3) then j (c4): they read A[c4][c3] down a
+    # column and write buffer[c3 - c2][c4 - c1] along a row (no scatter of the stores).
+    text = format_ast(codegen)
+    assert f"{b_panel.copy}(c0, c1, c2, c4, c3, -c2 + c3, -c1 + c4);" in text
+    copy_loops = text.split(f"{b_panel.copy}(", 1)[0].rsplit("for (int c3 = ", 1)[1]
+    assert copy_loops.startswith("c2;") and "for (int c4 = c1;" in copy_loops
+    # The A panel (array order) keeps its loops: rows i, then k along them.
+    assert f"{a_panel.copy}(c0, c1, c2, c3, c4, -c0 + c3, -c2 + c4);" in text
 
 
 def test_syr2k_transposed_panels_hold_the_scaled_elements(tmp_path):
