@@ -51,6 +51,9 @@ from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, StatementBody
 COPY_PREFIX = "P_"
 _CACHE_LINE = 64            # bytes
 _INDEX_PREFIX = "__pencil_pack"
+# Rows of the array a transposed copy reads per strip (`_copy_tree`): fewer than the 64 pages
+# the L1 data TLB of current x86 cores maps.
+COPY_STRIP = 32
 
 
 @dataclass(frozen=True)
@@ -237,10 +240,12 @@ def _copy_tree(pack: Pack, box: Footprint) -> isl.ScheduleNode:
 
     For a transposed pack (`buffer[k][j] = A[j][k]`) that makes the stores unit-stride and the
     loads one column of `A` (LLVM: one `vgatherqpd` per vector of 8 doubles, then an aligned
-    store). In the array's order LLVM vectorised the copy with `vscatterqpd` stores 1 KB
-    apart: at syr2k LARGE (two transposed packs) the copies then took 43 % of the kernel's
-    samples with 32^3 tiles and 24 % with 128^3, against 19 % in the buffer's order
-    (docs/passes/pack-panels.md)."""
+    store), in strips of `COPY_STRIP` rows of `A` (`[floor(j / S), k, j]`): a strip's gathers
+    touch S rows, each on a page of its own when rows are long, fewer pages than the L1 data
+    TLB holds, and reuse each row's cache line over 8 steps of `k`. In the array's order LLVM
+    vectorised the copy with `vscatterqpd` stores 1 KB apart. syr2k LARGE (two transposed
+    packs, 128^3 tiles), share of the kernel's samples in the copies: array order 24 %,
+    buffer order 24 %, in strips of 32 rows 16 % (docs/passes/pack-panels.md)."""
     elements = box.elements                                           # { [p] -> X[a] }
     outer = elements.dim(isl.dim_type.in_)
     extension = (elements.domain().identity().flat_range_product(elements)
@@ -251,6 +256,11 @@ def _copy_tree(pack: Pack, box: Footprint) -> isl.ScheduleNode:
     loops = isl.MultiAff.from_aff(element.get_aff(pack.layout[0]))    # { P[p, a] -> [a in the buffer's order] }
     for d in pack.layout[1:]:
         loops = loops.flat_range_product(isl.MultiAff.from_aff(element.get_aff(d)))
+    if pack.layout != tuple(range(len(pack.layout))):
+        # Transposed: strips of COPY_STRIP array rows, { P[p, a] -> [floor(j / S), k, j] }.
+        inner = loops.get_aff(len(pack.layout) - 1)
+        strip = inner.scale_down_val(isl.Val.int_from_ui(inner.get_ctx(), COPY_STRIP)).floor()
+        loops = isl.MultiAff.from_aff(strip).flat_range_product(loops)
     graft = isl.ScheduleNode.from_extension(isl.UnionMap.from_map(extension)).child(0)
     graft = graft.insert_partial_schedule(isl.MultiUnionPwAff.from_multi_pw_aff(isl.MultiPwAff.from_multi_aff(loops)))
     return graft.parent()
