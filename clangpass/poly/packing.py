@@ -245,7 +245,7 @@ def _copy_tree(pack: Pack, box: Footprint) -> isl.ScheduleNode:
     TLB holds, and reuse each row's cache line over 8 steps of `k`. In the array's order LLVM
     vectorised the copy with `vscatterqpd` stores 1 KB apart. syr2k LARGE (two transposed
     packs, 128^3 tiles), share of the kernel's samples in the copies: array order 24 %,
-    buffer order 24 %, in strips of 32 rows 16 % (docs/passes/pack-panels.md)."""
+    buffer order 19-24 %, in strips of 32 rows 16 % (docs/passes/pack-panels.md)."""
     elements = box.elements                                           # { [p] -> X[a] }
     outer = elements.dim(isl.dim_type.in_)
     extension = (elements.domain().identity().flat_range_product(elements)

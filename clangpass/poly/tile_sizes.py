@@ -31,8 +31,9 @@ then run the micro-kernel over packed panels (pass `pack-panels`), whose copies 
 once per tile and whose register tiles reload and store their accumulators once per
 reduction tile, so such a band gets the largest square size of `SQUARE_SIZES` whose
 footprint fits the budget, with no long member (the vector loop of a register tile is
-its fixed column block, not a tile member). syr2k LARGE, one thread, kernel CPU time:
-32^3 tiles 0.111 s, 64^3 0.088 s, 128^3 0.080 s (docs/passes/pack-panels.md).
+its fixed column block, not a tile member). syr2k LARGE, one thread, kernel CPU time,
+minimum of 5 interleaved runs: 32^3 tiles 0.115 s, 64^3 0.088 s, 128^3 0.080 s
+(docs/passes/tile.md).
 """
 from __future__ import annotations
 
