@@ -22,6 +22,7 @@ from typing import Optional
 
 import islpy as isl
 
+from clangpass.options import CompileOptions
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.scop import Scop
@@ -90,7 +91,7 @@ class TileBands(Pass):
                     sizes, source = [size] * n, FLAG
                 else:
                     pick = choose(options.tile_sizes, options.tuned_tile_sizes, label, function, number, n,
-                                  band_tile_sizes(node, scop, caches))
+                                  band_tile_sizes(node, scop, caches, _register_tiled(node, scop, options)))
                     sizes, source = list(pick.sizes), pick.source
                     if pick.problem:
                         problems.append(pick.problem)
@@ -116,6 +117,21 @@ class TileBands(Pass):
         return replace(unit, scop=scop.with_schedule(schedule)).with_record(
             replace(record, tiled_bands=record.tiled_bands + len(bands), tile_sizes=record.tile_sizes + tuple(chosen),
                     tile_sizes_from=summary([b["from"] for b in every]), tile_bands=every))
+
+
+def _register_tiled(band: isl.ScheduleNode, scop: Scop, options: CompileOptions) -> bool:
+    """Whether pass `register-tile` will make register tiles of `band`'s point band: it is in
+    the region's pipeline, not disabled, and takes the band as a matrix product (its roles,
+    `register_roles`, on the band's own accesses). The tile sizes of such a band are those of
+    its micro-kernel's blocks (clangpass.poly.tile_sizes)."""
+    # Imported here: register-tile and the pass manager import this module.
+    from clangpass.passes.manager import pass_names
+    from clangpass.passes.register_tile import register_roles
+    from clangpass.targets import get_target
+    name = "register-tile"
+    if name in options.disabled_passes or name not in pass_names(options, get_target(options.target)):
+        return False
+    return register_roles(band, scop.reads, scop.writes) is not None
 
 
 def _uncached_wavefront(band: isl.ScheduleNode, scop: Scop, sizes: list[int], caches: tuple[int, ...]) -> Optional[str]:

@@ -25,7 +25,15 @@ is the number of tiles on a wavefront, which a larger tile would cut. So do band
 whose preferred innermost loop is a reduction (syrk's `k`: not coincident, so
 not vectorised without -ffast-math): there a long innermost tile measured slower
 (syrk, M=1000 N=1200, one thread: 0.32 s with 32, 0.38 s with 64, 0.52 s with
-(64, 64, 256) tiles).
+(64, 64, 256) tiles), unless `register-tile` will turn the band into register tiles
+(`register_tiled`: syrk's and syr2k's `C[i][j] += ... A[j][k] ...`): their point tiles
+then run the micro-kernel over packed panels (pass `pack-panels`), whose copies are made
+once per tile and whose register tiles reload and store their accumulators once per
+reduction tile, so such a band gets the largest square size of `SQUARE_SIZES` whose
+footprint fits the budget, with no long member (the vector loop of a register tile is
+its fixed column block, not a tile member). syr2k LARGE, one thread, kernel CPU time,
+minimum of 5 interleaved runs: 32^3 tiles 0.115 s, 64^3 0.088 s, 128^3 0.080 s
+(docs/passes/tile.md).
 """
 from __future__ import annotations
 
@@ -71,20 +79,25 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
-def band_tile_sizes(band: isl.ScheduleNode, scop: Scop, caches: tuple[int, ...]) -> list[int]:
-    """One tile size per member of the permutable `band` (see the module docstring)."""
+def band_tile_sizes(band: isl.ScheduleNode, scop: Scop, caches: tuple[int, ...],
+                    register_tiled: bool = False) -> list[int]:
+    """One tile size per member of the permutable `band` (see the module docstring);
+    `register_tiled`: pass `register-tile` will make register tiles of its point band."""
     n = band.band_n_member()
     if not any(band.band_member_get_coincident(m) for m in range(n)):
         return [DEFAULT_SIZE] * n
     accesses = scop.reads.union(scop.writes)                  # [P] -> { S[i..] -> A[a..] }
     along = stride_table(band, accesses)                    # along[m][k]: access k along member m
     inner = preferred_innermost(member_costs(band, along))
+    long_member: Optional[int] = inner
     if not band.band_member_get_coincident(inner):
-        return [DEFAULT_SIZE] * n
+        if not register_tiled:
+            return [DEFAULT_SIZE] * n
+        long_member = None
     moving = _moving_members(band, accesses, along, scop)     # (array, element bytes, members it moves along)
     budget = tile_budget(caches)
     for square in SQUARE_SIZES:
-        sizes = [min(LONGEST, LONG_FACTOR * square) if m == inner else square for m in range(n)]
+        sizes = [min(LONGEST, LONG_FACTOR * square) if m == long_member else square for m in range(n)]
         if footprint(sizes, moving) <= budget:
             return sizes
     return [SQUARE_SIZES[-1]] * n

@@ -78,7 +78,7 @@ def test_ast_copies_before_the_micro_kernel(tmp_path):
 def test_syrk_packs_each_read_of_a_the_b_panel_transposed(tmp_path):
     """syrk reads A twice: `alpha * A[i][k]` is the A panel (array order) and `A[j][k]`, down
     which the register tile's columns j walk, the B panel copied as buffer[k][j]."""
-    from clangpass.poly.packing import whole_subscripts
+    from clangpass.poly.packing import COPY_STRIP, whole_subscripts
     from test_suite.unit.poly.test_register_tile import SYRK
     unit = _unit_after(tmp_path, SYRK, tile_size=32)
     a_panel, b_panel = sorted(unit.scop.packs, key=lambda p: p.order is not None)
@@ -91,8 +91,16 @@ def test_syrk_packs_each_read_of_a_the_b_panel_transposed(tmp_path):
     # Each read became its own buffer; no read of A is left in the micro-kernel's statement.
     assert a_panel.buffer in body and b_panel.buffer in body
     assert not whole_subscripts(codegen.statements["S_1"].body, "A", 2)
-    # The copy loops run over A[c3][c4] (j, then k) and write buffer[c4 - c2][c3 - c1] (k, j).
-    assert f"{b_panel.copy}(c0, c1, c2, c3, c4, -c2 + c4, -c1 + c3);" in format_ast(codegen)
+    # The copy loops run in the buffer's order, in strips of COPY_STRIP rows of A (one strip
+    # here: isl drops its loop): k (c4), then j (c5): they read A[c5][c4] down a column and
+    # write buffer[c4 - c2][c5 - c1] along a row (no scatter of the stores).
+    assert COPY_STRIP == 32
+    text = format_ast(codegen)
+    assert f"{b_panel.copy}(c0, c1, c2, c5, c4, -c2 + c4, -c1 + c5);" in text
+    copy_loops = text.split(f"{b_panel.copy}(", 1)[0].rsplit(f"{a_panel.copy}(", 1)[1]
+    assert copy_loops.index("for (int c4 = c2;") < copy_loops.index("for (int c5 = c1;")
+    # The A panel (array order) keeps its loops: rows i, then k along them.
+    assert f"{a_panel.copy}(c0, c1, c2, c3, c4, -c0 + c3, -c2 + c4);" in text
 
 
 def test_syr2k_transposed_panels_hold_the_scaled_elements(tmp_path):

@@ -106,6 +106,26 @@ def test_a_reduction_innermost_keeps_the_default(tmp_path):
     assert band_tile_sizes(band, unit.scop, CACHES) == [DEFAULT_SIZE] * band.band_n_member()
 
 
+def test_a_register_tiled_reduction_innermost_gets_square_tiles_that_fit(tmp_path):
+    # Register tiles over packed panels: the largest square whose footprint fits half of L2,
+    # no long member. syrk: C (i x j), A (i x k) and A (j x k), 3 * 128^2 doubles in 512 KiB.
+    unit = _scheduled(tmp_path, SYRK)
+    band = _outermost_band(unit.scop.schedule)
+    assert band_tile_sizes(band, unit.scop, CACHES, register_tiled=True) == [128, 128, 128]
+    assert band_tile_sizes(band, unit.scop, (32 * 1024, 256 * 1024), register_tiled=True) == [64, 64, 64]
+
+
+def test_tile_pass_gives_square_tiles_to_the_bands_register_tile_takes(tmp_path):
+    tiled = optimise(tmp_path, SYRK, opt_level=3, cache_sizes=CACHES)
+    assert tiled.status == "optimized" and tiled.facts["tile_sizes"] == (128, 128, 128)
+    assert tiled.facts["register_tiled_bands"] == 1
+    # Without register tiles the band keeps the default of a reduction innermost.
+    plain = optimise(tmp_path, SYRK, opt_level=3, cache_sizes=CACHES, disabled_passes=frozenset({"register-tile"}))
+    assert plain.facts["tile_sizes"] == (DEFAULT_SIZE,) * 3 and plain.facts["register_tiled_bands"] == 0
+    # gemm's band (column innermost) keeps the model's long tiles.
+    assert optimise(tmp_path, GEMM, opt_level=3, cache_sizes=CACHES).facts["tile_sizes"] == (64, 256, 64)
+
+
 HEAT_3D = """\
 void f(int tsteps, int n, double A[static const restrict n][n][n], double B[static const restrict n][n][n]) {
   for (int t = 0; t < tsteps; t++) {
