@@ -733,6 +733,8 @@ def _build(text: str, path: Optional[str], flags: list[str], workdir: Path) -> _
     except DriverError as exc:
         transcript.output(f"pencilcc: error: {exc}\n")
         raise failed("pencilcc cannot compile the source") from None
+    finally:
+        compilation.close()     # host compiles started ahead that no build used (clangpass.driver.ahead)
     if status != 0 or not built.is_file():
         raise failed(f"the host compiler's link exited with status {status}")
     plan = plans[index]

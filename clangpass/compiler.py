@@ -59,6 +59,10 @@ class Progress(Protocol):
         """The target starts emitting the artifact of `units` optimized regions."""
         ...
 
+    # Optional (read with getattr): `decided(outcomes)`, told every region's outcome before the
+    # target emits the optimized ones; the driver starts the host's compile of the rewritten
+    # file then, beside the back end (clangpass.driver.ahead).
+
 
 class _Unobserved:
     def region(self, index: int) -> None:
@@ -91,6 +95,9 @@ def compile_module(module: N.Module, options: CompileOptions, target: Target,
             progress.region(index)
             outcomes.append(_optimise(region, module, options, dumps, pipeline, reraise))
     units = [o.unit for o in outcomes if o.status == "optimized"]
+    decided = getattr(progress, "decided", None)
+    if decided is not None:
+        decided(outcomes)
     progress.back_end(len(units))
     artifact = Artifact(output)
     # Ordering: an empty LLVM module is still the -S -emit-llvm output of a file with no

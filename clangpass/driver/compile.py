@@ -32,14 +32,15 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional, Protocol
+from typing import Callable, Optional, Protocol, Sequence
 
 from clangpass.compiler import compile_module
 from clangpass.diagnostics import Diagnostic, DiagnosticEngine, render
+from clangpass.driver.ahead import Decided, HostCompileAhead
 from clangpass.driver.cache import CacheEntry, CompileCache, cache_key, plugin_identity
 from clangpass.driver.cli import DriverConfig, InputFile, emit_c_is_folder
 from clangpass.driver.console import Console, Terminal, tool_diagnostics
-from clangpass.driver.host import HostCompiler
+from clangpass.driver.host import HostCompiler, HostError
 from clangpass.driver.isolate import AnalysisFailed, Watch, run_in_process, run_isolated
 from clangpass.driver.link import localize_in_assembly, localize_symbols
 from clangpass.driver.rewrite import (HeaderCopy, Redirect, RewriteError, emitted_c_text, outline_regions,
@@ -57,6 +58,8 @@ from clangpass.tuning import tuned_rules
 from clangpass.poly.schedule_files import schedule_file_name
 from clangpass.resources import include_dir
 from clangpass.prefix_map import DEBUG as DEBUG_PREFIX_MAP, PrefixMap
+from clangpass.poly.alias_check import AliasCheck
+from clangpass.regions import OptRegion
 from clangpass.residency import ResidentLoop
 from clangpass.rejects import Reject, option as reject_option
 from clangpass.report import RegionOutcome, fallback, report_outcomes
@@ -133,9 +136,15 @@ class _Stages:
 
     watch: Watch
     limit: float        # seconds per region (0: none)
+    includes: tuple[Include, ...] = ()    # the module's, for the rewritten copy (clangpass.driver.ahead)
 
     def region(self, index: int) -> None:
         self.watch.stage(_region_stage(index), self.limit)
+
+    def decided(self, outcomes: list[RegionOutcome]) -> None:
+        optimized = tuple((o.region, o.alias_check) for o in outcomes if o.status == "optimized")
+        if optimized:
+            self.watch.early(Decided(optimized, self.includes))
 
     def back_end(self, units: int) -> None:
         self.watch.stage(_BACKEND_STAGE, self.limit * max(1, units))
@@ -209,6 +218,13 @@ class Compilation:
         self._pic_resolved = False
         self._cache_keys: dict[str, str] = {}
         self._tuned: dict[str, tuple] = {}       # input path -> its rules from the tuning cache
+        self._ahead: dict[str, HostCompileAhead] = {}   # input path -> its host compile started early
+        self._analysed: dict[str, InputPlan] = {}       # input path -> its plan, while it is analysed
+
+    def close(self) -> None:
+        """End the host compiles started ahead that no build used (clangpass.driver.ahead)."""
+        while self._ahead:
+            self._ahead.popitem()[1].cancel()
 
     # ------------------------------------------------------------------ diagnostics
     def engine(self) -> DiagnosticEngine:
@@ -265,7 +281,11 @@ class Compilation:
         engine = self.engine()
         unchanged = "PENCIL code not optimized, the file is compiled by the host compiler unchanged"
         try:
-            analysis = self._isolated_analysis(source)
+            self._analysed[source.path] = plan      # its text, for a host compile started ahead
+            try:
+                analysis = self._isolated_analysis(source)
+            finally:
+                del self._analysed[source.path]
         except AnalysisFailed as exc:
             plan.file_fallback = Reject(exc.reject_id, f"pencilcc's analysis {exc}")
             engine.report(exc.reject_id, "warning", SourceLoc(source.path, 0, 0),
@@ -358,7 +378,8 @@ class Compilation:
         while True:
             try:
                 analysis = run_isolated(lambda watch: self._analysis(source, watch, left_out),
-                                        self.options.memory_limit_mb, _PARSE_STAGE, parse_seconds)
+                                        self.options.memory_limit_mb, _PARSE_STAGE, parse_seconds,
+                                        on_early=lambda decided: self._start_ahead(source, decided))
             except AnalysisFailed as exc:
                 index = _region_of_stage(exc.stage)
                 if index is None or index in left_out:
@@ -384,7 +405,8 @@ class Compilation:
         self.dumps.emit("ir", os.path.basename(source.path), "frontend",
                         format_module(result.module, heading=False))
         compiled = compile_module(result.module, self.source_options(source), self.target, self._output(),
-                                  dumps=self.dumps, progress=_Stages(watch, limit), left_out=left_out,
+                                  dumps=self.dumps, progress=_Stages(watch, limit, result.module.includes),
+                                  left_out=left_out,
                                   reraise=_debug_enabled())
         outcomes, diagnostics = list(compiled.outcomes), list(compiled.diagnostics)
         loops: tuple[ResidentLoop, ...] = ()
@@ -496,27 +518,22 @@ class Compilation:
         """The host compiles the original `source` (mode '-c' or '-S') into `output`."""
         return host_compile(self.host, self.config, source, mode, output)
 
-    def _compile_rewritten(self, plan: InputPlan, mode: str, output: str) -> tuple[bool, str]:
-        """The host compiles the outlined copy; (succeeded, its stderr)."""
-        source = plan.source
-        folder = self._fresh_dir("src")
+    def _rewritten(self, source: InputFile, text: bytes, optimized: Sequence[tuple[OptRegion, Optional[AliasCheck]]],
+                   includes: Sequence[Include], resident_loops: Sequence[ResidentLoop], mode: str, output: str,
+                   folder: str) -> tuple[bytes, list[HeaderCopy], list[str]]:
+        """The outlined copy of `source` (whose bytes are `text`) in `folder`, the copies of its
+        headers, and the host's arguments compiling it in `mode` into `output`; writes nothing."""
         copy = os.path.join(folder, os.path.basename(source.path))
         original_dir = os.path.dirname(source.path) or "."
-        guards = {o.region.symbol: o.alias_check for o in plan.optimized if o.alias_check}
-        regions = [o.region for o in plan.optimized]
+        guards = {region.symbol: check for region, check in optimized if check}
+        regions = [region for region, _ in optimized]
         headers: list[HeaderCopy] = []
-        resident = [(lp.start_offset, lp.end_offset) for lp in plan.resident_loops]
+        resident = [(lp.start_offset, lp.end_offset) for lp in resident_loops]
         if all(r.extent.file == source.path for r in regions):
-            text = outline_regions(plan.text, regions, source.path, guards, resident=resident)
+            rewritten = outline_regions(text, regions, source.path, guards, resident=resident)
         else:
-            text, headers = outline_translation_unit(source.path, plan.text, regions, plan.includes,
-                                                     guards, folder, resident=resident)
-        for header in headers:
-            os.makedirs(os.path.dirname(header.path), exist_ok=True)
-            with open(header.path, "wb") as f:
-                f.write(header.text)
-        with open(copy, "wb") as f:
-            f.write(text)
+            rewritten, headers = outline_translation_unit(source.path, text, regions, includes,
+                                                          guards, folder, resident=resident)
         # A copied header's quoted includes that the front end did not see taken (another
         # branch of an #if) still find its folder, searched last.
         args = ["-iquote", original_dir, *self.config.host_args,
@@ -526,11 +543,66 @@ class Compilation:
             # one map to a path: the two composed, clangpass.prefix_map).
             copy_map = PrefixMap(((folder, os.path.abspath(original_dir)),))
             args += copy_map.then(self.options.debug_prefix_map).flags(DEBUG_PREFIX_MAP)
-        proc = self.host.run([*args, *language_flags(source), mode, copy, "-o", output], capture=True)
-        if proc.stdout:
-            sys.stdout.buffer.write(proc.stdout)
+        return rewritten, headers, [*args, *language_flags(source), mode, copy, "-o", output]
+
+    @staticmethod
+    def _write_rewritten(source: InputFile, folder: str, text: bytes, headers: Sequence[HeaderCopy]) -> None:
+        for header in headers:
+            os.makedirs(os.path.dirname(header.path), exist_ok=True)
+            with open(header.path, "wb") as f:
+                f.write(header.text)
+        with open(os.path.join(folder, os.path.basename(source.path)), "wb") as f:
+            f.write(text)
+
+    def _start_ahead(self, source: InputFile, decided: Decided) -> None:
+        """Start the host's compile of `plan`'s rewritten copy as `decided` says it will be, while the
+        analysis child emits the regions' code (clangpass.driver.ahead); a build that does not
+        compile the copy into an object, or whose copy depends on more than the outcomes (loops
+        kept resident on a device), starts nothing."""
+        plan = self._analysed.get(source.path)
+        if plan is None or self.config.action not in ("compile", "link") or self.target.traits.device_data:
+            return
+        previous = self._ahead.pop(plan.source.path, None)
+        if previous is not None:        # the analysis was retried: its outcomes may differ
+            previous.cancel()
+        try:
+            folder = self._fresh_dir("src")
+            output = os.path.join(folder, "host.o")
+            text, headers, argv = self._rewritten(plan.source, plan.text, decided.optimized, decided.includes, (),
+                                                  "-c", output, folder)
+            self._write_rewritten(plan.source, folder, text, headers)
+            process = self.host.start(argv)
+        except (RewriteError, OSError, HostError):
+            return          # the build compiles the copy when it needs it, and reports what fails
+        self._ahead[plan.source.path] = HostCompileAhead(text, tuple((h.path, h.text) for h in headers),
+                                                         tuple(argv), folder, output, process)
+
+    def _compile_rewritten(self, plan: InputPlan, mode: str, output: str) -> tuple[bool, str]:
+        """The host compiles the outlined copy; (succeeded, its stderr)."""
+        source = plan.source
+        optimized = [(o.region, o.alias_check) for o in plan.optimized]
+        ahead = self._ahead.pop(source.path, None)
+        if ahead is not None:
+            text, headers, argv = self._rewritten(source, plan.text, optimized, plan.includes, plan.resident_loops,
+                                                  mode, ahead.output, ahead.folder)
+            if ahead.runs(text, headers, argv):
+                returncode, stdout, stderr = ahead.finish()
+                ahead.move_output(output)
+                return self._host_finished(returncode, stdout, stderr)
+            ahead.cancel()
+        folder = self._fresh_dir("src")
+        text, headers, argv = self._rewritten(source, plan.text, optimized, plan.includes, plan.resident_loops,
+                                              mode, output, folder)
+        self._write_rewritten(source, folder, text, headers)
+        proc = self.host.run(argv, capture=True)
+        return self._host_finished(proc.returncode, proc.stdout, proc.stderr)
+
+    @staticmethod
+    def _host_finished(returncode: int, stdout: bytes, stderr: bytes) -> tuple[bool, str]:
+        if stdout:
+            sys.stdout.buffer.write(stdout)
             sys.stdout.flush()
-        return proc.returncode == 0, proc.stderr.decode(errors="replace")
+        return returncode == 0, stderr.decode(errors="replace")
 
     def _give_up_outlining(self, plan: InputPlan, why: str) -> None:
         """Turn the input's optimized regions into fallbacks (printed as -Wpencil warnings)."""

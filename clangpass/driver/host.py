@@ -104,6 +104,15 @@ class HostCompiler:
         self.console.output(printed, tool_diagnostics(printed))
         return subprocess.CompletedProcess(proc.args, proc.returncode)
 
+    def start(self, args: Sequence[str]) -> subprocess.Popen:
+        """`run(args, capture=True)` started and not waited for: `communicate()` gives its output."""
+        argv = [*self.command, *self._spill(list(args))]
+        self.echo(argv)
+        try:
+            return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.environment())
+        except OSError as exc:
+            raise HostError(f"cannot run '{argv[0]}': {exc.strerror or exc}") from None
+
     def identity(self) -> str:
         """`cc --version` (and where cc is), and what `-march=native` and its kin stand for
         on this machine when the flags have them, for the compile cache key; computed once."""

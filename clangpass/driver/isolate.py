@@ -79,12 +79,18 @@ class Watch:
         if os.environ.get(CRASH_HOOK) == name:
             os.abort()
 
+    def early(self, value: object) -> None:
+        """Give the parent `value` (picklable) before the result: its `on_early` gets it at once."""
+        if self._conn is not None:
+            self._conn.send(("early", value))
+
 
 def run_isolated(work: Callable[[Watch], Result], memory_mb: int, first_stage: str,
-                 first_seconds: float) -> Result:
+                 first_seconds: float, on_early: Optional[Callable[[object], None]] = None) -> Result:
     """`work(watch)` in a forked child whose address space is bounded by `memory_mb` (0: none);
     raises AnalysisFailed when it gives no result. The first stage (`first_stage`, allowed
-    `first_seconds`, 0: no deadline) lasts until the child names another.
+    `first_seconds`, 0: no deadline) lasts until the child names another. `on_early` gets what
+    the child gives with `Watch.early`, while the child goes on.
     """
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
@@ -92,7 +98,7 @@ def run_isolated(work: Callable[[Watch], Result], memory_mb: int, first_stage: s
     process.start()
     sender.close()
     try:
-        return _wait(process, receiver, first_stage, first_seconds)
+        return _wait(process, receiver, first_stage, first_seconds, on_early)
     finally:
         receiver.close()
         if process.is_alive():
@@ -127,7 +133,8 @@ def _child_main(work: Callable[[Watch], object], conn: Connection, memory_mb: in
         conn.close()
 
 
-def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) -> Result:
+def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float,
+          on_early: Optional[Callable[[object], None]] = None) -> Result:
     budget = _StageBudget(process.pid, seconds)
     while True:
         if not conn.poll(_POLL_SECONDS if budget.limited else None):
@@ -147,6 +154,9 @@ def _wait(process: BaseProcess, conn: Connection, stage: str, seconds: float) ->
             budget = _StageBudget(process.pid, seconds)
         elif message[0] == "result":
             return message[1]
+        elif message[0] == "early":
+            if on_early is not None:
+                on_early(message[1])
         else:
             _, reason, trace, reject_id = message
             if os.environ.get("PENCILCC_DEBUG", "") == "1" and trace:

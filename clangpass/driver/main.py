@@ -476,6 +476,13 @@ class Driver:
         if distrust:
             sys.stderr.write(f"pencilcc: warning: compile cache not used: {distrust}\n")
         compilation = Compilation(config, self.host, workdir, cache)
+        try:
+            return self._analysed_and_built(compilation, texts)
+        finally:
+            compilation.close()     # host compiles started ahead that no build used
+
+    def _analysed_and_built(self, compilation, texts: dict[int, bytes]) -> tuple[int, dict[int, list]]:
+        config = self.config
         plans = {}
         for index, text in texts.items():
             plan, ok = compilation.analyse(config.inputs[index], text)

@@ -18,14 +18,23 @@ from clangpass.ir import types as T
 # Fields of IR nodes that hold no sub-node.
 _NOT_CHILDREN = frozenset({"type", "loc", "extent", "pragmas", "compute_type"})
 _NODE = (N.Expr, N.Stmt, N.VarDecl)
+# Per node class, the names of its fields that may hold sub-nodes: `dataclasses.fields` builds
+# its tuple afresh on every call, and the passes and back ends walk the IR a few hundred
+# thousand times per compile.
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in _NOT_CHILDREN)
+    return names
 
 
 def children(node: object) -> Iterator[object]:
     """The sub-nodes of an IR node (expressions, statements, declarations), in source order."""
-    for f in fields(node):  # type: ignore[arg-type]
-        if f.name in _NOT_CHILDREN:
-            continue
-        value = getattr(node, f.name)
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
         if isinstance(value, tuple):
             yield from (v for v in value if isinstance(v, _NODE))
         elif isinstance(value, _NODE):
@@ -39,18 +48,16 @@ def transform(node: _Node, fn: Callable[[object], object]) -> _Node:
     """`node` rebuilt bottom-up: each sub-node transformed first, then `fn` applied to the
     rebuilt node (returning it unchanged keeps it). Nodes are frozen: changed ones are copies."""
     changes = {}
-    for f in fields(node):  # type: ignore[arg-type]
-        if f.name in _NOT_CHILDREN:
-            continue
-        value = getattr(node, f.name)
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
         if isinstance(value, tuple) and any(isinstance(v, _NODE) for v in value):
             new = tuple(transform(v, fn) if isinstance(v, _NODE) else v for v in value)
             if any(a is not b for a, b in zip(new, value)):
-                changes[f.name] = new
+                changes[name] = new
         elif isinstance(value, _NODE):
             new_value = transform(value, fn)
             if new_value is not value:
-                changes[f.name] = new_value
+                changes[name] = new_value
     return fn(replace(node, **changes) if changes else node)  # type: ignore[type-var, return-value]
 
 

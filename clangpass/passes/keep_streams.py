@@ -42,7 +42,7 @@ from clangpass.passes.mark_vector import is_innermost_band
 from clangpass.passes.reduction_jam import accumulation_chains
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.strides import Stride, access_strides
+from clangpass.poly.strides import Stride, access_strides, stride_table
 
 
 def is_streaming_band(band: isl.ScheduleNode, accesses: isl.UnionMap,
@@ -57,7 +57,8 @@ def is_streaming_band(band: isl.ScheduleNode, accesses: isl.UnionMap,
     sequential = not (band.band_member_get_coincident(0) or band.band_member_get_coincident(1))
     if not (sequential or band.band_member_get_coincident(0)):
         return False
-    outer, inner = (sum(s is Stride.OTHER for s in access_strides(band, m, accesses)) for m in (0, 1))
+    table = stride_table(band, accesses)
+    outer, inner = (sum(s is Stride.OTHER for s in table[m]) for m in (0, 1))
     if inner > outer:
         return False
     if sequential or len(_streamed_matrices(band, accesses)) >= 2:

@@ -72,13 +72,13 @@ loops, like the original kernel's schedule, where the source order came instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import islpy as isl
 
 from clangpass.poly.memory_streams import matrix_passes
 from clangpass.poly.scop import Scop, instances_of, statement_names
-from clangpass.poly.strides import Stride, access_strides
+from clangpass.poly.strides import Stride, stride_table
 
 
 @dataclass(frozen=True)
@@ -141,8 +141,11 @@ def _dominant_statements(scop: Scop) -> set[str]:
     return {s.name for s in scop.compute_statements if s.domain.dim(isl.dim_type.set) == deepest}
 
 
-def _jumps(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) -> int:
-    return sum(stride is Stride.OTHER for stride in access_strides(band, member, accesses))
+def _fewest_jumps(band: isl.ScheduleNode, members: Iterable[int], accesses: isl.UnionMap) -> int:
+    """The fewest accesses of `accesses` that jump (`Stride.OTHER`) along one of `members`; the
+    strides of every member come from one stride table."""
+    table = stride_table(band, accesses)
+    return min(sum(stride is Stride.OTHER for stride in table[m]) for m in members)
 
 
 def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
@@ -179,7 +182,7 @@ def schedule_cost(scop: Scop, schedule: isl.Schedule) -> ScheduleCost:
         movable = (band.band_get_permutable() and band.band_n_member() >= 2
                    and any(band.band_member_get_coincident(m) for m in range(band.band_n_member())))
         members = range(band.band_n_member()) if movable else [band.band_n_member() - 1]
-        strided += min(_jumps(band, m, own) for m in members)
+        strided += _fewest_jumps(band, members, own)
     for statement in scop.compute_statements:
         name = statement.name
         if name not in dominant or name not in innermost:

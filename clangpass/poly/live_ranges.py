@@ -45,6 +45,7 @@ import islpy as isl
 
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
+from clangpass.poly.memo import IdentityMemo
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces
 from clangpass.poly.validity import (PARALLEL_MARK, dates_by_statement, dependence_violations, earlier_pairs, maps_of,
                                      ordered_pair)
@@ -158,9 +159,20 @@ def _local_names(scop: Scop) -> frozenset[str]:
     return frozenset(a.name for a in scop.arrays if a.local)
 
 
+# relax-false-deps computes the split, and verify-schedule computes it again from the unrelaxed
+# dependences: from the same objects, the same split (clangpass.poly.memo).
+_RELAXED = IdentityMemo[RelaxedDependences]()
+
+
 def relax_false_dependences(scop: Scop, deps: Dependences, live: LiveRanges, max_operations: int) -> RelaxedDependences:
     """Split the dependences of `scop` into enforced ones and relaxable false ones, given its live
     ranges (raises BudgetExceeded)."""
+    return _RELAXED.get((*scop.model, deps, live, max_operations),
+                        lambda: _relax_false_dependences(scop, deps, live, max_operations))
+
+
+def _relax_false_dependences(scop: Scop, deps: Dependences, live: LiveRanges,
+                             max_operations: int) -> RelaxedDependences:
     names = _local_names(scop)
     ctx = scop.context.get_ctx()
     dates = scop.original_schedule.get_map()                 # [P] -> { S[i..] -> [t..] }
@@ -202,20 +214,45 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     if relaxed.live_ranges.is_empty():
         return []
     dates = schedule.get_map()                                        # [P] -> { S[i..] -> [t..] }
-    source_dates = scop.original_schedule.get_map()                   # [P] -> { S[i..] -> [t..] }
+    # What does not depend on `schedule` is computed once per region: the schedule pass checks
+    # each candidate, verify-schedule the final schedule (clangpass.poly.memo).
+    key = (scop.original_schedule, scop.reads, scop.must_writes, scop.may_writes, relaxed.live_ranges,
+           relaxed.arrays)
     if dates.n_map() <= SMALL_REGION_STATEMENTS:
         ctx = scop.context.get_ctx()
         try:
             with isl_budget(ctx, ctx.get_max_operations() // 2, "live-range interference"):
-                writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
-                return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates),
-                                      _strict_order_of(source_dates), scop.context)
+                writes, source_order = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
+                return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates), source_order,
+                                      scop.context)
         except BudgetExceeded:
             pass
     problems: list[str] = []
     # One local array at a time, ordering only the instances that write or read it: three-address
     # code has many temporaries, each used by two or three statements, and ordering every pair of
     # a large region's statements at once exceeded the isl budget (3AC nussinov, heat-3d).
+    for live, writes, involved, source_order in _PER_ARRAY.get(key, lambda: _per_array(scop, relaxed)):
+        problems += _interruptions(live, writes, _strict_order_of(dates.intersect_domain(involved)),
+                                   source_order, scop.context)
+    return problems
+
+
+_WHOLE_REGION = IdentityMemo[tuple[isl.UnionMap, isl.UnionMap]]()
+_PER_ARRAY = IdentityMemo[list[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet, isl.UnionMap]]]()
+
+
+def _whole_region(scop: Scop, relaxed: RelaxedDependences) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """The writes of the relaxed storage ([P] -> { W[i..] -> t[..] }) and the strict source order
+    of every instance: what `interference_violations` needs besides the schedule's own order."""
+    writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
+    return writes, _strict_order_of(scop.original_schedule.get_map())
+
+
+def _per_array(scop: Scop, relaxed: RelaxedDependences) -> list[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet, isl.UnionMap]]:
+    """Per relaxed array with live ranges: the live ranges, the writes, the instances involved
+    and their strict source order (`interference_violations` one array at a time)."""
+    source_dates = scop.original_schedule.get_map()                   # [P] -> { S[i..] -> [t..] }
+    out = []
     for name in relaxed.arrays:
         writes = accesses_through(scop.writes, frozenset({name}), True)    # [P] -> { W[i..] -> t[..] }
         readers = accesses_through(scop.reads, frozenset({name}), True).domain()
@@ -223,9 +260,8 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
         if live.is_empty():
             continue
         involved = writes.domain().union(live.range())                 # [P] -> { S[i..] }
-        problems += _interruptions(live, writes, _strict_order_of(dates.intersect_domain(involved)),
-                                   _strict_order_of(source_dates.intersect_domain(involved)), scop.context)
-    return problems
+        out.append((live, writes, involved, _strict_order_of(source_dates.intersect_domain(involved))))
+    return out
 
 
 def _interruptions(live: isl.UnionMap, writes: isl.UnionMap, after: isl.UnionMap, source: isl.UnionMap,

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -360,6 +361,56 @@ def test_keep_prints_and_keeps_the_outlined_copy(project: Path, capfd) -> None:
         import shutil
 
         shutil.rmtree(kept)
+
+
+# ----------------------------------------------------------------------------- host compile ahead
+_BACK_END_DONE = "stub back end: done"
+
+
+def _copy_compiles(err: str) -> list[str]:
+    """The -v lines of the host compiling the rewritten copy (src-*/k.c) into an object."""
+    return [line for line in err.splitlines() if re.search(r"/src-[^/ ]+/k\.c -o ", line) and " -c " in line]
+
+
+def test_the_host_compiles_the_rewritten_copy_while_the_back_end_runs(project: Path, capfd, monkeypatch) -> None:
+    """The analysis child tells the driver every region's outcome before its back end runs, and
+    the host's compile of the rewritten copy starts then (clangpass.driver.ahead): its command is
+    echoed before the back end ends, it runs once, and the program is gcc's."""
+    _, ref_out = reference(project)
+
+    def slow(units, options, name):
+        time.sleep(1.0)        # the back end's time, which the host's compile no longer waits for
+        obj = stubs.reference_emit_object(units, options, name)
+        os.write(2, f"{_BACK_END_DONE}\n".encode())
+        return obj
+
+    stubs.install(monkeypatch, emit=slow)
+    monkeypatch.setenv("PENCILCC_NO_CACHE", "1")
+    status, err = pencilcc(capfd, *FLAGS, "-v", "k.c", "-o", "prog")
+    assert status == 0, err
+    compiles = _copy_compiles(err)
+    assert len(compiles) == 1, err
+    assert err.index(compiles[0]) < err.index(_BACK_END_DONE)
+    assert run_program(project / "prog") == ref_out
+
+
+def test_a_host_compile_started_ahead_is_dropped_when_the_outcomes_change(project: Path, capfd,
+                                                                          monkeypatch) -> None:
+    """The back end fails after the outcomes were sent: the regions fall back, the copy compiled
+    ahead no longer is the file to build, and the host compiles the original (no second copy)."""
+    _, ref_out = reference(project)
+
+    def broken(units, options, name):
+        time.sleep(0.5)
+        raise RuntimeError("no code for you")
+
+    stubs.install(monkeypatch, emit=broken)
+    monkeypatch.setenv("PENCILCC_NO_CACHE", "1")
+    status, err = pencilcc(capfd, *FLAGS, "-v", "k.c", "-o", "prog")
+    assert status == 0, err
+    assert len(_copy_compiles(err)) == 1, err
+    assert "internal error in the back end" in err
+    assert run_program(project / "prog") == ref_out
 
 
 # ----------------------------------------------------------------------------- failures of ours
