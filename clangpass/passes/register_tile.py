@@ -72,6 +72,7 @@ from pathlib import Path
 import islpy as isl
 
 from clangpass.passes.mark_vector import is_innermost_band
+from clangpass.passes.pack_panels import panels_serve
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import POINT_MARK
 from clangpass.passes.unit import PolyUnit
@@ -120,6 +121,12 @@ class RegisterTile(Pass):
                     # own before the register tiles, when the dependences allow it.
                     products = initialisations_first(band, roles[1], unit.dependences.all)
                     tiled_band = _register_tile(products if products is not None else band, roles, sizes)
+                    # Reads of rows the band writes (trmm's `B[k][j]`) only from packed copies.
+                    foreign = foreign_reads(band, scop.reads, scop.writes)
+                    if tiled_band is not None and not (foreign.is_empty() or (
+                            "pack-panels" not in ctx.options.disabled_passes
+                            and panels_serve(tiled_band, scop, ctx.options, foreign))):
+                        tiled_band = None
                     if tiled_band is not None:
                         tiled[0] += 1
                         # register-tile mark -> (filter -> sequence ->) the point mark
@@ -214,8 +221,14 @@ def register_roles(band: isl.ScheduleNode, reads: isl.UnionMap,
     row = 3 - reduction - column
     if not band.band_member_get_coincident(column) or any(s is Stride.INVARIANT for s in along[row]):
         return None
-    if not (reads_only_accumulators(band, reads, writes) and is_rectangular(band, reduction)):
-        return None
+    if not reads_only_accumulators(band, reads, writes):
+        # trmm's `B[i][j] += A[k][i] * B[k][j]`: the other rows' reads must be a panel that
+        # `pack-panels` can copy (the rows' invariant, unit-stride along the columns); `run`
+        # keeps the register tiles only when it does.
+        along_reads = stride_table(band, foreign_reads(band, reads, writes))
+        if not (all(s is Stride.INVARIANT for s in along_reads[row])
+                and all(s is Stride.UNIT for s in along_reads[column])):
+            return None
     return row, reduction, column
 
 
@@ -232,6 +245,26 @@ def reads_only_accumulators(band: isl.ScheduleNode, reads: isl.UnionMap, writes:
     read = reads.intersect_domain(domain).intersect_range(arrays)
     # { [t..] -> C[c..] }: the elements read, and written, at each date of the band.
     return dates.reverse().apply_range(read).is_subset(dates.reverse().apply_range(written))
+
+
+def foreign_reads(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
+    """[P] -> { S[i..] -> C[c..] }: the reads (access by access) of arrays the band writes
+    that are not reads of the element written in the same iteration of the band (trmm's
+    `B[k][j]` beside its accumulator `B[i][j]`); empty for gemm, syrk, syr2k."""
+    domain = band.get_domain()
+    dates = band_dates(band)
+    written = writes.intersect_domain(domain)
+    accumulators = dates.reverse().apply_range(written)           # { [t..] -> C[c..] } written
+    read = reads.intersect_domain(domain).intersect_range(written.range().universe())
+    out = isl.UnionMap.empty(read.get_space())
+    maps = read.get_map_list()
+    for k in range(maps.n_map()):
+        pieces = maps.get_at(k).get_basic_map_list()
+        for b in range(pieces.n_basic_map()):
+            access = isl.UnionMap.from_basic_map(pieces.get_at(b))
+            if not dates.reverse().apply_range(access).is_subset(accumulators):
+                out = out.union(access)
+    return out
 
 
 def is_rectangular(band: isl.ScheduleNode, reduction: int) -> bool:
@@ -299,6 +332,7 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
     the band has no full register tile. `sizes`: [R, C]."""
     row, reduction, column = roles
     ctx = band.get_ctx()
+    rectangular = is_rectangular(band, reduction)
     partial = band.band_get_partial_schedule()                 # [P] -> { S[i..] -> [p0, p1, p2] }
     coincident = [band.band_member_get_coincident(m) for m in range(3)]
     point = _member(partial, row).flat_range_product(_member(partial, column))   # [P] -> { S[i..] -> [p_row, p_column] }
@@ -329,6 +363,14 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
     full = _full_prefixes(dates.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(inner)), sizes)
     if full.is_empty():
         return None
+    if not rectangular:
+        # A reduction range that depends on the row (trmm's `k > i`): the reduction steps at
+        # which the whole box is covered are isolated too, so that their point loops have
+        # constant trip counts; the steps of the diagonal (rows starting later) are partial.
+        steps = node.child(0)                                  # [P] -> { S[i..] -> [outer, tiles, reduction] }
+        full_steps = _full_prefixes(band_dates(steps).flat_range_product(
+            isl.UnionMap.from_multi_union_pw_aff(inner)), sizes)
+        node = _isolate(steps, full_steps, 1).parent()
     node = _isolate(node, full, 2)
     return node.insert_mark(isl.Id(REGISTER_TILE_MARK, context=ctx))
 
