@@ -121,18 +121,21 @@ def _panels(mark: isl.ScheduleNode, scop: Scop, budget: int, number: int) -> lis
                                   readable(scop.statement(s).body, name, info.rank, not info.read_only)
                                   for s in readers):
             continue
-        if all(_one_affine_read(reads_of(reads, {s}, name, domain)) for s in readers):
+        if info.read_only and all(_one_affine_read(reads_of(reads, {s}, name, domain)) for s in readers):
             choices = [None]                    # one buffer for the array
-        elif len(readers) == 1:
-            # One buffer per read (syrk's A[i][k] and A[j][k]), each a read the body spells once.
+        elif len(readers) == 1 or not info.read_only:
+            # One buffer per read (syrk's A[i][k] and A[j][k]), each a read the body spells once;
+            # of an array the region writes, each read on its own (trmm's B[k][j], not the
+            # accumulator B[i][j] its three-address form reads in another statement).
             choices = _affine_reads(reads_of(reads, set(readers), name, domain))
             if choices is None:
                 continue
         else:
             continue
         for access in choices:
-            pack = _panel(mark, scop, point, reads, domain, name, readers, access, scalars,
-                          number + len(out))
+            pack = _panel(mark, scop, point, reads, domain, name,
+                          readers if access is None else (access.get_tuple_name(isl.dim_type.in_),),
+                          access, scalars, number + len(out))
             # An array the region writes: only where the copy holds what each read gets.
             if pack is not None and not info.read_only and not copy_is_current(
                     mark, pack_reads(scop.reads, pack, domain), scop.writes):

@@ -113,8 +113,9 @@ class RegisterTile(Pass):
                 band = node.child(0)
                 # Three-address temporaries live in registers: only the arrays count.
                 private = iteration_private_scalars(band, scop, unit.live_ranges, limit)
-                roles = register_roles(band, accesses_through(scop.reads, private, False),
-                                       accesses_through(scop.writes, private, False))
+                reads = accesses_through(scop.reads, private, False)
+                writes = accesses_through(scop.writes, private, False)
+                roles = register_roles(band, reads, writes)
                 if roles is not None:
                     sizes = register_tile_sizes(registers, _element_bytes(scop, band))
                     # The initialisations (gemm's `C[i][j] *= beta`) in a loop nest of their
@@ -122,7 +123,7 @@ class RegisterTile(Pass):
                     products = initialisations_first(band, roles[1], unit.dependences.all)
                     tiled_band = _register_tile(products if products is not None else band, roles, sizes)
                     # Reads of rows the band writes (trmm's `B[k][j]`) only from packed copies.
-                    foreign = foreign_reads(band, scop.reads, scop.writes)
+                    foreign = foreign_reads(band, reads, writes)
                     if tiled_band is not None and not (foreign.is_empty() or (
                             "pack-panels" not in ctx.options.disabled_passes
                             and panels_serve(tiled_band, scop, ctx.options, foreign))):
