@@ -51,6 +51,14 @@ doubles), otherwise SSE2's 16 of 16 bytes (4 x 4 doubles), the x86-64 baseline
 LLVM targets without -march. A band with no full register tile (point tiles
 smaller than R x C) is left alone.
 
+A band that also reads other elements of the array it accumulates in (trmm's `B[i][j] +=
+A[k][i] * B[k][j]`, `k > i`) is register-tiled only when those reads are a panel that
+`pack-panels` copies before the band (`foreign_reads`, `panels_serve`): the micro-kernel then
+loads them from the buffer and LLVM can tell them from the accumulators. A reduction range
+that depends on the row (trmm's `k > i`, symm's `k < i`) gets its full reduction steps
+isolated as well (isl `isolate` at the reduction band): on the diagonal the first steps, where
+the register tile's rows start one after another, are partial.
+
 Before register tiling, the statements of the point band whose reduction member is
 constant (gemm's `C[i][j] *= beta`) go, with their copy of the band, into a sequence
 before the products (`initialisations_first`), unless a dependence runs from a product to
@@ -238,7 +246,8 @@ def reads_only_accumulators(band: isl.ScheduleNode, reads: isl.UnionMap, writes:
     iteration of the band (`C[i][j] += ...`, or in three-address code `t3 = C[i][j] + t2;
     C[i][j] = t3;`). Otherwise (trmm's `B[i][j] += A[k][i] * B[k][j]`) LLVM cannot tell the
     loads from the accumulators and keeps them in memory: register tiles only cost (trmm 0.05
-    -> 0.13 s user time at M=800 N=1000)."""
+    -> 0.13 s user time at M=800 N=1000), unless `pack-panels` serves the other reads
+    (`foreign_reads`) from a copy, which `run` checks."""
     domain = band.get_domain()                                     # [P] -> { S[i..] }
     dates = band_dates(band)                                       # [P] -> { S[i..] -> [t..] }
     written = writes.intersect_domain(domain)                      # [P] -> { S[i..] -> C[c..] }
@@ -270,9 +279,10 @@ def foreign_reads(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Union
 
 def is_rectangular(band: isl.ScheduleNode, reduction: int) -> bool:
     """Whether, for each statement and outer dates, the reduction member's range does not
-    depend on the other two members. A triangular nest (symm's `k < i`) has reduction loops
-    of varying length inside a register tile: guards and no constant trip counts (symm 0.30
-    -> 0.55 s user time at M=800 N=1000)."""
+    depend on the other two members. A triangular nest (symm's `k < i`, trmm's `k > i`) has
+    reduction loops of varying length inside a register tile: without more, guards and no
+    constant trip counts (symm 0.30 -> 0.55 s user time at M=800 N=1000), so
+    `_register_tile` isolates its full reduction steps too."""
     dates = band_dates(band)                                       # [P] -> { S[i..] -> [outer, p0, p1, p2] }
     depth = band.get_schedule_depth()
     others = [m for m in range(3) if m != reduction]
