@@ -87,10 +87,10 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.options import CompileOptions
 from clangpass.poly.annotations import reduction_updates
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
-from clangpass.poly.codegen import generate_ast
+from clangpass.poly.codegen import generate_ast, statement_groups
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
 from clangpass.poly.live_ranges import iteration_private_scalars
-from clangpass.poly.scop import Scop, accesses_through
+from clangpass.poly.scop import Scop, accesses_through, statement_names
 from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import mark_count
 
@@ -132,9 +132,8 @@ class RegisterTile(Pass):
                     tiled_band = _register_tile(products if products is not None else band, roles, sizes)
                     # Reads of rows the band writes (trmm's `B[k][j]`) only from packed copies.
                     foreign = foreign_reads(band, reads, writes)
-                    if tiled_band is not None and not (foreign.is_empty() or (
-                            "pack-panels" not in ctx.options.disabled_passes
-                            and panels_serve(tiled_band, scop, ctx.options, foreign))):
+                    if tiled_band is not None and not (foreign.is_empty() or _packed(
+                            tiled_band, scop, foreign, ctx, reduction_updates(unit.dependences.reductions))):
                         tiled_band = None
                     if tiled_band is not None:
                         tiled[0] += 1
@@ -161,6 +160,21 @@ class RegisterTile(Pass):
             return unit.with_note(
                 f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
         return replace(unit, scop=tiled_scop)
+
+
+def _packed(mark: isl.ScheduleNode, scop: Scop, reads: isl.UnionMap, ctx: PassContext,
+            unordered: frozenset[str]) -> bool:
+    """Whether `pack-panels` will copy what `reads` read under the register-tile `mark` and
+    `codegen` generate the copies: the pass is enabled, its packs cover `reads`, and their
+    readers are not generated as one group with other statements (three-address code),
+    whose one call cannot carry a buffer's indices (clangpass.poly.codegen)."""
+    if "pack-panels" in ctx.options.disabled_passes:
+        return False
+    groups = statement_groups(scop, mark.get_schedule(), unordered)
+    grouped = {name for members in groups.values() if len(members) > 1 for name in members}
+    if statement_names(reads.domain()) & grouped:
+        return False
+    return panels_serve(mark, scop, ctx.options, reads)
 
 
 def initialisations_first(band: isl.ScheduleNode, reduction: int,

@@ -207,7 +207,11 @@ def test_trmm_register_tiles_match_gcc(tmp_path, source, sizes, march):
     diagonal tiles cut by the edge, fewer rows than one register tile."""
     flags = ["-std=c99", *sizes] if "c99" in source.parent.name else list(sizes)
     exe, tiled, _ = _build(tmp_path, source, [*flags, *march])
-    if sizes != ("-DM=3", "-DN=2"):
+    if source.parent.name == "polybench_3ac":
+        # The three statements run as one call (codegen's statement groups), which cannot
+        # carry the buffer's indices: no pack, hence no register tiles.
+        assert tiled == 0
+    elif sizes != ("-DM=3", "-DN=2"):
         assert tiled == 1
     harness.assert_matches_gcc_O0(source, exe, tmp_path, flags=tuple(flags), threads=(1, 2, 3))
 
