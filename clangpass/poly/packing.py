@@ -233,7 +233,9 @@ def copy_is_current(mark: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     same = same.intersect(prefix.apply_range(prefix.reverse()))
     if same.is_empty():
         return True
-    return earlier_pairs(same, mark.get_schedule().get_map()).is_empty()
+    # The order under the mark: the pairs share their prefix, the subtree's dates decide.
+    dates = prefix.flat_range_product(mark.get_subtree_schedule_union_map().intersect_domain(domain))
+    return earlier_pairs(same, dates).is_empty()
 
 
 def graft_copies(schedule: isl.Schedule, reads: isl.UnionMap,
