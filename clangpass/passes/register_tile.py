@@ -51,6 +51,14 @@ doubles), otherwise SSE2's 16 of 16 bytes (4 x 4 doubles), the x86-64 baseline
 LLVM targets without -march. A band with no full register tile (point tiles
 smaller than R x C) is left alone.
 
+A band that also reads other elements of the array it accumulates in (trmm's `B[i][j] +=
+A[k][i] * B[k][j]`, `k > i`) is register-tiled only when those reads are a panel that
+`pack-panels` copies before the band (`foreign_reads`, `panels_serve`): the micro-kernel then
+loads them from the buffer and LLVM can tell them from the accumulators. A reduction range
+that depends on the row (trmm's `k > i`, symm's `k < i`) gets its full reduction steps
+isolated as well (isl `isolate` at the reduction band): on the diagonal the first steps, where
+the register tile's rows start one after another, are partial.
+
 Before register tiling, the statements of the point band whose reduction member is
 constant (gemm's `C[i][j] *= beta`) go, with their copy of the band, into a sequence
 before the products (`initialisations_first`), unless a dependence runs from a product to
@@ -72,16 +80,17 @@ from pathlib import Path
 import islpy as isl
 
 from clangpass.passes.mark_vector import is_innermost_band
+from clangpass.passes.pack_panels import panels_serve
 from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import POINT_MARK
 from clangpass.passes.unit import PolyUnit
 from clangpass.options import CompileOptions
 from clangpass.poly.annotations import reduction_updates
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
-from clangpass.poly.codegen import generate_ast
+from clangpass.poly.codegen import generate_ast, statement_groups
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
 from clangpass.poly.live_ranges import iteration_private_scalars
-from clangpass.poly.scop import Scop, accesses_through
+from clangpass.poly.scop import Scop, accesses_through, statement_names
 from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import mark_count
 
@@ -112,14 +121,20 @@ class RegisterTile(Pass):
                 band = node.child(0)
                 # Three-address temporaries live in registers: only the arrays count.
                 private = iteration_private_scalars(band, scop, unit.live_ranges, limit)
-                roles = register_roles(band, accesses_through(scop.reads, private, False),
-                                       accesses_through(scop.writes, private, False))
+                reads = accesses_through(scop.reads, private, False)
+                writes = accesses_through(scop.writes, private, False)
+                roles = register_roles(band, reads, writes)
                 if roles is not None:
                     sizes = register_tile_sizes(registers, _element_bytes(scop, band))
                     # The initialisations (gemm's `C[i][j] *= beta`) in a loop nest of their
                     # own before the register tiles, when the dependences allow it.
                     products = initialisations_first(band, roles[1], unit.dependences.all)
                     tiled_band = _register_tile(products if products is not None else band, roles, sizes)
+                    # Reads of rows the band writes (trmm's `B[k][j]`) only from packed copies.
+                    foreign = foreign_reads(band, reads, writes)
+                    if tiled_band is not None and not (foreign.is_empty() or _packed(
+                            tiled_band, scop, foreign, ctx, reduction_updates(unit.dependences.reductions))):
+                        tiled_band = None
                     if tiled_band is not None:
                         tiled[0] += 1
                         # register-tile mark -> (filter -> sequence ->) the point mark
@@ -145,6 +160,21 @@ class RegisterTile(Pass):
             return unit.with_note(
                 f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
         return replace(unit, scop=tiled_scop)
+
+
+def _packed(mark: isl.ScheduleNode, scop: Scop, reads: isl.UnionMap, ctx: PassContext,
+            unordered: frozenset[str]) -> bool:
+    """Whether `pack-panels` will copy what `reads` read under the register-tile `mark` and
+    `codegen` generate the copies: the pass is enabled, its packs cover `reads`, and their
+    readers are not generated as one group with other statements (three-address code),
+    whose one call cannot carry a buffer's indices (clangpass.poly.codegen)."""
+    if "pack-panels" in ctx.options.disabled_passes:
+        return False
+    groups = statement_groups(scop, mark.get_schedule(), unordered)
+    grouped = {name for members in groups.values() if len(members) > 1 for name in members}
+    if statement_names(reads.domain()) & grouped:
+        return False
+    return panels_serve(mark, scop, ctx.options, reads)
 
 
 def initialisations_first(band: isl.ScheduleNode, reduction: int,
@@ -214,8 +244,14 @@ def register_roles(band: isl.ScheduleNode, reads: isl.UnionMap,
     row = 3 - reduction - column
     if not band.band_member_get_coincident(column) or any(s is Stride.INVARIANT for s in along[row]):
         return None
-    if not (reads_only_accumulators(band, reads, writes) and is_rectangular(band, reduction)):
-        return None
+    if not reads_only_accumulators(band, reads, writes):
+        # trmm's `B[i][j] += A[k][i] * B[k][j]`: the other rows' reads must be a panel that
+        # `pack-panels` can copy (the rows' invariant, unit-stride along the columns); `run`
+        # keeps the register tiles only when it does.
+        along_reads = stride_table(band, foreign_reads(band, reads, writes))
+        if not (all(s is Stride.INVARIANT for s in along_reads[row])
+                and all(s is Stride.UNIT for s in along_reads[column])):
+            return None
     return row, reduction, column
 
 
@@ -224,7 +260,8 @@ def reads_only_accumulators(band: isl.ScheduleNode, reads: isl.UnionMap, writes:
     iteration of the band (`C[i][j] += ...`, or in three-address code `t3 = C[i][j] + t2;
     C[i][j] = t3;`). Otherwise (trmm's `B[i][j] += A[k][i] * B[k][j]`) LLVM cannot tell the
     loads from the accumulators and keeps them in memory: register tiles only cost (trmm 0.05
-    -> 0.13 s user time at M=800 N=1000)."""
+    -> 0.13 s user time at M=800 N=1000), unless `pack-panels` serves the other reads
+    (`foreign_reads`) from a copy, which `run` checks."""
     domain = band.get_domain()                                     # [P] -> { S[i..] }
     dates = band_dates(band)                                       # [P] -> { S[i..] -> [t..] }
     written = writes.intersect_domain(domain)                      # [P] -> { S[i..] -> C[c..] }
@@ -234,11 +271,32 @@ def reads_only_accumulators(band: isl.ScheduleNode, reads: isl.UnionMap, writes:
     return dates.reverse().apply_range(read).is_subset(dates.reverse().apply_range(written))
 
 
+def foreign_reads(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
+    """[P] -> { S[i..] -> C[c..] }: the reads (access by access) of arrays the band writes
+    that are not reads of the element written in the same iteration of the band (trmm's
+    `B[k][j]` beside its accumulator `B[i][j]`); empty for gemm, syrk, syr2k."""
+    domain = band.get_domain()
+    dates = band_dates(band)
+    written = writes.intersect_domain(domain)
+    accumulators = dates.reverse().apply_range(written)           # { [t..] -> C[c..] } written
+    read = reads.intersect_domain(domain).intersect_range(written.range().universe())
+    out = isl.UnionMap.empty(read.get_space())
+    maps = read.get_map_list()
+    for k in range(maps.n_map()):
+        pieces = maps.get_at(k).get_basic_map_list()
+        for b in range(pieces.n_basic_map()):
+            access = isl.UnionMap.from_basic_map(pieces.get_at(b))
+            if not dates.reverse().apply_range(access).is_subset(accumulators):
+                out = out.union(access)
+    return out
+
+
 def is_rectangular(band: isl.ScheduleNode, reduction: int) -> bool:
     """Whether, for each statement and outer dates, the reduction member's range does not
-    depend on the other two members. A triangular nest (symm's `k < i`) has reduction loops
-    of varying length inside a register tile: guards and no constant trip counts (symm 0.30
-    -> 0.55 s user time at M=800 N=1000)."""
+    depend on the other two members. A triangular nest (symm's `k < i`, trmm's `k > i`) has
+    reduction loops of varying length inside a register tile: without more, guards and no
+    constant trip counts (symm 0.30 -> 0.55 s user time at M=800 N=1000), so
+    `_register_tile` isolates its full reduction steps too."""
     dates = band_dates(band)                                       # [P] -> { S[i..] -> [outer, p0, p1, p2] }
     depth = band.get_schedule_depth()
     others = [m for m in range(3) if m != reduction]
@@ -299,6 +357,7 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
     the band has no full register tile. `sizes`: [R, C]."""
     row, reduction, column = roles
     ctx = band.get_ctx()
+    rectangular = is_rectangular(band, reduction)
     partial = band.band_get_partial_schedule()                 # [P] -> { S[i..] -> [p0, p1, p2] }
     coincident = [band.band_member_get_coincident(m) for m in range(3)]
     point = _member(partial, row).flat_range_product(_member(partial, column))   # [P] -> { S[i..] -> [p_row, p_column] }
@@ -329,6 +388,14 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
     full = _full_prefixes(dates.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(inner)), sizes)
     if full.is_empty():
         return None
+    if not rectangular:
+        # A reduction range that depends on the row (trmm's `k > i`): the reduction steps at
+        # which the whole box is covered are isolated too, so that their point loops have
+        # constant trip counts; the steps of the diagonal (rows starting later) are partial.
+        steps = node.child(0)                                  # [P] -> { S[i..] -> [outer, tiles, reduction] }
+        full_steps = _full_prefixes(band_dates(steps).flat_range_product(
+            isl.UnionMap.from_multi_union_pw_aff(inner)), sizes)
+        node = _isolate(steps, full_steps, 1).parent()
     node = _isolate(node, full, 2)
     return node.insert_mark(isl.Id(REGISTER_TILE_MARK, context=ctx))
 

@@ -27,10 +27,12 @@ checked when the pass chooses the pack and again here). Then:
   inverted), which inside a register tile is the point loops' offset (`c5`, `c3 + c7`), no
   division and no modulo, so that LLVM sees unit-stride loads of one contiguous row.
 
-Correctness: the copy reads only `X`, which no statement of the region writes, and the
-buffer is written only by the copy and read only under the mark the copy precedes, at the
-same outer dates: every value a statement reads from the buffer is the element it read
-before. The buffer is a region local, so every thread running a parallel loop above the
+Correctness: the copy reads `X` before the mark, and no statement under the mark writes an
+element of `F(p)` before a read of it at the same outer dates (`X` is read-only in the region,
+or `copy_is_current` holds: trmm's `B[k][j]`, a row the band writes only after every read of
+it), and the buffer is written only by the copy and read only under the mark the copy
+precedes, at the same outer dates: every value a statement reads from the buffer is the
+element it read before. The buffer is a region local, so every thread running a parallel loop above the
 mark has its own (the CPU back end's contract, clangpass.poly.codegen_unit). The copies
 and the extra arguments exist only in the AST: the passes see the schedule and the model
 without them.
@@ -47,6 +49,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import children, descendants, transform
 from clangpass.poly.affine import AffineScope, NotAffine
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, StatementBody
+from clangpass.poly.validity import earlier_pairs
 
 COPY_PREFIX = "P_"
 _CACHE_LINE = 64            # bytes
@@ -171,7 +174,8 @@ def footprint(mark: isl.ScheduleNode, reads: isl.UnionMap) -> Optional[Footprint
         return None
     context = elements.domain()
     corner = [elements.dim_min(d).coalesce().gist(context) for d in range(rank)]
-    if any(c.n_piece() != 1 for c in corner):
+    corner = [c if c.n_piece() == 1 else _bounding_piece(elements, d, c) for d, c in enumerate(corner)]
+    if any(c is None for c in corner):
         return None
     corners = isl.PwAffList.alloc(elements.get_ctx(), rank)
     for c in corner:
@@ -191,6 +195,51 @@ def footprint(mark: isl.ScheduleNode, reads: isl.UnionMap) -> Optional[Footprint
             return None
         sizes.append(top.to_python() + 1)
     return Footprint(elements, isl.PwMultiAff.from_multi_pw_aff(lo), tuple(sizes))
+
+
+def _bounding_piece(elements: isl.Map, d: int, corner: isl.PwAff) -> Optional[isl.PwAff]:
+    """A corner of dimension `d` of `elements` ({ [p] -> X[a] }) of one affine piece, when the
+    lowest element's `dim_min` has several: of its pieces that bound dimension `d` of every
+    element from below with a constant largest offset, the one of the smallest (trmm's
+    diagonal tiles, where the rows read start one after the tile's first row: `max(kt, it +
+    1)`; `kt` bounds them all, 127 rows above it at most); None if none does."""
+    context = elements.domain()
+    along = elements.project_out(isl.dim_type.out, d + 1, elements.dim(isl.dim_type.out) - d - 1)
+    along = along.project_out(isl.dim_type.out, 0, d).reset_tuple_id(isl.dim_type.out)   # { [p] -> [a_d] }
+    pieces: list[isl.Aff] = []
+    corner.foreach_piece(lambda _set, aff: pieces.append(aff))
+    best: Optional[tuple[int, isl.PwAff]] = None
+    for aff in pieces:
+        bound = isl.PwAff.from_aff(aff).intersect_domain(context)
+        # { a_d - lo_d(p) } over every p: all non-negative, the largest a constant.
+        offsets = isl.Map.from_pw_aff(bound).reverse().apply_range(along).deltas()
+        coordinate = isl.Aff.var_on_domain(isl.LocalSpace.from_space(offsets.get_space()), isl.dim_type.set, 0)
+        low, top = offsets.min_val(coordinate), offsets.max_val(coordinate)
+        if low.is_int() and low.to_python() >= 0 and top.is_int() and (best is None or top.to_python() < best[0]):
+            best = (top.to_python(), bound)
+    return None if best is None else best[1]
+
+
+def copy_is_current(mark: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap) -> bool:
+    """Whether a copy, made just before `mark` at each of its outer dates, of the elements
+    `reads` ([P] -> { S[i] -> X[a] }, the reads a buffer would serve) holds the value each of
+    those reads gets in place: no instance under `mark` at the same outer dates writes
+    (`writes`) an element before a read of it (dates of the schedule tree `mark` is in). True
+    of an array the region only reads; of trmm's `B[k][j]`, `k > i`, in its register tiles
+    (a row of `B` is written from its own rows' tiles on, after the rows above it read it)."""
+    domain = mark.get_domain()
+    written = writes.intersect_domain(domain)
+    read = reads.intersect_domain(domain)
+    same = written.apply_range(read.reverse())                   # { W[w] -> R[r] : one element }
+    if same.is_empty():
+        return True
+    prefix = mark.get_prefix_schedule_relation().intersect_domain(domain)   # { S[i] -> [p] }
+    same = same.intersect(prefix.apply_range(prefix.reverse()))
+    if same.is_empty():
+        return True
+    # The order under the mark: the pairs share their prefix, the subtree's dates decide.
+    dates = prefix.flat_range_product(mark.get_subtree_schedule_union_map().intersect_domain(domain))
+    return earlier_pairs(same, dates).is_empty()
 
 
 def graft_copies(schedule: isl.Schedule, reads: isl.UnionMap,
@@ -364,14 +413,15 @@ def pack_bodies(statements: dict[str, StatementBody], packs: tuple[Pack, ...], f
     return out
 
 
-def readable(body: N.Stmt, array: str, rank: int) -> bool:
+def readable(body: N.Stmt, array: str, rank: int, targets_ok: bool = False) -> bool:
     """Whether every use of `array` in `body` is a whole subscript `X[..]..[..]` of `rank` levels
-    and none is assigned to (what `pack_bodies` can redirect)."""
+    and none is assigned to (what `pack_bodies` can redirect); with `targets_ok`, assigned
+    whole subscripts are allowed (`assigned` lists them: the buffer must replace none)."""
     whole = 0
     for node in descendants(body):
         if isinstance(node, N.Assign):
             target = _root(node.target)
-            if target is not None and target.name == array:
+            if target is not None and target.name == array and not (targets_ok and _depth(node.target) == rank):
                 return False
         if isinstance(node, N.Unary) and node.op in ("&", "++pre", "--pre", "post++", "post--"):
             operand = _root(node.operand)
@@ -383,6 +433,17 @@ def readable(body: N.Stmt, array: str, rank: int) -> bool:
                 whole += 1
     uses = sum(1 for node in descendants(body) if isinstance(node, N.VarRef) and node.name == array)
     return whole > 0 and whole == uses
+
+
+def assigned(body: N.Stmt, array: str) -> list[N.Expr]:
+    """The targets of `body`'s assignments to elements of `array`."""
+    out: list[N.Expr] = []
+    for node in descendants(body):
+        if isinstance(node, N.Assign):
+            target = _root(node.target)
+            if target is not None and target.name == array:
+                out.append(node.target)
+    return out
 
 
 def packed_value(body: N.Stmt, array: str, rank: int, scalars: frozenset[str],

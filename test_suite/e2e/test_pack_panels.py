@@ -41,8 +41,9 @@ def test_gemm_packed_panels_match_gcc(tmp_path, sizes, march):
 
 @pytest.mark.parametrize("kernel, sizes, packed", [
     ("2mm", ("-DNI=37", "-DNJ=41", "-DNK=19", "-DNL=45"), ["A", "B", "C"]),
-    ("3mm", ("-DNI=21", "-DNJ=35", "-DNK=17", "-DNL=39", "-DNM=9"), ["B", "D"]),
-    ("trmm", ("-DM=37", "-DN=45"), []),        # no register tiles
+    # G = E * F: F, written by the second product, is read-only in the third's band
+    ("3mm", ("-DNI=21", "-DNJ=35", "-DNK=17", "-DNL=39", "-DNM=9"), ["B", "D", "F"]),
+    ("trmm", ("-DM=37", "-DN=45"), ["A", "B"]),  # B[k][j]: rows the band writes after reading them; A[k][i]
 ])
 def test_blas_kernels_packed_panels_match_gcc(tmp_path, kernel, sizes, packed):
     source = harness.POLYBENCH_DIR / f"{kernel}.c"

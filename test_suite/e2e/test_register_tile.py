@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Register tiles (pass `register-tile`) compute what gcc -O0 computes.
 
-The matrix-product kernels (and trmm and symm, whose bands the pass declines) are built with the register tiles of the host
+The matrix-product kernels (trmm, whose register tiles read rows of the array they accumulate
+in from a packed copy, and symm, whose reduction range depends on the row, included) are built
+with the register tiles of the host
 (-march=native) and of the SSE2 baseline, at sizes with partial register tiles
 in every direction (and sizes 1, 2, 3: no full tile at all), and with tile sizes
 that are no multiple of the register tile; every build (-ffp-contract=off) must print
@@ -46,8 +48,8 @@ def test_gemm_register_tiles_match_gcc(tmp_path, sizes, march):
 @pytest.mark.parametrize("kernel, sizes, bands", [
     ("2mm", ("-DNI=37", "-DNJ=41", "-DNK=19", "-DNL=45"), 2),
     ("3mm", ("-DNI=21", "-DNJ=35", "-DNK=17", "-DNL=39", "-DNM=9"), 3),
-    ("trmm", ("-DM=37", "-DN=45"), 0),      # reads B[k][j] of the array it accumulates in
-    ("symm", ("-DM=23", "-DN=41"), 0),      # triangular reduction
+    ("trmm", ("-DM=37", "-DN=45"), 1),      # reads B[k][j] of the array it accumulates in: packed
+    ("symm", ("-DM=23", "-DN=41"), 1),      # triangular reduction: full reduction steps isolated
 ])
 def test_blas_kernels_match_gcc(tmp_path, kernel, sizes, bands):
     source = harness.POLYBENCH_DIR / f"{kernel}.c"
@@ -186,3 +188,36 @@ def test_register_tiles_use_the_full_vector_width(tmp_path):
     # (edges of the domain keep narrower code)
     assert multiplies.count("zmm") >= 16 and multiplies.count("zmm") > multiplies.count("ymm"), multiplies
     assert not re.search(r"\bv(?:mulpd|f(?:n?madd|n?msub)\d{3}pd)\s+[^\n]*%zmm\d+", plain.read_text())
+
+
+TRMM_SOURCES = [harness.POLYBENCH_DIR / "trmm.c", harness.POLYBENCH_DIR.parent / "polybench_c99" / "trmm.c",
+                harness.POLYBENCH_DIR.parent / "loop_orders" / "trmm.ikj.c",
+                harness.POLYBENCH_DIR.parent / "three_address" / "polybench_3ac" / "trmm.c"]
+
+
+@pytest.mark.parametrize("source", TRMM_SOURCES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("sizes", [("-DM=37", "-DN=45"), ("-DM=133", "-DN=70"), ("-DM=6", "-DN=33"),
+                                   ("-DM=3", "-DN=2")], ids=["odd", "diagonal-tiles", "one-row-tile", "tiny"])
+@pytest.mark.parametrize("march", [(), ("-march=native",)], ids=["sse2", "native"])
+def test_trmm_register_tiles_match_gcc(tmp_path, source, sizes, march):
+    """trmm's `B[i][j] += A[k][i] * B[k][j]`, `k > i`: the register tiles read the rows `k`
+    of `B` from the copy made before each point tile (rows the tile writes only after those
+    reads), and the diagonal tiles' first reduction steps (rows of the register tile starting
+    one after another) are partial. Sizes with partial register tiles in every direction,
+    diagonal tiles cut by the edge, fewer rows than one register tile."""
+    flags = ["-std=c99", *sizes] if "c99" in source.parent.name else list(sizes)
+    exe, tiled, _ = _build(tmp_path, source, [*flags, *march])
+    if source.parent.name == "polybench_3ac":
+        # The three statements run as one call (codegen's statement groups), which cannot
+        # carry the buffer's indices: no pack, hence no register tiles.
+        assert tiled == 0
+    elif sizes != ("-DM=3", "-DN=2"):
+        assert tiled == 1
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, flags=tuple(flags), threads=(1, 2, 3))
+
+
+def test_trmm_tile_sizes_not_multiple_of_the_register_tile(tmp_path):
+    source = harness.POLYBENCH_DIR / "trmm.c"
+    sizes = ("-DM=45", "-DN=53")
+    exe, _, _ = _build(tmp_path, source, [*sizes, "--tile-size=6", "-march=native"])
+    harness.assert_matches_gcc_O0(source, exe, tmp_path, flags=sizes, threads=(1, 2))

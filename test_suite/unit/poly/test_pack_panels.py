@@ -12,9 +12,11 @@ from clangpass.passes.pack_panels import PackRecord
 from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast, generate_ast
+from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
+from clangpass.poly.packing import copy_is_current, footprint, pack_reads
 from clangpass.targets import get_target
 from test_suite.unit.poly.snippets import region_of
-from test_suite.unit.poly.test_register_tile import SELF_READING, SGEMM
+from test_suite.unit.poly.test_register_tile import SELF_READING, SELF_READING_UPDATED, SGEMM
 from test_suite.unit.poly.test_schedule import GEMM
 
 # No scalar factor: the A panel has no expression to move out of the micro-kernel.
@@ -52,8 +54,43 @@ def test_float_panels(tmp_path):
 
 
 def test_no_register_tile_no_pack(tmp_path):
-    unit = _unit_after(tmp_path, SELF_READING, tile_size=32)
+    unit = _unit_after(tmp_path, SELF_READING_UPDATED, tile_size=32)
     assert unit.scop.packs == ()
+
+
+def test_rows_the_band_writes_after_reading_them_are_packed(tmp_path):
+    """trmm's B[k][j] (k > i): B is written by the band, but every row a point tile reads is
+    written in it only after those reads, so the copy holds what each read gets; the
+    accumulator B[i][j] is not packed. On the diagonal tiles the rows read start one after
+    the tile's first row (dim_min is max(kt, it + 1)): the corner is the tile's first row."""
+    unit = _unit_after(tmp_path, SELF_READING, tile_size=32)
+    # A[k][i], its rows adjacent, is copied too (the reduction walks down its columns).
+    assert sorted((p.array, p.sizes) for p in unit.scop.packs) == [("A", (32, 32)), ("B", (32, 32))]
+    text = format_ast(generate_ast(unit.scop, frozenset()))
+    assert "P___pencil_pack1_B" in text
+    mark = _register_tile_mark(unit.scop.schedule)
+    pack = next(p for p in unit.scop.packs if p.array == "B")
+    box = footprint(mark, pack_reads(unit.scop.reads, pack, mark.get_domain()))
+    assert box.lo.get_pw_aff(0).is_equal(isl.PwAff.read_from_str(
+        mark.get_ctx(), "[n] -> { [c0, c1, c2] -> [(c2)] }").intersect_domain(box.lo.domain()))
+    # Were the band to write the rows it reads (B[k][j] at row i, read at the same step by
+    # the rows below i), a copy would miss those writes.
+    writes = isl.UnionMap.read_from_str(mark.get_ctx(), "[n] -> { S_0[i, k, j] -> B[k, j] : 0 <= i < k < n and 0 <= j < n }")
+    assert copy_is_current(mark, pack_reads(unit.scop.reads, pack, mark.get_domain()), unit.scop.writes)
+    assert not copy_is_current(mark, pack_reads(unit.scop.reads, pack, mark.get_domain()), writes)
+
+
+def _register_tile_mark(schedule: isl.Schedule) -> isl.ScheduleNode:
+    found: list[isl.ScheduleNode] = []
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == REGISTER_TILE_MARK:
+            found.append(node.copy())
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    assert len(found) == 1
+    return found[0]
 
 
 def test_disabled_pass(tmp_path):
