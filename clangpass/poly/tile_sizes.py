@@ -28,7 +28,8 @@ band's innermost member whole (`WHOLE`: one tile across the row, so that the vec
 loop runs full rows, which a skewed tile boundary would cut in two) and gives the
 other members the sizes from `TIME_SIZES` whose box, with the row counted as
 `LONGEST` elements, fits the budget and reuses the most: the most iterations per
-byte of the box. So do bands
+byte of the box (not for bands whose statements access region-local storage, whose
+tiled schedule `verify-schedule` cannot check within its budget). So do bands
 whose preferred innermost loop is a reduction (syrk's `k`: not coincident, so
 not vectorised without -ffast-math): there a long innermost tile measured slower
 (syrk, M=1000 N=1200, one thread: 0.32 s with 32, 0.38 s with 64, 0.52 s with
@@ -109,9 +110,12 @@ def time_band_sizes(band: isl.ScheduleNode, scop: Scop, caches: tuple[int, ...])
     in every member when that tile's box fits `tile_budget`, or when the box is unknown; else
     the innermost member `WHOLE` and the others from `TIME_SIZES`, the shape that fits with the
     most iterations per byte of its box (ties: the larger tile, then the larger inner members);
-    `DEFAULT_SIZE` everywhere when no shape fits (`tile` then leaves the band untiled)."""
+    `DEFAULT_SIZE` everywhere when no shape fits or the band's statements access region-local
+    storage (`_touches_local_storage`); `tile` then leaves the band untiled."""
     n = band.band_n_member()
     square = [DEFAULT_SIZE] * n
+    if _touches_local_storage(band, scop):
+        return square
     table = _skew_table(band, scop)
     budget = tile_budget(caches)
     touched = None if table is None else _box_bytes(table, scop, square)
@@ -134,6 +138,24 @@ def time_band_sizes(band: isl.ScheduleNode, scop: Scop, caches: tuple[int, ...])
     sizes = best[1]
     sizes[inner] = WHOLE
     return sizes
+
+
+def _touches_local_storage(band: isl.ScheduleNode, scop: Scop) -> bool:
+    """Whether the band's statements access region-local storage (three-address temporaries).
+    `verify-schedule` checks a skewed tiling of such a band against the live ranges of that
+    storage, which exceeds its isl budget (3AC heat-3d: 20 statements, 1.9 s, then the
+    original schedule without threads); the source order with its parallel space loops,
+    which `tile` leaves them when their square tile does not fit, verifies."""
+    accesses = scop.reads.union(scop.writes).intersect_domain(band.get_domain())
+    names = {accesses.get_map_list().get_at(k).get_tuple_name(isl.dim_type.out)
+             for k in range(accesses.get_map_list().n_map())}
+    for name in names:
+        try:
+            if scop.array(name).local:
+                return True
+        except KeyError:
+            continue
+    return False
 
 
 def skewed_footprint(band: isl.ScheduleNode, scop: Scop, sizes: list[int]) -> Optional[int]:
