@@ -142,7 +142,9 @@ def _uncached_wavefront(band: isl.ScheduleNode, scop: Scop, sizes: list[int], ca
     the steps stream their data from memory as the source order does, and pay for the skewed
     tile's control besides. heat-3d (N=120, 32^4 tiles: 13 MB a tile against half of a 1 MB
     L2) ran 1.45 s on two threads tiled, 0.66 s in the source order with its parallel space
-    loops (docs/passes/tile.md)."""
+    loops (docs/passes/tile.md); the model now gives such a band a shape that fits
+    (`time_band_sizes`), so this declines only where none does. Sizes of `WHOLE` count as
+    `LONGEST` elements (`skewed_footprint`)."""
     if any(band.band_member_get_coincident(m) for m in range(band.band_n_member())):
         return None
     touched = skewed_footprint(band, scop, sizes)

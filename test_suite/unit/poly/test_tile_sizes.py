@@ -11,7 +11,7 @@ from clangpass.passes.manager import run_pipeline
 from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.strides import displacement_table
-from clangpass.poly.tile_sizes import (DEFAULT_SIZE, band_tile_sizes, footprint, host_cache_sizes,
+from clangpass.poly.tile_sizes import (DEFAULT_SIZE, WHOLE, band_tile_sizes, footprint, host_cache_sizes,
                                        parse_size, skewed_footprint)
 from test_suite.unit.poly.snippets import optimise, region_of
 from test_suite.unit.poly.test_schedule import GEMM
@@ -156,14 +156,39 @@ def test_displacements_follow_the_skew_of_a_time_band(tmp_path):
     assert skewed_footprint(band, unit.scop, [32, 32]) == 8 * sum(widths.values())
 
 
+def test_a_time_band_whose_square_tile_does_not_fit_gets_a_short_time_tile_and_whole_rows(tmp_path):
+    # heat-3d's 4-deep skewed band (t, 2t+i, 2t+j, 2t+k): one 32^4 tile spans some 94^3
+    # elements of each array, far more than half of a 1 MiB L2. The model keeps its innermost
+    # member whole (rows are not cut by a skewed tile boundary) and picks the shape whose box,
+    # with the row counted as LONGEST elements, fits with the most iterations per byte.
+    unit = _scheduled(tmp_path, HEAT_3D)
+    band = _outermost_band(unit.scop.schedule)
+    assert skewed_footprint(band, unit.scop, [DEFAULT_SIZE] * 4) > CACHES[1] // 2
+    sizes = band_tile_sizes(band, unit.scop, CACHES)
+    assert sizes == [2, 8, 8, WHOLE]
+    # Two time steps skewed by two elements each widen 8 rows to 10 (and the row to 258):
+    # 10 x 10 x 258 doubles of each of A and B.
+    assert skewed_footprint(band, unit.scop, sizes) == 2 * 8 * 10 * 10 * 258 <= CACHES[1] // 2
+    assert all(skewed_footprint(band, unit.scop, bigger) > CACHES[1] // 2
+               for bigger in ([2, 8, 16, WHOLE], [2, 16, 8, WHOLE], [4, 8, 8, WHOLE]))
+    # A larger L2 gives larger tiles; the square default stays where it fits (jacobi-1d).
+    assert band_tile_sizes(band, unit.scop, (32 * 1024, 2 << 20)) == [2, 8, 16, WHOLE]
+    jacobi = _outermost_band(_scheduled(tmp_path, JACOBI_1D).scop.schedule)
+    assert band_tile_sizes(jacobi, unit.scop, CACHES) == [DEFAULT_SIZE] * 2
+
+
 def test_a_time_band_whose_tile_does_not_fit_the_cache_is_not_tiled(tmp_path):
-    # heat-3d's 4-deep skewed band: one 32^4 tile spans some 94^3 elements of each array, far
-    # more than half of a 1 MiB L2; jacobi-1d's tile fits. A small L2 makes jacobi-1d's spill.
-    big = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=CACHES)
+    # With a 1 MiB L2 heat-3d is tiled (above) and run as wavefronts of tiles; with caches too
+    # small for any shape it runs in the source order, the space loops of each time step on
+    # threads. jacobi-1d's tile fits; a small L2 makes it spill.
+    tiled = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=CACHES)
+    assert tiled.status == "optimized" and tiled.reason == "", tiled.reason
+    assert tiled.facts["tiled_bands"] == 1 and tiled.facts["tile_sizes"] == (2, 8, 8, WHOLE)
+    assert tiled.facts["wavefronts"] == 1 and tiled.facts["untiled_reason"] == ""
+    big = optimise(tmp_path, HEAT_3D, opt_level=3, cache_sizes=(8 * 1024, 64 * 1024))
     assert big.status == "optimized" and big.reason == "", big.reason
     assert big.facts["tiled_bands"] == 0 and big.facts["wavefronts"] == 0
     assert big.facts["untiled_reason"].startswith("time-iterated band not tiled: a 32x32x32x32 tile touches")
-    # It runs in the source order, the space loops of each time step on threads.
     assert big.facts["source_order"] and big.facts["parallel_loops"] == 2 and big.thread_teams == 1
     fits = optimise(tmp_path, JACOBI_1D, opt_level=3, cache_sizes=CACHES, disabled_passes=frozenset({"keep-streams"}))
     assert fits.facts["tiled_bands"] == 1 and fits.facts["untiled_reason"] == ""
