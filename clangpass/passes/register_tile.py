@@ -76,6 +76,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Optional
 
 import islpy as isl
 
@@ -420,9 +421,40 @@ def _full_prefixes(dates: isl.UnionMap, sizes: list[int]) -> isl.Set:
         box = box.upper_bound_val(isl.dim_type.set, depth + k, isl.Val.int_from_si(box.get_ctx(), s - 1))
     wanted = box.intersect(prefixes.insert_dims(isl.dim_type.set, depth, len(sizes)))
     missing = wanted.subtract(covered).project_out(isl.dim_type.set, depth, len(sizes))
+    full = prefixes.subtract(missing)
     # Only prefixes that occur matter: the constraints they imply are left out (the AST
     # generator's work grows with the pieces of an isolate option).
-    return prefixes.subtract(missing).gist(prefixes).coalesce()
+    isolated = full.gist(prefixes).coalesce()
+    if isolated.n_basic_set() > 1:
+        isolated = _one_piece(isolated, full, prefixes) or isolated
+    return isolated
+
+
+def _one_piece(isolated: isl.Set, full: isl.Set, prefixes: isl.Set) -> Optional[isl.Set]:
+    """One convex piece that holds the same occurring prefixes as `full`, or None.
+
+    The AST generator isolates a convex set; of a union it keeps the hull, partial tiles
+    and all, so every register tile keeps its bounds (syrk written j-outer: the tiles below
+    the diagonal tile are one piece, the strips of the diagonal tile below the diagonal,
+    `i1 = i0 and i3 + 32 <= i4`, another). Tile coordinates are multiples of the tile sizes,
+    which the convex hull of the pieces does not see (and computing it within the isl budget
+    fails), so the candidates are the pieces' common constraints (their simple hull) with
+    one inequality of a piece lifted by one of its equalities, `c + e >= 0` or `c - e >= 0`
+    (here `i3 + 32 <= i4 + i0 - i1`), kept when it is exact on the prefixes that occur."""
+    common = isolated.simple_hull()
+    for piece in isolated.get_basic_sets():
+        constraints = piece.get_constraints()
+        equalities = [c.get_aff() for c in constraints if c.is_equality()]
+        inequalities = [c.get_aff() for c in constraints if not c.is_equality()]
+        for equality in equalities:
+            for inequality in inequalities:
+                for lifted in (inequality.add(equality), inequality.sub(equality)):
+                    candidate = isl.Set.from_basic_set(
+                        common.add_constraint(isl.Constraint.inequality_from_aff(lifted)))
+                    occurring = candidate.intersect(prefixes)
+                    if occurring.is_subset(full) and full.is_subset(occurring):
+                        return candidate.gist(prefixes).coalesce()
+    return None
 
 
 def _isolate(band: isl.ScheduleNode, full: isl.Set, members: int) -> isl.ScheduleNode:

@@ -267,6 +267,25 @@ def test_initialisations_first_only_when_the_dependences_allow():
     assert initialisations_first(only, 1, isl.UnionMap.empty(only.get_domain().get_space())) is None
 
 
+def test_full_register_tiles_of_a_j_outer_triangle_are_one_piece():
+    """syrk written j-outer (`for j; for i >= j`): the full register tiles are the tiles below the
+    diagonal tile and the strips of the diagonal tile below the diagonal, two pieces whose union
+    the AST generator would not isolate. `_full_prefixes` returns one piece, exact on the
+    prefixes that occur: i1 + i3 + 32 <= i0 + i4 (a 32-column strip ends before the 4 rows)."""
+    ctx = isl.Context()
+    # dates: [i-tile, j-tile, k-tile, j strip, i rows, i mod 4, j mod 32]; tiles of 128.
+    dates = isl.UnionMap.read_from_str(ctx, (
+        "[n, m] -> { S[j, i, k] -> [i - (i) mod 128, j - (j) mod 128, k - (k) mod 128, "
+        "(j) mod 128 - (j) mod 32, (i) mod 128 - (i) mod 4, (i) mod 4, (j) mod 32] : "
+        "0 <= j <= i < n and 0 <= k < m }"))
+    full = register_tile._full_prefixes(dates, [4, 32])
+    assert full.n_basic_set() == 1
+    prefixes = isl.Set.from_union_set(dates.range()).project_out(isl.dim_type.set, 5, 2)
+    expected = prefixes.intersect(isl.Set.read_from_str(
+        ctx, "[n, m] -> { [i0, i1, i2, i3, i4] : i1 + i3 + 32 <= i0 + i4 and i0 + i4 + 4 <= n }"))
+    assert full.intersect(prefixes).is_equal(expected)
+
+
 def test_register_tile_sizes_fill_half_of_the_registers():
     assert register_tile_sizes((32, 64), 8) == [4, 32]       # AVX-512: 16 zmm accumulators
     assert register_tile_sizes((16, 32), 8) == [4, 8]        # AVX2: 8 ymm
