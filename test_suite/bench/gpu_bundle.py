@@ -18,7 +18,8 @@ folder (``--out``):
   programs ``dlopen`` through ``LD_LIBRARY_PATH``, so that ``OCL_ICD_VENDORS``
   works there whatever loader that machine has;
 - ``py/``: the runner, :mod:`test_suite.bench.gpu_runner`, with the two modules it
-  uses (:mod:`~test_suite.bench.opencl`, :mod:`~test_suite.bench.checksums` and
+  uses (:mod:`~test_suite.bench.opencl`, :mod:`~test_suite.bench.checksums`,
+  :mod:`~test_suite.bench.machine` and
   its :mod:`~test_suite.e2e.harness`): Python's standard library only;
 - ``run.sh`` (``gpu_run.sh``): finds the OpenCL driver there, lists the devices,
   runs the runner; ``OUT=DIR bash run.sh`` writes ``DIR/gpu.json``,
@@ -58,7 +59,7 @@ _REPO = _HERE.parents[1]
 #: The modules the runner imports, as paths under the repository (copied to ``py/``).
 RUNNER_MODULES: tuple[str, ...] = (
     "test_suite/__init__.py", "test_suite/bench/__init__.py", "test_suite/bench/gpu_runner.py",
-    "test_suite/bench/opencl.py", "test_suite/bench/checksums.py",
+    "test_suite/bench/opencl.py", "test_suite/bench/checksums.py", "test_suite/bench/machine.py",
     "test_suite/e2e/__init__.py", "test_suite/e2e/harness.py",
 )
 #: The columns built, by their names in :mod:`test_suite.bench.compilers`.

@@ -5,9 +5,9 @@
 ``pencilcc -fpencil-target=opencl``) into a folder with a ``manifest.json``;
 that folder's ``run.sh`` finds the OpenCL driver of the machine it runs on,
 lists its devices (``bin/cl_devices``) and then calls this module (Python
-standard library only, with :mod:`test_suite.bench.opencl` and
-:mod:`test_suite.bench.checksums` copied beside it: no pencilcc, libclang or
-islpy there).
+standard library only, with :mod:`test_suite.bench.opencl`,
+:mod:`test_suite.bench.checksums` and :mod:`test_suite.bench.machine` copied beside
+it: no pencilcc, libclang or islpy there).
 
 Per kernel, in the manifest's order (those whose OpenCL build launches no kernel last):
 
@@ -53,7 +53,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from test_suite.bench import checksums, opencl
+from test_suite.bench import checksums, machine, opencl
 from test_suite.bench.checksums import ArrayChecksum
 
 #: Characters of a failing run's stderr kept in its error.
@@ -218,7 +218,7 @@ def run_bundle(bundle: Path, out: Path, args: argparse.Namespace) -> int:
     document: dict[str, Any] = {
         "format": 1,
         "bundle": {k: v for k, v in manifest.items() if k != "kernels"},
-        "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "cpu": _cpu_model(),
+        "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "cpu": machine.cpu_model(),
                  "kernel": platform.release(), "python": platform.python_version()},
         "devices": devices,
         "settings": {"budget_s": args.budget, "grace_s": args.grace, "threads": args.threads, "gcc_jobs": args.gcc_jobs,
@@ -482,16 +482,6 @@ def failure(out: Path, reason: str, devices: str) -> int:
     (out / "gpu.json").write_text(json.dumps(document, indent=1) + "\n")
     (out / "gpu.md").write_text(f"# pencilcc OpenCL on the GPU: nothing ran\n\n{reason}\n\n```\n{devices}\n```\n")
     return 2
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:

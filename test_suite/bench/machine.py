@@ -50,7 +50,7 @@ class Machine:
 
 def describe_machine() -> Machine:
     """This machine, from ``/proc`` where available."""
-    return Machine(_cpu_model(), os.cpu_count() or 1, _memory_gib(), f"{platform.system()} {platform.release()}")
+    return Machine(cpu_model(), os.cpu_count() or 1, _memory_gib(), f"{platform.system()} {platform.release()}")
 
 
 def load_average() -> tuple[float, float, float]:
@@ -61,7 +61,8 @@ def load_average() -> tuple[float, float, float]:
         return (0.0, 0.0, 0.0)
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo), else what `platform` says."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
