@@ -51,7 +51,7 @@ from clangpass.targets import Target, TargetTraits, get_target
 load_passes()
 
 # The passes whose time makes up `RegionOutcome.scheduling_seconds`.
-SCHEDULING_PASSES = frozenset({"demote-scalars", "index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
+SCHEDULING_PASSES = frozenset({"demote-scalars", "expand-scalars", "index-set-split", "relax-false-deps", "cluster-stmts", "schedule", "keep-streams", "tile", "wavefront",
                                "mark-parallel", "source-order", "row-blocks", "point-loop-order", "register-tile", "pack-panels",
                                "mark-vector", "reduction-jam", "verify-schedule"})
 

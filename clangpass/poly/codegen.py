@@ -117,7 +117,14 @@ def generate_ast(scop: Scop, unordered_updates: frozenset[str], atomic: bool = T
                        register_tiles=_count_marks(ast, REGISTER_TILE_MARK),
                        packs=tuple(p for p in packs if p.buffer in found),
                        reductions=performed_reductions(scop, schedule), unordered_updates=unordered_updates,
-                       context=scop.context)
+                       context=scop.context, shared_locals=shared_locals(scop))
+
+
+def shared_locals(scop: Scop) -> frozenset[str]:
+    """The region-local declarations the model treats as caller storage (`ArrayInfo.local` false:
+    expand-scalars' arrays), which every thread of a team shares."""
+    arrays = {a.name: a for a in scop.arrays}
+    return frozenset(d.name for d in scop.locals if d.name in arrays and not arrays[d.name].local)
 
 
 def format_ast(unit: CodegenUnit) -> str:

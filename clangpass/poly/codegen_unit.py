@@ -47,6 +47,9 @@ Region-local variables (`locals`) are allocated by the back end at the start of
 the outlined function, once per thread inside a parallel loop (copied in at the
 loop's entry, never copied back: the middle end never marks parallel a loop out
 of which a local's value flows); their initialisers have already become statements.
+The locals named in `shared_locals` are the exception: one copy that every thread
+shares, as the caller's arrays (the middle end models them as caller storage, with
+memory-based dependences: expand-scalars' one element per column).
 """
 from __future__ import annotations
 
@@ -103,6 +106,8 @@ class CodegenUnit:
     # whose values never cross an iteration of a `parallel` loop, so that each iteration may have
     # an uninitialised copy of its own although other loops use the array too.
     iteration_locals: frozenset[str] = frozenset()
+    # Region locals every thread shares (module doc), never given a private copy.
+    shared_locals: frozenset[str] = frozenset()
     # Statements generated as one (clangpass.poly.codegen.statement_groups): the AST calls the
     # first of each group, whose body (a Compound) runs every member's body in order.
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

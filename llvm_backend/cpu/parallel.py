@@ -35,7 +35,8 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   caller's), and private inside a shared loop: each thread copies the ones the
   loop's statements name from the shared ones at the loop's entry (firstprivate).
   Values written in the loop are not copied back: the middle end only marks a
-  loop parallel when no such value is live after it.
+  loop parallel when no such value is live after it. The unit's `shared_locals` are
+  never copied: every thread works on the one array, as on the caller's.
 - Reductions (`CodegenUnit.reductions`): a shared loop that holds a reduction's
   update statements runs them on a private partial result per thread (the
   statements' target rewritten to it), initialised to the operator's identity (for `&&`
@@ -286,7 +287,7 @@ class Team:
         b = lowering.builder
         ctx = self.state.ctx
         used = _named_variables(lowering.unit, loop)
-        private_locals = [(s, p) for s, p in self.locals if s.name in used]
+        private_locals = [(s, p) for s, p in self.locals if s.name in used and s.name not in lowering.unit.shared_locals]
         name = iterator_name(loop)
         group = AccessGroup(ctx.module)
         unit = lowering.unit

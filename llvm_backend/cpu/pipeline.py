@@ -14,6 +14,9 @@ from __future__ import annotations
 # - `contract-arrays` after `reuse-in-place` (it contracts what reuse left, private copies
 #   included) and before `dependences`, which then sees the folded storage's reuse as anti and
 #   output dependences that every later pass respects;
+# - `expand-scalars` right after `contract-arrays` (which would fold an expansion back into one
+#   scalar: one of its elements is live at a time in the source order) and before `dependences`,
+#   which then sees one recurrence chain per column;
 # - `relax-false-deps` between them: it splits the dependences the scheduler then reads;
 # - `cluster-stmts` right before `schedule`: it reads every dependence and the source's basic
 #   blocks, and `schedule` schedules its macro-statements (relaxed dependences mapped onto them);
@@ -52,8 +55,8 @@ from __future__ import annotations
 # computes dependences (they validate the model and appear in the `deps` dump).
 LEVEL_3 = [
     "extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
-    "contract-arrays", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule", "schedule",
-    "keep-streams",
+    "contract-arrays", "expand-scalars", "dependences", "live-ranges", "relax-false-deps", "cluster-stmts",
+    "load-schedule", "schedule", "keep-streams",
     "tile", "wavefront", "mark-parallel", "source-order", "row-blocks", "point-loop-order", "register-tile",
     "pack-panels", "mark-vector", "reduction-jam", "verify-schedule", "contract-scheduled", "thread-team", "codegen",
 ]

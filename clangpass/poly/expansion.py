@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: MIT
+"""Scalar expansion along a contiguous parallel loop: a recurrence's state per column.
+
+Input: a `Scop`. Output: the same region in which each web of a region-local scalar that carries a
+recurrence down an inner loop, one chain per iteration of an outer loop `j` that subscripts the
+last (contiguous) dimension of every array the chain touches, works on an element of a new
+region-local array, `t` -> `__pencil_expanded_t[j]`, and what was done (`Expansion`s) with the
+run-time condition the new storage needs (`ExpandedScalars.condition`). Deriche's column filter
+
+    for (j ..) { tm1 = 0.0; for (i ..) { Y1[i][j] = a5 * imgOut[i][j] + a6 * tm1 ..; tm1 = imgOut[i][j]; } }
+
+becomes `__pencil_expanded_tm1[j] = 0.0; ... a6 * __pencil_expanded_tm1[j] ...`: the chains of
+the columns no longer share `tm1`, so the scheduler may run `i` outside `j` and the `j` loop, now
+innermost and parallel, walks rows with unit stride and is vectorised, where the source walks
+down columns one element per row (a stride of a whole row).
+
+Why: the scalar's live ranges span the inner loop, so no schedule may interleave two columns'
+chains on one scalar (thesis section 2.4: false dependences may only be relaxed where no live
+range is interrupted); an array of one element per column is the storage that lets them
+interleave (scalar expansion, Feautrier, "Array expansion", ICS 1988; Padua & Wolfe, "Advanced
+compiler optimizations for supercomputers", CACM 1986). Each element receives the same operations
+in the same order: the results are bit-identical.
+
+Conditions, for a web `B` of scalar `t` (the statements linked by live ranges of `t`):
+- `t` is a region-local scalar with no conditional write; the statements of `B` share their
+  first `d` loops, `d` being the depth of the shallowest one, and one of them lies in a further
+  loop (a live range within one iteration is left to `relax-false-deps`);
+- every live range touching `B` has both ends in `B`, in one iteration of those `d` loops, and
+  every read of `t` in `B` has a source (value-based flow, `local_live_ranges`): the web is its
+  own, and renaming it changes no value any other statement sees;
+- profit: every array access of the statements of `B` deeper than `d` has the `d`-th iterator
+  `j` as its last subscript (plus a constant) and no deeper iterator there, and there is one; the
+  smallest constant extent of those arrays' last dimension is the new array's extent `E`;
+- storage: `E` elements of each expanded web at most `EXPANDED_BYTES_LIMIT` bytes together;
+  the instances of `B` whose `j` lies outside `[0, E)` exist only for parameters the region's
+  run-time check excludes (the condition returned), or for none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import islpy as isl
+
+from clangpass.ir import nodes as N
+from clangpass.ir import types as T
+from clangpass.ir.walk import descendants, transform
+from clangpass.poly.alias_check import c_expression
+from clangpass.poly.budget import isl_budget
+from clangpass.poly.live_ranges import local_live_ranges
+from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement, accesses_through
+from clangpass.poly.validity import maps_of
+
+# The region-local arrays made here are named `__pencil_expanded_<scalar>` (and `_<k>` for a
+# scalar's further webs).
+EXPANDED_PREFIX = "__pencil_expanded_"
+
+# Bytes of expanded storage a region may allocate: an alloca of the region function and of every
+# thread's function, as the private copies of clangpass.poly.privatization.
+EXPANDED_BYTES_LIMIT = 1 << 19
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """One web of a scalar given an element per iteration of loop `iterator`."""
+
+    scalar: str
+    array: str
+    iterator: str
+    extent: int
+    statements: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.scalar} -> {self.array}[{self.iterator}]"
+
+
+@dataclass(frozen=True)
+class ExpandedScalars:
+    """What `expand_scalars` did."""
+
+    expansions: tuple[Expansion, ...] = ()
+    condition: str = ""            # C condition on the parameters the new storage needs ('' = none)
+    macros: tuple[str, ...] = ()   # `#define` lines `condition` uses (isl's min/max)
+
+
+def expand_scalars(scop: Scop, max_operations: int = 0, guarded: bool = True) -> tuple[Scop, ExpandedScalars]:
+    """`scop` with its expandable scalar webs expanded (module doc). `guarded`: the region runs under
+    a run-time check the storage's condition may join. Raises BudgetExceeded."""
+    local = scop.local_scalars
+    if not local:
+        return scop, ExpandedScalars()
+    ctx = scop.context.get_ctx()
+    with isl_budget(ctx, max_operations, "scalar expansion"):
+        live = local_live_ranges(scop, max_operations)                  # [P] -> { W[..] -> R[..] }
+        chosen: list[tuple[str, list[ScopStatement], int, int, isl.Set]] = []
+        bytes_used = 0
+        for scalar in sorted(local):
+            for web in _webs(scop, scalar, live):
+                found = _expandable(scop, scalar, web, live)
+                if found is None:
+                    continue
+                depth, extent, outside = found
+                size = extent * _element_bytes(scop.array(scalar).element)
+                if bytes_used + size > EXPANDED_BYTES_LIMIT or (not outside.is_empty() and not guarded):
+                    continue
+                bytes_used += size
+                chosen.append((scalar, web, depth, extent, outside))
+        if not chosen:
+            return scop, ExpandedScalars()
+        excluded = isl.Set.empty(scop.context.get_space())
+        for *_, outside in chosen:
+            excluded = excluded.union(outside)
+        condition, macros = _condition(scop, excluded)
+    expansions = _described(scop, chosen)
+    return _rewrite(scop, chosen, expansions), ExpandedScalars(tuple(expansions), condition, macros)
+
+
+# ----------------------------------------------------------------------------- conditions
+def _webs(scop: Scop, scalar: str, live: isl.UnionMap) -> list[list[ScopStatement]]:
+    """The statements accessing `scalar`, grouped by the live ranges of `scalar` that join them,
+    each group in textual order."""
+    one = frozenset({scalar})
+    touching = accesses_through(scop.reads.union(scop.writes), one).domain()
+    names = [s.name for s in scop.compute_statements
+             if not touching.intersect(isl.UnionSet.from_set(s.domain)).is_empty()]
+    through = live.intersect(accesses_through(scop.writes, one).apply_range(
+        accesses_through(scop.reads, one).reverse()))                # [P] -> { W -> R through t }
+    group = {n: n for n in names}
+
+    def root(n: str) -> str:
+        while group[n] != n:
+            n = group[n]
+        return n
+
+    for m in maps_of(through):
+        a, b = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+        if a in group and b in group:
+            group[root(a)] = root(b)
+    webs: dict[str, list[ScopStatement]] = {}
+    for s in scop.compute_statements:
+        if s.name in group:
+            webs.setdefault(root(s.name), []).append(s)
+    return list(webs.values())
+
+
+def _expandable(scop: Scop, scalar: str, web: list[ScopStatement], live: isl.UnionMap
+                ) -> Optional[tuple[int, int, isl.Set]]:
+    """(d, E, the parameters for which some instance of `web` has its `j` outside [0, E)) when
+    `web` may be expanded (module doc), else None."""
+    one = frozenset({scalar})
+    instances = isl.UnionSet.empty(scop.context.get_space())
+    for s in web:
+        instances = instances.union(isl.UnionSet.from_set(s.domain))
+    if not accesses_through(scop.may_writes, one).intersect_domain(instances).is_empty():
+        return None
+    depth = min(len(s.iterators) for s in web)
+    if depth == 0 or all(len(s.iterators) == depth for s in web):
+        return None
+    prefix = web[0].iterators[:depth]
+    if any(s.iterators[:depth] != prefix for s in web):
+        return None
+    # Only the iterators' values matter, not which loops they count: a value that flows from an
+    # iteration `x` to the same `x` finds its element there whatever the loops.
+    same = _same_iterations(web, depth)                                  # { S[x, ..] -> T[x, ..] }
+    through = live.intersect(accesses_through(scop.writes, one).apply_range(
+        accesses_through(scop.reads, one).reverse()))
+    touching = through.intersect_domain(instances).union(through.intersect_range(instances))
+    if not touching.is_subset(same):
+        return None
+    reads = accesses_through(scop.reads, one).intersect_domain(instances).domain()
+    if not reads.intersect_params(scop.context).is_subset(through.range()):
+        return None
+    extent = _contiguous_extent(scop, web, depth)
+    if extent is None:
+        return None
+    outside = isl.Set.empty(scop.context.get_space())
+    for s in web:
+        n = s.domain.dim(isl.dim_type.set)
+        column = s.domain.project_out(isl.dim_type.set, depth, n - depth).project_out(isl.dim_type.set, 0, depth - 1)
+        inside = isl.Set.read_from_str(s.domain.get_ctx(), f"{{ [j] : 0 <= j < {extent} }}")
+        column = column.reset_tuple_id()
+        inside = inside.align_params(column.get_space())
+        outside = outside.union(column.subtract(inside).params())
+    return depth, extent, outside.intersect(scop.context).coalesce()
+
+
+def _same_iterations(web: list[ScopStatement], depth: int) -> isl.UnionMap:
+    """[P] -> { S[x, ..] -> T[x, ..] }: pairs of instances of `web` in one iteration of the first
+    `depth` loops."""
+    to_x: Optional[isl.UnionMap] = None
+    for s in web:
+        n = s.domain.dim(isl.dim_type.set)
+        project = isl.Map.identity(isl.Space.map_from_set(s.domain.get_space())).intersect_domain(s.domain)
+        project = project.project_out(isl.dim_type.out, depth, n - depth).reset_tuple_id(isl.dim_type.out)
+        piece = isl.UnionMap.from_map(project)
+        to_x = piece if to_x is None else to_x.union(piece)
+    assert to_x is not None
+    return to_x.apply_range(to_x.reverse())
+
+
+def _contiguous_extent(scop: Scop, web: list[ScopStatement], depth: int) -> Optional[int]:
+    """The smallest constant extent of the last dimension of the arrays the deeper statements of
+    `web` access, when each such access has the `depth`-th iterator, plus a constant, as its last
+    subscript and no deeper iterator there; None otherwise or without any such access."""
+    arrays = {a.name: a for a in scop.arrays if a.extents}
+    extents: list[int] = []
+    for s in web:
+        if len(s.iterators) == depth:
+            continue
+        own = isl.UnionSet.from_set(s.domain)
+        for accesses in (scop.reads, scop.writes):
+            for m in maps_of(accesses.intersect_domain(own)):
+                array = arrays.get(m.get_tuple_name(isl.dim_type.out))
+                if array is None:
+                    continue
+                if not _walks_last_dimension(m, depth):
+                    return None
+                last = array.extents[-1]
+                if last is None or not last.is_cst():
+                    return None
+                pieces: list[int] = []
+                last.foreach_piece(lambda _, aff: pieces.append(aff.get_constant_val().to_python()))
+                if len(pieces) != 1:
+                    return None
+                extents.append(pieces[0])
+    return min(extents) if extents else None
+
+
+def _walks_last_dimension(access: isl.Map, depth: int) -> bool:
+    """Whether `access` { S[x..] -> A[.., a] } has a = x[depth - 1] + constant for every instance."""
+    n_in = access.dim(isl.dim_type.in_)
+    n_out = access.dim(isl.dim_type.out)
+    if not access.is_single_valued():
+        return False
+    last = isl.PwMultiAff.from_map(access).get_pw_aff(n_out - 1)        # { S[x..] -> [a] }
+    pieces: list[isl.Aff] = []
+    last.foreach_piece(lambda _, aff: pieces.append(aff))
+    if len(pieces) != 1:
+        return False
+    aff = pieces[0]
+    for k in range(n_in):
+        coefficient = aff.get_coefficient_val(isl.dim_type.in_, k).to_python()
+        if coefficient != (1 if k == depth - 1 else 0):
+            return False
+    return all(aff.get_coefficient_val(isl.dim_type.param, k).to_python() == 0
+               for k in range(aff.dim(isl.dim_type.param)))
+
+
+def _element_bytes(t: T.CType) -> int:
+    return max(t.bits // 8, 1) if hasattr(t, "bits") else 8
+
+
+def _condition(scop: Scop, excluded: isl.Set) -> tuple[str, tuple[str, ...]]:
+    """The C condition on the parameters that rules out `excluded` ('' when it is empty)."""
+    if excluded.is_empty():
+        return "", ()
+    allowed = isl.Set.universe(scop.context.get_space()).subtract(excluded).coalesce()
+    allowed = allowed.gist(scop.context)
+    build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
+    text, macros = c_expression(build.expr_from_set(allowed))
+    return f"({text})", macros
+
+
+# ----------------------------------------------------------------------------- rewriting
+def _array_name(scop: Scop, scalar: str, taken: set[str]) -> str:
+    name = EXPANDED_PREFIX + scalar
+    k = 1
+    while name in taken:
+        name = f"{EXPANDED_PREFIX}{scalar}_{k}"
+        k += 1
+    taken.add(name)
+    return name
+
+
+def _described(scop: Scop, chosen: list[tuple[str, list[ScopStatement], int, int, isl.Set]]) -> list[Expansion]:
+    taken = {a.name for a in scop.arrays}
+    return [Expansion(scalar, _array_name(scop, scalar, taken), web[0].iterators[depth - 1], extent,
+                      tuple(s.name for s in web))
+            for scalar, web, depth, extent, _ in chosen]
+
+
+def _rewrite(scop: Scop, chosen: list[tuple[str, list[ScopStatement], int, int, isl.Set]],
+             expansions: list[Expansion]) -> Scop:
+    """`scop` with each chosen web's accesses to its scalar made accesses to its new array."""
+    statements = {s.name: s for s in scop.statements}
+    reads, writes = scop.reads, scop.must_writes
+    arrays = list(scop.arrays)
+    locals_ = list(scop.locals)
+    declared = {d.name: d for d in scop.locals}
+    for expansion, (scalar, web, depth, extent, _) in zip(expansions, chosen):
+        info = scop.array(scalar)
+        name = expansion.array
+        ctx = scop.context.get_ctx()
+        extent_aff = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(
+            scop.context.get_space())).set_constant_val(isl.Val.int_from_si(ctx, extent)))
+        # Caller storage to the model (`local` false): its values cross the parallel loops of the
+        # columns' filters, so every thread must see one copy (CodegenUnit.shared_locals), and its
+        # dependences are the memory-based ones of an array the caller passes.
+        arrays.append(ArrayInfo(name, info.element, (extent_aff,)))
+        decl = declared.get(scalar)
+        loc = decl.loc if decl is not None else scop.region.loc
+        storage = T.ArrayType(element=info.element, extent=N.IntLit(extent, type=T.INT, loc=loc),
+                              constant_extent=extent)
+        locals_.append(N.VarDecl(name, storage, None, loc))
+        one = frozenset({scalar})
+        iterator = expansion.iterator
+        index = _iterator_use(web, iterator) or N.VarRef(iterator, type=T.INT, loc=loc)
+        for s in web:
+            own = isl.UnionSet.from_set(s.domain)
+            n = s.domain.dim(isl.dim_type.set)
+            column = isl.Map.identity(isl.Space.map_from_set(s.domain.get_space())).intersect_domain(s.domain)
+            column = column.project_out(isl.dim_type.out, depth, n - depth).project_out(
+                isl.dim_type.out, 0, depth - 1).set_tuple_name(isl.dim_type.out, name)   # { S[x..] -> X[j] }
+            element_access = isl.UnionMap.from_map(column)
+            reads = _redirected(reads, one, own, element_access)
+            writes = _redirected(writes, one, own, element_access)
+            element = N.Subscript(N.VarRef(name, type=storage, loc=loc), index, type=info.element, loc=loc)
+            current = statements[s.name]
+            body = transform(current.body, lambda node: element if isinstance(node, N.VarRef) and node.name == scalar
+                             else node)
+            statements[s.name] = replace(current, body=body)
+    return scop.with_model(statements=tuple(statements.values()), arrays=tuple(arrays), reads=reads,
+                           must_writes=writes, locals=tuple(locals_))
+
+
+def _iterator_use(web: list[ScopStatement], iterator: str) -> Optional[N.VarRef]:
+    """A use of loop `iterator` in a body of `web` (its type and scope as the front end made them)."""
+    for s in web:
+        if s.body is None:
+            continue
+        for node in descendants(s.body):
+            if isinstance(node, N.VarRef) and node.name == iterator:
+                return node
+    return None
+
+
+def _redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,
+                element: isl.UnionMap) -> isl.UnionMap:
+    """`accesses` with those of `instances` to `scalar` replaced by `element`'s, if there are any."""
+    through = accesses_through(accesses, scalar).intersect_domain(instances)
+    return accesses if through.is_empty() else accesses.subtract(through).union(element)
