@@ -67,7 +67,7 @@ class Expansion:
     scalar: str
     array: str
     iterator: str
-    extent: int
+    extent: str                    # the new array's extent, as C: `2160`, `p`
     statements: tuple[str, ...]
 
     def describe(self) -> str:
@@ -92,27 +92,66 @@ def expand_scalars(scop: Scop, max_operations: int = 0, guarded: bool = True) ->
     ctx = scop.context.get_ctx()
     with isl_budget(ctx, max_operations, "scalar expansion"):
         live = local_live_ranges(scop, max_operations)                  # [P] -> { W[..] -> R[..] }
-        chosen: list[tuple[str, list[ScopStatement], int, int, isl.Set]] = []
-        bytes_used = 0
+        chosen: list[_Chosen] = []
         for scalar in sorted(local):
             for web in _webs(scop, scalar, live):
                 found = _expandable(scop, scalar, web, live)
-                if found is None:
-                    continue
-                depth, extent, outside = found
-                size = extent * _element_bytes(scop.array(scalar).element)
-                if bytes_used + size > EXPANDED_BYTES_LIMIT or (not outside.is_empty() and not guarded):
-                    continue
-                bytes_used += size
-                chosen.append((scalar, web, depth, extent, outside))
+                if found is not None and (guarded or found.outside.is_empty() and found.extent.constant is not None):
+                    chosen.append(found)
+        chosen = _within_storage_limit(scop, chosen)
         if not chosen:
             return scop, ExpandedScalars()
         excluded = isl.Set.empty(scop.context.get_space())
-        for *_, outside in chosen:
-            excluded = excluded.union(outside)
-        condition, macros = _condition(scop, excluded)
+        for found in chosen:
+            excluded = excluded.union(found.outside)
+        condition, macros = _condition(scop, excluded, _size_terms(scop, chosen))
     expansions = _described(scop, chosen)
     return _rewrite(scop, chosen, expansions), ExpandedScalars(tuple(expansions), condition, macros)
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """A web that may be expanded, with what its expansion needs."""
+
+    scalar: str
+    web: tuple[ScopStatement, ...]
+    depth: int                     # the loops the web shares; the last one's iterator indexes the array
+    extent: "_Extent"
+    outside: isl.Set               # [P] -> { : some instance's index lies outside [0, extent) }
+
+
+def _within_storage_limit(scop: Scop, chosen: list[_Chosen]) -> list[_Chosen]:
+    """`chosen` without the webs of constant extent beyond `EXPANDED_BYTES_LIMIT` together (those of
+    a parametric extent share what is left, checked at run time: `_size_terms`)."""
+    kept: list[_Chosen] = []
+    used = 0
+    for found in chosen:
+        if found.extent.constant is not None:
+            size = found.extent.constant * _element_bytes(scop.array(found.scalar).element)
+            if used + size > EXPANDED_BYTES_LIMIT:
+                continue
+            used += size
+        kept.append(found)
+    return kept
+
+
+def _size_terms(scop: Scop, chosen: list[_Chosen]) -> list[str]:
+    """C conditions that the webs of parametric extent fit in what the constant ones leave of
+    `EXPANDED_BYTES_LIMIT`, in equal shares."""
+    parametric = [f for f in chosen if f.extent.constant is None]
+    if not parametric:
+        return []
+    used = sum(f.extent.constant * _element_bytes(scop.array(f.scalar).element)
+               for f in chosen if f.extent.constant is not None)
+    share = (EXPANDED_BYTES_LIMIT - used) // len(parametric)
+    build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
+    terms: list[str] = []
+    for f in parametric:
+        text, _ = c_expression(build.expr_from_pw_aff(f.extent.extent))
+        term = f"((long long)({text}) <= {share // _element_bytes(scop.array(f.scalar).element)}LL)"
+        if term not in terms:
+            terms.append(term)
+    return terms
 
 
 # ----------------------------------------------------------------------------- conditions
@@ -143,10 +182,8 @@ def _webs(scop: Scop, scalar: str, live: isl.UnionMap) -> list[list[ScopStatemen
     return list(webs.values())
 
 
-def _expandable(scop: Scop, scalar: str, web: list[ScopStatement], live: isl.UnionMap
-                ) -> Optional[tuple[int, int, isl.Set]]:
-    """(d, E, the parameters for which some instance of `web` has its `j` outside [0, E)) when
-    `web` may be expanded (module doc), else None."""
+def _expandable(scop: Scop, scalar: str, web: list[ScopStatement], live: isl.UnionMap) -> Optional[_Chosen]:
+    """What expanding `web` needs (`_Chosen`) when it may be expanded (module doc), else None."""
     one = frozenset({scalar})
     instances = isl.UnionSet.empty(scop.context.get_space())
     for s in web:
@@ -173,15 +210,17 @@ def _expandable(scop: Scop, scalar: str, web: list[ScopStatement], live: isl.Uni
     extent = _contiguous_extent(scop, web, depth)
     if extent is None:
         return None
-    outside = isl.Set.empty(scop.context.get_space())
+    outside = isl.Set.empty(scop.context.get_space())                   # [P] -> { : .. }
     for s in web:
         n = s.domain.dim(isl.dim_type.set)
-        column = s.domain.project_out(isl.dim_type.set, depth, n - depth).project_out(isl.dim_type.set, 0, depth - 1)
-        inside = isl.Set.read_from_str(s.domain.get_ctx(), f"{{ [j] : 0 <= j < {extent} }}")
-        column = column.reset_tuple_id()
-        inside = inside.align_params(column.get_space())
-        outside = outside.union(column.subtract(inside).params())
-    return depth, extent, outside.intersect(scop.context).coalesce()
+        index = isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(s.domain.get_space()),
+                                                         isl.dim_type.set, depth - 1))   # { S[x..] -> [j] }
+        bound = extent.extent.add_dims(isl.dim_type.in_, n).set_tuple_id(
+            isl.dim_type.in_, s.domain.get_tuple_id())                   # { S[x..] -> [E] }
+        zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(s.domain.get_space())))
+        beyond = index.ge_set(bound).union(index.lt_set(zero)).intersect(s.domain)
+        outside = outside.union(beyond.params())
+    return _Chosen(scalar, tuple(web), depth, extent, outside.intersect(scop.context).coalesce())
 
 
 def _same_iterations(web: list[ScopStatement], depth: int) -> isl.UnionMap:
@@ -198,12 +237,22 @@ def _same_iterations(web: list[ScopStatement], depth: int) -> isl.UnionMap:
     return to_x.apply_range(to_x.reverse())
 
 
-def _contiguous_extent(scop: Scop, web: list[ScopStatement], depth: int) -> Optional[int]:
-    """The smallest constant extent of the last dimension of the arrays the deeper statements of
-    `web` access, when each such access has the `depth`-th iterator, plus a constant, as its last
-    subscript and no deeper iterator there; None otherwise or without any such access."""
+@dataclass(frozen=True)
+class _Extent:
+    """The extent of an expansion: the last extent of the arrays its chain walks."""
+
+    extent: isl.PwAff              # [P] -> { [(e)] }
+    constant: Optional[int]        # its value when it is a constant
+    declared: Optional[N.Expr]     # its C expression, as the region's argument declares it (None: constant)
+
+
+def _contiguous_extent(scop: Scop, web: list[ScopStatement], depth: int) -> Optional[_Extent]:
+    """The extent of the last dimension of the arrays the deeper statements of `web` access (the
+    smallest when they are constants, else the one they all share), when each such access has the
+    `depth`-th iterator, plus a constant, as its last subscript and no deeper iterator there; None
+    otherwise or without any such access."""
     arrays = {a.name: a for a in scop.arrays if a.extents}
-    extents: list[int] = []
+    walked: list[ArrayInfo] = []
     for s in web:
         if len(s.iterators) == depth:
             continue
@@ -213,17 +262,40 @@ def _contiguous_extent(scop: Scop, web: list[ScopStatement], depth: int) -> Opti
                 array = arrays.get(m.get_tuple_name(isl.dim_type.out))
                 if array is None:
                     continue
-                if not _walks_last_dimension(m, depth):
+                if not _walks_last_dimension(m, depth) or array.extents[-1] is None:
                     return None
-                last = array.extents[-1]
-                if last is None or not last.is_cst():
-                    return None
-                pieces: list[int] = []
-                last.foreach_piece(lambda _, aff: pieces.append(aff.get_constant_val().to_python()))
-                if len(pieces) != 1:
-                    return None
-                extents.append(pieces[0])
-    return min(extents) if extents else None
+                walked.append(array)
+    if not walked:
+        return None
+    constants = [_constant(a.extents[-1]) for a in walked]
+    if all(c is not None for c in constants):
+        smallest = min(range(len(walked)), key=lambda k: constants[k])
+        return _Extent(walked[smallest].extents[-1], constants[smallest], None)
+    first = walked[0].extents[-1]
+    if any(not a.extents[-1].is_equal(first) for a in walked[1:]):
+        return None
+    declared = _declared_last_extent(scop, walked[0].name)
+    return _Extent(first, None, declared) if declared is not None else None
+
+
+def _constant(extent: isl.PwAff) -> Optional[int]:
+    if not extent.is_cst():
+        return None
+    pieces: list[int] = []
+    extent.foreach_piece(lambda _, aff: pieces.append(aff.get_constant_val().to_python()))
+    return pieces[0] if len(pieces) == 1 else None
+
+
+def _declared_last_extent(scop: Scop, name: str) -> Optional[N.Expr]:
+    """The C expression of the last extent of argument `name`'s declared type (`p` of
+    `double A[m + 2][p]`), None when the region has no such argument or the extent is not written."""
+    for arg in scop.region.args:
+        if arg.name != name:
+            continue
+        t = arg.type.pointee if isinstance(arg.type, T.PointerType) else arg.type
+        dims = t.dims() if isinstance(t, T.ArrayType) else []
+        return dims[-1].extent if dims else None
+    return None
 
 
 def _walks_last_dimension(access: isl.Map, depth: int) -> bool:
@@ -250,15 +322,18 @@ def _element_bytes(t: T.CType) -> int:
     return max(t.bits // 8, 1) if hasattr(t, "bits") else 8
 
 
-def _condition(scop: Scop, excluded: isl.Set) -> tuple[str, tuple[str, ...]]:
-    """The C condition on the parameters that rules out `excluded` ('' when it is empty)."""
-    if excluded.is_empty():
-        return "", ()
-    allowed = isl.Set.universe(scop.context.get_space()).subtract(excluded).coalesce()
-    allowed = allowed.gist(scop.context)
-    build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
-    text, macros = c_expression(build.expr_from_set(allowed))
-    return f"({text})", macros
+def _condition(scop: Scop, excluded: isl.Set, sizes: list[str]) -> tuple[str, tuple[str, ...]]:
+    """The C condition on the parameters that rules out `excluded` and bounds the storage
+    (`sizes`); '' when there is nothing to check."""
+    terms = list(sizes)
+    macros: tuple[str, ...] = ()
+    if not excluded.is_empty():
+        allowed = isl.Set.universe(scop.context.get_space()).subtract(excluded).coalesce()
+        allowed = allowed.gist(scop.context)
+        build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
+        text, macros = c_expression(build.expr_from_set(allowed))
+        terms.append(f"({text})")
+    return " && ".join(terms), macros
 
 
 # ----------------------------------------------------------------------------- rewriting
@@ -272,35 +347,38 @@ def _array_name(scop: Scop, scalar: str, taken: set[str]) -> str:
     return name
 
 
-def _described(scop: Scop, chosen: list[tuple[str, list[ScopStatement], int, int, isl.Set]]) -> list[Expansion]:
+def _described(scop: Scop, chosen: list[_Chosen]) -> list[Expansion]:
     taken = {a.name for a in scop.arrays}
-    return [Expansion(scalar, _array_name(scop, scalar, taken), web[0].iterators[depth - 1], extent,
-                      tuple(s.name for s in web))
-            for scalar, web, depth, extent, _ in chosen]
+    build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
+    return [Expansion(f.scalar, _array_name(scop, f.scalar, taken), f.web[0].iterators[f.depth - 1],
+                      str(f.extent.constant) if f.extent.constant is not None
+                      else c_expression(build.expr_from_pw_aff(f.extent.extent))[0],
+                      tuple(s.name for s in f.web))
+            for f in chosen]
 
 
-def _rewrite(scop: Scop, chosen: list[tuple[str, list[ScopStatement], int, int, isl.Set]],
-             expansions: list[Expansion]) -> Scop:
+def _rewrite(scop: Scop, chosen: list[_Chosen], expansions: list[Expansion]) -> Scop:
     """`scop` with each chosen web's accesses to its scalar made accesses to its new array."""
     statements = {s.name: s for s in scop.statements}
     reads, writes = scop.reads, scop.must_writes
     arrays = list(scop.arrays)
     locals_ = list(scop.locals)
     declared = {d.name: d for d in scop.locals}
-    for expansion, (scalar, web, depth, extent, _) in zip(expansions, chosen):
+    for expansion, found in zip(expansions, chosen):
+        scalar, web, depth, extent = found.scalar, found.web, found.depth, found.extent
         info = scop.array(scalar)
         name = expansion.array
-        ctx = scop.context.get_ctx()
-        extent_aff = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(
-            scop.context.get_space())).set_constant_val(isl.Val.int_from_si(ctx, extent)))
         # Caller storage to the model (`local` false): its values cross the parallel loops of the
         # columns' filters, so every thread must see one copy (CodegenUnit.shared_locals), and its
         # dependences are the memory-based ones of an array the caller passes.
-        arrays.append(ArrayInfo(name, info.element, (extent_aff,)))
+        arrays.append(ArrayInfo(name, info.element, (extent.extent,)))
         decl = declared.get(scalar)
         loc = decl.loc if decl is not None else scop.region.loc
-        storage = T.ArrayType(element=info.element, extent=N.IntLit(extent, type=T.INT, loc=loc),
-                              constant_extent=extent)
+        if extent.constant is not None:
+            storage = T.ArrayType(element=info.element, extent=N.IntLit(extent.constant, type=T.INT, loc=loc),
+                                  constant_extent=extent.constant)
+        else:
+            storage = T.ArrayType(element=info.element, extent=extent.declared)
         locals_.append(N.VarDecl(name, storage, None, loc))
         one = frozenset({scalar})
         iterator = expansion.iterator

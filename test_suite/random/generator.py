@@ -99,6 +99,7 @@ class GenConfig:
     p_independent: float = 0.5        # `#pragma pencil independent` on a loop whose iterations are independent
     p_temp_array: float = 0.15        # a caller array used as a per-row temporary (pass privatize-arrays)
     p_matmul: float = 0.15            # a matrix product nest C[i][j] += a * P[i][k] * Q[k][j] (pass register-tile)
+    p_column_recurrence: float = 0.3   # a recurrence down the columns through scalars (pass expand-scalars)
     p_matvec: float = 0.08            # the region is row and column sums over one matrix, alone (pass row-blocks)
     p_reduction: float = 0.2          # an int sum `q0 += ...` under `#pragma pencil independent reduction(+: q0)`
     #: of those, the share that combine with `|`, `^` or `&` instead (`q0 |= ...`, `q0 = q0 ^ ...`, ...)
@@ -2108,6 +2109,8 @@ class _Builder:
         body = list(nests) + temp + product + (self.stencil() if fits else [])
         if len(body) < self.config.max_nests and self.config.max_depth == 3:
             body += self.pivot()
+        if len(body) < self.config.max_nests and self.config.max_depth >= 2:
+            body += self.column_recurrence()
         if len(body) < self.config.max_nests:
             body += self.int_sum()
         if len(body) < self.config.max_nests:
@@ -2366,6 +2369,45 @@ class _Builder:
         read = ArrayRef(temp.name, (rng.choice((i1, mirrored)),))
         body.append(Loop("i1", Aff(), "<", extent, 1, (Assign(ArrayRef(rows.name, (i0, i1)), "=", read),)))
         return [Loop("i0", Aff(), "<", Aff.var(height, height_offset), 1, tuple(body))]
+
+    def column_recurrence(self) -> list[Node]:
+        """Sometimes a second-order recurrence down each column of a double 2-D array X, its state
+        in two scalars set at each column's top, the shape of deriche's column filters that pass
+        expand-scalars gives one element per column:
+        `for i0 < C: { z0 = 0.0; z1 = 0.0;
+                       for i1 < R: { X[i1][i0] = 0.5 * z0 + 0.25 * z1 + 0.25 * Y[i1][i0];
+                                     z1 = z0; z0 = X[i1][i0]; } }`.
+        Y is X or another array of its shape. In one program of four the state is set once, before
+        the column loop, so that it goes on from one column to the next and must stay a scalar.
+        The weights add up to 1: magnitudes stay within Y's. A stream of its own, so that the
+        seeds that get none keep their program."""
+        rng = random.Random(f"column recurrence {self.seed}")
+        if rng.random() >= self.config.p_column_recurrence:
+            return []
+        grids = [x for x in self.arrays if x.ctype == "double" and len(x.extents) == 2]
+        if not grids:
+            return []
+        self.features.add("column recurrence")
+        target = rng.choice(grids)
+        source = rng.choice([x for x in grids if x.extents == target.extents])
+        for name in ("z0", "z1"):
+            self.scalars.append(ScalarDecl(name, "double", "temp", 0.0))
+        bound = max(self.bounds.get(target.name, 1.0), self.bounds.get(source.name, 1.0))
+        self.bounds[target.name] = bound
+        self.bounds.update({"z0": bound, "z1": bound})
+        i0, i1 = Aff.var("i0"), Aff.var("i1")
+        height, width = target.extent_affs()
+        cell = ArrayRef(target.name, (i1, i0))
+        value = Binary("+", Binary("+", Binary("*", Const(0.5, "double"), ScalarRef("z0")),
+                                   Binary("*", Const(0.25, "double"), ScalarRef("z1"))),
+                       Binary("*", Const(0.25, "double"), ArrayRef(source.name, (i1, i0))))
+        chain = (Assign(cell, "=", value), Assign(ScalarRef("z1"), "=", ScalarRef("z0")),
+                 Assign(ScalarRef("z0"), "=", cell))
+        start = (Assign(ScalarRef("z0"), "=", Const(0.0, "double")), Assign(ScalarRef("z1"), "=", Const(0.0, "double")))
+        column = Loop("i1", Aff(), "<", height, 1, chain)
+        if rng.random() < 0.25:
+            return list(start) + [Loop("i0", Aff(), "<", width, 1, (column,))]
+        return [Loop("i0", Aff(), "<", width, 1, start + (column,))]
 
     def indirect(self) -> list[Node]:
         """Sometimes a nest whose subscripts are no affine expressions (image warps, histograms,
