@@ -207,8 +207,11 @@ def _expandable(scop: Scop, scalar: str, web: list[ScopStatement], live: isl.Uni
     reads = accesses_through(scop.reads, one).intersect_domain(instances).domain()
     if not reads.intersect_params(scop.context).is_subset(through.range()):
         return None
-    extent = _contiguous_extent(scop, web, depth)
-    if extent is None:
+    members = _loop_members(scop, web[0], depth)
+    if not members:
+        return None
+    extent = _contiguous_extent(scop, members, depth)
+    if extent is None or _carried_by_others(scop, members, depth):
         return None
     outside = isl.Set.empty(scop.context.get_space())                   # [P] -> { : .. }
     for s in web:
@@ -221,6 +224,48 @@ def _expandable(scop: Scop, scalar: str, web: list[ScopStatement], live: isl.Uni
         beyond = index.ge_set(bound).union(index.lt_set(zero)).intersect(s.domain)
         outside = outside.union(beyond.params())
     return _Chosen(scalar, tuple(web), depth, extent, outside.intersect(scop.context).coalesce())
+
+
+def _loop_members(scop: Scop, statement: ScopStatement, depth: int) -> list[ScopStatement]:
+    """The statements of the first `depth` loops around `statement`, in textual order (empty when
+    the source order does not say)."""
+    dates = scop.original_schedule.get_map()                             # [P] -> { S[i..] -> [t..] }
+    head = _loop_position(dates, statement, depth)
+    if head is None:
+        return []
+    return [s for s in scop.compute_statements
+            if len(s.iterators) >= depth and _loop_position(dates, s, depth) == head]
+
+
+def _carried_by_others(scop: Scop, members: list[ScopStatement], depth: int) -> bool:
+    """Whether storage other than region-local scalars carries a dependence between two iterations
+    of the `depth` loops whose statements are `members`: the last of those loops would stay
+    serial, and running it innermost would only walk the other arrays across (gramschmidt's
+    `nrm`, whose `k` loop carries `A`, `Q` and `R`)."""
+    instances = isl.UnionSet.empty(scop.context.get_space())
+    for s in members:
+        instances = instances.union(isl.UnionSet.from_set(s.domain))
+    scalars = scop.local_scalars
+    writes = accesses_through(scop.writes, scalars, inside=False).intersect_domain(instances)
+    touches = accesses_through(scop.reads.union(scop.writes), scalars, inside=False).intersect_domain(instances)
+    conflicts = writes.apply_range(touches.reverse()).union(touches.apply_range(writes.reverse()))
+    return not conflicts.subtract(_same_iterations(members, depth)).intersect_params(scop.context).is_empty()
+
+
+def _loop_position(dates: isl.UnionMap, statement: ScopStatement, depth: int) -> Optional[tuple[int, ...]]:
+    """The source order's constant positions of `statement` up to its `depth`-th loop (which loops
+    it lies in: `[26, j, 3, i, 0]` -> (26,) for depth 1), None if one is not constant."""
+    found: list[isl.Map] = []
+    dates.foreach_map(lambda m: found.append(m) if m.get_tuple_name(isl.dim_type.in_) == statement.name else None)
+    if len(found) != 1:
+        return None
+    positions: list[int] = []
+    for k in range(0, 2 * depth, 2):
+        value = found[0].plain_get_val_if_fixed(isl.dim_type.out, k)
+        if value.is_nan():
+            return None
+        positions.append(value.to_python())
+    return tuple(positions)
 
 
 def _same_iterations(web: list[ScopStatement], depth: int) -> isl.UnionMap:
@@ -246,14 +291,14 @@ class _Extent:
     declared: Optional[N.Expr]     # its C expression, as the region's argument declares it (None: constant)
 
 
-def _contiguous_extent(scop: Scop, web: list[ScopStatement], depth: int) -> Optional[_Extent]:
-    """The extent of the last dimension of the arrays the deeper statements of `web` access (the
-    smallest when they are constants, else the one they all share), when each such access has the
-    `depth`-th iterator, plus a constant, as its last subscript and no deeper iterator there; None
-    otherwise or without any such access."""
+def _contiguous_extent(scop: Scop, members: list[ScopStatement], depth: int) -> Optional[_Extent]:
+    """The extent of the last dimension of the arrays the statements of `members` (those of the
+    web's loops) in further loops access (the smallest when they are constants, else the one they
+    all share), when each such access has the `depth`-th iterator, plus a constant, as its last
+    subscript and no deeper iterator there; None otherwise or without any such access."""
     arrays = {a.name: a for a in scop.arrays if a.extents}
     walked: list[ArrayInfo] = []
-    for s in web:
+    for s in members:
         if len(s.iterators) == depth:
             continue
         own = isl.UnionSet.from_set(s.domain)

@@ -123,6 +123,7 @@ FEATURES = {
     "fmax/fmin": ("scop", r"fm(ax|in)\(", 20),
     "time-iterated stencil": ("scop", r"\] = 0\.2 \* \([A-E]\[i1 - 1\]\[i2\]", 5),
     "temp array": ("scop", r"\n      [A-E]\[i0\]\[i1\] = T\[", 3),
+    "column recurrence": ("scop", r"\n      z0 = [A-E]\[i1\]\[i0\];", 3),
     "matrix product": ("scop", r"\] \+= 0\.03125 \* P\[i0\]\[i2\] \* Q\[i2\]\[i1\];", 3),
     "pivot nest": ("scop", r"([A-Z])\[i1\]\[i0\] \+ \1\[i0\]\[i2\]", 4),
     "matrix-vector products": ("scop", r"V\[i[01]\] \+= (M\[i\d\]\[i\d\] \* [UZ]|Z\[i0\] \* M)", 3),

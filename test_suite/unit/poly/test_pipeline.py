@@ -50,7 +50,7 @@ def test_disabled_passes_leave_out_their_dependents():
     assert "relax-false-deps" not in kept and "verify-schedule" not in kept and "schedule" in kept
     kept = [cls.name for cls in build_pipeline(names, frozenset({"dependences"})).passes]
     assert kept == ["extract", "alias-check", "demote-scalars", "index-set-split", "privatize-arrays", "reuse-in-place",
-                    "contract-arrays", "live-ranges", "codegen"]
+                    "contract-arrays", "expand-scalars", "live-ranges", "codegen"]
 
 
 def test_a_pass_that_changes_the_model_must_say_so_and_drop_the_analyses(tmp_path):

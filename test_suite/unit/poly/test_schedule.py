@@ -89,8 +89,8 @@ def test_knobs_and_disabled_passes(tmp_path):
     no_schedule = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"schedule"}))
     assert no_schedule.status == "optimized"
     assert set(no_schedule.pass_seconds) == {"extract", "alias-check", "demote-scalars", "index-set-split",
-                                             "privatize-arrays", "reuse-in-place", "contract-arrays", "dependences",
-                                             "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule",
+                                             "privatize-arrays", "reuse-in-place", "contract-arrays", "expand-scalars",
+                                             "dependences", "live-ranges", "relax-false-deps", "cluster-stmts", "load-schedule",
                                              "verify-schedule", "codegen"}
     no_codegen = optimise(tmp_path, GEMM, opt_level=3, disabled_passes=frozenset({"codegen"}))
     assert no_codegen.status == "fallback" and no_codegen.reason == "pass 'codegen' is disabled"
@@ -146,7 +146,7 @@ def test_dumps_are_headed_and_in_pipeline_order(tmp_path):
     heads = re.findall(r"^;; pencilcc (\S+) 'gemm' after (\S+)$", stream.getvalue(), re.M)
     assert heads == [("scop", "extract"), ("scop", "alias-check"), ("scop", "demote-scalars"), ("scop", "index-set-split"),
                      ("scop", "privatize-arrays"), ("scop", "reuse-in-place"), ("scop", "contract-arrays"),
-                     ("deps", "dependences"),
+                     ("scop", "expand-scalars"), ("deps", "dependences"),
                      ("deps", "relax-false-deps"), ("deps", "cluster-stmts"), ("schedule", "load-schedule"),
                      ("schedule", "schedule"), ("schedule", "keep-streams"),
                      ("schedule", "tile"), ("scop", "tile"), ("schedule", "wavefront"), ("schedule", "mark-parallel"),
