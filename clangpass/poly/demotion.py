@@ -169,7 +169,7 @@ def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str,
     own = isl.UnionSet.from_set(anchor.domain)
     if not stores and not writes.intersect_domain(instances).subtract_domain(own).is_empty():
         return []                    # a defined `t` is only read
-    to_x = _iterations(block, depth)                                 # [P] -> { S[x, y] -> [x] }
+    to_x = iteration_prefix(block, depth)                            # [P] -> { S[x, y] -> [x] }
     same_x = to_x.apply_range(to_x.reverse())                        # [P] -> { S[x, y] -> T[x, y'] }
     touching = live.intersect_domain(instances).union(live.intersect_range(instances))
     if not touching.is_subset(same_x):
@@ -181,7 +181,7 @@ def _block(scop: Scop, anchor: ScopStatement, scalar: str, array: str,
     # will access it); a definition's operands: nothing writes them from the definition to the
     # block's last read.
     dates = scop.original_schedule.get_map()                         # [P] -> { S[i..] -> [t..] }
-    anchor_x = _iterations([anchor], depth)                          # [P] -> { A[x] -> [x] }
+    anchor_x = iteration_prefix([anchor], depth)                     # [P] -> { A[x] -> [x] }
     block_of = to_x.apply_range(anchor_x.reverse())                  # [P] -> { b -> A[x] : b in block of x }
     if stores:
         element = accesses_through(scop.must_writes, frozenset({array})).intersect_domain(own)   # { W[x] -> X[f(x)] }
@@ -213,7 +213,7 @@ def _linked(live: isl.UnionMap, name: str, members: set[str]) -> bool:
     return False
 
 
-def _iterations(statements: list[ScopStatement], depth: int) -> isl.UnionMap:
+def iteration_prefix(statements: list[ScopStatement], depth: int) -> isl.UnionMap:
     """[P] -> { S[x, y] -> [x] }: each statement's instances to their first `depth` iterators."""
     out: Optional[isl.UnionMap] = None
     for s in statements:
@@ -249,7 +249,7 @@ def _demoted(scop: Scop, anchor: ScopStatement, scalar: str, block: list[ScopSta
         to_anchor = isl.MultiAff.identity_on_domain_space(s.domain.get_space()).drop_dims(
             isl.dim_type.out, depth, n - depth).set_tuple_name(isl.dim_type.out, anchor.name)   # { S[x, y] -> A[x] }
         mine = to_element.preimage_domain_multi_aff(to_anchor).intersect_domain(own)   # { S[x, y] -> X[..] }
-        reads, writes = _redirected(reads, one, own, mine), _redirected(writes, one, own, mine)
+        reads, writes = redirected(reads, one, own, mine), redirected(writes, one, own, mine)
         body = transform(s.body, lambda node: element if isinstance(node, N.VarRef) and node.name == scalar else node)
         statements[s.name] = replace(s, body=body)
     del statements[anchor.name]
@@ -278,7 +278,7 @@ def _renamed(annotation: LoopAnnotation, scalar: str, array: str) -> LoopAnnotat
                    written=written)
 
 
-def _redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,
+def redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,
                 element: isl.UnionMap) -> isl.UnionMap:
     """`accesses` with those of `instances` to `scalar` replaced by `element`'s, if there are any."""
     through = accesses_through(accesses, scalar).intersect_domain(instances)

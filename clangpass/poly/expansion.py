@@ -47,6 +47,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import descendants, transform
 from clangpass.poly.alias_check import c_expression
 from clangpass.poly.budget import isl_budget
+from clangpass.poly.demotion import iteration_prefix, redirected
 from clangpass.poly.live_ranges import local_live_ranges
 from clangpass.poly.scop import ArrayInfo, Scop, ScopStatement, accesses_through
 from clangpass.poly.validity import maps_of
@@ -268,17 +269,10 @@ def _loop_position(dates: isl.UnionMap, statement: ScopStatement, depth: int) ->
     return tuple(positions)
 
 
-def _same_iterations(web: list[ScopStatement], depth: int) -> isl.UnionMap:
-    """[P] -> { S[x, ..] -> T[x, ..] }: pairs of instances of `web` in one iteration of the first
-    `depth` loops."""
-    to_x: Optional[isl.UnionMap] = None
-    for s in web:
-        n = s.domain.dim(isl.dim_type.set)
-        project = isl.Map.identity(isl.Space.map_from_set(s.domain.get_space())).intersect_domain(s.domain)
-        project = project.project_out(isl.dim_type.out, depth, n - depth).reset_tuple_id(isl.dim_type.out)
-        piece = isl.UnionMap.from_map(project)
-        to_x = piece if to_x is None else to_x.union(piece)
-    assert to_x is not None
+def _same_iterations(statements: list[ScopStatement], depth: int) -> isl.UnionMap:
+    """[P] -> { S[x, ..] -> T[x, ..] }: pairs of instances of `statements` in one iteration of the
+    first `depth` loops."""
+    to_x = iteration_prefix(statements, depth)                           # [P] -> { S[x, y] -> [x] }
     return to_x.apply_range(to_x.reverse())
 
 
@@ -364,7 +358,8 @@ def _walks_last_dimension(access: isl.Map, depth: int) -> bool:
 
 
 def _element_bytes(t: T.CType) -> int:
-    return max(t.bits // 8, 1) if hasattr(t, "bits") else 8
+    """Bytes of an element of type `t` (a number: extract models no other scalars)."""
+    return max(getattr(t, "bits", 64) // 8, 1)
 
 
 def _condition(scop: Scop, excluded: isl.Set, sizes: list[str]) -> tuple[str, tuple[str, ...]]:
@@ -382,7 +377,8 @@ def _condition(scop: Scop, excluded: isl.Set, sizes: list[str]) -> tuple[str, tu
 
 
 # ----------------------------------------------------------------------------- rewriting
-def _array_name(scop: Scop, scalar: str, taken: set[str]) -> str:
+def _array_name(scalar: str, taken: set[str]) -> str:
+    """`__pencil_expanded_<scalar>`, suffixed when a name in `taken` has it (added to `taken`)."""
     name = EXPANDED_PREFIX + scalar
     k = 1
     while name in taken:
@@ -393,9 +389,10 @@ def _array_name(scop: Scop, scalar: str, taken: set[str]) -> str:
 
 
 def _described(scop: Scop, chosen: list[_Chosen]) -> list[Expansion]:
+    """What expanding `chosen` does, each web with the name of its array."""
     taken = {a.name for a in scop.arrays}
     build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
-    return [Expansion(f.scalar, _array_name(scop, f.scalar, taken), f.web[0].iterators[f.depth - 1],
+    return [Expansion(f.scalar, _array_name(f.scalar, taken), f.web[0].iterators[f.depth - 1],
                       str(f.extent.constant) if f.extent.constant is not None
                       else c_expression(build.expr_from_pw_aff(f.extent.extent))[0],
                       tuple(s.name for s in f.web))
@@ -435,8 +432,8 @@ def _rewrite(scop: Scop, chosen: list[_Chosen], expansions: list[Expansion]) -> 
             column = column.project_out(isl.dim_type.out, depth, n - depth).project_out(
                 isl.dim_type.out, 0, depth - 1).set_tuple_name(isl.dim_type.out, name)   # { S[x..] -> X[j] }
             element_access = isl.UnionMap.from_map(column)
-            reads = _redirected(reads, one, own, element_access)
-            writes = _redirected(writes, one, own, element_access)
+            reads = redirected(reads, one, own, element_access)
+            writes = redirected(writes, one, own, element_access)
             element = N.Subscript(N.VarRef(name, type=storage, loc=loc), index, type=info.element, loc=loc)
             current = statements[s.name]
             body = transform(current.body, lambda node: element if isinstance(node, N.VarRef) and node.name == scalar
@@ -455,10 +452,3 @@ def _iterator_use(web: list[ScopStatement], iterator: str) -> Optional[N.VarRef]
             if isinstance(node, N.VarRef) and node.name == iterator:
                 return node
     return None
-
-
-def _redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,
-                element: isl.UnionMap) -> isl.UnionMap:
-    """`accesses` with those of `instances` to `scalar` replaced by `element`'s, if there are any."""
-    through = accesses_through(accesses, scalar).intersect_domain(instances)
-    return accesses if through.is_empty() else accesses.subtract(through).union(element)
