@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
-from clangpass.poly.alias_check import AliasCheck
+from clangpass.poly.alias_check import with_condition
 from clangpass.poly.budget import BudgetExceeded
-from clangpass.poly.expansion import ExpandedScalars, expand_scalars
+from clangpass.poly.expansion import expand_scalars
 
 
 @dataclass(frozen=True)
@@ -49,15 +49,6 @@ class ExpandScalars(Pass):
         if not done.expansions:
             return unit
         described = unit.record(ExpandScalarsRecord).expanded_scalars + tuple(e.describe() for e in done.expansions)
-        return replace(unit.with_model(expanded), alias_check=_with_condition(unit.alias_check, done)
-                       ).with_record(ExpandScalarsRecord(described))
+        check = with_condition(unit.alias_check, done.condition, done.macros)
+        return replace(unit.with_model(expanded), alias_check=check).with_record(ExpandScalarsRecord(described))
 
-
-def _with_condition(check: AliasCheck | None, done: ExpandedScalars) -> AliasCheck | None:
-    """The region's run-time check with the expanded storage's condition added."""
-    if not done.condition:
-        return check
-    assert check is not None                     # expand_scalars needs none without a check
-    condition = " && ".join(c for c in (check.condition, done.condition) if c)
-    macros = check.macros + tuple(m for m in done.macros if m not in check.macros)
-    return replace(check, condition=condition, macros=macros)

@@ -30,7 +30,7 @@ non-affine subscript) raises `NotModelled`: the region falls back.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import islpy as isl
@@ -69,6 +69,16 @@ class AliasCheck:
     pairs: tuple[tuple[str, str], ...] = ()    # the checked pairs, sorted
     condition: str = ""                        # C expression, true when no pair overlaps; '' = no check
     macros: tuple[str, ...] = ()               # `#define` lines `condition` needs (isl's own)
+
+
+def with_condition(check: Optional[AliasCheck], condition: str, macros: tuple[str, ...] = ()) -> Optional[AliasCheck]:
+    """`check` with `condition` (C, on the region's arguments) joined to its condition, and the
+    `#define` lines it uses: the storage conditions of the passes that allocate region memory."""
+    if not condition:
+        return check
+    check = check if check is not None else AliasCheck()
+    joined = " && ".join(c for c in (check.condition, condition) if c)
+    return replace(check, condition=joined, macros=check.macros + tuple(m for m in macros if m not in check.macros))
 
 
 # ----------------------------------------------------------------------------- which pairs

@@ -53,7 +53,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.walk import base_variable, iter_exprs, transform
-from clangpass.poly.alias_check import AliasCheck, c_expression
+from clangpass.poly.alias_check import AliasCheck, c_expression, with_condition
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.live_ranges import LiveRanges, false_dependences, live_ranges, scalar_accesses, scalar_units
@@ -175,11 +175,7 @@ def privatize_arrays(scop: Scop, deps: Dependences, max_operations: int = 0, byt
 
 def with_size_condition(check: Optional[AliasCheck], privatization: Privatization) -> Optional[AliasCheck]:
     """The region's versioning condition with the private storage's size condition added."""
-    if not privatization.size_condition:
-        return check
-    check = check if check is not None else AliasCheck()
-    condition = " && ".join(c for c in (check.condition, privatization.size_condition) if c)
-    return replace(check, condition=condition)
+    return with_condition(check, privatization.size_condition)
 
 
 # ----------------------------------------------------------------------------- conditions
