@@ -23,8 +23,8 @@ every variable the region uses is in scope under its own name:
 The AST is printed by the one isl-AST printer (clangpass.poly.ast_c), whose marks
 become what the CPU target does with them (clangpass.poly.codegen_unit's contract):
 - `parallel` above a for node, outermost, -fpencil-parallel: `#pragma omp parallel for`,
-  with `firstprivate(...)` of the region locals its body names (the CPU target's copy-in
-  per thread) and `reduction(op: v)` (`v[c:1]` for an element) of the reductions its
+  with `firstprivate(...)` of the region locals its body names but `shared_locals` (the CPU
+  target's copy-in per thread), and `reduction(op: v)` (`v[c:1]` for an element) of the reductions its
   statements perform; inside a thread team `#pragma omp for`; nested ones are plain loops;
 - `thread-team` above a sequential loop that holds parallel loops: `#pragma omp parallel`
   around it, where code without a parallel loop runs in `#pragma omp single` (the CPU
@@ -161,7 +161,7 @@ class OpenmpAstPrinter(AstPrinter):
         names = self._names(loop)
         under = statement_names(loop)
         reduced = [r for r in self.unit.reductions if set(r.statements) & under]
-        skip = {r.variable for r in reduced}
+        skip = {r.variable for r in reduced} | self.unit.shared_locals
         private = sorted(n for n in names if n in self.locals and n not in skip)
         text = f" firstprivate({', '.join(private)})" if private else ""
         for r in reduced:
