@@ -28,12 +28,14 @@ Conditions, for a web `B` of scalar `t` (the statements linked by live ranges of
 - every live range touching `B` has both ends in `B`, in one iteration of those `d` loops, and
   every read of `t` in `B` has a source (value-based flow, `local_live_ranges`): the web is its
   own, and renaming it changes no value any other statement sees;
-- profit: every array access of the statements of `B` deeper than `d` has the `d`-th iterator
-  `j` as its last subscript (plus a constant) and no deeper iterator there, and there is one; the
-  smallest constant extent of those arrays' last dimension is the new array's extent `E`;
-- storage: `E` elements of each expanded web at most `EXPANDED_BYTES_LIMIT` bytes together;
-  the instances of `B` whose `j` lies outside `[0, E)` exist only for parameters the region's
-  run-time check excludes (the condition returned), or for none.
+- profit: every array access of the statements of those loops that lie in further loops has the
+  `d`-th iterator `j` as its last subscript (plus a constant) and no deeper iterator there, and
+  there is one; and no storage but region-local scalars carries a dependence between two
+  iterations of those loops (else `j` stays serial: gramschmidt's `nrm`);
+- storage: the arrays' last extent `E` (the smallest constant, or the parametric extent they
+  share), within `EXPANDED_BYTES_LIMIT` bytes for all expansions together (checked at run time
+  for a parametric one); the instances of `B` whose `j` lies outside `[0, E)` exist only for
+  parameters the region's run-time check excludes (the condition returned), or for none.
 """
 from __future__ import annotations
 
