@@ -114,6 +114,7 @@ class RegisterTile(Pass):
         registers = vector_registers(ctx.options)
         limit = ctx.options.isl_max_operations
         tiled = [0]
+        remainders = [True]        # register tiles for the remainder columns (`column_parts`)
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Register-tile under `node`; returns the node now at `node`'s position."""
@@ -128,7 +129,7 @@ class RegisterTile(Pass):
                 if roles is not None:
                     element_bytes = _element_bytes(scop, band)
                     sizes = register_tile_sizes(registers, element_bytes)
-                    widths = remainder_widths(sizes[1], registers[1] // element_bytes)
+                    widths = remainder_widths(sizes[1], registers[1] // element_bytes) if remainders[0] else []
                     # The initialisations (gemm's `C[i][j] *= beta`) in a loop nest of their
                     # own before the register tiles, when the dependences allow it.
                     products = initialisations_first(band, roles[1], unit.dependences.all)
@@ -148,22 +149,27 @@ class RegisterTile(Pass):
                 node = visit(node.child(k)).parent()
             return node
 
-        try:
-            with isl_budget(ctx.isl_ctx, limit, "register-tile"):
-                schedule = visit(scop.schedule.get_root()).get_schedule()
-            if not tiled[0]:
-                return unit
-            tiled_scop = scop.with_schedule(schedule)
-            # `codegen` generates the AST under the same budget and falls back to the source
-            # order when it is exceeded: the isolated tiles must not cost the region its tiling.
-            with isl_budget(ctx.isl_ctx, limit, "AST generation of register tiles"):
-                generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
-        except BudgetExceeded as exc:
-            return unit.with_note(f"{exc}: no register tiles")
-        except isl.Error as exc:
-            return unit.with_note(
-                f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
-        return replace(unit, scop=tiled_scop)
+        while True:
+            tiled[0] = 0
+            try:
+                with isl_budget(ctx.isl_ctx, limit, "register-tile"):
+                    schedule = visit(scop.schedule.get_root()).get_schedule()
+                if not tiled[0]:
+                    return unit
+                tiled_scop = scop.with_schedule(schedule)
+                # `codegen` generates the AST under the same budget and falls back to the source
+                # order when it is exceeded: the isolated tiles must not cost the region its tiling.
+                with isl_budget(ctx.isl_ctx, limit, "AST generation of register tiles"):
+                    generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
+            except (BudgetExceeded, isl.Error) as exc:
+                if remainders[0]:
+                    remainders[0] = False       # again, the remainder columns as partial tiles
+                    continue
+                if isinstance(exc, BudgetExceeded):
+                    return unit.with_note(f"{exc}: no register tiles")
+                return unit.with_note(
+                    f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
+            return replace(unit, scop=tiled_scop)
 
 
 def _packed(mark: isl.ScheduleNode, scop: Scop, reads: isl.UnionMap, ctx: PassContext,
@@ -397,7 +403,8 @@ def column_parts(band: isl.ScheduleNode, roles: tuple[int, int, int], columns: i
     column mod C` of the column member, C = `columns`) is complete at their other dates, then,
     of the rest, those in complete blocks of each of `narrower_widths` in turn, and last
     (width None) any columns left. One part (the whole band, `columns`) when the band is not
-    rectangular (triangular reductions keep one band), when every block is complete, or when
+    rectangular (the reduction's or the columns' range depends on another member: triangular
+    bands keep one band), when every block is complete, or when
     some dependence runs from an instance of a later part to one of an earlier part at the same
     outer dates (the point tile), which the new order would break.
 
@@ -407,7 +414,9 @@ def column_parts(band: isl.ScheduleNode, roles: tuple[int, int, int], columns: i
     (1 % of the products) took about 8 % of the kernel's time."""
     domain = band.get_domain()
     whole = [(domain, columns)]
-    if not is_rectangular(band, roles[1]):
+    # The column range must not depend on the row or the reduction either (covariance's
+    # `j >= i`: its parts' sets exceeded isl's budget, and no register tile was left).
+    if not (is_rectangular(band, roles[1]) and is_rectangular(band, roles[2])):
         return whole
     dates = band_dates(band)                                   # [P] -> { S[i..] -> [outer, p0, p1, p2] }
     column = isl.Set.from_union_set(dates.range()).dim(isl.dim_type.set) - 3 + roles[2]
