@@ -96,6 +96,9 @@ from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import mark_count
 
 ROWS = 4                                  # rows of a register tile
+# The remainder columns' register tiles (`column_parts`) only where the region's register
+# tiles then take at most this share of the isl budget (the rest for the copies).
+REMAINDER_SHARE = 2
 SSE2_REGISTERS = (16, 16)                 # (vector registers, bytes each) of the x86-64 baseline
 _CPUINFO = Path("/proc/cpuinfo")
 
@@ -151,15 +154,19 @@ class RegisterTile(Pass):
 
         while True:
             tiled[0] = 0
+            # The remainder columns' parts must leave most of the budget to the copies of
+            # `pack-panels`, which `codegen` adds to this AST (2mm: with the parts, the AST with
+            # the copies exceeded the budget, and no panel was packed).
+            budget = limit // REMAINDER_SHARE if remainders[0] and limit else limit
             try:
-                with isl_budget(ctx.isl_ctx, limit, "register-tile"):
+                with isl_budget(ctx.isl_ctx, budget, "register-tile"):
                     schedule = visit(scop.schedule.get_root()).get_schedule()
                 if not tiled[0]:
                     return unit
                 tiled_scop = scop.with_schedule(schedule)
                 # `codegen` generates the AST under the same budget and falls back to the source
                 # order when it is exceeded: the isolated tiles must not cost the region its tiling.
-                with isl_budget(ctx.isl_ctx, limit, "AST generation of register tiles"):
+                with isl_budget(ctx.isl_ctx, budget, "AST generation of register tiles"):
                     generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
             except (BudgetExceeded, isl.Error) as exc:
                 if remainders[0]:
