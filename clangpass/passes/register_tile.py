@@ -59,6 +59,18 @@ that depends on the row (trmm's `k > i`, symm's `k < i`) gets its full reduction
 isolated as well (isl `isolate` at the reduction band): on the diagonal the first steps, where
 the register tile's rows start one after another, are partial.
 
+Remainder columns: where the column count is not a multiple of C (gemm LARGE: 1100 = 34 x 32
++ 12), the columns of the incomplete blocks would run as partial tiles, ordinary loops whose
+column loop has a trip count LLVM does not know, loading and storing `C` at every reduction
+step (12 of 1100 columns, 8 % of the kernel's time). When the band is rectangular (the column
+and the reduction ranges depend on no other member) and no dependence forbids running them
+last in the point tile, they form parts of their own after the complete blocks
+(`column_parts`: one sequence under the mark), register-tiled with one vector's and half a
+vector's columns (`remainder_widths`: 4 x 8 and 4 x 4 doubles with AVX-512), whatever is left
+still partial. The parts cost isl's AST generator: they are kept only when the register tiles'
+AST fits in half of the budget (the other half for `pack-panels`' copies), else the band is
+built again without them.
+
 Before register tiling, the statements of the point band whose reduction member is
 constant (gemm's `C[i][j] *= beta`) go, with their copy of the band, into a sequence
 before the products (`initialisations_first`), unless a dependence runs from a product to
