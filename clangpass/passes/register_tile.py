@@ -433,6 +433,8 @@ def column_parts(band: isl.ScheduleNode, roles: tuple[int, int, int], columns: i
     (1 % of the products) took about 8 % of the kernel's time."""
     domain = band.get_domain()
     whole = [(domain, columns)]
+    if not widths:
+        return whole
     # The column range must not depend on the row or the reduction either (covariance's
     # `j >= i`: its parts' sets exceeded isl's budget, and no register tile was left).
     if not (is_rectangular(band, roles[1]) and is_rectangular(band, roles[2])):

@@ -329,6 +329,8 @@ def test_column_parts_keep_the_band_whole_when_the_order_matters():
     none = isl.UnionMap.empty(band.get_domain().get_space())
     parts = column_parts(band, (0, 1, 2), 4, [2], none)
     assert [width for _, width in parts] == [4, 2, None]
+    # No narrower width (the pass's second try, within the whole budget): one band, as before.
+    assert [width for _, width in column_parts(band, (0, 1, 2), 4, [], none)] == [4]
     # A dependence from a remainder column (j = 4 * floor(n / 4)) to a column of a complete
     # block at the same outer dates: running the complete blocks first would break it.
     back = isl.UnionMap.read_from_str(ctx, "[n] -> { S1[i, k, j] -> S1[i, k + 1, j - 4] : "
