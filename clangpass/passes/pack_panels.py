@@ -253,9 +253,14 @@ def _point_members(mark: isl.ScheduleNode) -> isl.ScheduleNode | None:
     """The band whose last two schedule dimensions are the register tile's row and column
     under `mark`: the last band of the chain of bands below it when it has two members, or
     the last of two one-member bands a `vector` mark separates (`mark-vector` splits the
-    point band; a tree loaded from a schedule file has its marks); None otherwise."""
+    point band; a tree loaded from a schedule file has its marks); None otherwise. Where the
+    remainder columns have register tiles of their own (a sequence under the mark, the full
+    column blocks first: docs/passes/register-tile.md), the first part's band."""
     node, bands = mark.child(0), []
     while True:
+        if node.get_type() == isl.schedule_node_type.sequence and not bands:
+            node = node.child(0).child(0)
+            continue
         if node.get_type() == isl.schedule_node_type.band:
             bands.append(node)
         elif not (node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == VECTOR_MARK):

@@ -59,6 +59,18 @@ that depends on the row (trmm's `k > i`, symm's `k < i`) gets its full reduction
 isolated as well (isl `isolate` at the reduction band): on the diagonal the first steps, where
 the register tile's rows start one after another, are partial.
 
+Remainder columns: where the column count is not a multiple of C (gemm LARGE: 1100 = 34 x 32
++ 12), the columns of the incomplete blocks would run as partial tiles, ordinary loops whose
+column loop has a trip count LLVM does not know, loading and storing `C` at every reduction
+step (12 of 1100 columns, 8 % of the kernel's time). When the band is rectangular (the column
+and the reduction ranges depend on no other member) and no dependence forbids running them
+last in the point tile, they form parts of their own after the complete blocks
+(`column_parts`: one sequence under the mark), register-tiled with one vector's and half a
+vector's columns (`remainder_widths`: 4 x 8 and 4 x 4 doubles with AVX-512), whatever is left
+still partial. The parts cost isl's AST generator: they are kept only when the register tiles'
+AST fits in half of the budget (the other half for `pack-panels`' copies), else the band is
+built again without them.
+
 Before register tiling, the statements of the point band whose reduction member is
 constant (gemm's `C[i][j] *= beta`) go, with their copy of the band, into a sequence
 before the products (`initialisations_first`), unless a dependence runs from a product to
@@ -96,6 +108,9 @@ from clangpass.poly.strides import Stride, band_dates, stride_table
 from clangpass.poly.validity import mark_count
 
 ROWS = 4                                  # rows of a register tile
+# The remainder columns' register tiles (`column_parts`) only where the region's register
+# tiles then take at most this share of the isl budget (the rest for the copies).
+REMAINDER_SHARE = 2
 SSE2_REGISTERS = (16, 16)                 # (vector registers, bytes each) of the x86-64 baseline
 _CPUINFO = Path("/proc/cpuinfo")
 
@@ -114,6 +129,7 @@ class RegisterTile(Pass):
         registers = vector_registers(ctx.options)
         limit = ctx.options.isl_max_operations
         tiled = [0]
+        remainders = [True]        # register tiles for the remainder columns (`column_parts`)
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Register-tile under `node`; returns the node now at `node`'s position."""
@@ -126,11 +142,14 @@ class RegisterTile(Pass):
                 writes = accesses_through(scop.writes, private, False)
                 roles = register_roles(band, reads, writes)
                 if roles is not None:
-                    sizes = register_tile_sizes(registers, _element_bytes(scop, band))
+                    element_bytes = _element_bytes(scop, band)
+                    sizes = register_tile_sizes(registers, element_bytes)
+                    widths = remainder_widths(sizes[1], registers[1] // element_bytes) if remainders[0] else []
                     # The initialisations (gemm's `C[i][j] *= beta`) in a loop nest of their
                     # own before the register tiles, when the dependences allow it.
                     products = initialisations_first(band, roles[1], unit.dependences.all)
-                    tiled_band = _register_tile(products if products is not None else band, roles, sizes)
+                    tiled_band = register_tiles(products if products is not None else band, roles, sizes,
+                                                widths, unit.dependences.all)
                     # Reads of rows the band writes (trmm's `B[k][j]`) only from packed copies.
                     foreign = foreign_reads(band, reads, writes)
                     if tiled_band is not None and not (foreign.is_empty() or _packed(
@@ -145,22 +164,31 @@ class RegisterTile(Pass):
                 node = visit(node.child(k)).parent()
             return node
 
-        try:
-            with isl_budget(ctx.isl_ctx, limit, "register-tile"):
-                schedule = visit(scop.schedule.get_root()).get_schedule()
-            if not tiled[0]:
-                return unit
-            tiled_scop = scop.with_schedule(schedule)
-            # `codegen` generates the AST under the same budget and falls back to the source
-            # order when it is exceeded: the isolated tiles must not cost the region its tiling.
-            with isl_budget(ctx.isl_ctx, limit, "AST generation of register tiles"):
-                generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
-        except BudgetExceeded as exc:
-            return unit.with_note(f"{exc}: no register tiles")
-        except isl.Error as exc:
-            return unit.with_note(
-                f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
-        return replace(unit, scop=tiled_scop)
+        while True:
+            tiled[0] = 0
+            # The remainder columns' parts must leave most of the budget to the copies of
+            # `pack-panels`, which `codegen` adds to this AST (2mm: with the parts, the AST with
+            # the copies exceeded the budget, and no panel was packed).
+            budget = limit // REMAINDER_SHARE if remainders[0] and limit else limit
+            try:
+                with isl_budget(ctx.isl_ctx, budget, "register-tile"):
+                    schedule = visit(scop.schedule.get_root()).get_schedule()
+                if not tiled[0]:
+                    return unit
+                tiled_scop = scop.with_schedule(schedule)
+                # `codegen` generates the AST under the same budget and falls back to the source
+                # order when it is exceeded: the isolated tiles must not cost the region its tiling.
+                with isl_budget(ctx.isl_ctx, budget, "AST generation of register tiles"):
+                    generate_ast(tiled_scop, reduction_updates(unit.dependences.reductions))
+            except (BudgetExceeded, isl.Error) as exc:
+                if remainders[0]:
+                    remainders[0] = False       # again, the remainder columns as partial tiles
+                    continue
+                if isinstance(exc, BudgetExceeded):
+                    return unit.with_note(f"{exc}: no register tiles")
+                return unit.with_note(
+                    f"isl AST generation of register tiles failed ({isl_error_reason(exc)}): no register tiles")
+            return replace(unit, scop=tiled_scop)
 
 
 def _packed(mark: isl.ScheduleNode, scop: Scop, reads: isl.UnionMap, ctx: PassContext,
@@ -352,10 +380,112 @@ def _element_bytes(scop: Scop, band: isl.ScheduleNode) -> int:
     return max((getattr(scop.array(name).element, "bits", 64) // 8 for name in names), default=8)
 
 
+def register_tiles(band: isl.ScheduleNode, roles: tuple[int, int, int], sizes: list[int],
+                   widths: list[int], deps: isl.UnionMap) -> isl.ScheduleNode | None:
+    """The `register-tile` mark over the register-tiled `band` (sizes [R, C]), or None when it
+    has no full register tile. The columns of incomplete column blocks (gemm LARGE: 1100 =
+    34 x 32 + 12) get register tiles of the narrower `widths` after the others
+    (`column_parts`) when the dependences allow it: the mark's child is then a sequence of
+    the parts."""
+    parts = column_parts(band, roles, sizes[1], widths, deps)
+    if len(parts) == 1:
+        tiled = _register_tile(band, roles, sizes)
+    else:
+        filters = isl.UnionSetList.alloc(band.get_ctx(), len(parts))
+        for instances, _ in parts:
+            filters = filters.add(instances)
+        node = band.insert_sequence(filters)
+        tiled = None
+        for k, (_, width) in enumerate(parts):
+            part = node.child(k).child(0)
+            done = None if width is None else _register_tile(part, roles, [sizes[0], width])
+            if k == 0 and done is None:
+                return None                     # no full tile of the main width
+            node = (done if done is not None else part).parent().parent()
+        tiled = node
+    return None if tiled is None else tiled.insert_mark(isl.Id(REGISTER_TILE_MARK, context=band.get_ctx()))
+
+
+def remainder_widths(columns: int, vector: int) -> list[int]:
+    """The column counts of the register tiles of the remainder columns, each tried on what
+    the wider ones leave: one vector of `vector` elements and half of one, those narrower than
+    the register tile's `columns` and of two elements at least (AVX-512 doubles, 4 x 32
+    register tiles: 8 and 4; AVX: 4 and 2; SSE2: 2). Each width is one more part for isl's
+    AST generator (compile time); 12 leftover columns at gemm LARGE need both."""
+    return [w for w in (vector, vector // 2) if 2 <= w < columns]
+
+
+def column_parts(band: isl.ScheduleNode, roles: tuple[int, int, int], columns: int, widths: list[int],
+                 deps: isl.UnionMap) -> list[tuple[isl.UnionSet, int | None]]:
+    """The instances of `band` in the order the register tiles run them, each part with its
+    register tile's column count: first those whose block of `columns` columns (`column -
+    column mod C` of the column member, C = `columns`) is complete at their other dates, then,
+    of the rest, those in complete blocks of each of `narrower_widths` in turn, and last
+    (width None) any columns left. One part (the whole band, `columns`) when the band is not
+    rectangular (the reduction's or the columns' range depends on another member: triangular
+    bands keep one band), when every block is complete, or when
+    some dependence runs from an instance of a later part to one of an earlier part at the same
+    outer dates (the point tile), which the new order would break.
+
+    Why: the partial register tiles are ordinary loops whose column loop has a trip count LLVM
+    does not know (`nj - c1 - c3`), so every reduction step loads and stores the tile's
+    elements of `C`; at gemm LARGE, the 12 columns of 1100 beyond the last 32-column block
+    (1 % of the products) took about 8 % of the kernel's time."""
+    domain = band.get_domain()
+    whole = [(domain, columns)]
+    if not widths:
+        return whole
+    # The column range must not depend on the row or the reduction either (covariance's
+    # `j >= i`: its parts' sets exceeded isl's budget, and no register tile was left).
+    if not (is_rectangular(band, roles[1]) and is_rectangular(band, roles[2])):
+        return whole
+    dates = band_dates(band)                                   # [P] -> { S[i..] -> [outer, p0, p1, p2] }
+    column = isl.Set.from_union_set(dates.range()).dim(isl.dim_type.set) - 3 + roles[2]
+    parts: list[tuple[isl.UnionSet, int | None]] = []
+    remaining = domain
+    for width in [columns] + widths:
+        rest = _incomplete_blocks(dates.intersect_domain(remaining), column, width).coalesce()
+        complete = remaining.subtract(rest).coalesce()
+        if not complete.is_empty():
+            parts.append((complete, width))
+        remaining = rest
+        if remaining.is_empty():
+            break
+    if not remaining.is_empty():
+        parts.append((remaining, None))
+    if len(parts) <= 1 or parts[0][1] != columns:
+        return whole
+    parts = [(instances.gist(domain).coalesce(), width) for instances, width in parts]
+    prefix = band.get_prefix_schedule_relation().intersect_domain(domain)   # { S[i..] -> [outer] }
+    same_tile = prefix.apply_range(prefix.reverse())
+    for k in range(1, len(parts)):
+        earlier = parts[0][0]
+        for instances, _ in parts[1:k]:
+            earlier = earlier.union(instances)
+        backwards = deps.intersect_domain(parts[k][0]).intersect_range(earlier)
+        if not backwards.intersect(same_tile).is_empty():
+            return whole
+    return parts
+
+
+def _incomplete_blocks(dates: isl.UnionMap, column: int, width: int) -> isl.UnionSet:
+    """The instances of `dates` ([P] -> { S[i..] -> [t..] }) whose block of `width` values of
+    date `column` (`t - t mod width`), the other dates fixed, holds a value no instance has."""
+    covered = isl.Set.from_union_set(dates.range())            # [P] -> { [t..] }
+    n = covered.dim(isl.dim_type.set)
+    params = covered.get_space().get_var_names(isl.dim_type.param)
+    same = " and ".join([f"e{k} = d{k}" for k in range(n) if k != column]
+                        + [f"floor(e{column} / {width}) = floor(d{column} / {width})"])
+    block = isl.Map(f"[{', '.join(params)}] -> {{ [{', '.join(f'd{k}' for k in range(n))}] -> "
+                    f"[{', '.join(f'e{k}' for k in range(n))}] : {same} }}", context=covered.get_ctx())
+    incomplete = block.intersect_domain(covered).subtract_range(covered).domain()
+    return dates.intersect_range(isl.UnionSet.from_set(incomplete)).domain()
+
+
 def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
                    sizes: list[int]) -> isl.ScheduleNode | None:
-    """The register-tiled subtree replacing `band` (its `register-tile` mark), or None when
-    the band has no full register tile. `sizes`: [R, C]."""
+    """The register-tiled subtree replacing `band` (its top band), or None when the band has
+    no full register tile. `sizes`: [R, C]."""
     row, reduction, column = roles
     ctx = band.get_ctx()
     rectangular = is_rectangular(band, reduction)
@@ -397,8 +527,7 @@ def _register_tile(band: isl.ScheduleNode, roles: tuple[int, int, int],
         full_steps = _full_prefixes(band_dates(steps).flat_range_product(
             isl.UnionMap.from_multi_union_pw_aff(inner)), sizes)
         node = _isolate(steps, full_steps, 1).parent()
-    node = _isolate(node, full, 2)
-    return node.insert_mark(isl.Id(REGISTER_TILE_MARK, context=ctx))
+    return _isolate(node, full, 2)
 
 
 def _member(partial: isl.MultiUnionPwAff, m: int) -> isl.MultiUnionPwAff:

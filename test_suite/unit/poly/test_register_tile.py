@@ -12,8 +12,9 @@ from clangpass.dumps import DumpSink
 from clangpass.options import CompileOptions
 from clangpass.passes import register_tile
 from clangpass.passes.manager import optimise_region, run_pipeline
-from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, initialisations_first,
-                                            register_roles, register_tile_sizes, register_tiled_bands)
+from clangpass.passes.register_tile import (REGISTER_TILE_MARK, SSE2_REGISTERS, column_parts, initialisations_first,
+                                            register_roles, register_tile_sizes, register_tiled_bands,
+                                            remainder_widths)
 from clangpass.passes.registry import PassContext
 from clangpass.passes.tile import TileRecord
 from clangpass.passes.unit import PolyUnit
@@ -194,6 +195,7 @@ def test_triangular_band_isolates_its_full_reduction_steps(tmp_path):
     unit = _unit_before(tmp_path, TRIANGULAR, "register-tile", tile_size=32)
     marks = _marks(unit.scop.schedule, REGISTER_TILE_MARK)
     assert len(marks) == 1
+    # One band: a triangular band's remainder columns stay partial tiles (`column_parts`).
     tiles, reduction, points = _bands_under(marks[0])
     assert "isolate" in tiles.band_get_ast_build_options().to_str()
     assert "isolate" in reduction.band_get_ast_build_options().to_str()
@@ -206,7 +208,10 @@ def test_gemm_register_tile_subtree(tmp_path):
     unit = _unit_before(tmp_path, GEMM, "register-tile", tile_size=32)
     marks = _marks(unit.scop.schedule, REGISTER_TILE_MARK)
     assert len(marks) == 1
-    tiles, reduction, points = _bands_under(marks[0])
+    # The complete 4-column blocks first (the remainder columns' parts after them).
+    parts = marks[0].child(0)
+    assert parts.get_type() == isl.schedule_node_type.sequence
+    tiles, reduction, points = _bands_under(parts.child(0))
     assert [b.band_n_member() for b in (tiles, reduction, points)] == [2, 1, 2]
     # The first reduction step is peeled (`separate`); the full tiles are isolated.
     assert reduction.band_member_get_ast_loop_type(0) == isl.ast_loop_type.separate
@@ -284,6 +289,71 @@ def test_full_register_tiles_of_a_j_outer_triangle_are_one_piece():
     expected = prefixes.intersect(isl.Set.read_from_str(
         ctx, "[n, m] -> { [i0, i1, i2, i3, i4] : i1 + i3 + 32 <= i0 + i4 and i0 + i4 + 4 <= n }"))
     assert full.intersect(prefixes).is_equal(expected)
+
+
+def _columns_of(band: isl.ScheduleNode) -> int:
+    """The column count of the register tile under `band` (tiles, reduction, points): one more
+    than the largest value of its last point member."""
+    points = _bands_under(band)[2]
+    dates = isl.UnionMap.from_multi_union_pw_aff(points.band_get_partial_schedule()).intersect_domain(
+        points.get_domain())
+    last = isl.Set.from_union_set(dates.range()).dim_max(1)
+    return int(last.get_pieces()[0][1].get_constant_val().to_python()) + 1
+
+
+def test_remainder_columns_get_register_tiles_of_their_own(tmp_path):
+    # SSE2's 4 x 4 register tiles, gemm with parametric sizes and 32^3 tiles: the complete
+    # 4-column blocks, then the complete 2-column blocks of what is left (`remainder_widths`),
+    # then the last column of an odd `nj`, each part a filter of one sequence under the mark.
+    unit = _unit_before(tmp_path, GEMM, "register-tile", tile_size=32)
+    parts = _marks(unit.scop.schedule, REGISTER_TILE_MARK)[0].child(0)
+    assert parts.get_type() == isl.schedule_node_type.sequence and parts.n_children() == 3
+    assert _columns_of(parts.child(0)) == 4
+    assert _columns_of(parts.child(1)) == 2
+    # The last part (one column) keeps the point band: no full register tile of its width.
+    assert len(_bands_under(parts.child(2))) == 1
+    ctx = parts.get_ctx()
+    # nj = 15: columns 0-11 in the 4-wide part, 12-13 in the 2-wide part, 14 in the last.
+    at = isl.Set.read_from_str(ctx, "[ni, nj, nk] -> { : ni = 5 and nj = 15 and nk = 3 }")
+    for k, (low, high) in enumerate([(0, 11), (12, 13), (14, 14)]):
+        instances = parts.child(k).filter_get_filter().intersect(parts.get_domain()).intersect_params(at)
+        columns = isl.Set.from_union_set(instances).project_out(isl.dim_type.set, 0, 2)   # { [j] }
+        assert (columns.dim_min_val(0).to_python(), columns.dim_max_val(0).to_python()) == (low, high), k
+
+
+def test_column_parts_keep_the_band_whole_when_the_order_matters():
+    domain = "[n] -> { S1[i, k, j] : 0 <= i < 8 and 0 <= k < 8 and 0 <= j < n }"
+    band = _point_band(domain, "[n] -> [{ S1[i, k, j] -> [((i) mod 4)] }, { S1[i, k, j] -> [(k)] }, "
+                               "{ S1[i, k, j] -> [(j)] }]")
+    ctx = band.get_ctx()
+    none = isl.UnionMap.empty(band.get_domain().get_space())
+    parts = column_parts(band, (0, 1, 2), 4, [2], none)
+    assert [width for _, width in parts] == [4, 2, None]
+    # No narrower width (the pass's second try, within the whole budget): one band, as before.
+    assert [width for _, width in column_parts(band, (0, 1, 2), 4, [], none)] == [4]
+    # A dependence from a remainder column (j = 4 * floor(n / 4)) to a column of a complete
+    # block at the same outer dates: running the complete blocks first would break it.
+    back = isl.UnionMap.read_from_str(ctx, "[n] -> { S1[i, k, j] -> S1[i, k + 1, j - 4] : "
+                                           "0 <= i < 8 and 0 <= k < 7 and 4 <= j < n }")
+    assert [width for _, width in column_parts(band, (0, 1, 2), 4, [2], back)] == [4]
+    # A triangular reduction (k < j... here k <= i) keeps one band.
+    triangle = _point_band("[n] -> { S1[i, k, j] : 0 <= i < 8 and 0 <= k <= i and 0 <= j < n }",
+                           "[n] -> [{ S1[i, k, j] -> [((i) mod 4)] }, { S1[i, k, j] -> [(k)] }, "
+                           "{ S1[i, k, j] -> [(j)] }]")
+    assert [w for _, w in column_parts(triangle, (0, 1, 2), 4, [2], none)] == [4]
+    # Every block complete (n a multiple of 4 in the context): one part.
+    whole = _point_band("[n] -> { S1[i, k, j] : 0 <= i < 8 and 0 <= k < 8 and 0 <= j < 16 }",
+                        "[n] -> [{ S1[i, k, j] -> [((i) mod 4)] }, { S1[i, k, j] -> [(k)] }, "
+                        "{ S1[i, k, j] -> [(j)] }]")
+    assert [w for _, w in column_parts(whole, (0, 1, 2), 4, [2], none)] == [4]
+
+
+def test_remainder_widths_are_one_vector_and_half_of_one():
+    assert remainder_widths(32, 8) == [8, 4]     # AVX-512 doubles
+    assert remainder_widths(8, 4) == [4, 2]      # AVX doubles
+    assert remainder_widths(4, 2) == [2]         # SSE2 doubles
+    assert remainder_widths(8, 4) == [4, 2]      # SSE2 floats
+    assert remainder_widths(2, 2) == []
 
 
 def test_register_tile_sizes_fill_half_of_the_registers():
