@@ -125,9 +125,12 @@ def entry() -> NoReturn:
     several hundred modules, islpy's and llvmlite's objects), about 60 ms of every compile
     that changes nothing. So the command flushes its standard streams and ends the process
     with `os._exit`. Callers of `main` itself (the test suite, `clangpass.main`) keep
-    Python's normal exit.
+    Python's normal exit, and so does a run under a profiler or tracer (`python -m cProfile
+    -m clangpass`, coverage), which writes its results at exit.
     """
     status = main()
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(status)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -486,11 +489,15 @@ class Driver:
             lambda index, source, path: host_compile(self.host, config, source, mode, path))
 
     def _compile_with_regions(self, workdir: str, texts: dict[int, bytes]) -> tuple[int, dict[int, list]]:
+        config = self.config
+        if config.pic is None:
+            # The analysis needs it first thing (clangpass.driver.compile, `_resolve_pic`):
+            # the host answers while the imports below run.
+            self.host.start_pic_probe(config.host_args)
         # Imported only now: the polyhedral path and LLVM take a second to load, which
         # commands without PENCIL code never pay.
         from clangpass.driver.compile import Compilation
 
-        config = self.config
         cache, distrust = open_cache()
         if distrust:
             sys.stderr.write(f"pencilcc: warning: compile cache not used: {distrust}\n")
