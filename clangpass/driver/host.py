@@ -174,6 +174,11 @@ class HostCompiler:
         if key not in self._pic and key not in self._pic_probes:
             self._pic_probes[key] = self.start(self._pic_probe_args(flags))
 
+    def end_pic_probes(self) -> None:
+        """Reap the probes no `default_pic` asked for (no input needed the back end)."""
+        while self._pic_probes:
+            self._pic_probes.popitem()[1].communicate()
+
     @staticmethod
     def _pic_probe_args(flags: Sequence[str]) -> list[str]:
         # The predefined macros: __pic__/__pie__ say what code the host generates.

@@ -506,6 +506,7 @@ class Driver:
             return self._analysed_and_built(compilation, texts)
         finally:
             compilation.close()     # host compiles started ahead that no build used
+            self.host.end_pic_probes()
 
     def _analysed_and_built(self, compilation, texts: dict[int, bytes]) -> tuple[int, dict[int, list]]:
         config = self.config

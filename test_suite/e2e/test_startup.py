@@ -113,3 +113,19 @@ def test_a_pic_probe_started_early_gives_default_pic_its_answer() -> None:
         assert not early._pic_probes
     assert HostCompiler().default_pic(("-fPIC",))
     assert not HostCompiler().default_pic(("-fno-pic", "-fno-pie"))
+    unasked = HostCompiler()
+    unasked.start_pic_probe(())
+    unasked.end_pic_probes()                  # a compile that never needed the answer
+    assert not unasked._pic_probes and unasked.default_pic(()) == HostCompiler().default_pic(())
+
+
+def test_a_file_without_pencil_code_leaves_no_probe_running(tmp_path: Path) -> None:
+    # -S -emit-llvm takes the compile path with regions even for plain C, which never asks
+    # whether the host makes PIC: the probe started for it is reaped, and the (region-less)
+    # module is written.
+    source = tmp_path / "plain.c"
+    source.write_text("int twice(int x) { return 2 * x; }\n")
+    proc = subprocess.run([*PENCILCC, "-O2", "-S", "-emit-llvm", str(source), "-o", str(tmp_path / "plain.ll")],
+                          capture_output=True, text=True, env=_environment())
+    assert proc.returncode == 0, proc.stderr
+    assert "target triple" in (tmp_path / "plain.ll").read_text()
