@@ -1,7 +1,5 @@
 # SPDX-License-Identifier: MIT
 """`python -m clangpass ARGS` is `pencilcc ARGS`."""
-import sys
+from clangpass.driver.main import entry
 
-from clangpass.driver.main import main
-
-sys.exit(main())
+entry()
