@@ -35,6 +35,6 @@ class ComputeDependences(Pass):
     def run(self, unit: PolyUnit, ctx: PassContext) -> PolyUnit:
         if unit.dependences is None:
             unit = replace(unit, dependences=compute_dependences(unit.scop, ctx.options.isl_max_operations,
-                                                                 ctx.options.exact_reductions))
+                                                                 ctx.exact_reductions))
         found = tuple(f"{r.array}:{r.operator}" for r in unit.dependences.exact)
         return unit.with_record(DependencesRecord(found)) if found else unit
