@@ -58,6 +58,11 @@ a full strip runs the same j, jammed as above; and the strip's own triangle with
 row as before. Each row still receives its terms in the order of j, and the legality check
 refuses rows that read what an earlier row of their strip finishes later (`x[i - 1]` in the
 chain). trisolv at LARGE (N=2000), one thread: 1.35 ms against gcc -O3's 2.80 (2.08x).
+L may be the last member of a wider band (split off) and its range may move with the loops
+outside it; statements at a constant date of J stay out of the rectangle. The legality check
+reads `Dependences.ordering`, where the updates of exact reductions may change places
+(clangpass.poly.exact_reductions): nussinov's row starts then run after the rectangle, and
+`keep-streams` leaves its band untiled for this pass (`exact_triangle`).
 
 `keep-streams` leaves the two-deep bands of such chains untiled for this pass. The record
 counts the jammed loops (`jammed_loops`), triangular ones included.
@@ -455,15 +460,24 @@ def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     (j < i - i mod R): within a full strip, every row runs all of them, in the same order of
     j. The rest (J's instances inside the strip's triangle, and the other statements) is at
     most R x R instances a strip. J must hold one or two accumulation chains (whose statements
-    may read the array they write elsewhere: trisolv's x[j]), and L's range must not depend on
-    the loops outside it (as for `_jammable`)."""
+    may read the array they write elsewhere: trisolv's x[j]). J may be L's only child, a row
+    start fused into its band at a constant date (left out of the rectangle), and L's range may
+    depend on the loops outside it (nussinov's i < j < n): the full strips are isolated, the
+    partial ones run as before."""
     if band.band_n_member() != 1 or band.n_children() != 1 or len(_statement_names(band)) > MAX_STATEMENTS:
         return None
     seq = band.child(0)
-    if seq.get_type() != isl.schedule_node_type.sequence:
+    if seq.get_type() == isl.schedule_node_type.band:
+        # J right below L, a row start fused into its band at a constant date (the rectangle
+        # leaves it out; the legality check decides whether it may run after the rectangle).
+        if _inner_bands(seq) != [] or seq.band_n_member() != 1 or _under_vector_mark(seq):
+            return None
+        found, inner = 0, seq
+    elif seq.get_type() != isl.schedule_node_type.sequence:
         return None
-    found = None
-    for k in range(seq.n_children()):
+    else:
+        found = None
+    for k in range(seq.n_children() if seq.get_type() == isl.schedule_node_type.sequence else 0):
         below = seq.child(k).child(0)
         if below.get_type() == isl.schedule_node_type.leaf:
             continue

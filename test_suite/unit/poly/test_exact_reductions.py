@@ -8,7 +8,7 @@ import islpy as isl
 from clangpass.poly.dependences import compute_dependences
 from clangpass.poly.exact_reductions import exact_reductions
 
-from test_suite.unit.poly.snippets import optimised_and_checked, scop_of
+from test_suite.unit.poly.snippets import optimise, optimised_and_checked, scop_of
 
 # nussinov's shape: max by `?:` (PolyBench's max_score), e reading other elements of the array.
 DP = """\
@@ -103,3 +103,13 @@ def test_relaxed_schedule_runs_like_the_source(tmp_path):
     outcome = optimised_and_checked(tmp_path, DP, sizes=(1, 2, 6))
     assert outcome.as_record()["exact_reductions"] == ["t:max"]
     optimised_and_checked(tmp_path, SPELLINGS, sizes=(1, 3))
+
+
+def test_the_triangle_is_jammed_only_with_exact_reductions(tmp_path):
+    """nussinov's shape: the (i, j) band is left untiled and eight rows of the k chain run
+    together; with the updates in source order the row starts forbid it (and the band is tiled)."""
+    jammed = optimise(tmp_path, DP, opt_level=3)
+    assert jammed.status == "optimized", jammed.reason
+    assert jammed.facts["jammed_loops"] == 1 and jammed.facts["streaming_bands"] == 1
+    plain = optimise(tmp_path, DP, opt_level=3, exact_reductions=False)
+    assert plain.facts["jammed_loops"] == 0 and plain.facts["tiled_bands"] == 1
