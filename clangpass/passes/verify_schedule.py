@@ -11,8 +11,8 @@ hold (clangpass.poly.validity) and no local value leaves one; otherwise the
 original schedule, with a note naming the violation. The criterion is the same
 whether or not relax-false-deps ran, and is recomputed from the accesses rather
 than taken from that pass; the update pairs of exact reductions need no order
-(clangpass.poly.exact_reductions), but a parallel loop may not carry one. The scheduler is trusted to be correct; this pass
-makes a bug in it, or in a later transformation, cost performance instead of
+(clangpass.poly.exact_reductions), but a parallel loop may not carry one. The
+scheduler is trusted to be correct; this pass makes a bug in it, or in a later transformation, cost performance instead of
 wrong results. A check that exceeds the isl budget rejects the schedule too.
 The checks are `schedule_violations`, which pass `load-schedule` makes of a schedule
 read from a file (-fpencil-load-schedule) as well.
