@@ -46,7 +46,7 @@ class CompileOptions:
 
     exact_reductions: bool = True
     """Let the updates of one integer array element with one exact operator (clangpass.poly.exact_reductions)
-    run in any order when scheduling (-fno-pencil-exact-reductions disables)."""
+    run in any order when scheduling, on targets that use it (-fno-pencil-exact-reductions disables)."""
 
     thread_min_work: int = 200_000
     """Granularity model (llvm_backend.cpu.granularity): a parallel loop runs on threads only

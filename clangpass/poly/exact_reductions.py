@@ -6,16 +6,18 @@ order does not matter (`reordering_pairs`) and the order that stays (`reduction_
 
 Found without any annotation: an array A of integer elements is reduced when each of its
 update statements (a compute statement whose only write is one element A[w] of A) is
-`A[w] = A[w] op e` for one operator op of `+` (`-`, `+=`, `-=`, `++`, `--`), `*`, `&`, `|`,
-`^`, `min`, `max` (the PENCIL builtins, `fmin`/`fmax` not: they are floating point, and
-`?:` spellings such as `A[w] >= e ? A[w] : e`, PolyBench's `max_score`), computed in A's
-element type, and e never reads the element A[w] of the same instance (its reads of A are
-affine and differ from A[w]: `table[i][j] = max(table[i][j], table[i][k] + table[k+1][j])`
-with k < j). Every update statement of A must use the same operator. Integer `+ * & | ^
-min max` are associative and commutative, and exact (two's complement wraps), so the
-updates of one element give the same final value in any order. Floating-point operators
-never count: `+` and `*` round, and `?:`, fmin and fmax give a NaN operand or +0 against -0
-a result that depends on the order.
+`A[w] = A[w] op e` for one operator op of `&`, `|`, `^`, `min`, `max` (the PENCIL builtins,
+`fmin`/`fmax` not: they are floating point, and `?:` spellings such as `A[w] >= e ? A[w] :
+e`, PolyBench's `max_score`) or, on unsigned types, `+` (`-`, `+=`, `-=`) and `*`, computed
+in A's element type, and e never reads the element A[w] of the same instance (its reads of
+A are affine and differ from A[w]: `table[i][j] = max(table[i][j], table[i][k] +
+table[k+1][j])` with k < j). Every update statement of A must use the same operator. These
+operators are associative and commutative, and exact (unsigned arithmetic wraps; min, max
+and the bitwise ones never overflow), so the updates of one element give the same final
+value in any order. Signed `+` and `*` do not count: their overflow is undefined in C and
+the back end marks them `nsw`, so a reordered sum could overflow where the source's did
+not. Floating-point operators never count: `+` and `*` round, and `?:`, fmin and fmax give
+a NaN operand or +0 against -0 a result that depends on the order.
 
 What may change and what may not: two updates of the same element may run in either order
 (`reordering_pairs`: the pairs of update instances on one element, less those that also
@@ -46,6 +48,10 @@ from clangpass.poly.validity import earlier_pairs, maps_of
 
 #: The operators an exact reduction may use, in the order they are tried; '-' updates are '+'.
 EXACT_OPERATORS = ("+", "*", "&", "|", "^", "min", "max")
+#: Those that may overflow: exact on unsigned types only, whose arithmetic wraps. On a signed
+#: type C leaves overflow undefined and the back end marks the operation `nsw`: a reordered sum
+#: could overflow where the source's did not.
+WRAPPING_ONLY = frozenset({"+", "*"})
 
 
 @dataclass(frozen=True)
@@ -145,13 +151,15 @@ def _chain(e: N.Expr, array: str, rank: int) -> N.Subscript | None:
 
 def _operator_and_operand(e: N.Expr, operator: str) -> tuple[str, N.Expr, N.Expr] | None:
     """(operator, target, e) when `e` is an update `target = target op e` computed in target's
-    integer type (with `operator` when it is set); else None."""
+    integer type (with `operator` when it is set; `+` and `*` on unsigned types only); else None."""
     if isinstance(e, N.Unary) and e.op in ("++", "--", "post++", "post--"):
         return None                       # `A[w]++` reads no operand: nothing to gain, not modelled
     if not isinstance(e, N.Assign) or e.target.type != e.type or not isinstance(e.target.type, T.IntType):
         return None
     target = e.target
     for op in ([operator] if operator else EXACT_OPERATORS):
+        if op in WRAPPING_ONLY and target.type.signed:
+            continue
         if e.op != "=":
             compound = {"+": ("+=", "-="), "*": ("*=",), "&": ("&=",), "|": ("|=",), "^": ("^=",)}.get(op, ())
             if e.op in compound and (e.compute_type is None or e.compute_type == target.type):

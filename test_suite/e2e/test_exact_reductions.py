@@ -4,8 +4,8 @@
 nussinov (PolyBench, `?:` maxima of int) is found to reduce `table` with max; its (i, j)
 band is left untiled and `reduction-jam` runs eight rows of its k chain together, their
 accumulators kept in registers (the back end's accumulator scopes). `int_reductions.c` holds
-the spellings people write: a `max_score` macro, a `MIN` macro, `+=` with `-=`, `^=`, and
-an fmax and a double sum, which must never count (floating point). Both must print what
+the spellings people write: a `max_score` macro, a `MIN` macro, unsigned `+=` with `-=`,
+`^=`, and a signed sum (overflow undefined), an fmax and a double sum, which must never count. Both must print what
 gcc -O0 prints, bit for bit, at sizes that are no multiple of the jam, on 1 and 2 threads,
 and with the feature off (-fno-pencil-exact-reductions)."""
 from __future__ import annotations
@@ -53,6 +53,6 @@ def test_nussinov_without_exact_reductions(tmp_path):
 @pytest.mark.parametrize("size", ("N=37", "N=5"))
 def test_spellings_match_gcc(tmp_path, size):
     cflags, exe, region = _build(tmp_path, SPELLINGS, size)
-    # fmax and the double sum are floating point: never reordered.
+    # The signed sum, fmax and the double sum: never reordered.
     assert sorted(region["exact_reductions"]) == ["best:max", "bits:^", "low:min", "total:+"]
     harness.assert_matches_gcc_O0(SPELLINGS, exe, tmp_path, cflags, threads=(1, 2))

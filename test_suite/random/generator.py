@@ -105,7 +105,7 @@ class GenConfig:
     p_bitwise_reduction: float = 0.4
     p_pivot: float = 0.15             # a Floyd-Warshall min-plus pivot nest on a square 2-D array (index-set splitting)
     #: a nussinov-like triangular DP over an int array of its own, every write an update with one
-    #: exact operator (max or min by `?:`, `+=`, `^=`: clangpass.poly.exact_reductions)
+    #: exact operator (max or min by `?:`, `|=`, `^=`: clangpass.poly.exact_reductions)
     p_exact_reduction: float = 0.12
     p_indirect: float = 0.15          # a nest gathering or scattering through `(i1 * i1 + c) % w` subscripts
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
@@ -2554,8 +2554,9 @@ class _Builder:
         `for (i0 = X - 1; i0 >= 0; i0--) for (i1 = i0 + 1; i1 < X; i1++) { H[i0][i1] =
         op(H[i0][i1], H[i0][i1 - 1]); for (i2 = i0 + 1; i2 < i1; i2++) H[i0][i1] = op(H[i0][i1],
         H[i0][i2] + H[i2 + 1][i1]); }` with op a max or a min by `?:` (either test), or the row's
-        updates `+=` a term `% 7` or `^=` a term `& 1023`. Magnitudes stay bounded: a max or min
-        of sums over splits of the row is linear in X, the `%` and `&` terms are small. A stream
+        updates `|=` or `^=` a term `& 1023` (not `+=`: a signed sum is no exact reduction, its
+        overflow being undefined). Magnitudes stay bounded: a max or min of sums over splits of
+        the row is linear in X, the `&` terms are small. A stream
         of its own, so that the seeds that get none keep their program."""
         rng = random.Random(f"exact reduction {self.seed}")
         if rng.random() >= self.config.p_exact_reduction:
@@ -2568,15 +2569,15 @@ class _Builder:
         table = ArrayDecl("H", "int", ((param, 0), (param, 0)), init)
         self.arrays.append(table)
         self.features.add("exact reduction nest")
-        form = rng.choice(("max", "max reversed", "min", "min reversed", "sum", "xor"))
+        form = rng.choice(("max", "max reversed", "min", "min reversed", "or", "xor"))
         i, j, k = Aff.var("i0"), Aff.var("i1"), Aff.var("i2")
         here = ArrayRef("H", (i, j))
         left = ArrayRef("H", (i, j + (-1)))
         split = Binary("+", ArrayRef("H", (i, k)), ArrayRef("H", (k + 1, j)))
 
         def update(value: Expr) -> Assign:
-            if form == "sum":
-                return Assign(here, "+=", Binary("%", value, Const(7, "int")))
+            if form == "or":
+                return Assign(here, "|=", Binary("&", value, Const(1023, "int")))
             if form == "xor":
                 return Assign(here, "^=", Binary("&", value, Const(1023, "int")))
             keep = {"max": ">=", "max reversed": ">", "min": "<=", "min reversed": "<"}[form]
@@ -2589,7 +2590,7 @@ class _Builder:
         chain = Loop("i2", i + 1, "<", j, 1, (update(split),))
         row = Loop("i1", i + 1, "<", extent, 1, (update(left), chain))
         bound = float(init[-1] // 2 + 1)
-        growth = {"sum": 7.0 * self.sizes[param] ** 2, "xor": 1024.0}.get(form, bound * (self.sizes[param] + 1))
+        growth = 1024.0 if form in ("or", "xor") else bound * (self.sizes[param] + 1)
         self.bounds["H"] = bound + growth
         return [Loop("i0", Aff.var(param, -1), ">=", Aff(), -1, (row,))]
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Updates of integer array elements written the way C programs spell them:
- * a PolyBench-style max_score macro, a MIN macro, compound sums and xor, and
- * (never reordered, as they are floating point) an fmax and a double sum.
- * pencilcc finds the integer ones as exact reductions
+ * a PolyBench-style max_score macro, a MIN macro, an unsigned compound sum, xor,
+ * and (never reordered) a signed int sum, whose overflow C leaves undefined, an
+ * fmax and a double sum, floating point. pencilcc finds the others as exact reductions
  * (clangpass.poly.exact_reductions); the output must equal gcc -O0's.
  */
 #include <math.h>
@@ -19,7 +19,8 @@
 static int w[N][N];
 static int best[N][N];
 static int low[N];
-static int total[N];
+static unsigned total[N];
+static int ssum[N];
 static int bits[N];
 static double peak[N];
 static double sum[N];
@@ -38,8 +39,9 @@ static void kernel(int n)
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       low[j] = MIN(low[j], w[i][j] - i);
-      total[j] += w[i][j] * (i - j);
-      total[j] -= i;
+      total[j] += (unsigned)(w[i][j] * (i - j));
+      total[j] -= (unsigned)i;
+      ssum[j] += w[i][j] - i;
       bits[i] ^= w[i][j] << (j % 5);
       peak[j] = fmax(peak[j], w[i][j] * 0.1 - i);
       sum[j] = sum[j] + w[i][j] * 0.1;
@@ -54,6 +56,7 @@ int main(void)
   for (i = 0; i < N; i++) {
     low[i] = 1000;
     total[i] = i;
+    ssum[i] = -i;
     bits[i] = 7 * i;
     peak[i] = -1e9;
     sum[i] = 0.5;
@@ -67,9 +70,9 @@ int main(void)
   for (i = 0; i < N; i++)
     for (j = 0; j < N; j++)
       printf("%d\n", best[i][j]);
-  printf("== low total bits\n");
+  printf("== low total ssum bits\n");
   for (i = 0; i < N; i++)
-    printf("%d\n%d\n%d\n", low[i], total[i], bits[i]);
+    printf("%d\n%u\n%d\n%d\n", low[i], total[i], ssum[i], bits[i]);
   printf("== peak sum\n");
   for (i = 0; i < N; i++)
     printf("%.17g\n%.17g\n", peak[i], sum[i]);

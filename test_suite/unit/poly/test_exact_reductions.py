@@ -23,17 +23,20 @@ void f(int n, int t[static const restrict n][n], int w[static const restrict n])
 }
 """
 
-# Spellings of min, +, ^ on integers, and floating-point updates that must never count.
+# Spellings of min, unsigned +, ^ on integers; a signed sum (overflow undefined) and floating-point
+# updates must never count.
 SPELLINGS = """\
 #include <math.h>
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
-void g(int n, int a[static const restrict n][n], int lo[static const restrict n], int s[static const restrict n],
-       int x[static const restrict n], double hi[static const restrict n], double d[static const restrict n]) {
+void g(int n, int a[static const restrict n][n], int lo[static const restrict n], unsigned s[static const restrict n],
+       int x[static const restrict n], double hi[static const restrict n], double d[static const restrict n],
+       int q[static const restrict n]) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
       lo[j] = MIN(lo[j], a[i][j]);
-      s[j] += a[i][j];
-      s[j] = s[j] - i;
+      s[j] += (unsigned)a[i][j];
+      s[j] = s[j] - (unsigned)i;
+      q[j] += a[i][j];
       x[i] ^= a[i][j];
       hi[j] = fmax(hi[j], a[i][j] * 0.5);
       d[j] = d[j] + a[i][j] * 0.5;
@@ -62,7 +65,8 @@ def _found(tmp_path, source):
 
 def test_found_spellings(tmp_path):
     assert _found(tmp_path, DP) == {"t": "max"}
-    # lo: MIN by `?:`; s: += and `s = s - i` both '+'; x: ^=. hi (fmax) and d (a double sum) never.
+    # lo: MIN by `?:`; s: += and `s = s - i` both '+' (unsigned); x: ^=. q (a signed sum), hi (fmax)
+    # and d (a double sum) never.
     assert _found(tmp_path, SPELLINGS) == {"lo": "min", "s": "+", "x": "^"}
 
 
