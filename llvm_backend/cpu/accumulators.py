@@ -36,9 +36,8 @@ from clangpass.ir import nodes as N
 from clangpass.ir.walk import descendants, strip_casts
 from clangpass.poly.ast_c import iterator_name
 from clangpass.poly.codegen_unit import CodegenUnit
-from llvm_backend.cpu.lower_types import row_dims
 from llvm_backend.cpu.register_rows import (_OUT, Enclosing, _chain_root, _for_constraints, _named_elsewhere,
-                                            _NotAffine, _subscript, _subscript_chains, _text, _words)
+                                            _NotAffine, _statement_names, _text, _words, chain_accesses)
 
 #: One subscript chain under the loop: its array, its subscripts in isl syntax with the extents
 #: of the dimensions below the first, whether it is an accumulator, and its iteration space.
@@ -66,10 +65,12 @@ def accumulator_chains(unit: CodegenUnit, loop: isl.AstNode,
         constraints = constraints + _for_constraints(loop, name)
     except _NotAffine:
         pass
-    try:
-        accesses = list(_accesses(unit, loop.for_get_body(), outer + [name], constraints))
-    except _NotAffine:
-        return {}
+    accesses: list[_Access] = []
+    for a in chain_accesses(unit, loop.for_get_body(), outer + [name], constraints):
+        if a.array is None or a.subs is None or len(a.iterators) != len(outer) + 1:
+            return {}                         # an unknown statement, a subscript not affine, a loop inside
+        accumulator = a.chain in _targets(a.body)
+        accesses.append((a.array, a.subs, accumulator, (list(a.iterators), list(a.constraints))))
     found: dict[str, frozenset[N.Expr]] = {}
     for array in sorted({a for a, _, acc, _ in accesses if acc}):
         mine = [x for x in accesses if x[0] == array]
@@ -131,58 +132,9 @@ def _targets(body: N.Stmt) -> list[N.Expr]:
 
 
 def _accumulators(unit: CodegenUnit, loop: isl.AstNode, array: str) -> Iterator[N.Expr]:
-    from llvm_backend.cpu.register_rows import _statement_names
     for stmt_name in _statement_names(loop):
         stmt = unit.statements[stmt_name]
         for target in _targets(stmt.body):
             root, _ = _chain_root(target)
             if root is not None and root.name == array:
                 yield target
-
-
-def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str],
-              constraints: list[str]) -> Iterator[_Access]:
-    """Every subscript chain under `node` (raises _NotAffine for one the proof cannot follow)."""
-    kind = node.get_type()
-    if kind == isl.ast_node_type.mark:
-        yield from _accesses(unit, node.mark_get_node(), iterators, constraints)
-    elif kind == isl.ast_node_type.block:
-        children = node.block_get_children()
-        for k in range(children.n_ast_node()):
-            yield from _accesses(unit, children.get_at(k), iterators, constraints)
-    elif kind == isl.ast_node_type.if_:
-        inner = list(constraints)
-        try:
-            inner.append(_text(node.if_get_cond()))
-        except _NotAffine:
-            pass
-        yield from _accesses(unit, node.if_get_then_node(), iterators, inner)
-        if node.if_has_else_node():
-            yield from _accesses(unit, node.if_get_else_node(), iterators, constraints)
-    elif kind == isl.ast_node_type.user:
-        call = node.user_get_expr()
-        stmt = unit.statements.get(call.op_get_arg(0).id_get_id().get_name())
-        if stmt is None:
-            raise _NotAffine
-        bound: dict[str, Optional[str]] = {}
-        for k, name in enumerate(stmt.iterators):
-            try:
-                bound[name] = f"({_text(call.op_get_arg(k + 1))})" if k + 1 < call.op_get_n_arg() else None
-            except _NotAffine:
-                bound[name] = None
-        targets = _targets(stmt.body)
-        for chain in _subscript_chains(stmt.body):
-            root, indices = _chain_root(chain)
-            if root is None:
-                raise _NotAffine
-            subs = [_subscript(index, bound) for index in indices]
-            dims = row_dims(root.type)
-            if len(dims) != len(subs) - 1:
-                raise _NotAffine
-            extents = [str(dim.constant_extent) if dim.constant_extent is not None
-                       else _subscript(dim.extent, {}) if dim.extent is not None else None for dim in dims]
-            if None in extents:
-                raise _NotAffine
-            yield root.name, list(zip(subs, [None] + extents)), chain in targets, (iterators, constraints)
-    else:
-        raise _NotAffine                      # a loop inside: not an innermost loop
