@@ -44,6 +44,10 @@ class CompileOptions:
     parallel: bool = True
     """Run outermost coincident loops on threads (-fno-pencil-parallel disables)."""
 
+    exact_reductions: bool = True
+    """Let the updates of one integer array element with one exact operator (clangpass.poly.exact_reductions)
+    run in any order when scheduling, on targets that use it (-fno-pencil-exact-reductions disables)."""
+
     thread_min_work: int = 200_000
     """Granularity model (llvm_backend.cpu.granularity): a parallel loop runs on threads only
     when its estimated work, in IR expression nodes executed, reaches this at run time

@@ -70,6 +70,11 @@ class TargetTraits:
     # Region data is copied to a device: the codegen pass works out what need not move (dead
     # arrays at the region's boundary, the rows each array may touch).
     device_data: bool = False
+    # The updates of exact reductions may change places when scheduling (clangpass.poly.exact_reductions,
+    # -fpencil-exact-reductions). What it buys is the CPU back end's (reduction-jam's rows, accumulators
+    # kept in registers); on a device it only moved nussinov's diagonal update into a kernel of its
+    # own, which copies the whole table there and back.
+    exact_reductions: bool = True
 
 
 @runtime_checkable

@@ -306,6 +306,7 @@ class _State:
     use_tuned: bool = True
     cache_sizes: tuple[int, ...] = ()
     parallel: bool = True
+    exact_reductions: bool = True
     detect: bool = False
     thread_min_work: int = CompileOptions.thread_min_work
     thread_start_work: int = CompileOptions.thread_start_work
@@ -619,6 +620,8 @@ class _Parser:
             s.parallel = True
         elif arg == "-fno-pencil-parallel":
             s.parallel = False
+        elif arg in ("-fpencil-exact-reductions", "-fno-pencil-exact-reductions"):
+            s.exact_reductions = arg == "-fpencil-exact-reductions"
         elif arg == "-fpencil-detect":
             s.detect = True
         elif arg == "-fno-pencil-detect":
@@ -1028,7 +1031,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
     contraction = _fp_contract(s)
     options = CompileOptions(
         opt_level=s.opt_level, tile_size=s.tile_size, tile_sizes=s.tile_sizes, use_tuned=s.use_tuned, cache_sizes=s.cache_sizes, parallel=s.parallel,
-        detect=s.detect,
+        exact_reductions=s.exact_reductions, detect=s.detect,
         fusion=s.fusion, cluster=s.cluster, cluster_decision=s.cluster_decision, target=s.target,
         save_schedule_dir=s.save_schedule_dir, report_file=s.report_file, emit_c=s.emit_c,
         load_schedule_dir=s.load_schedule_dir,

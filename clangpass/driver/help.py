@@ -112,6 +112,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
                                      "default: this machine's, from sysfs)."),
         ("-fno-pencil-parallel", "Do not run parallel loops on threads "
                                  "(-fpencil-parallel: the default)."),
+        ("-fno-pencil-exact-reductions", "Keep the source order of the updates of one integer "
+                                         "array element that all use one of & | ^ min max, or "
+                                         "unsigned + *, (`t[i] = max(t[i], e)`, `?:` spellings "
+                                         "included); by default they may run in any order, as "
+                                         "the result is the same (-fpencil-exact-reductions). "
+                                         "Never floating point; CPU target only."),
         ("-fpencil-detect", "Also optimize the static-affine loop nests of ordinary functions, "
                             "found without pragmas (affine bounds and subscripts, no calls but "
                             "pure ones, two loops or more); arrays that may overlap are checked "

@@ -82,7 +82,7 @@ class IndexSetSplit(Pass):
         dependences = unit.dependences
         try:
             if dependences is None:
-                dependences = compute_dependences(scop, ctx.options.isl_max_operations)
+                dependences = compute_dependences(scop, ctx.options.isl_max_operations, ctx.exact_reductions)
             units = _units(scop)
             # Only statements of units with enough iterators can pivot: the dependences among
             # them, pair by pair, never the whole region's (`Dependences.all` of a 1,000-statement

@@ -31,6 +31,12 @@ and no parallelism is at stake either, since `wavefront` never pays on such a
 band (a barrier per wavefront of 32x32 tiles, docs/passes/wavefront.md). Tiling
 it only adds loop overhead and bounds that block vectorisation: floyd-warshall
 (N=2800) ran 34 s tiled against gcc's 12.5 s, jacobi-1d 3.5x gcc's time.
+
+A two-member sequential band whose inner member runs a triangular chain of exact-reduction
+updates (nussinov's `(-i, j)` over `table[i][j] = max(table[i][j], table[i][k] + table[k +
+1][j])` for `k < j`: `reduction_jam.exact_triangle`) is split too: untiled, `reduction-jam`
+runs eight rows of the chain together over its rectangle, eight independent max chains
+where tiles kept one (docs/passes/reduction-jam.md, docs/passes/exact-reductions.md).
 """
 from __future__ import annotations
 
@@ -39,7 +45,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from clangpass.passes.mark_vector import is_innermost_band
-from clangpass.passes.reduction_jam import accumulation_chains
+from clangpass.passes.reduction_jam import accumulation_chains, exact_triangle
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.strides import Stride, access_strides, stride_table
@@ -99,9 +105,13 @@ class KeepStreams(Pass):
         accesses = scop.reads.union(scop.writes)               # [P] -> { S[i..] -> A[a..] }
         kept: list[isl.ScheduleNode] = []
 
+        exact = frozenset(n for r in unit.dependences.exact for n in r.statements) \
+            if unit.dependences is not None else frozenset()
+
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
             """Split under `node`; returns the node now at `node`'s position."""
-            if is_streaming_band(node, accesses, scop.reads, scop.writes):
+            if is_streaming_band(node, accesses, scop.reads, scop.writes) or (
+                    exact and exact_triangle(node, scop.reads, scop.writes, exact)):
                 kept.append(node)
                 # Two one-member bands: same order and flags, but nothing for `tile` to tile.
                 return node.band_split(1)

@@ -47,7 +47,7 @@ class PrivatizeArrays(Pass):
         dependences = unit.dependences
         try:
             if dependences is None:
-                dependences = compute_dependences(scop, limit)
+                dependences = compute_dependences(scop, limit, ctx.exact_reductions)
             private, privatization = privatize_arrays(scop, dependences, limit, guarded=unit.alias_check is not None,
                                                       live=unit.live_ranges)
         except BudgetExceeded as exc:

@@ -58,6 +58,11 @@ a full strip runs the same j, jammed as above; and the strip's own triangle with
 row as before. Each row still receives its terms in the order of j, and the legality check
 refuses rows that read what an earlier row of their strip finishes later (`x[i - 1]` in the
 chain). trisolv at LARGE (N=2000), one thread: 1.35 ms against gcc -O3's 2.80 (2.08x).
+L may be the last member of a wider band (split off) and its range may move with the loops
+outside it; statements at a constant date of J stay out of the rectangle. The legality check
+reads `Dependences.ordering`, where the updates of exact reductions may change places
+(clangpass.poly.exact_reductions): nussinov's row starts then run after the rectangle, and
+`keep-streams` leaves its band untiled for this pass (`exact_triangle`).
 
 `keep-streams` leaves the two-deep bands of such chains untiled for this pass. The record
 counts the jammed loops (`jammed_loops`), triangular ones included.
@@ -133,7 +138,10 @@ class ReductionJam(Pass):
         factor = ROW_JAM if columns else JAM
         try:
             with isl_budget(ctx.isl_ctx, limit, "reduction-jam"):
-                deps = unit.dependences.all                        # [P] -> { S[i..] -> T[j..] }
+                # The order to keep: the updates of an exact reduction may change places (rows
+                # of nussinov's triangle); verify-schedule checks the parallel and vector marks
+                # against every dependence.
+                deps = unit.dependences.ordering                   # [P] -> { S[i..] -> T[j..] }
 
                 def broken(schedule: isl.Schedule) -> bool:
                     # With region-local storage (three-address temporaries) a schedule that breaks
@@ -452,18 +460,24 @@ def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     (j < i - i mod R): within a full strip, every row runs all of them, in the same order of
     j. The rest (J's instances inside the strip's triangle, and the other statements) is at
     most R x R instances a strip. J must hold one or two accumulation chains (whose statements
-    may read the array they write elsewhere: trisolv's x[j]), and L's range must not depend on
-    the loops outside it (as for `_jammable`)."""
+    may read the array they write elsewhere: trisolv's x[j]). J may be L's only child, a row
+    start fused into its band at a constant date (left out of the rectangle), and L's range may
+    depend on the loops outside it (nussinov's i < j < n): the full strips are isolated, the
+    partial ones run as before."""
     if band.band_n_member() != 1 or band.n_children() != 1 or len(_statement_names(band)) > MAX_STATEMENTS:
         return None
-    l = band.get_schedule_depth()
-    if l and not _is_product(_date_set(band, l + 1), list(range(l)), [l]):
-        return None
     seq = band.child(0)
-    if seq.get_type() != isl.schedule_node_type.sequence:
+    if seq.get_type() == isl.schedule_node_type.band:
+        # J right below L, a row start fused into its band at a constant date (the rectangle
+        # leaves it out; the legality check decides whether it may run after the rectangle).
+        if _inner_bands(seq) != [] or seq.band_n_member() != 1 or _under_vector_mark(seq):
+            return None
+        found, inner = 0, seq
+    elif seq.get_type() != isl.schedule_node_type.sequence:
         return None
-    found = None
-    for k in range(seq.n_children()):
+    else:
+        found = None
+    for k in range(seq.n_children() if seq.get_type() == isl.schedule_node_type.sequence else 0):
         below = seq.child(k).child(0)
         if below.get_type() == isl.schedule_node_type.leaf:
             continue
@@ -487,6 +501,8 @@ def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     instances = inner.get_domain()                                     # [P] -> { S[i..] : ... }
     for k in range(pieces.n_pw_aff()):
         j = pieces.get_at(k)
+        if not _varies(j):
+            continue            # a statement at a constant date of J (a row's start fused into J's band)
         j = j.intersect_domain(instances.extract_set(j.get_domain_space()))
         domain = isl.UnionSet.from_set(j.domain())
         l_list = rows.intersect_domain(domain).get_pw_aff_list()
@@ -505,6 +521,25 @@ def _triangle_parts(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     return found, rect, rest
 
 
+def exact_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
+                   updates: frozenset[str], factor: int = TRIANGLE_JAM) -> bool:
+    """Whether the last member of permutable `band` (two members, neither coincident) is a loop L
+    over a triangular chain (`_triangle_parts`) whose chain statements all update exact
+    reductions (`updates`: nussinov's `table[i][j] = max(table[i][j], table[i][k] + ..)`): the
+    row starts of such a chain may run after its rectangle (clangpass.poly.exact_reductions), so
+    `_jam_triangle` can jam it once `keep-streams` keeps the band from being tiled."""
+    if not (band.get_type() == isl.schedule_node_type.band and band.band_n_member() == 2
+            and band.band_get_permutable()
+            and not any(band.band_member_get_coincident(m) for m in range(2))):
+        return False
+    parts = _triangle_parts(band.band_split(1).child(0), reads, writes, factor)
+    if parts is None:
+        return False
+    names = {s.get_tuple_name() for s in (parts[1].get_set_list().get_at(k)
+                                          for k in range(parts[1].get_set_list().n_set()))}
+    return bool(names) and names <= updates
+
+
 def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap,
                   broken: Callable[[isl.Schedule], bool], factor: int = TRIANGLE_JAM) -> isl.ScheduleNode | None:
     """`band` (L, see `_triangle_parts`) jammed over its rectangle, or None:
@@ -521,6 +556,12 @@ def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Union
 
     Each row still accumulates its terms in the order of J (the rectangle's, then the
     triangle's). Returns the node at `band`'s position."""
+    outer = 0
+    if band.get_type() == isl.schedule_node_type.band and band.band_n_member() > 1:
+        # L the last member of a wider band (nussinov's (-i, j) over its k loop): L alone below
+        # the others, whose order stays.
+        outer = 1
+        band = band.band_split(band.band_n_member() - 1).child(0)
     parts = _triangle_parts(band, reads, writes, factor)
     if parts is None:
         return None
@@ -540,7 +581,7 @@ def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Union
     # (isl drops the filters the rectangle leaves empty: find J's leaf below it)
     leaf = node.child(0)
     while leaf.get_type() != isl.schedule_node_type.leaf:
-        if leaf.get_type() == isl.schedule_node_type.sequence:
+        if leaf.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
             live = [k for k in range(leaf.n_children()) if not leaf.child(k).get_domain().is_empty()]
             if len(live) != 1:
                 return None
@@ -556,4 +597,4 @@ def _jam_triangle(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Union
     jammed = _strip_loop(rest_node.parent().parent(), strips, points, coincident, permutable, factor)
     if jammed is None or broken(jammed.get_schedule()):
         return None
-    return jammed
+    return jammed.parent() if outer else jammed

@@ -47,6 +47,11 @@ class PassContext:
     isl_ctx: isl.Context        # one per region: isl options set by a pass never leak to another region
     traits: TargetTraits = TargetTraits()   # of the target the pipeline is the target's pipeline of
 
+    @property
+    def exact_reductions(self) -> bool:
+        """Whether the dependences look for exact reductions (the option, on a target that uses them)."""
+        return self.options.exact_reductions and self.traits.exact_reductions
+
 
 class Pass:
     """Base of every pass; subclasses set the class attributes and implement `run`."""

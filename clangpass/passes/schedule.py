@@ -36,7 +36,7 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.band_merge import joined_nested_bands, relaxed_storage
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason, nest_depth, proximity_affordable
 from clangpass.poly.clustering import Clustering
-from clangpass.poly.dependences import Dependences
+from clangpass.poly.dependences import Dependences, relaxed_order
 from clangpass.poly.fusion import FusionChoice, choose_fusion, dependence_components
 from clangpass.poly.live_ranges import RelaxedDependences, relaxed_criterion_violations
 from clangpass.poly.member_order import order_parallel_members
@@ -129,7 +129,7 @@ class IslSchedule(Pass):
             ScheduleRecord(choice.strategy, choice.reason, ordered))
 
 
-Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences]]
+Problem = tuple[isl.UnionSet, isl.UnionSet, isl.UnionMap, Optional[RelaxedDependences], isl.UnionMap]
 
 
 def scheduling_problem(scop: Scop, dependences: Dependences, relaxed: Optional[RelaxedDependences],
@@ -137,26 +137,31 @@ def scheduling_problem(scop: Scop, dependences: Dependences, relaxed: Optional[R
     """The statements ([P] -> { S[i..] }) and what isl schedules: the domain (the statements, or the
     macro-statements' [P] -> { M[i..] }), the dependences it enforces (all of `dependences`; with `relaxed`,
     relax-false-deps' enforced part) and the relaxed ones, mapped onto the macro-statements under
-    `clustering` (its `macro_relaxed`, which leaves out what one macro-statement instance keeps)."""
+    `clustering` (its `macro_relaxed`, which leaves out what one macro-statement instance keeps), and
+    the validity constraints: the enforced dependences, less the update pairs of exact reductions
+    (`Dependences.ordering`; without clustering only) that stay coincidence constraints."""
     statements = scop.domain                                   # [P] -> { S[i..] }
     domain = statements if clustering is None else clustering.domain
     if relaxed is not None:
         if clustering is not None:
             relaxed = clustering.macro_relaxed(relaxed, scop, max_operations)
-        return statements, domain, relaxed.enforced, relaxed
+            return statements, domain, relaxed.enforced, relaxed, relaxed.enforced
+        return statements, domain, relaxed.enforced, relaxed, relaxed_order(relaxed.enforced, dependences)
     deps = dependences.all                                     # [P] -> { S[i..] -> T[j..] }
     if clustering is not None:
         deps = clustering.macro(deps, max_operations)          # [P] -> { M[i..] -> N[j..] }
-    return statements, domain, deps, None
+        return statements, domain, deps, None, deps
+    return statements, domain, deps, None, dependences.ordering
 
 
 def schedule_constraints(problem: Problem, context: isl.Set) -> isl.ScheduleConstraints:
     """isl's constraints for `problem` (`scheduling_problem`) under `context` ([P] -> { : .. }): every
-    dependence it enforces a validity, proximity and coincidence constraint; relaxed false
-    dependences conditional validity constraints on the live ranges they guard."""
-    _, domain, deps, relaxed = problem
+    dependence it enforces a proximity and coincidence constraint, and a validity constraint unless
+    it only orders two updates of an exact reduction; relaxed false dependences conditional validity
+    constraints on the live ranges they guard."""
+    _, domain, deps, relaxed, validity = problem
     constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(context)
-                   .set_validity(deps).set_proximity(deps).set_coincidence(deps))
+                   .set_validity(validity).set_proximity(deps).set_coincidence(deps))
     if relaxed is None:
         return constraints
     # Ordering: relax-false-deps ran before. False dependences of local storage hold only where
@@ -205,7 +210,7 @@ def _per_nest_schedule(unit: PolyUnit, clustering: Optional[Clustering],
     schedule: Optional[isl.Schedule] = None
     for k, nest in enumerate(nests):
         mine = frozenset(name for name, at in nest_of.items() if at == k)
-        problem = (nest, instances_of(domain, mine), deps_of[k], None)
+        problem = (nest, instances_of(domain, mine), deps_of[k], None, deps_of[k])
         candidates, failures, _ = _schedule_candidates(unit, clustering, ctx, problem, first_only=True)
         if not candidates:
             return None, f"loop nest {k + 1}: {failures[0]}"
@@ -222,7 +227,7 @@ def _schedule_candidates(unit: PolyUnit, clustering: Optional[Clustering], ctx: 
     macro-statement's."""
     options = ctx.options
     scop = unit.scop
-    statements, domain, deps, relaxed = problem
+    statements, domain, deps, relaxed, _ = problem
     constraints = schedule_constraints(problem, scop.context)
     notes: tuple[str, ...] = ()
     if not proximity_affordable(domain):
@@ -310,7 +315,7 @@ def _in_source_order(schedule: isl.Schedule, scop: Scop, dependences: Dependence
     (clangpass.poly.sequence_order); as it is when that exceeds the budget."""
     rank = {s.name: k for k, s in enumerate(scop.statements)}
     try:
-        deps = dependences.all                                    # [P] -> { S[i..] -> T[j..] }
+        deps = dependences.ordering                               # [P] -> { S[i..] -> T[j..] }
         with isl_budget(scop.context.get_ctx(), max_operations, "source-ordered sequences"):
             return source_ordered_sequences(schedule, deps, rank)
     except BudgetExceeded:

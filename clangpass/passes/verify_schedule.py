@@ -10,8 +10,9 @@ range it guards is interrupted), no `parallel` loop carries a dependence that mu
 hold (clangpass.poly.validity) and no local value leaves one; otherwise the
 original schedule, with a note naming the violation. The criterion is the same
 whether or not relax-false-deps ran, and is recomputed from the accesses rather
-than taken from that pass. The scheduler is trusted to be correct; this pass
-makes a bug in it, or in a later transformation, cost performance instead of
+than taken from that pass; the update pairs of exact reductions need no order
+(clangpass.poly.exact_reductions), but a parallel loop may not carry one. The
+scheduler is trusted to be correct; this pass makes a bug in it, or in a later transformation, cost performance instead of
 wrong results. A check that exceeds the isl budget rejects the schedule too.
 The checks are `schedule_violations`, which pass `load-schedule` makes of a schedule
 read from a file (-fpencil-load-schedule) as well.
@@ -26,6 +27,7 @@ from clangpass.passes.registry import Pass, PassContext, register
 from clangpass.passes.tile import without_tiles
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
+from clangpass.poly.dependences import relaxed_order
 from clangpass.poly.live_ranges import (privatization_violations, relax_false_dependences,
                                         relaxed_criterion_violations)
 from clangpass.poly.validity import parallel_violations
@@ -61,7 +63,10 @@ def schedule_violations(unit: PolyUnit, schedule: isl.Schedule, ctx: PassContext
     try:
         # Recomputed from the unrelaxed dependences, not taken from relax-false-deps.
         split = relax_false_dependences(scop, unit.dependences, unit.live_ranges, limit)
-        problems = relaxed_criterion_violations(schedule, scop, split, limit)
+        # The updates of an exact reduction may run in any order, but no parallel loop may carry two.
+        with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
+            order = replace(split, enforced=relaxed_order(split.enforced, unit.dependences))
+        problems = relaxed_criterion_violations(schedule, scop, order, limit)
         with isl_budget(ctx.isl_ctx, limit, "schedule verification"):
             # A parallel loop may carry false dependences of local storage (each thread has its
             # own copy of it), but no local value may leave it.

@@ -40,7 +40,8 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.annotations import reduction_updates
 from clangpass.poly.codegen import generate_ast
 from clangpass.poly.codegen_unit import WAVEFRONT_MARK
-from clangpass.poly.validity import dependence_violations
+from clangpass.poly.dependences import relaxed_order
+from clangpass.poly.validity import carries_dependence, dependence_violations
 
 
 MIN_TILE_INSTANCES = 32768
@@ -71,7 +72,10 @@ class Wavefront(Pass):
         # [P] -> { S[i..] -> T[j..] }: the dependences the schedule must respect (after
         # relax-false-deps, the enforced ones; verify-schedule checks the relaxed criterion,
         # live ranges included, on the final schedule).
-        deps = unit.relaxed.enforced if unit.relaxed is not None else unit.dependences.all
+        full = unit.relaxed.enforced if unit.relaxed is not None else unit.dependences.all
+        # The updates of exact reductions need no order (the bands were scheduled so), but the
+        # wavefront's parallel tile loop may not carry two updates of one element.
+        deps = relaxed_order(full, unit.dependences)
         changed = [0]
 
         def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -79,8 +83,11 @@ class Wavefront(Pass):
             if _is_tile_mark(node) and _wants_wavefront(node.child(0), deps):
                 if _tile_work(node.child(0)) < MIN_TILE_INSTANCES:
                     return node
+                skewed = _skew(node.child(0))
+                if carries_dependence(skewed.child(0).child(0), full, 0):
+                    return node                    # T1 would carry two updates of one element
                 changed[0] += 1
-                return _skew(node.child(0)).parent()
+                return skewed.parent()
             for k in range(node.n_children()):
                 node = visit(node.child(k)).parent()
             return node

@@ -276,3 +276,30 @@ def integer_constant(pa: isl.PwAff) -> Optional[int]:
         return None
     val = pa.get_pieces()[0][1].get_constant_val()
     return val.to_python() if val.is_int() else None
+
+
+def access_of(chain: N.Subscript, iterators: tuple[str, ...], space: isl.Space) -> isl.Map:
+    """[P] -> { S[i..] -> X[a..] }: the element `chain` reads, in the map space `space` (its
+    domain's dimensions are `iterators`); a subscript that is no affine function of them gives
+    the empty relation (it matches no affine access)."""
+    domain = space.domain()
+    scope = AffineScope(space=domain.reset_tuple_id(isl.dim_type.set), iterators=iterators,
+                        params=tuple(domain.get_dim_name(isl.dim_type.param, k)
+                                     for k in range(domain.dim(isl.dim_type.param))),
+                        domain=isl.Set.universe(domain.reset_tuple_id(isl.dim_type.set)),
+                        context=isl.Set.universe(domain.reset_tuple_id(isl.dim_type.set)).params())
+    indices: list[N.Expr] = []
+    node: N.Expr = chain
+    while isinstance(node, N.Subscript):
+        indices.append(node.index)
+        node = node.base
+    indices.reverse()
+    try:
+        values = [scope.pw_aff(e) for e in indices]
+    except NotAffine:
+        return isl.Map.empty(space)
+    out = isl.Map.from_pw_aff(values[0])
+    for v in values[1:]:
+        out = out.flat_range_product(isl.Map.from_pw_aff(v))
+    return (out.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.in_))
+            .set_tuple_id(isl.dim_type.out, space.get_tuple_id(isl.dim_type.out)))

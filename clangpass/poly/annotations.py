@@ -274,16 +274,45 @@ def _update_targets(body: N.Stmt, v: str, combiner: str) -> list[N.Expr] | None:
     logical = combiner in _LOGICAL and isinstance(value, N.Binary) and value.op == combiner
     if value.type != target.type and not logical:
         return None
-    if isinstance(value, N.Binary) and value.op in _BINARY.get(combiner, ()):
-        operands = [(value.lhs, value.rhs)] + ([(value.rhs, value.lhs)] if value.op != "-" else [])
-    elif isinstance(value, N.Call) and value.callee in _CALLEES.get(combiner, ()) and len(value.args) == 2:
-        operands = [(value.args[0], value.args[1]), (value.args[1], value.args[0])]
-    else:
-        return None
-    for mine, other in operands:
+    for mine, other in update_operands(value, combiner):
         if mine == target and not _mentions(other, v):
             return [target]
     return None
+
+
+# `a < b ? a : b` and its variants: which comparison operators make the `then` operand the
+# smaller (min) or the larger (max) of the two compared ones.
+_THEN_SMALLER = frozenset({"<", "<="})
+_THEN_LARGER = frozenset({">", ">="})
+
+
+def update_operands(value: N.Expr, combiner: str, conditionals: bool = False) -> list[tuple[N.Expr, N.Expr]]:
+    """The ways to read `value` (implicit casts stripped) as `a combiner b`: (a, b) pairs, both
+    orders where the operator commutes; empty if none. `a - b` reads as `a + b'` (b' = -b) for
+    '+', with `a` first only. With `conditionals`, `a >= b ? a : b` and the other spellings of a
+    max or min by `?:` (the ones PolyBench's `max_score` and `MIN` macros expand to) read as
+    max or min of `a` and `b`; they are exact on integers only (on floating point the result of
+    a NaN or of +0 against -0 depends on the operands' order), which the caller checks."""
+    if isinstance(value, N.Binary) and value.op in _BINARY.get(combiner, ()):
+        return [(value.lhs, value.rhs)] + ([(value.rhs, value.lhs)] if value.op != "-" else [])
+    if isinstance(value, N.Call) and value.callee in _CALLEES.get(combiner, ()) and len(value.args) == 2:
+        return [(value.args[0], value.args[1]), (value.args[1], value.args[0])]
+    if conditionals and combiner in ("min", "max") and isinstance(value, N.Conditional):
+        cond = strip_implicit_casts(value.cond)
+        if not isinstance(cond, N.Binary) or cond.op not in _THEN_SMALLER | _THEN_LARGER:
+            return []
+        a, b = strip_implicit_casts(cond.lhs), strip_implicit_casts(cond.rhs)
+        then, otherwise = strip_implicit_casts(value.then), strip_implicit_casts(value.otherwise)
+        if (then, otherwise) == (a, b):
+            larger_first = cond.op in _THEN_LARGER          # `a > b ? a : b`
+        elif (then, otherwise) == (b, a):
+            larger_first = cond.op in _THEN_SMALLER         # `a < b ? b : a`
+        else:
+            return []
+        if larger_first != (combiner == "max"):
+            return []
+        return [(a, b), (b, a)]
+    return []
 
 
 def _is_element(target: N.Expr, v: str, rank: int) -> bool:

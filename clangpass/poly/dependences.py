@@ -22,6 +22,12 @@ The pairs a `#pragma pencil independent` loop declares absent are removed from a
 three (clangpass.poly.annotations); what the annotations allow (the pairs they remove,
 the pairs vector loops may ignore, the reductions threads may perform) comes with
 the dependences, computed once with them.
+Exact reductions (clangpass.poly.exact_reductions: integer array elements every write of which
+is an update with one associative, commutative, exact operator, `table[i][j] = max(table[i][j],
+e)`) need no order among the updates of one element: those pairs (`reordering`) leave the
+`ordering` constraints, which gain every update before a later read of its element
+(`reduction_reads`); `all` keeps them, since a loop that carries two updates of one element
+is neither parallel nor vector.
 The `dependences` pass puts the result on the compilation unit (`PolyUnit.dependences`),
 where it holds until a pass changes the model.
 """
@@ -36,6 +42,7 @@ import islpy as isl
 from clangpass.poly.annotations import (ThreadReductions, annotation_reductions, declared_independent, reduction_results,
                                         vector_independent)
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
+from clangpass.poly.exact_reductions import ExactReduction, exact_reductions, reduction_reads, reordering_pairs
 from clangpass.poly.scop import Scop, sorted_pieces
 from clangpass.poly.validity import ALL_PAIRS_MAX_STATEMENTS, dates_by_statement, maps_of, ordered_pair, union_of
 
@@ -52,19 +59,44 @@ class Dependences:
     independent: Optional[isl.UnionMap] = None          # [P] -> { S -> T }: pairs `independent` removed
     vector_independent: Optional[isl.UnionMap] = None   # [P] -> { S -> T }: pairs vector loops may ignore
     reductions: tuple[ThreadReductions, ...] = ()       # `thread_reductions` of each annotation, in order
+    # Exact reductions found in the region (clangpass.poly.exact_reductions), the update pairs
+    # whose order does not matter, and each update to the later reads of its element
+    # ([P] -> { S -> T }); None when the region has none.
+    exact: tuple[ExactReduction, ...] = ()
+    reordering: Optional[isl.UnionMap] = None
+    reduction_reads: Optional[isl.UnionMap] = None
 
     @cached_property
     def all(self) -> isl.UnionMap:
-        """[P] -> { S[i..] -> T[j..] }: every dependence, the validity constraints of scheduling."""
+        """[P] -> { S[i..] -> T[j..] }: every dependence; what a parallel or vector loop may not carry."""
         return self.flow.union(self.anti).union(self.output).coalesce()
 
+    @cached_property
+    def ordering(self) -> isl.UnionMap:
+        """[P] -> { S[i..] -> T[j..] }: the order a schedule must keep, the validity constraints of
+        scheduling: `all`, less the update pairs of exact reductions, with every update before the
+        later reads of its element."""
+        if self.reordering is None:
+            return self.all
+        return relaxed_order(self.all, self)
 
-def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
+
+def relaxed_order(deps: isl.UnionMap, dependences: Dependences) -> isl.UnionMap:
+    """`deps` ([P] -> { S -> T }, `dependences.all` or a part of it that orders the same
+    statements) with the update pairs of exact reductions left out and their results kept
+    (`Dependences.ordering`)."""
+    if dependences.reordering is None:
+        return deps
+    return deps.subtract(dependences.reordering).union(dependences.reduction_reads).coalesce()
+
+
+def compute_dependences(scop: Scop, max_operations: int = 0, exact: bool = True) -> Dependences:
     """Flow (value-based when the budget allows, else memory-based), anti and output dependences
     (raises BudgetExceeded), with what the loop annotations allow.
 
     Memory-based flow dependences are a superset of the value-based ones, so falling back to
     them when value-based analysis exceeds `max_operations` only costs scheduling freedom.
+    With `exact` (-fpencil-exact-reductions), exact reductions are looked for.
     """
     ctx = scop.context.get_ctx()
     step = "dependence analysis"
@@ -86,8 +118,17 @@ def compute_dependences(scop: Scop, max_operations: int = 0) -> Dependences:
             flow, anti, output = (d.subtract(independent) for d in (flow, anti, output))
             # Ordering: after the subtraction (the reads of a reduction's result are outside its loop).
             flow = flow.union(reduction_results(scop, reductions, dates.lex_lt_union_map(dates)))
+    found: tuple[ExactReduction, ...] = ()
+    reordering = results = None
+    if exact:
+        with isl_budget(ctx, max_operations, step):
+            found = exact_reductions(scop)
+            reordering = reordering_pairs(found)
+            if reordering is not None:
+                results = _simplified(reduction_reads(scop, found, dates), context)
+                reordering = _simplified(reordering, context)
     return Dependences(_simplified(flow, context), _simplified(anti, context), _simplified(output, context), note,
-                       declared, independent, vector, reductions)
+                       declared, independent, vector, reductions, found, reordering, results)
 
 
 def _whole(scop: Scop, dates: isl.UnionMap, max_operations: int) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap, str]:

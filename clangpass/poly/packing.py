@@ -47,7 +47,7 @@ import islpy as isl
 from clangpass.ir import nodes as N
 from clangpass.ir import types as T
 from clangpass.ir.walk import children, descendants, transform
-from clangpass.poly.affine import AffineScope, NotAffine
+from clangpass.poly.affine import access_of
 from clangpass.poly.codegen_unit import REGISTER_TILE_MARK, StatementBody
 from clangpass.poly.validity import earlier_pairs
 
@@ -515,33 +515,6 @@ def reads_access(pack: Pack, iterators: tuple[str, ...], ctx: isl.Context):
     access = isl.Map.read_from_str(ctx, pack.access)              # [P] -> { S[i..] -> X[a..] }
     return lambda chain: access_of(chain, iterators, access.get_space()).intersect_domain(
         access.domain()).is_equal(access)
-
-
-def access_of(chain: N.Subscript, iterators: tuple[str, ...], space: isl.Space) -> isl.Map:
-    """[P] -> { S[i..] -> X[a..] }: the element `chain` reads, in the map space `space` (its
-    domain's dimensions are `iterators`); a subscript that is no affine function of them gives
-    the empty relation (it matches no affine access)."""
-    domain = space.domain()
-    scope = AffineScope(space=domain.reset_tuple_id(isl.dim_type.set), iterators=iterators,
-                        params=tuple(domain.get_dim_name(isl.dim_type.param, k)
-                                     for k in range(domain.dim(isl.dim_type.param))),
-                        domain=isl.Set.universe(domain.reset_tuple_id(isl.dim_type.set)),
-                        context=isl.Set.universe(domain.reset_tuple_id(isl.dim_type.set)).params())
-    indices: list[N.Expr] = []
-    node: N.Expr = chain
-    while isinstance(node, N.Subscript):
-        indices.append(node.index)
-        node = node.base
-    indices.reverse()
-    try:
-        values = [scope.pw_aff(e) for e in indices]
-    except NotAffine:
-        return isl.Map.empty(space)
-    out = isl.Map.from_pw_aff(values[0])
-    for v in values[1:]:
-        out = out.flat_range_product(isl.Map.from_pw_aff(v))
-    return (out.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.in_))
-            .set_tuple_id(isl.dim_type.out, space.get_tuple_id(isl.dim_type.out)))
 
 
 def _reading_buffer(body: N.Stmt, pack: Pack, replaced=lambda chain: True) -> tuple[N.Stmt, list[N.Subscript]]:

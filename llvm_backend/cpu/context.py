@@ -112,6 +112,10 @@ class FunctionState:
     # Under one row of a register tile that lower_ast unrolls itself: array name -> (its
     # `!alias.scope` list, its `!noalias` list) for the arrays register_rows proved.
     row_scopes: dict[str, tuple[ir.MDValue, ir.MDValue]] = field(default_factory=dict)
+    # In an innermost loop whose accumulators accumulators.py proved apart from its other accesses:
+    # array name -> (the accumulator chains, their (`!alias.scope`, `!noalias`), the other chains').
+    accumulator_scopes: dict[str, tuple[frozenset, tuple[ir.MDValue, ir.MDValue], tuple[ir.MDValue, ir.MDValue]]] = \
+        field(default_factory=dict)
     debug_scope: Optional[ir.DIValue] = None
 
     @classmethod

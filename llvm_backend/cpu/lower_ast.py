@@ -59,6 +59,7 @@ from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_expr import ExprLowering
 from llvm_backend.cpu.lower_types import I1, I64, BackendError
 from llvm_backend.cpu.neighbours import reads_neighbours
+from llvm_backend.cpu.accumulators import accumulator_chains
 from llvm_backend.cpu.register_rows import Enclosing, disjoint_row_arrays
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class AstLowering:
         self.team: Optional["Team"] = None     # inside a thread team (parallel.Team): who runs what
         self.in_register_tile = False          # under a `register-tile` mark
         self._row_arrays: Optional[dict[str, frozenset[str]]] = None   # see `row_arrays`
+        self._accumulators: Optional[dict[str, dict[str, frozenset]]] = None   # see `accumulators`
         self.exprs = ExprLowering(state)
         self._dispatch: dict[object, Callable[[isl.AstNode], None]] = {
             isl.ast_node_type.for_: self.lower_For,
@@ -188,13 +190,75 @@ class AstLowering:
             hints = {"vectorize": True}
             if reads_neighbours(self.unit, node):
                 hints["interleave"] = 1
-        with for_range(self.builder, start, condition, step, f"pencil.{name}",
-                       loop_id(self.state.ctx.module, group, **hints)) as iv:
-            if group is not None:
-                self.state.push_parallel(group)
-            self.with_id(name, iv, lambda: self.lower(node.for_get_body()))
-            if group is not None:
-                self.state.pop_parallel()
+        saved = self.state.accumulator_scopes
+        if not self.in_register_tile:
+            self.state.accumulator_scopes = {**saved, **self.accumulator_scopes(node)}
+        try:
+            with for_range(self.builder, start, condition, step, f"pencil.{name}",
+                           loop_id(self.state.ctx.module, group, **hints)) as iv:
+                if group is not None:
+                    self.state.push_parallel(group)
+                self.with_id(name, iv, lambda: self.lower(node.for_get_body()))
+                if group is not None:
+                    self.state.pop_parallel()
+        finally:
+            self.state.accumulator_scopes = saved
+
+    def accumulator_scopes(self, node: isl.AstNode) -> dict:
+        """For an innermost loop whose accumulators `accumulators.accumulator_chains` proves apart
+        from its other accesses: an alias scope for the accumulators and one for the rest of each
+        such array, declared here (`llvm.experimental.noalias.scope.decl`, at each execution of the
+        loop, for which alone the proof holds), as `FunctionState.accumulator_scopes` holds them."""
+        proven = self.accumulators(node)
+        if not proven:
+            return {}
+        module = self.state.ctx.module
+        tag = f"pencil.acc.{self.state.function.name}.{len(module.metadata)}"
+        domain = module.add_metadata([ir.MetaDataString(module, tag)])
+        decl = module.globals.get("llvm.experimental.noalias.scope.decl")
+        if decl is None:
+            decl = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.MetaDataType()]),
+                               "llvm.experimental.noalias.scope.decl")
+        out = {}
+        for array, chains in sorted(proven.items()):
+            mine = module.add_metadata([ir.MetaDataString(module, f"{tag}.{array}.acc"), domain])
+            other = module.add_metadata([ir.MetaDataString(module, f"{tag}.{array}.other"), domain])
+            mine_list, other_list = module.add_metadata([mine]), module.add_metadata([other])
+            self.builder.call(decl, [mine_list])
+            self.builder.call(decl, [other_list])
+            out[array] = (chains, (mine_list, other_list), (other_list, mine_list))
+        return out
+
+    def accumulators(self, node: isl.AstNode) -> dict[str, frozenset]:
+        """`accumulators.accumulator_chains` of the innermost loop `node`, for every such loop of the
+        unit's AST that prints as `node` does (the arrays proven in each place)."""
+        if self._accumulators is None:
+            found: dict[str, dict[str, frozenset]] = {}
+
+            def visit(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> None:
+                kind = n.get_type()
+                if kind == isl.ast_node_type.mark:
+                    visit(n.mark_get_node(), path, tiled or n.mark_get_id().get_name() == REGISTER_TILE_MARK)
+                elif kind == isl.ast_node_type.block:
+                    children = n.block_get_children()
+                    for k in range(children.n_ast_node()):
+                        visit(children.get_at(k), path, tiled)
+                elif kind == isl.ast_node_type.if_:
+                    visit(n.if_get_then_node(), path + [Enclosing(n, True)], tiled)
+                    if n.if_has_else_node():
+                        visit(n.if_get_else_node(), path + [Enclosing(n, False)], tiled)
+                elif kind == isl.ast_node_type.for_:
+                    if not tiled and not n.for_is_degenerate() and not _has_loop(n.for_get_body()):
+                        text = n.to_C_str()
+                        proven = accumulator_chains(self.unit, n, path)
+                        if text in found:
+                            proven = {a: c for a, c in proven.items() if found[text].get(a) == c}
+                        found[text] = proven
+                    visit(n.for_get_body(), path + [Enclosing(n)], tiled)
+
+            visit(self.unit.ast, [], False)
+            self._accumulators = found
+        return self._accumulators.get(node.to_C_str(), {})
 
     def unrolled_rows(self, node: isl.AstNode, name: str, rows: list[int], arrays: frozenset[str]) -> None:
         """A register tile's row loop as one copy of its body per row, whose accesses to
@@ -410,3 +474,18 @@ def _has_constant_bounds(node: isl.AstNode) -> bool:
             and cond.get_type() == isl.ast_expr_type.op and cond.op_get_type() in (OP.le, OP.lt)
             and cond.op_get_arg(0).get_type() == isl.ast_expr_type.id
             and cond.op_get_arg(1).get_type() == isl.ast_expr_type.int)
+
+
+def _has_loop(node: isl.AstNode) -> bool:
+    """Whether a for node (not a degenerate one) lies in `node`."""
+    kind = node.get_type()
+    if kind == isl.ast_node_type.for_:
+        return not node.for_is_degenerate() or _has_loop(node.for_get_body())
+    if kind == isl.ast_node_type.mark:
+        return _has_loop(node.mark_get_node())
+    if kind == isl.ast_node_type.if_:
+        return _has_loop(node.if_get_then_node()) or (node.if_has_else_node() and _has_loop(node.if_get_else_node()))
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return any(_has_loop(children.get_at(k)) for k in range(children.n_ast_node()))
+    return False

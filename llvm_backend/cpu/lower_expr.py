@@ -60,6 +60,7 @@ class Lvalue:
     ctype: T.CType
     shared_array: bool = False
     array: Optional[str] = None     # the variable an array element belongs to (`C` of `C[i][j]`)
+    chain: Optional[N.Expr] = None  # the subscript chain it was lowered from (`C[i][j]`)
 
 
 def c_value(value: int, ctype: T.CType) -> int:
@@ -237,6 +238,12 @@ class ExprLowering:
             instr.set_metadata("llvm.access.group", self.state.access_group_list)
         # A register tile's row whose elements of this array no other row touches (register_rows).
         scopes = self.state.row_scopes.get(lv.array) if lv.array is not None else None
+        # An innermost loop's accumulators, apart from the loop's other accesses to their
+        # array for one execution of the loop (accumulators.py, lower_ast.accumulator_scopes).
+        accumulators = self.state.accumulator_scopes.get(lv.array) if lv.array is not None else None
+        if scopes is None and accumulators is not None and lv.chain is not None:
+            chains, mine, others = accumulators
+            scopes = mine if lv.chain in chains else others
         if scopes is not None:
             instr.set_metadata("alias.scope", scopes[0])
             instr.set_metadata("noalias", scopes[1])
@@ -290,7 +297,7 @@ class ExprLowering:
         element = llvm_type(scalar_element(node.type), e.loc)
         ptr = self.builder.gep(base, [offset], inbounds=True, source_etype=element,
                                name=f"pencil.{_root_name(node)}.addr")
-        return Lvalue(ptr, e.type, shared, node.name if isinstance(node, N.VarRef) else None)
+        return Lvalue(ptr, e.type, shared, node.name if isinstance(node, N.VarRef) else None, e)
 
     def array_root(self, node: N.Expr) -> tuple[ir.Value, tuple[ir.Value, ...], bool]:
         """The address an array access starts from, the extents of the dimensions below

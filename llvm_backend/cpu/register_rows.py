@@ -133,38 +133,51 @@ def _elements(accesses, row_name: str, row: int, loops: frozenset[str],
     return result
 
 
-def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str], constraints: list[str]):
-    """(array, [(subscript, extent or None)] or None, (iterators, constraints)) for every
-    array subscript chain under `node` (array None: an unknown statement); the array is
-    prefixed with '=' where it is written."""
+@dataclass(frozen=True)
+class ChainAccess:
+    """One array subscript chain under an AST node, as `chain_accesses` finds it."""
+
+    array: Optional[str]           # the array's name; None: a statement the unit does not define
+    subs: Optional[list[tuple[str, Optional[str]]]]   # isl subscripts with the extents below the first; None: not affine
+    written: bool                  # the chain is the target of an assignment or increment
+    chain: Optional[N.Expr]        # the chain itself (`C[i][j]`)
+    body: Optional[N.Stmt]         # its statement's body
+    iterators: tuple[str, ...]     # the AST iterators around it, outermost first
+    constraints: tuple[str, ...]   # what the AST's loops and conditions say of them (isl syntax)
+
+
+def chain_accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str],
+                   constraints: list[str]) -> Iterator[ChainAccess]:
+    """Every array subscript chain under `node`, its subscripts bound to the AST's iterators
+    (shared with accumulators.py)."""
     kind = node.get_type()
     if kind == isl.ast_node_type.mark:
-        yield from _accesses(unit, node.mark_get_node(), iterators, constraints)
+        yield from chain_accesses(unit, node.mark_get_node(), iterators, constraints)
     elif kind == isl.ast_node_type.block:
         children = node.block_get_children()
         for k in range(children.n_ast_node()):
-            yield from _accesses(unit, children.get_at(k), iterators, constraints)
+            yield from chain_accesses(unit, children.get_at(k), iterators, constraints)
     elif kind == isl.ast_node_type.if_:
         inner = list(constraints)
         try:
             inner.append(_text(node.if_get_cond()))
         except _NotAffine:
             pass
-        yield from _accesses(unit, node.if_get_then_node(), iterators, inner)
+        yield from chain_accesses(unit, node.if_get_then_node(), iterators, inner)
         if node.if_has_else_node():
-            yield from _accesses(unit, node.if_get_else_node(), iterators, constraints)
+            yield from chain_accesses(unit, node.if_get_else_node(), iterators, constraints)
     elif kind == isl.ast_node_type.for_:
         name = iterator_name(node)
         try:
             inner = constraints + _for_constraints(node, name)
         except _NotAffine:
             inner = list(constraints)
-        yield from _accesses(unit, node.for_get_body(), iterators + [name], inner)
+        yield from chain_accesses(unit, node.for_get_body(), iterators + [name], inner)
     elif kind == isl.ast_node_type.user:
         call = node.user_get_expr()
         stmt = unit.statements.get(call.op_get_arg(0).id_get_id().get_name())
         if stmt is None:
-            yield None, None, None
+            yield ChainAccess(None, None, False, None, None, tuple(iterators), tuple(constraints))
             return
         bound: dict[str, Optional[str]] = {}
         for k, name in enumerate(stmt.iterators):
@@ -182,6 +195,9 @@ def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str], constr
                     written.add(id(root))
         for sub in _subscript_chains(stmt.body):
             root, indices = _chain_root(sub)
+            if root is None:              # `s.f[i]`, `(*p)[i]`: not a chain of an array's name
+                yield ChainAccess(None, None, False, sub, stmt.body, tuple(iterators), tuple(constraints))
+                continue
             try:
                 subs = [_subscript(index, bound) for index in indices]
                 dims = row_dims(root.type)
@@ -196,7 +212,19 @@ def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str], constr
                 subs = list(zip(subs, [None] + extents))
             except _NotAffine:
                 subs = None
-            yield ("=" if id(root) in written else "") + root.name, subs, (iterators, constraints)
+            yield ChainAccess(root.name, subs, id(root) in written, sub, stmt.body, tuple(iterators),
+                              tuple(constraints))
+
+
+def _accesses(unit: CodegenUnit, node: isl.AstNode, iterators: list[str], constraints: list[str]):
+    """(array, [(subscript, extent or None)] or None, (iterators, constraints)) for every
+    array subscript chain under `node` (array None: an unknown statement); the array is
+    prefixed with '=' where it is written."""
+    for a in chain_accesses(unit, node, iterators, constraints):
+        if a.array is None:
+            yield None, None, None
+        else:
+            yield ("=" if a.written else "") + a.array, a.subs, (list(a.iterators), list(a.constraints))
 
 
 def _subscript_chains(body: N.Stmt) -> Iterator[N.Subscript]:

@@ -131,7 +131,7 @@ class OpenclTarget(CpuTarget):
     name = "opencl"
     # Kernels: an innermost parallel loop is one, two coincident loops make a two-dimensional
     # one, and the data moves to the device and back.
-    traits = TargetTraits(innermost_parallel=True, coincident_pairs=True, device_data=True)
+    traits = TargetTraits(innermost_parallel=True, coincident_pairs=True, device_data=True, exact_reductions=False)
 
     def pipeline(self, opt_level: int) -> Sequence[str]:
         return pipelines.pipeline(opt_level)

@@ -132,6 +132,13 @@ def test_own_flags_never_reach_the_host() -> None:
     assert c.diagnostics.enabled and c.diagnostics.error     # -Werror=pencil after -Wno-pencil
 
 
+def test_exact_reductions_flag() -> None:
+    assert parse("-c", "a.c").options.exact_reductions is True
+    c = parse("-fno-pencil-exact-reductions", "-c", "a.c")
+    assert c.options.exact_reductions is False and "-fno-pencil-exact-reductions" not in c.host_args
+    assert parse("-fno-pencil-exact-reductions", "-fpencil-exact-reductions", "-c", "a.c").options.exact_reductions
+
+
 def test_other_rpass_goes_to_the_host() -> None:
     c = parse("-Rpass=loop-vectorize", "-c", "a.c")
     assert "-Rpass=loop-vectorize" in c.host_args and not c.diagnostics.remarks

@@ -6,7 +6,9 @@ point: 1,024 points but a tile's work grows with n, so the band runs by wavefron
 (`wavefront._tile_work`). Built at sizes that are not multiples of the tile size, at 1-3
 points (a degenerate wavefront loop) and with the tiles of a wavefront on 1, 2 and 3
 threads, it must print what gcc -O0 prints; the record shows the wavefront and its
-parallel loop, and neither once the pass is disabled.
+parallel loop, and neither once the pass is disabled. Built with
+-fno-pencil-exact-reductions: with exact reductions (the default) nussinov's band is left
+untiled for `reduction-jam` (test_exact_reductions.py), and this shape is what is tested here.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def _build(tmp_path: Path, size: str, *flags: str) -> tuple[list[str], Path, dic
     cflags = [*harness.KERNEL_CFLAGS, f"-D{size}"]
     exe = tmp_path / "nussinov"
     record = tmp_path / "record.json"
-    harness.build(PENCILCC, [SOURCE], exe, ["-O3", *cflags, TIME_LIMIT, *flags,
+    harness.build(PENCILCC, [SOURCE], exe, ["-O3", *cflags, TIME_LIMIT, "-fno-pencil-exact-reductions", *flags,
                                             f"-foptimization-record-file={record}"])
     (region,) = json.loads(record.read_text())["regions"]
     return cflags, exe, region

@@ -105,6 +105,9 @@ class GenConfig:
     #: of those, the share that combine with `|`, `^` or `&` instead (`q0 |= ...`, `q0 = q0 ^ ...`, ...)
     p_bitwise_reduction: float = 0.4
     p_pivot: float = 0.15             # a Floyd-Warshall min-plus pivot nest on a square 2-D array (index-set splitting)
+    #: a nussinov-like triangular DP over an int array of its own, every write an update with one
+    #: exact operator (max or min by `?:`, `|=`, `^=`: clangpass.poly.exact_reductions)
+    p_exact_reduction: float = 0.12
     p_indirect: float = 0.15          # a nest gathering or scattering through `(i1 * i1 + c) % w` subscripts
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
     p_opencl: float = 0.2             # pencilcc builds it for the OpenCL target (GeneratedProgram.flags)
@@ -2115,6 +2118,8 @@ class _Builder:
             body += self.int_sum()
         if len(body) < self.config.max_nests:
             body += self.indirect()
+        if len(body) + 1 < self.config.max_nests and self.config.max_depth == 3:
+            body += self.exact_reduction()      # room left for the dynamic nest, which comes last
         # Value-style code comes after every other nest but the dynamic one (which must be last),
         # whatever the number of nests: one more part of the region, not one of its nests.
         value = self.value_style() if self.config.max_depth >= 2 else []
@@ -2583,6 +2588,53 @@ class _Builder:
         nest = Loop("i0", Aff(), "<", extent, 1,
                     (Loop(outer, Aff(), "<", extent, 1, (Loop(inner, Aff(), "<", extent, 1, (relax,)),)),))
         return [normalise, nest]
+
+    def exact_reduction(self) -> list[Node]:
+        """Sometimes a nussinov-like triangular DP on an int array H of its own (X x X), every
+        write an update of one element with one exact operator, so that pencilcc finds it as an
+        exact reduction (clangpass.poly.exact_reductions) and may reorder the updates:
+        `for (i0 = X - 1; i0 >= 0; i0--) for (i1 = i0 + 1; i1 < X; i1++) { H[i0][i1] =
+        op(H[i0][i1], H[i0][i1 - 1]); for (i2 = i0 + 1; i2 < i1; i2++) H[i0][i1] = op(H[i0][i1],
+        H[i0][i2] + H[i2 + 1][i1]); }` with op a max or a min by `?:` (either test), or the row's
+        updates `|=` or `^=` a term `& 1023` (not `+=`: a signed sum is no exact reduction, its
+        overflow being undefined). Magnitudes stay bounded: a max or min of sums over splits of
+        the row is linear in X, the `&` terms are small. A stream
+        of its own, so that the seeds that get none keep their program."""
+        rng = random.Random(f"exact reduction {self.seed}")
+        if rng.random() >= self.config.p_exact_reduction:
+            return []
+        fitting = [p for p in sorted(self.sizes) if self.sizes[p] ** 2 <= self.config.max_array_elements]
+        if not fitting:
+            return []
+        param = rng.choice(fitting)
+        init = (rng.randint(1, 13), rng.randint(1, 13), rng.randint(0, 10), rng.choice((17, 19, 23, 29)))
+        table = ArrayDecl("H", "int", ((param, 0), (param, 0)), init)
+        self.arrays.append(table)
+        self.features.add("exact reduction nest")
+        form = rng.choice(("max", "max reversed", "min", "min reversed", "or", "xor"))
+        i, j, k = Aff.var("i0"), Aff.var("i1"), Aff.var("i2")
+        here = ArrayRef("H", (i, j))
+        left = ArrayRef("H", (i, j + (-1)))
+        split = Binary("+", ArrayRef("H", (i, k)), ArrayRef("H", (k + 1, j)))
+
+        def update(value: Expr) -> Assign:
+            if form == "or":
+                return Assign(here, "|=", Binary("&", value, Const(1023, "int")))
+            if form == "xor":
+                return Assign(here, "^=", Binary("&", value, Const(1023, "int")))
+            keep = {"max": ">=", "max reversed": ">", "min": "<=", "min reversed": "<"}[form]
+            if form.endswith("reversed"):     # the test the other way round: `e < H ? H : e`
+                flipped = {">": "<", "<": ">"}[keep]
+                return Assign(here, "=", Select(DataCompare(value, flipped, here), here, value))
+            return Assign(here, "=", Select(DataCompare(here, keep, value), here, value))
+
+        extent = Aff.var(param)
+        chain = Loop("i2", i + 1, "<", j, 1, (update(split),))
+        row = Loop("i1", i + 1, "<", extent, 1, (update(left), chain))
+        bound = float(init[-1] // 2 + 1)
+        growth = 1024.0 if form in ("or", "xor") else bound * (self.sizes[param] + 1)
+        self.bounds["H"] = bound + growth
+        return [Loop("i0", Aff.var(param, -1), ">=", Aff(), -1, (row,))]
 
     # -- value style (passes reuse-in-place and contract-arrays) ---------------
 

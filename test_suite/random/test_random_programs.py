@@ -976,3 +976,64 @@ def test_value_style_programs_on_opencl(tmp_path: Path) -> None:
     techniques = set().union(*(_check_value_style(seed, tmp_path, ("-fpencil-target=opencl",), (1,))
                                for seed in VALUE_STYLE_EXPECTED))
     assert techniques >= {"update-in-place", "in-place-fold", "contract", ""}, techniques
+
+
+# The exact reduction nest (GenConfig.p_exact_reduction): a nussinov-like DP, every write an update.
+EXACT_FORMS = {  # the chain's update of H[i0][i1] by H[i0][i2] + H[i2 + 1][i1], in each form
+    "max": r"H\[i0\]\[i1\] >= H\[i0\]\[i2\] \+ H\[i2 \+ 1\]\[i1\] \? ",
+    "max reversed": r"H\[i0\]\[i2\] \+ H\[i2 \+ 1\]\[i1\] < H\[i0\]\[i1\] \? ",
+    "min": r"H\[i0\]\[i1\] <= H\[i0\]\[i2\] \+ H\[i2 \+ 1\]\[i1\] \? ",
+    "min reversed": r"H\[i0\]\[i2\] \+ H\[i2 \+ 1\]\[i1\] > H\[i0\]\[i1\] \? ",
+    "or": r"H\[i0\]\[i1\] \|= \(H\[i0\]\[i2\] \+ H\[i2 \+ 1\]\[i1\]\) & 1023",
+    "xor": r"H\[i0\]\[i1\] \^= \(H\[i0\]\[i2\] \+ H\[i2 \+ 1\]\[i1\]\) & 1023",
+}
+
+
+def test_exact_reduction_nests_are_varied_in_bounds_and_sanitizer_clean(tmp_path: Path) -> None:
+    """With the nest forced: every form; in bounds for any sizes; free of undefined behaviour
+    (int overflow included) under the sanitizers."""
+    config = plain(replace(SMALL, p_exact_reduction=1.0))
+    rng = random.Random(11)
+    seen: set[str] = set()
+    nests = []
+    for seed in range(100):      # a region with room for one more nest (and the dynamic one) gets it
+        generated = generate(seed, config)
+        if "exact reduction nest" not in generated.description:
+            continue
+        nests.append(generated)
+        scop = _scop(generated.source)
+        forms = [f for f, pattern in EXACT_FORMS.items() if re.search(pattern, scop)]
+        assert len(forms) == 1, (seed, forms)
+        seen.add(forms[0])
+        for sizes in _size_valuations(generated.program, config, rng):
+            assert check_in_bounds(generated.program, sizes) == [], f"seed {seed}, sizes {sizes}"
+    assert len(nests) >= 15 and seen == set(EXACT_FORMS), seen
+    if shutil.which("gcc") is None:
+        return
+    for generated in nests[:6]:
+        source = tmp_path / f"seed{generated.seed}.c"
+        source.write_text(generated.source)
+        exe = tmp_path / f"seed{generated.seed}.san"
+        harness.build(["gcc"], [source], exe, WARNING_FLAGS + SANITIZER_FLAGS)
+        harness.run(exe, timeout=120)
+
+
+@needs_gcc
+def test_exact_reduction_nest_programs_match_gcc(tmp_path: Path) -> None:
+    """SMALL seeds with the nest (its own random stream; forced here), built by pencilcc, which
+    finds H an exact reduction, print what gcc -O0 prints."""
+    config = without_pending_forms(replace(SMALL, p_exact_reduction=1.0))
+    seeds = [s for s in range(60) if "exact reduction nest" in generate(s, config).description][:5]
+    assert len(seeds) >= 4, seeds
+    for seed in seeds:
+        outcome = check_seed(seed, tmp_path, (*PENCILCC, *SLOW_ANALYSIS), config)
+        assert outcome.passed, outcome.summary() + "\n" + generate(seed, config).source
+        assert not outcome.fell_back, (seed, outcome.candidate_warnings)
+    # The generated form is the one pencilcc reorders (not only one it compiles).
+    generated = generate(seeds[0], plain(config))
+    source = tmp_path / "found.c"
+    source.write_text(generated.source)
+    record = tmp_path / "found.json"
+    harness.build(PENCILCC, [source], tmp_path / "found", ["-O3", "-c", f"-foptimization-record-file={record}"])
+    found = [r for region in json.loads(record.read_text())["regions"] for r in region.get("exact_reductions", [])]
+    assert any(r.startswith("H:") for r in found), found
