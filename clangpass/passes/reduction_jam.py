@@ -213,15 +213,16 @@ class ReductionJam(Pass):
 
 def _jam_scalar_chains(band: isl.ScheduleNode, model: _Model, limit: int,
                        expanded: list[str]) -> isl.ScheduleNode | None:
-    """`band` jammed by SCALAR_JAM over chains that accumulate into region-local scalars, each
-    jammed copy on its own element of the expanded scalar (`expand_for_jam`), or None. The jam
-    is checked against the dependences and live ranges of the expanded model, which becomes
-    `model`'s on success (its descriptions appended to `expanded`)."""
+    """`band` jammed (by SCALAR_JAM or JAM: `_scalar_factor`) over chains that accumulate into
+    region-local scalars, each jammed copy on its own element of the expanded scalar
+    (`expand_for_jam`), or None. The jam is checked against the dependences and live ranges of
+    the expanded model, which becomes `model`'s on success (its descriptions appended to
+    `expanded`)."""
     found = _scalar_jammable(band, model.scop)
     if found is None:
         return None
-    member, scalars, iterator = found
-    rewritten = expand_for_jam(model.scop, scalars, iterator, SCALAR_JAM)
+    member, scalars, iterator, factor = found
+    rewritten = expand_for_jam(model.scop, scalars, iterator, factor)
     if rewritten is None:
         return None
     scop, done = rewritten
@@ -229,7 +230,7 @@ def _jam_scalar_chains(band: isl.ScheduleNode, model: _Model, limit: int,
     if live.flow is None:
         return None                  # the live ranges exceeded the budget: no check possible
     trial = _Model(scop, compute_dependences(scop, limit), live)
-    result = _jam(band, member, lambda schedule: trial.broken(schedule, limit), SCALAR_JAM)
+    result = _jam(band, member, lambda schedule: trial.broken(schedule, limit), factor)
     if result is None:
         return None
     model.scop, model.dependences, model.live, model.split, model.changed = \
@@ -316,10 +317,10 @@ def _rectangular(band: isl.ScheduleNode, member: int, inner: list[isl.ScheduleNo
     return True
 
 
-def _scalar_jammable(band: isl.ScheduleNode, scop: Scop) -> tuple[int, frozenset[str], str] | None:
-    """(L's member, the scalars, L's iterator) when `band` has inner bands, all innermost, whose
-    last member J accumulates into region-local scalars (`scalar_chains`), every access to those
-    scalars is under `band`, and L (`band`'s last member) moves with one iterator of the
+def _scalar_jammable(band: isl.ScheduleNode, scop: Scop) -> tuple[int, frozenset[str], str, int] | None:
+    """(L's member, the scalars, L's iterator, the jam factor: `_scalar_factor`) when `band` has
+    inner bands, all innermost, whose last member J accumulates into region-local scalars
+    (`scalar_chains`), every access to those scalars is under `band`, and L (`band`'s last member) moves with one iterator of the
     statements that access them, the same in each: the scalar chains `expand_for_jam` gives
     each jammed copy its own element of. None otherwise."""
     scalars = scop.local_scalars
@@ -343,9 +344,30 @@ def _scalar_jammable(band: isl.ScheduleNode, scop: Scop) -> tuple[int, frozenset
     if not users <= set(_statement_names(band)):
         return None
     iterator = _moving_iterator(band, member, scop, users)
-    if not iterator or not _rectangular(band, member, inner, SCALAR_JAM):
+    factor = _scalar_factor([b for b in inner if not _under_vector_mark(b)], scop, one)
+    if not iterator or not _rectangular(band, member, inner, factor):
         return None
-    return member, one, iterator
+    return member, one, iterator, factor
+
+
+def _scalar_factor(inner: list[isl.ScheduleNode], scop: Scop, scalars: frozenset[str]) -> int:
+    """SCALAR_JAM when every array the statements of the J loops `inner` that access `scalars`
+    read moves with unit stride or not at all along L (the last member of the band above them),
+    J and everything else fixed, and one of them with unit stride: the copies' loads in J are
+    consecutive, which LLVM combines into vector loads and adds; else JAM (copies whose loads
+    stride across rows would be gathered, as `JAM`'s note says). The statements before and
+    after J run once per iteration of L and do not count."""
+    strides: list[Stride] = []
+    for b in inner:
+        users = accesses_through(scop.reads, scalars).union(accesses_through(scop.writes, scalars)).domain()
+        reads = accesses_through(scop.reads, scalars, inside=False).intersect_domain(
+            b.get_domain().intersect(users))
+        if not reads.is_empty():
+            # L and J's members: the last dimensions at J, L first.
+            strides += stride_table(b, reads, b.band_n_member() + 1)[0]
+    if strides and all(s is not Stride.OTHER for s in strides) and Stride.UNIT in strides:
+        return SCALAR_JAM
+    return JAM
 
 
 def _moving_iterator(band: isl.ScheduleNode, member: int, scop: Scop, users: frozenset[str]) -> str:
