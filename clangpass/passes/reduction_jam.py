@@ -320,9 +320,9 @@ def _rectangular(band: isl.ScheduleNode, member: int, inner: list[isl.ScheduleNo
 def _scalar_jammable(band: isl.ScheduleNode, scop: Scop) -> tuple[int, frozenset[str], str, int] | None:
     """(L's member, the scalars, L's iterator, the jam factor: `_scalar_factor`) when `band` has
     inner bands, all innermost, whose last member J accumulates into region-local scalars
-    (`scalar_chains`), every access to those scalars is under `band`, and L (`band`'s last member) moves with one iterator of the
-    statements that access them, the same in each: the scalar chains `expand_for_jam` gives
-    each jammed copy its own element of. None otherwise."""
+    (`scalar_chains`), every access to those scalars is under `band`, and L (`band`'s last
+    member) moves with one iterator of the statements that access them, the same in each: the
+    scalar chains `expand_for_jam` gives each jammed copy its own element of. None otherwise."""
     scalars = scop.local_scalars
     inner = _inner_bands(band)
     if not scalars or not inner or len(_statement_names(band)) > MAX_STATEMENTS:
