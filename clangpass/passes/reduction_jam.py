@@ -62,6 +62,15 @@ chain). trisolv at LARGE (N=2000), one thread: 1.35 ms against gcc -O3's 2.80 (2
 `keep-streams` leaves the two-deep bands of such chains untiled for this pass. The record
 counts the jammed loops (`jammed_loops`), triangular ones included.
 
+Scalar chains (`_jam_scalar_chains`): when J's chain statements write nothing but a
+region-local scalar they read (symm's `acc += B[k][j] * A[i][k]`, `acc = 0.0` before J and its
+use after it, all under L), each jammed copy needs an accumulator of its own: the scalar is
+expanded modulo R along L's iterator (clangpass.poly.jam_expansion: `acc` becomes
+`__pencil_jam_acc[j % R]`), the jam is checked against the dependences and live ranges of
+the expanded model, and the pass hands those on (it changes the model then). R is
+`SCALAR_JAM` (16) where the chain's loads are consecutive along L (LLVM vectorises the copies),
+else `JAM`. The record lists the expansions (`jam_expanded_scalars`).
+
 In a nest `row-blocks` built (its record says so), R is `ROW_JAM` (6), L's range may move
 with the block loop around it as long as a single strip is ever partial (the last rows of
 the matrix: `_one_partial_strip`), and a loop L whose only inner loop is a vector loop J of
