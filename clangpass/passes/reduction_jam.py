@@ -119,7 +119,8 @@ MAX_CHAINS = 2
 #: `acc`), each copy on its own element of the expanded scalar. When L is the unit-stride loop of
 #: the chain's operands, the copies' loads are consecutive and LLVM vectorises them; 16 chains
 #: hide the latency of the adds. symm LARGE nest by hand (clang -O3, one thread): 1 chain 1.16 s,
-#: 3 0.48 s, 8 0.36 s, 16 0.13 s.
+#: 3 0.48 s, 8 0.36 s, 16 0.13 s; this pass by 16 0.17 s, by 32 the region's AST falls back to
+#: the source order (codegen), 3.4 s.
 SCALAR_JAM = 16
 
 
