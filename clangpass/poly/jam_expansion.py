@@ -22,8 +22,9 @@ The caller checks the result: the jammed schedule against the dependences and li
 the rewritten model (no live range of an element interrupted by another write to it), so an
 iterator whose residues do not separate the copies of a strip is refused there.
 
-Conditions: every statement that accesses `t` names `x` among its iterators, never has `t` as a
-may-write, and `t` is region-local and scalar. The index is `x % R` in C when `x` is never
+Conditions: every statement that accesses `t` names `x` among its iterators, is not control flow
+run whole (an opaque loop or `if`), never has `t` as a may-write; `t` is region-local and scalar,
+and no `reduction` clause names it. The index is `x % R` in C when `x` is never
 negative where `t` is accessed, else `(x % R + R) % R` (C's `%` truncates; isl's `mod` floors).
 """
 from __future__ import annotations
@@ -63,6 +64,8 @@ def expand_for_jam(scop: Scop, scalars: frozenset[str], iterator: str, factor: i
         return None
     if not accesses_through(scop.may_writes, scalars).is_empty():
         return None
+    if any(t in a.reductions for a in scop.annotations for t in scalars):
+        return None                  # a reduction clause names it: the clause would name a vanished variable
     taken = {a.name for a in scop.arrays} | {d.name for d in scop.locals}
     infos = {a.name: a for a in scop.arrays}
     declared = {d.name: d for d in scop.locals}
@@ -87,8 +90,8 @@ def expand_for_jam(scop: Scop, scalars: frozenset[str], iterator: str, factor: i
         array_type = T.ArrayType(element=element, extent=N.IntLit(factor, type=T.INT), constant_extent=factor)
         for s_name in sorted(users):
             s = statements[s_name]
-            if iterator not in s.iterators or s.body is None:
-                return None
+            if iterator not in s.iterators or s.body is None or s.opaque:
+                return None          # control flow run whole might declare a name of its own
             p = s.iterators.index(iterator)
             space = s.domain.get_space()
             index = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, p) \
