@@ -280,6 +280,9 @@ def _renamed(annotation: LoopAnnotation, scalar: str, array: str) -> LoopAnnotat
 
 def redirected(accesses: isl.UnionMap, scalar: frozenset[str], instances: isl.UnionSet,
                 element: isl.UnionMap) -> isl.UnionMap:
-    """`accesses` with those of `instances` to `scalar` replaced by `element`'s, if there are any."""
+    """`accesses` with those of `instances` to `scalar` replaced by `element`'s (for the instances
+    that had one), if there are any."""
     through = accesses_through(accesses, scalar).intersect_domain(instances)
-    return accesses if through.is_empty() else accesses.subtract(through).union(element)
+    if through.is_empty():
+        return accesses
+    return accesses.subtract(through).union(element.intersect_domain(through.domain()))

@@ -283,15 +283,15 @@ def test_optimization_record_fields(project: Path, capfd) -> None:
                                "statements", "tiled_bands", "tile_sizes", "parallel_loops",
                                "wavefronts", "parallel_regions", "thread_teams", "alias_checks",
                                "fusion", "fusion_reason", "streaming_bands", "source_order", "source_order_reason",
-                               "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "untiled_reason", "split_statements", "pragmas",
-                               "local_variables",
+                               "reordered_bands", "vector_loops", "register_tiled_bands", "jammed_loops", "jam_expanded_scalars",
+                               "untiled_reason", "split_statements", "pragmas", "local_variables",
                                "privatized_arrays", "demoted_scalars", "kept_variables", "scheduling_seconds", "target", "mapping",
                                "approximated_accesses", "clustering", "scheduled_statements",
                                "dependences_before_clustering", "dependences_after_clustering",
                                "clustering_problems", "clustering_time", "scheduling_time", "nondeterministic",
                                "reason_id", "storage", "schedule_file", "schedule_loaded", "schedule_problems",
                                "label", "tile_sizes_from", "tile_bands", "tile_size_problems", "ordered_bands",
-                               "packed_panels", "packed_arrays", "row_blocks"}
+                               "packed_panels", "packed_arrays", "row_blocks", "exact_reductions", "expanded_scalars"}
     assert all(r["nondeterministic"] == "" for r in regions)
     assert [r["reason_id"] for r in regions] == ["", "", "pencil-goto"]
     # The target that emitted it (these tests stand the stub `reference` target in for `cpu`).

@@ -4,7 +4,8 @@
 The matrix-vector kernels whose innermost loop accumulates into one element
 (atax's and mvt's `x[i] += A[i][j] * y[j]`, bicg's `q[i]`, gemver's `w[i]`, gesummv's
 two chains `tmp[i]` and `y[i]` in one loop, trisolv's triangular `x[i] -= L[i][j] * x[j]`,
-jammed left of each strip of rows) are
+jammed left of each strip of rows, symm's `acc += B[k][j] * A[i][k]` into a scalar that
+each jammed copy gets an element of) are
 built at sizes that are no multiple of the jam factor and at tiny sizes (1, 2, 3),
 where every strip is partial; each build runs with 1, 2 and 3 threads, once with
 every parallel loop forced onto threads, and must print what gcc -O0 prints. The
@@ -28,9 +29,12 @@ SIZES: dict[str, tuple[tuple[str, ...], ...]] = {
     "gemver": (("N=45",), ("N=1",), ("N=3",)),
     "gesummv": (("N=43",), ("N=1",), ("N=2",)),
     "trisolv": (("N=43",), ("N=16",), ("N=1",), ("N=2",), ("N=9",)),
+    # A chain into a region-local scalar (`acc`), expanded modulo the scalar jam factor (16):
+    # N no multiple of 16, one full strip, below one strip, and tiny.
+    "symm": (("M=23", "N=37"), ("M=40", "N=16"), ("M=5", "N=3"), ("M=1", "N=1")),
 }
 #: Kernels the pass jams (gesummv: two chains in one loop; trisolv: a triangle).
-JAMMED = frozenset({"atax", "mvt", "bicg", "gemver", "gesummv", "trisolv"})
+JAMMED = frozenset({"atax", "mvt", "bicg", "gemver", "gesummv", "trisolv", "symm"})
 CASES = [(kernel, sizes) for kernel, size_sets in SIZES.items() for sizes in size_sets]
 
 
@@ -60,4 +64,16 @@ def test_disabled_pass_jams_nothing(tmp_path):
     reference = harness.gcc_reference(harness.POLYBENCH_DIR / "atax.c", tmp_path / "ref", sizes)
     exe, regions = _build(tmp_path, "atax", sizes, "--disable-pass=reduction-jam")
     assert not _jammed(regions)
+    assert harness.compare_outputs(reference, harness.run(exe), rtol=0) == []
+
+
+def test_scalar_chain_gets_one_element_per_copy(tmp_path):
+    """symm's accumulator `acc` is a scalar: its jam over `j` gives each of the 16 copies its own
+    element (the record says so), and the results stay gcc -O0's; without the expansion the
+    copies would share `acc` and the pass leaves the loop alone."""
+    sizes = SIZES["symm"][0]
+    reference = harness.gcc_reference(harness.POLYBENCH_DIR / "symm.c", tmp_path / "ref", sizes)
+    exe, regions = _build(tmp_path, "symm", sizes)
+    assert [r["jam_expanded_scalars"] for r in regions] == [["acc -> __pencil_jam_acc[j % 16]"]]
+    assert regions[0]["jammed_loops"] == 1
     assert harness.compare_outputs(reference, harness.run(exe), rtol=0) == []

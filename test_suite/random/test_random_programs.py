@@ -1037,3 +1037,24 @@ def test_exact_reduction_nest_programs_match_gcc(tmp_path: Path) -> None:
     harness.build(PENCILCC, [source], tmp_path / "found", ["-O3", "-c", f"-foptimization-record-file={record}"])
     found = [r for region in json.loads(record.read_text())["regions"] for r in region.get("exact_reductions", [])]
     assert any(r.startswith("H:") for r in found), found
+
+
+# seed110jam.c (`generate(110)`, with its flag --cache-sizes=1K,2K, at commit d5bb686): a scalar
+# reduction nest (`t0 = ...; for (i1 ..) t0 += ...; C[2][i0] = fmax(C[1][i0], t0);`) whose chain
+# reduction-jam jams over i0 on `t0` expanded modulo the factor (docs/passes/reduction-jam.md,
+# "Scalar chains"): the generator's form of that transformation, checked on a fixed program.
+@needs_gcc
+def test_generated_scalar_chain_is_jammed_and_matches_gcc(tmp_path: Path) -> None:
+    source = REGRESSION_PROGRAMS / "seed110jam.c"
+    record = tmp_path / "record.json"
+    reference, candidate = tmp_path / "gcc-O0", tmp_path / "pencilcc"
+    harness.build(["gcc"], [source], reference, ["-std=c99", "-O0"])
+    harness.build(PENCILCC, [source], candidate, ["-std=c99", "-Wno-unknown-pragmas", "--cache-sizes=1K,2K",
+                                                  *SLOW_ANALYSIS, f"-foptimization-record-file={record}"])
+    regions = json.loads(record.read_text())["regions"]
+    assert [r["status"] for r in regions] == ["optimized"]
+    assert [r["jam_expanded_scalars"] for r in regions] == [["t0 -> __pencil_jam_t0[i0 % 3]"]]
+    expected = harness.run(reference)
+    for threads in (1, 2):
+        out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(threads)})
+        assert harness.compare_outputs(expected, out, rtol=RTOL) == [], threads

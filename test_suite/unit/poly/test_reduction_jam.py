@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from clangpass.passes.reduction_jam import TRIANGLE_JAM
+from clangpass.passes.reduction_jam import JAM, SCALAR_JAM, TRIANGLE_JAM
 from test_suite.unit.poly.snippets import optimise
 
 # atax's shape: one chain per row (tmp), then a vector loop over the same row (y).
@@ -182,3 +182,58 @@ def test_gesummv_chains_stay_in_one_loop(tmp_path):
     assert re.search(r"S_2\(c0, c2\);\s*S_2\(c0 \+ 1, c2\);\s*S_2\(c0 \+ 2, c2\);\s*"
                      r"S_3\(c0, c2\);\s*S_3\(c0 \+ 1, c2\);\s*S_3\(c0 \+ 2, c2\);", text), text
 
+
+
+# symm's chain: a scalar accumulator started before J and used after it, under the loop `j`
+# whose loads in J are consecutive (`B[k][j]`).
+SCALAR_CHAIN = """\
+void s(int m, int n, double A[static const restrict m][m], double B[static const restrict m][n],
+       double C[static const restrict m][n]) {
+  double acc;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      acc = 0.0;
+      for (int k = 0; k < m; k++)
+        acc += B[k][j] * A[i][k];
+      C[i][j] = 0.5 * C[i][j] + acc;
+    }
+}
+"""
+
+
+def _expanded(outcome) -> list[str]:
+    return list(outcome.facts.get("jam_expanded_scalars", ()))
+
+
+def test_scalar_chain_is_jammed_on_an_expanded_scalar(tmp_path):
+    outcome = optimise(tmp_path, SCALAR_CHAIN, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert outcome.facts["jammed_loops"] == 1
+    assert _expanded(outcome) == [f"acc -> __pencil_jam_acc[j % {SCALAR_JAM}]"]
+    text = outcome.unit.ast.to_C_str()
+    assert re.search(rf"S_\d\(c\d \+ c\d, c\d \+ c\d \+ {SCALAR_JAM - 1}, c\d\)", text), text
+    disabled = optimise(tmp_path, SCALAR_CHAIN, opt_level=3, disabled_passes=frozenset({"reduction-jam"}))
+    assert disabled.facts["jammed_loops"] == 0 and _expanded(disabled) == []
+
+
+def test_scalar_chain_over_strided_loads_is_not_jammed_by_sixteen(tmp_path):
+    # `j` walks the rows of B here: sixteen copies would gather, so the factor is JAM (3), whose
+    # strips do not divide j's tiles of 256 (a partial strip in every tile): left alone.
+    strided = SCALAR_CHAIN.replace("B[static const restrict m][n]", "B[static const restrict n][m]") \
+        .replace("acc += B[k][j] * A[i][k];", "acc += B[j][k] * A[i][k];")
+    outcome = optimise(tmp_path, strided, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert tuple(outcome.facts["tile_sizes"]) == (128, 256) and JAM == 3
+    assert _expanded(outcome) == [] and outcome.facts["jammed_loops"] == 0
+
+
+def test_scalar_read_after_the_loop_is_not_expanded(tmp_path):
+    # `acc` is read after the nest: a copy per jammed iteration would leave the wrong one behind.
+    after = SCALAR_CHAIN.replace("double C[static const restrict m][n]) {",
+                                 "double C[static const restrict m][n], double last[static const restrict 1]) {") \
+        .replace("      C[i][j] = 0.5 * C[i][j] + acc;\n    }\n",
+                 "      C[i][j] = 0.5 * C[i][j] + acc;\n    }\n  last[0] = acc;\n")
+    assert "last[0] = acc" in after
+    outcome = optimise(tmp_path, after, opt_level=3)
+    assert outcome.status == "optimized", outcome.reason
+    assert _expanded(outcome) == []
