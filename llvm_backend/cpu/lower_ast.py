@@ -44,7 +44,7 @@ statement bodies. Output: loops and statement instances in the current function.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import islpy as isl
 import llvmlite.ir as ir
@@ -233,31 +233,13 @@ class AstLowering:
         """`accumulators.accumulator_chains` of the innermost loop `node`, for every such loop of the
         unit's AST that prints as `node` does (the arrays proven in each place)."""
         if self._accumulators is None:
-            found: dict[str, dict[str, frozenset]] = {}
+            def proven(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> Optional[dict[str, frozenset]]:
+                if tiled or n.for_is_degenerate() or _has_loop(n.for_get_body()):
+                    return None
+                return accumulator_chains(self.unit, n, path)
 
-            def visit(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> None:
-                kind = n.get_type()
-                if kind == isl.ast_node_type.mark:
-                    visit(n.mark_get_node(), path, tiled or n.mark_get_id().get_name() == REGISTER_TILE_MARK)
-                elif kind == isl.ast_node_type.block:
-                    children = n.block_get_children()
-                    for k in range(children.n_ast_node()):
-                        visit(children.get_at(k), path, tiled)
-                elif kind == isl.ast_node_type.if_:
-                    visit(n.if_get_then_node(), path + [Enclosing(n, True)], tiled)
-                    if n.if_has_else_node():
-                        visit(n.if_get_else_node(), path + [Enclosing(n, False)], tiled)
-                elif kind == isl.ast_node_type.for_:
-                    if not tiled and not n.for_is_degenerate() and not _has_loop(n.for_get_body()):
-                        text = n.to_C_str()
-                        proven = accumulator_chains(self.unit, n, path)
-                        if text in found:
-                            proven = {a: c for a, c in proven.items() if found[text].get(a) == c}
-                        found[text] = proven
-                    visit(n.for_get_body(), path + [Enclosing(n)], tiled)
-
-            visit(self.unit.ast, [], False)
-            self._accumulators = found
+            self._accumulators = _per_loop_text(
+                self.unit.ast, proven, lambda a, b: {k: c for k, c in b.items() if a.get(k) == c})
         return self._accumulators.get(node.to_C_str(), {})
 
     def unrolled_rows(self, node: isl.AstNode, name: str, rows: list[int], arrays: frozenset[str]) -> None:
@@ -286,30 +268,13 @@ class AstLowering:
         every row loop of the unit's AST that prints as `node` does (the same text may stand
         in two places, e.g. the serial and the threaded copy of a region)."""
         if self._row_arrays is None:
-            found: dict[str, frozenset[str]] = {}
+            def proven(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> Optional[frozenset[str]]:
+                if not (tiled and _is_vector_loop(n.for_get_body()) and _has_constant_bounds(n)):
+                    return None
+                rows = _constant_values(n)
+                return disjoint_row_arrays(self.unit, n, rows, path) if rows else frozenset()
 
-            def visit(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> None:
-                kind = n.get_type()
-                if kind == isl.ast_node_type.mark:
-                    visit(n.mark_get_node(), path, tiled or n.mark_get_id().get_name() == REGISTER_TILE_MARK)
-                elif kind == isl.ast_node_type.block:
-                    children = n.block_get_children()
-                    for k in range(children.n_ast_node()):
-                        visit(children.get_at(k), path, tiled)
-                elif kind == isl.ast_node_type.if_:
-                    visit(n.if_get_then_node(), path + [Enclosing(n, True)], tiled)
-                    if n.if_has_else_node():
-                        visit(n.if_get_else_node(), path + [Enclosing(n, False)], tiled)
-                elif kind == isl.ast_node_type.for_:
-                    if tiled and _is_vector_loop(n.for_get_body()) and _has_constant_bounds(n):
-                        rows = _constant_values(n)
-                        text = n.to_C_str()
-                        proven = disjoint_row_arrays(self.unit, n, rows, path) if rows else frozenset()
-                        found[text] = found[text] & proven if text in found else proven
-                    visit(n.for_get_body(), path + [Enclosing(n)], tiled)
-
-            visit(self.unit.ast, [], False)
-            self._row_arrays = found
+            self._row_arrays = _per_loop_text(self.unit.ast, proven, lambda a, b: a & b)
         return self._row_arrays.get(node.to_C_str(), frozenset())
 
     def lower_User(self, node: isl.AstNode) -> None:
@@ -474,6 +439,36 @@ def _has_constant_bounds(node: isl.AstNode) -> bool:
             and cond.get_type() == isl.ast_expr_type.op and cond.op_get_type() in (OP.le, OP.lt)
             and cond.op_get_arg(0).get_type() == isl.ast_expr_type.id
             and cond.op_get_arg(1).get_type() == isl.ast_expr_type.int)
+
+
+def _per_loop_text(ast: isl.AstNode, proven: Callable[[isl.AstNode, list[Enclosing], bool], Any],
+                   meet: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    """For every `for` node of `ast`, `proven(node, enclosing, tiled)` (None: nothing to record),
+    keyed by the loop's C text; the results of loops that print alike are combined by `meet`
+    (what holds in every place). `tiled`: the loop lies under a register-tile mark."""
+    found: dict[str, Any] = {}
+
+    def visit(n: isl.AstNode, path: list[Enclosing], tiled: bool) -> None:
+        kind = n.get_type()
+        if kind == isl.ast_node_type.mark:
+            visit(n.mark_get_node(), path, tiled or n.mark_get_id().get_name() == REGISTER_TILE_MARK)
+        elif kind == isl.ast_node_type.block:
+            children = n.block_get_children()
+            for k in range(children.n_ast_node()):
+                visit(children.get_at(k), path, tiled)
+        elif kind == isl.ast_node_type.if_:
+            visit(n.if_get_then_node(), path + [Enclosing(n, True)], tiled)
+            if n.if_has_else_node():
+                visit(n.if_get_else_node(), path + [Enclosing(n, False)], tiled)
+        elif kind == isl.ast_node_type.for_:
+            result = proven(n, path, tiled)
+            if result is not None:
+                text = n.to_C_str()
+                found[text] = meet(found[text], result) if text in found else result
+            visit(n.for_get_body(), path + [Enclosing(n)], tiled)
+
+    visit(ast, [], False)
+    return found
 
 
 def _has_loop(node: isl.AstNode) -> bool:
