@@ -9,13 +9,16 @@
 // C[i][j] *= beta (S_0) runs in a nest of its own before them, row by row over the point
 // tile (isl generates it once per (c0, c1), at the first reduction tile), not at the first
 // reduction step inside each register tile: c5 starts at 0 and only S_1 is in the tiles.
+// The full column blocks come first (`nj >= c1 + c3 + 4`); the columns left after the last one
+// get register tiles half a vector wide after them (register-tile.md, remainder columns).
 // CHECK: ;; pencilcc ast 'gemm' after codegen
 // CHECK: // point
 // CHECK: S_0(c0 + c3, c1 + c5);
 // CHECK: // point
 // CHECK-NEXT: // register-tile
 // CHECK-NOT: S_0(
-// CHECK: for (int c3 = 0; c3 <= min(31, nj - c1 - 4); c3 += 4) {
+// CHECK: for (int c3 = 0; c3 <= 31; c3 += 4)
+// CHECK-NEXT: if (nj >= c1 + c3 + 4) {
 // CHECK-NEXT: for (int c4 = 0; c4 <= min(31, ni - c0 - 4); c4 += 4)
 // CHECK-NEXT: for (int c5 = 0; c5 <= min(31, nk - c2 - 1); c5 += 1)
 // CHECK-NEXT: for (int c6 = 0; c6 <= 3; c6 += 1) {
