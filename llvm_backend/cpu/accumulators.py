@@ -48,6 +48,8 @@ _Access = tuple[str, list[tuple[str, Optional[str]]], bool, tuple[list[str], lis
 def accumulator_chains(unit: CodegenUnit, loop: isl.AstNode,
                        enclosing: list[Enclosing]) -> dict[str, frozenset[N.Expr]]:
     """Array name -> its accumulator chains (the module doc), for the arrays proven; {} if none."""
+    if len(enclosing) > MAX_ENCLOSING:
+        return {}
     outer: list[str] = []
     constraints: list[str] = []
     for node in enclosing:
@@ -95,6 +97,13 @@ def accumulator_chains(unit: CodegenUnit, loop: isl.AstNode,
 # bound, 1.8 s with this one (0.7 s with 100,000, where nussinov kept 3 of its 9 scopes; it
 # keeps all 9 here).
 PROOF_OPERATIONS = 1_500_000
+
+
+# Loops under more enclosing loops and conditions than this get no proof (no scopes): the
+# time-tiled stencils' innermost loops (heat-3d, seidel-2d: 8 and more) give maps whose
+# construction alone took minutes for some of them, outside any operation count; nussinov's
+# chains sit under 3 and 4.
+MAX_ENCLOSING = 6
 
 
 def _meet(a: isl.Map, b: isl.Map) -> isl.Map:
