@@ -83,3 +83,16 @@ def test_nothing_but_the_accumulator_needs_no_scope():
     target = _t(I, J)
     unit, loop, enclosing = _unit(TRIANGLE, _max_update(target, _var("k")))
     assert accumulator_chains(unit, loop, enclosing) == {}
+
+
+def test_a_proof_over_its_budget_or_too_deep_declines(monkeypatch):
+    # The provable case above, with no isl operation allowed, or under more enclosing nodes than
+    # MAX_ENCLOSING: no scope (the back end then emits the loop without them), no exception.
+    import llvm_backend.cpu.accumulators as acc
+    unit, loop, enclosing = _unit(TRIANGLE, _max_update(_t(I, J), _t(I, K), _t(_plus(K, 1), J)))
+    assert accumulator_chains(unit, loop, enclosing) != {}
+    monkeypatch.setattr(acc, "PROOF_OPERATIONS", 1)
+    assert accumulator_chains(unit, loop, enclosing) == {}
+    monkeypatch.setattr(acc, "PROOF_OPERATIONS", 1_500_000)
+    monkeypatch.setattr(acc, "MAX_ENCLOSING", len(enclosing) - 1)
+    assert accumulator_chains(unit, loop, enclosing) == {}
