@@ -38,7 +38,8 @@ from clangpass.poly.ast_c import iterator_name
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.codegen_unit import CodegenUnit
 from llvm_backend.cpu.register_rows import (_OUT, Enclosing, _chain_root, _for_constraints, _named_elsewhere,
-                                            _NotAffine, _statement_names, _text, _words, chain_accesses)
+                                            _NotAffine, _statement_names, _words, chain_accesses,
+                                            enclosing_constraints)
 
 #: One subscript chain under the loop: its array, its subscripts in isl syntax with the extents
 #: of the dimensions below the first, whether it is an accumulator, and its iteration space.
@@ -50,19 +51,7 @@ def accumulator_chains(unit: CodegenUnit, loop: isl.AstNode,
     """Array name -> its accumulator chains (the module doc), for the arrays proven; {} if none."""
     if len(enclosing) > MAX_ENCLOSING:
         return {}
-    outer: list[str] = []
-    constraints: list[str] = []
-    for node in enclosing:
-        try:
-            if node.node.get_type() == isl.ast_node_type.for_:
-                name = iterator_name(node.node)
-                outer.append(name)
-                constraints.extend(_for_constraints(node.node, name))
-            elif node.taken:
-                constraints.append(_text(node.node.if_get_cond()))
-        except _NotAffine:
-            if node.node.get_type() == isl.ast_node_type.for_:
-                outer.append(iterator_name(node.node))      # its bounds left out: a wider set
+    outer, constraints = enclosing_constraints(enclosing, widen=True)
     name = iterator_name(loop)
     try:
         constraints = constraints + _for_constraints(loop, name)

@@ -53,6 +53,29 @@ class Enclosing:
     taken: bool = True
 
 
+def enclosing_constraints(enclosing: list[Enclosing], widen: bool) -> tuple[list[str], list[str]]:
+    """The iterators of the `for` nodes of `enclosing` and the constraints of their bounds and of
+    the branches taken, as text. A bound or condition that is not affine raises `_NotAffine`, or
+    with `widen` is left out (a wider set: the loop's iterator stays, unbounded)."""
+    iterators: list[str] = []
+    constraints: list[str] = []
+    for outer in enclosing:
+        is_for = outer.node.get_type() == isl.ast_node_type.for_
+        try:
+            if is_for:
+                name = iterator_name(outer.node)
+                iterators.append(name)
+                constraints.extend(_for_constraints(outer.node, name))
+            elif outer.taken:
+                constraints.append(_text(outer.node.if_get_cond()))
+        except _NotAffine:
+            if not widen:
+                raise
+            if is_for and (not iterators or iterators[-1] != iterator_name(outer.node)):
+                iterators.append(iterator_name(outer.node))
+    return iterators, constraints
+
+
 def disjoint_row_arrays(unit: CodegenUnit, row_loop: isl.AstNode, rows: list[int],
                         enclosing: list[Enclosing]) -> frozenset[str]:
     """The arrays written under `row_loop` whose rows (its iterator's values `rows`) access
@@ -60,16 +83,8 @@ def disjoint_row_arrays(unit: CodegenUnit, row_loop: isl.AstNode, rows: list[int
     if len(rows) < 2:
         return frozenset()
     row_name = iterator_name(row_loop)
-    iterators: list[str] = []
-    constraints: list[str] = []
     try:
-        for outer in enclosing:
-            if outer.node.get_type() == isl.ast_node_type.for_:
-                name = iterator_name(outer.node)
-                iterators.append(name)
-                constraints.extend(_for_constraints(outer.node, name))
-            elif outer.taken:
-                constraints.append(_text(outer.node.if_get_cond()))
+        iterators, constraints = enclosing_constraints(enclosing, widen=False)
     except _NotAffine:
         return frozenset()
     iterators.append(row_name)
