@@ -33,7 +33,8 @@ inside is too small, or one thread is asked for, a plain call with thread 0 of 1
   shared loop that follows any write. The end of the team is libgomp's join.
 - Region locals are shared inside the team (thread 0's code reads and writes the
   caller's), and private inside a shared loop: each thread copies the ones the
-  loop's statements name from the shared ones at the loop's entry (firstprivate).
+  loop's statements name from the shared ones at the loop's entry (firstprivate), but for
+  the buffers of packed panels (`CodegenUnit.packs`), which the loop writes before it reads.
   Values written in the loop are not copied back: the middle end only marks a
   loop parallel when no such value is live after it. The unit's `shared_locals` are
   never copied: every thread works on the one array, as on the caller's.
@@ -292,9 +293,15 @@ class Team:
         group = AccessGroup(ctx.module)
         unit = lowering.unit
         first, stride = _iteration_facts(ctx, b, first, stride)
+        # A packed panel's buffer is written by its copy before every read of it at the same tile
+        # dates, inside the loop (pack-panels declines a band with a parallel loop under its mark):
+        # no value flows into the loop, and the thread's copy needs no copying in (gemm LARGE:
+        # 400 KB per thread, read from the caller's untouched stack).
+        fresh = {pack.buffer for pack in unit.packs}
         with b.if_then(b.icmp_signed("<", first, end)):
             for shared_var, private in private_locals:
-                _copy_in(self.state, b, private, shared_var.value)
+                if private.name not in fresh:
+                    _copy_in(self.state, b, private, shared_var.value)
                 self.state.scope[private.name] = private
             for partial in partials:
                 self.state.scope[partial.name] = partial
