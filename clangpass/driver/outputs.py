@@ -93,8 +93,13 @@ class AtomicOutput:
             self.path = target
             return
         directory = os.path.dirname(os.path.abspath(target))
-        fd, self.path = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.",
-                                         suffix=".pencilcc-tmp")
+        try:
+            fd, self.path = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.",
+                                             suffix=".pencilcc-tmp")
+        except OSError as exc:
+            # As gcc/ld: the output's folder is missing or not writable.
+            from clangpass.driver.sources import DriverError
+            raise DriverError(f"cannot open output file '{target}': {exc.strerror}") from None
         os.close(fd)
         # mkstemp makes 0600 files; an output has the mode a compiler would give it.
         os.chmod(self.path, _creation_mode())

@@ -118,6 +118,20 @@ def test_output_same_as_input_is_refused(tmp_path: Path, mode: list[str], kernel
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["v.c"]
 
 
+@pytest.mark.parametrize("mode", [["-c"], ["-S", "-emit-llvm"], []], ids=["c", "S", "link"])
+@pytest.mark.parametrize("kernel", [False, True], ids=["plain", "pencil"])
+def test_output_in_a_missing_folder_is_a_diagnostic(tmp_path: Path, mode: list[str], kernel: bool) -> None:
+    """gcc and ld say they cannot open the output; pencilcc says so too, no traceback, and
+    creates no folder."""
+    (tmp_path / "v.c").write_text((KERNEL + "int main(void) { return kernel_sum() > 0; }\n")
+                                  if kernel else PLAIN)
+    proc = pencilcc([*mode, "v.c", "-o", "nodir/x.out"], tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == "pencilcc: error: cannot open output file 'nodir/x.out': " \
+                          "No such file or directory\n"
+    assert not (tmp_path / "nodir").exists()
+
+
 @pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
 def test_preprocessing_over_the_input_is_refused_with_clang(tmp_path: Path) -> None:
     """clang -E, unlike gcc, would write over its input: pencilcc refuses before it runs."""
