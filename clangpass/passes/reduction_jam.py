@@ -76,6 +76,14 @@ the expanded model, and the pass hands those on (it changes the model then). R i
 `SCALAR_JAM` (16) where the chain's loads are consecutive along L (LLVM vectorises the copies),
 else `JAM`. The record lists the expansions (`jam_expanded_scalars`).
 
+Scalar tiles (`_jam_scalar_tile`): when such a J is the only loop below a band whose member before
+L (the rows) bounds J's range (symm's `k < i`), the rows are jammed too, by SCALAR_ROWS: the scalar
+is expanded along both iterators (`acc -> __pencil_jam_acc[i % 4 * 16 + j % 16]`), and J's
+rectangle left of each strip of rows (the instances every row of the strip runs) gets SCALAR_ROWS
+x SCALAR_JAM chains per step, each load of the columns' operand used by every row; the strip's
+triangle and the statements after J run row after row (`_jam_tile`). Checked like the scalar
+chains, on the expanded model.
+
 In a nest `row-blocks` built (its record says so), R is `ROW_JAM` (6), L's range may move
 with the block loop around it as long as a single strip is ever partial (the last rows of
 the matrix: `_one_partial_strip`), and a loop L whose only inner loop is a vector loop J of
@@ -299,13 +307,17 @@ def _jam_scalar_tile(band: isl.ScheduleNode, model: _Model, limit: int,
 
 def _tile_layout(band: isl.ScheduleNode) -> int | None:
     """The position of J in the sequence below `band` when that sequence holds one loop J (one
-    member, nothing below it, no mark above it) and otherwise statements alone; else None."""
+    member, nothing below it, no mark above it) and otherwise statements alone (under marks or
+    not); else None."""
     if band.n_children() != 1 or band.child(0).get_type() != isl.schedule_node_type.sequence:
         return None
     seq = band.child(0)
     found = None
     for k in range(seq.n_children()):
         below = seq.child(k).child(0)
+        while below.get_type() == isl.schedule_node_type.mark and below.child(0).get_type() in (
+                isl.schedule_node_type.mark, isl.schedule_node_type.leaf):
+            below = below.child(0)            # a statement under marks (`vector`: the row's end)
         if below.get_type() == isl.schedule_node_type.leaf:
             continue
         if below.get_type() != isl.schedule_node_type.band or found is not None \
@@ -321,20 +333,28 @@ def _jam_tile(band: isl.ScheduleNode, member: int, factors: tuple[int, int],
     (Q, R) over J's rectangle (`_tile_layout`), or None when that breaks a dependence (`broken`)
     or leaves no full strip or no rectangle:
 
-        band [rows - rows mod Q, L - L mod R]   the strips (the members' marks and flags)
-          band [0]                            isolate option: full strips (both ways) apart
-            sequence
-              filter before J                 the statements before J
-                band [rows mod Q, L mod R]    unrolled: Q x R copies
-              filter rectangle                J's instances every row of the strip runs
-                band [J]
-                  band [rows mod Q, L mod R]  unrolled: Q x R chains per iteration of J
-              filter rest                     the strip's triangle and the statements after J
-                band [rows mod Q]             unrolled, row after row
-                  ... the old sequence        (J's remaining instances, then the row's end)
-                        band [L mod R]        unrolled at every leaf
+        band [rows - rows mod Q, L - L mod R]   the strips (the members' flags)
+          sequence
+            filter full strips                every row and column of the strip runs
+              sequence
+                filter before J               the statements before J
+                  band [rows mod Q, L mod R]  rows a loop, columns unrolled
+                filter rectangle              J's instances every row of the strip runs
+                  band [J]
+                    band [rows mod Q, L mod R]    Q x R chains per iteration of J
+                filter rest                   the strip's triangle and the statements after J
+                  band [rows mod Q]           row after row
+                    ... the old sequence      (J's remaining instances, then the row's end)
+                          band [L mod R]      unrolled at every leaf
+            filter partial strips             (the last rows or columns of the matrix)
+              band [rows mod Q, L mod R]      as before, no copies
+                ... the old sequence
 
-    Each chain still receives its terms in the order of J. Returns the node at `band`'s position."""
+    The rows stay a loop of Q iterations for LLVM to unroll (its SROA after loop unrolling then
+    gives each element of the expanded scalar a register): isl's AST of Q x R unrolled copies
+    exceeded the isl budget on symm. The partial strips get no copies either (Q x R guarded copies
+    in the AST). Each chain still receives its terms in the order of J. Returns the node at
+    `band`'s position."""
     ctx = band.get_ctx()
     node = band
     if member + 1 < node.band_n_member():
@@ -425,7 +445,7 @@ def _jam_tile(band: isl.ScheduleNode, member: int, factors: tuple[int, int],
 
 def _sink_tile(node: isl.ScheduleNode, points: isl.MultiUnionPwAff, coincident: list[bool]) -> isl.ScheduleNode:
     """The two-member band `points` inserted above every leaf under `node` that runs something,
-    both members unrolled; returns `node`'s position."""
+    its second member (the columns) unrolled; returns `node`'s position."""
     if node.get_domain().is_empty():
         return node
     if node.get_type() == isl.schedule_node_type.leaf:

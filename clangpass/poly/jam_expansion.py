@@ -18,6 +18,9 @@ expansion, Kuck et al. 1981), and after unrolling the element indices are consta
 LLVM's SROA turns back into R registers. Each copy still adds its terms in the order of J:
 nothing is reassociated.
 
+With a second iterator `y` and factor `Q` (`reduction-jam`'s scalar tiles, rows and columns
+jammed together) the element is `(y mod Q) * R + x mod R` of a `Q * R`-element array.
+
 The caller checks the result: the jammed schedule against the dependences and live ranges of
 the rewritten model (no live range of an element interrupted by another write to it), so an
 iterator whose residues do not separate the copies of a strip is refused there.
