@@ -162,9 +162,9 @@ class _Model:
     exact: bool = True             # -fpencil-exact-reductions: for the dependences of an expanded model
     split: RelaxedDependences | None = None
     changed: bool = False
-    # Whether to try every dependence first: an expanded model's modulo-reused elements carry
-    # false dependences that the tiles already reorder, so the strict test fails there (symm:
-    # 2.9 s of isl work for nothing) and only the relaxed criterion is worth computing.
+    # Whether to try every dependence first. A scalar tile's expanded elements are reused modulo
+    # the strips across the tiles, whose order already breaks their false dependences: the strict
+    # test fails there (symm: 2.9 s of isl work for nothing) and only the relaxed criterion counts.
     strict_first: bool = True
 
     def broken(self, schedule: isl.Schedule, limit: int) -> bool:
@@ -265,10 +265,11 @@ def _jam_scalar_chains(band: isl.ScheduleNode, model: _Model, limit: int,
 
 def _expanded_jam(band: isl.ScheduleNode, model: _Model, limit: int, expanded: list[str],
                   scalars: frozenset[str], iterator: str, factor: int, rows: tuple[str, int] | None,
-                  jam: Callable[[Callable[[isl.Schedule], bool]], isl.ScheduleNode | None]
-                  ) -> isl.ScheduleNode | None:
+                  jam: Callable[[Callable[[isl.Schedule], bool]], isl.ScheduleNode | None],
+                  strict_first: bool = True) -> isl.ScheduleNode | None:
     """`jam(broken)` on the model with `scalars` expanded (`expand_for_jam`), `broken` checking
-    against its dependences and live ranges; on success the expanded model becomes `model`'s."""
+    against its dependences and live ranges (with `strict_first`, against every dependence
+    first: `_Model`); on success the expanded model becomes `model`'s."""
     rewritten = expand_for_jam(model.scop, scalars, iterator, factor, rows)
     if rewritten is None:
         return None
@@ -276,7 +277,7 @@ def _expanded_jam(band: isl.ScheduleNode, model: _Model, limit: int, expanded: l
     live = live_ranges(scop, limit)
     if live.flow is None:
         return None                  # the live ranges exceeded the budget: no check possible
-    trial = _Model(scop, compute_dependences(scop, limit, model.exact), live, model.exact, strict_first=False)
+    trial = _Model(scop, compute_dependences(scop, limit, model.exact), live, model.exact, strict_first=strict_first)
     result = jam(lambda schedule: trial.broken(schedule, limit))
     if result is None:
         return None
@@ -305,8 +306,14 @@ def _jam_scalar_tile(band: isl.ScheduleNode, model: _Model, limit: int,
     rows = _moving_iterator(band, member - 1, model.scop, users)
     if not rows or rows == iterator:
         return None
-    return _expanded_jam(band, model, limit, expanded, scalars, iterator, factor, (rows, SCALAR_ROWS),
-                         lambda broken: _jam_tile(band, member, (SCALAR_ROWS, factor), broken))
+    # A budget of its own: where the tile's check exceeds it, the columns alone are tried next.
+    try:
+        with isl_budget(band.get_ctx(), limit, "reduction-jam's scalar tiles"):
+            return _expanded_jam(band, model, limit, expanded, scalars, iterator, factor, (rows, SCALAR_ROWS),
+                                 lambda broken: _jam_tile(band, member, (SCALAR_ROWS, factor), broken),
+                                 strict_first=False)
+    except BudgetExceeded:
+        return None
 
 
 def _tile_layout(band: isl.ScheduleNode) -> int | None:
