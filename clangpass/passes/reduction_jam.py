@@ -76,8 +76,9 @@ the expanded model, and the pass hands those on (it changes the model then). R i
 `SCALAR_JAM` (16) where the chain's loads are consecutive along L (LLVM vectorises the copies),
 else `JAM`. The record lists the expansions (`jam_expanded_scalars`).
 
-Scalar tiles (`_jam_scalar_tile`): when such a J is the only loop below a band whose member before
-L (the rows) bounds J's range (symm's `k < i`), the rows are jammed too, by SCALAR_ROWS: the scalar
+Scalar tiles (`_jam_scalar_tile`): when such a J is the only loop of the sequence below the band,
+the band's member before L (the rows, which may bound J's range: symm's `k < i`) is jammed too,
+by SCALAR_ROWS, under an isl budget of its own (the columns alone are tried next): the scalar
 is expanded along both iterators (`acc -> __pencil_jam_acc[i % 4 * 16 + j % 16]`), and J's
 rectangle left of each strip of rows (the instances every row of the strip runs) gets SCALAR_ROWS
 x SCALAR_JAM chains per step, each load of the columns' operand used by every row; the strip's
@@ -136,9 +137,10 @@ MAX_CHAINS = 2
 #: the source order (codegen), 3.4 s.
 SCALAR_JAM = 16
 #: Rows jammed together with SCALAR_JAM columns when a scalar chain's loop J runs under a loop of
-#: rows whose range bounds J's (symm's `k < i`: `_jam_scalar_tile`): SCALAR_ROWS x 2 vector
+#: rows, which may bound J's range (symm's `k < i`: `_jam_scalar_tile`): SCALAR_ROWS x 2 vector
 #: accumulators over the rectangle left of each strip of rows, each load of `B[k][j..]` used by
-#: SCALAR_ROWS FMAs.
+#: SCALAR_ROWS rows. The rows stay a loop that LLVM unrolls: by 8 it does not (symm 0.64-0.72 s
+#: against 0.23 s by 4, loaded machine), and isl's AST of 8 x 16 unrolled copies exceeds the budget.
 SCALAR_ROWS = 4
 
 
@@ -291,8 +293,8 @@ def _jam_scalar_tile(band: isl.ScheduleNode, model: _Model, limit: int,
                      expanded: list[str]) -> isl.ScheduleNode | None:
     """`band` jammed along its last two members at once, or None: a scalar chain
     (`_scalar_jammable`, by SCALAR_JAM along the last member, the columns L) whose loop J is the
-    only loop of the sequence below `band`, and whose range grows with the member before L (the
-    rows, symm's `k < i`). The scalar is expanded along both (`acc -> __pencil_jam_acc[i % 4 * 16
+    only loop of the sequence below `band`, jammed with the member before L (the rows; J's range
+    may grow with them, symm's `k < i`). The scalar is expanded along both (`acc -> __pencil_jam_acc[i % 4 * 16
     + j % 16]`), and `_jam_tile` gives J's rectangle left of each strip of SCALAR_ROWS rows
     SCALAR_ROWS x SCALAR_JAM chains. Checked like `_jam_scalar_chains`, on the expanded model."""
     found = _scalar_jammable(band, model.scop)
