@@ -76,6 +76,15 @@ the expanded model, and the pass hands those on (it changes the model then). R i
 `SCALAR_JAM` (16) where the chain's loads are consecutive along L (LLVM vectorises the copies),
 else `JAM`. The record lists the expansions (`jam_expanded_scalars`).
 
+Scalar tiles (`_jam_scalar_tile`): when such a J is the only loop of the sequence below the band,
+the band's member before L (the rows, which may bound J's range: symm's `k < i`) is jammed too,
+by SCALAR_ROWS, under an isl budget of its own (the columns alone are tried next): the scalar
+is expanded along both iterators (`acc -> __pencil_jam_acc[i % 4 * 16 + j % 16]`), and J's
+rectangle left of each strip of rows (the instances every row of the strip runs) gets SCALAR_ROWS
+x SCALAR_JAM chains per step, each load of the columns' operand used by every row; the strip's
+triangle and the statements after J run row after row (`_jam_tile`). Checked like the scalar
+chains, on the expanded model.
+
 In a nest `row-blocks` built (its record says so), R is `ROW_JAM` (6), L's range may move
 with the block loop around it as long as a single strip is ever partial (the last rows of
 the matrix: `_one_partial_strip`), and a loop L whose only inner loop is a vector loop J of
@@ -127,6 +136,12 @@ MAX_CHAINS = 2
 #: 3 0.48 s, 8 0.36 s, 16 0.13 s; this pass by 16 0.17 s, by 32 the region's AST falls back to
 #: the source order (codegen), 3.4 s.
 SCALAR_JAM = 16
+#: Rows jammed together with SCALAR_JAM columns when a scalar chain's loop J runs under a loop of
+#: rows, which may bound J's range (symm's `k < i`: `_jam_scalar_tile`): SCALAR_ROWS x 2 vector
+#: accumulators over the rectangle left of each strip of rows, each load of `B[k][j..]` used by
+#: SCALAR_ROWS rows. The rows stay a loop that LLVM unrolls: by 8 it does not (symm 0.64-0.72 s
+#: against 0.23 s by 4, loaded machine), and isl's AST of 8 x 16 unrolled copies exceeds the budget.
+SCALAR_ROWS = 4
 
 
 @dataclass(frozen=True)
@@ -149,6 +164,10 @@ class _Model:
     exact: bool = True             # -fpencil-exact-reductions: for the dependences of an expanded model
     split: RelaxedDependences | None = None
     changed: bool = False
+    # Whether to try every dependence first. A scalar tile's expanded elements are reused modulo
+    # the strips across the tiles, whose order already breaks their false dependences: the strict
+    # test fails there (symm: 2.9 s of isl work for nothing) and only the relaxed criterion counts.
+    strict_first: bool = True
 
     def broken(self, schedule: isl.Schedule, limit: int) -> bool:
         """Whether `schedule` breaks a dependence of the model: with region-local storage (three-
@@ -157,7 +176,7 @@ class _Model:
         next are false. The order kept is `Dependences.ordering`: the updates of an exact
         reduction may change places (rows of nussinov's triangle); verify-schedule checks the
         parallel and vector marks against every dependence."""
-        if not dependence_violations(schedule, self.dependences.ordering):
+        if self.strict_first and not dependence_violations(schedule, self.dependences.ordering):
             return False
         if not any(a.local for a in self.scop.arrays):
             return True
@@ -205,7 +224,9 @@ class ReductionJam(Pass):
                         if candidate is not None:
                             result = _jam(node, candidate, broken, factor)
                         elif not columns:
-                            result = _jam_scalar_chains(node, model, limit, expanded)
+                            result = _jam_scalar_tile(node, model, limit, expanded)
+                            if result is None:
+                                result = _jam_scalar_chains(node, model, limit, expanded)
                             if result is None:
                                 result = _jam_triangle(node, current.reads, current.writes, broken, TRIANGLE_JAM)
                         if result is not None:
@@ -240,21 +261,214 @@ def _jam_scalar_chains(band: isl.ScheduleNode, model: _Model, limit: int,
     if found is None:
         return None
     member, scalars, iterator, factor = found
-    rewritten = expand_for_jam(model.scop, scalars, iterator, factor)
+    return _expanded_jam(band, model, limit, expanded, scalars, iterator, factor, None,
+                         lambda broken: _jam(band, member, broken, factor))
+
+
+def _expanded_jam(band: isl.ScheduleNode, model: _Model, limit: int, expanded: list[str],
+                  scalars: frozenset[str], iterator: str, factor: int, rows: tuple[str, int] | None,
+                  jam: Callable[[Callable[[isl.Schedule], bool]], isl.ScheduleNode | None],
+                  strict_first: bool = True) -> isl.ScheduleNode | None:
+    """`jam(broken)` on the model with `scalars` expanded (`expand_for_jam`), `broken` checking
+    against its dependences and live ranges (with `strict_first`, against every dependence
+    first: `_Model`); on success the expanded model becomes `model`'s."""
+    rewritten = expand_for_jam(model.scop, scalars, iterator, factor, rows)
     if rewritten is None:
         return None
     scop, done = rewritten
     live = live_ranges(scop, limit)
     if live.flow is None:
         return None                  # the live ranges exceeded the budget: no check possible
-    trial = _Model(scop, compute_dependences(scop, limit, model.exact), live, model.exact)
-    result = _jam(band, member, lambda schedule: trial.broken(schedule, limit), factor)
+    trial = _Model(scop, compute_dependences(scop, limit, model.exact), live, model.exact, strict_first=strict_first)
+    result = jam(lambda schedule: trial.broken(schedule, limit))
     if result is None:
         return None
     model.scop, model.dependences, model.live, model.split, model.changed = \
         trial.scop, trial.dependences, trial.live, trial.split, True
     expanded.extend(d.describe() for d in done)
     return result
+
+
+def _jam_scalar_tile(band: isl.ScheduleNode, model: _Model, limit: int,
+                     expanded: list[str]) -> isl.ScheduleNode | None:
+    """`band` jammed along its last two members at once, or None: a scalar chain
+    (`_scalar_jammable`, by SCALAR_JAM along the last member, the columns L) whose loop J is the
+    only loop of the sequence below `band`, jammed with the member before L (the rows; J's range
+    may grow with them, symm's `k < i`). The scalar is expanded along both (`acc -> __pencil_jam_acc[i % 4 * 16
+    + j % 16]`), and `_jam_tile` gives J's rectangle left of each strip of SCALAR_ROWS rows
+    SCALAR_ROWS x SCALAR_JAM chains. Checked like `_jam_scalar_chains`, on the expanded model."""
+    found = _scalar_jammable(band, model.scop)
+    if found is None:
+        return None
+    member, scalars, iterator, factor = found
+    if factor != SCALAR_JAM or member < 1 or _tile_layout(band) is None:
+        return None
+    users = statement_names(accesses_through(model.scop.reads, scalars).domain().union(
+        accesses_through(model.scop.writes, scalars).domain()))
+    rows = _moving_iterator(band, member - 1, model.scop, users)
+    if not rows or rows == iterator:
+        return None
+    # A budget of its own: where the tile's check exceeds it, the columns alone are tried next.
+    try:
+        with isl_budget(band.get_ctx(), limit, "reduction-jam's scalar tiles"):
+            return _expanded_jam(band, model, limit, expanded, scalars, iterator, factor, (rows, SCALAR_ROWS),
+                                 lambda broken: _jam_tile(band, member, (SCALAR_ROWS, factor), broken),
+                                 strict_first=False)
+    except BudgetExceeded:
+        return None
+
+
+def _tile_layout(band: isl.ScheduleNode) -> int | None:
+    """The position of J in the sequence below `band` when that sequence holds one loop J (one
+    member, nothing below it, no mark above it) and otherwise statements alone (under marks or
+    not); else None."""
+    if band.n_children() != 1 or band.child(0).get_type() != isl.schedule_node_type.sequence:
+        return None
+    seq = band.child(0)
+    found = None
+    for k in range(seq.n_children()):
+        below = seq.child(k).child(0)
+        while below.get_type() == isl.schedule_node_type.mark and below.child(0).get_type() in (
+                isl.schedule_node_type.mark, isl.schedule_node_type.leaf):
+            below = below.child(0)            # a statement under marks (`vector`: the row's end)
+        if below.get_type() == isl.schedule_node_type.leaf:
+            continue
+        if below.get_type() != isl.schedule_node_type.band or found is not None \
+                or below.band_n_member() != 1 or _inner_bands(below) != []:
+            return None
+        found = k
+    return found
+
+
+def _jam_tile(band: isl.ScheduleNode, member: int, factors: tuple[int, int],
+              broken: Callable[[isl.Schedule], bool]) -> isl.ScheduleNode | None:
+    """`band`'s members `member - 1` (the rows) and `member` (the columns L) jammed by `factors`
+    (Q, R) over J's rectangle (`_tile_layout`), or None when that breaks a dependence (`broken`)
+    or leaves no full strip or no rectangle:
+
+        band [rows - rows mod Q, L - L mod R]   the strips (the members' flags)
+          sequence
+            filter full strips                every row and column of the strip runs
+              sequence
+                filter before J               the statements before J
+                  band [rows mod Q, L mod R]  rows a loop, columns unrolled
+                filter rectangle              J's instances every row of the strip runs
+                  band [J]
+                    band [rows mod Q, L mod R]    Q x R chains per iteration of J
+                filter rest                   the strip's triangle and the statements after J
+                  band [rows mod Q]           row after row
+                    ... the old sequence      (J's remaining instances, then the row's end)
+                          band [L mod R]      unrolled at every leaf
+            filter partial strips             (the last rows or columns of the matrix)
+              band [rows mod Q, L mod R]      as before, no copies
+                ... the old sequence
+
+    The rows stay a loop of Q iterations for LLVM to unroll (its SROA after loop unrolling then
+    gives each element of the expanded scalar a register): isl's AST of Q x R unrolled copies
+    exceeded the isl budget on symm. The partial strips get no copies either (Q x R guarded copies
+    in the AST). Each chain still receives its terms in the order of J. Returns the node at
+    `band`'s position."""
+    ctx = band.get_ctx()
+    node = band
+    if member + 1 < node.band_n_member():
+        node = node.band_split(member + 1)
+    if member > 1:
+        node = node.band_split(member - 1).child(0)
+    found = _tile_layout(node)
+    if found is None:
+        return None
+    coincident = [node.band_member_get_coincident(k) for k in range(2)]
+    permutable = node.band_get_permutable()
+    partial = node.band_get_partial_schedule()                   # [P] -> { S[i..] -> [rows, l] }
+    size = isl.MultiVal.zero(partial.get_space())
+    for k, f in enumerate(factors):
+        size = size.set_val(k, isl.Val.int_from_si(ctx, f))
+    strips = partial.scale_down_multi_val(size).floor().scale_multi_val(size)
+    points = partial.sub(strips)
+    row_points = isl.MultiUnionPwAff.from_union_pw_aff(points.get_union_pw_aff(0))
+    col_points = isl.MultiUnionPwAff.from_union_pw_aff(points.get_union_pw_aff(1))
+    seq = node.child(0)
+    inner = seq.child(found).child(0)
+    # The rectangle: J's instances whose date along J every row of their strip has.
+    key = (node.get_prefix_schedule_union_map()
+           .flat_range_product(isl.UnionMap.from_multi_union_pw_aff(partial.set_union_pw_aff(0, strips.get_union_pw_aff(0))))
+           .flat_range_product(inner.band_get_partial_schedule_union_map())
+           .intersect_domain(inner.get_domain()))                # [P] -> { S[i..] -> [outer, row strip, l, j] }
+    whole = _full_prefixes(key.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(row_points)), factors[:1])
+    rect = key.intersect_range(isl.UnionSet.from_set(whole)).domain()
+    # The full strips (every row and column of the strip runs): the jammed code; the others (the
+    # last rows or columns of the matrix) run as before, one instance of the band at a time.
+    at_strips = (node.get_prefix_schedule_union_map()
+                 .flat_range_product(isl.UnionMap.from_multi_union_pw_aff(strips))
+                 .intersect_domain(node.get_domain()))           # [P] -> { S[i..] -> [outer, strips] }
+    full = _full_prefixes(at_strips.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(points)), factors)
+    jam_part = at_strips.intersect_range(isl.UnionSet.from_set(full)).domain()
+    rect = rect.intersect(jam_part)
+    if rect.is_empty():
+        return None
+    partial_part = node.get_domain().subtract(jam_part)
+    before = isl.UnionSet.empty(rect.get_space())
+    after = isl.UnionSet.empty(rect.get_space())
+    for k in range(seq.n_children()):
+        here = seq.child(k).child(0).get_domain()             # the filter's statements
+        if k < found:
+            before = before.union(here)
+        elif k > found:
+            after = after.union(here)
+    rest = inner.get_domain().subtract(rect).union(after).intersect(jam_part)
+    before = before.intersect(jam_part)
+    node = node.delete()                                         # the old sequence
+    halves = [h for h in (jam_part, partial_part) if not h.is_empty()]
+    filters = isl.UnionSetList.alloc(ctx, len(halves))
+    for h in halves:
+        filters = filters.add(h)
+    node = node.insert_sequence(filters)
+    if not partial_part.is_empty():
+        # The partial strips: the old band's order within the strip, no copies.
+        child = node.child(1).child(0)
+        child = child.insert_partial_schedule(points.intersect_domain(child.get_domain()))
+        for k in range(2):
+            child = child.band_member_set_coincident(k, coincident[k])
+        child = child.band_set_permutable(int(permutable))
+        node = child.parent().parent()
+    top = node
+    parts = [p for p in (before, rect, rest) if not p.is_empty()]
+    filters = isl.UnionSetList.alloc(ctx, len(parts))
+    for p in parts:
+        filters = filters.add(p)
+    node = node.child(0).child(0).insert_sequence(filters)      # the full strips' sequence
+    for k, p in enumerate(parts):
+        child = node.child(k).child(0)
+        if p is rest:
+            child = child.insert_partial_schedule(row_points.intersect_domain(child.get_domain()))
+            child = child.band_member_set_coincident(0, coincident[0])
+            child = _sink(child.child(0), col_points, coincident[1], False).parent()
+        else:
+            child = _sink_tile(child, points, coincident)
+        node = child.ancestor(child.get_tree_depth() - node.get_tree_depth())
+    top = node.ancestor(node.get_tree_depth() - top.get_tree_depth())
+    jammed = top.insert_partial_schedule(strips)
+    for k in range(2):
+        jammed = jammed.band_member_set_coincident(k, coincident[k])
+    jammed = jammed.band_set_permutable(int(permutable))
+    if broken(jammed.get_schedule()):
+        return None
+    return jammed.parent() if member > 1 else jammed
+
+
+def _sink_tile(node: isl.ScheduleNode, points: isl.MultiUnionPwAff, coincident: list[bool]) -> isl.ScheduleNode:
+    """The two-member band `points` inserted above every leaf under `node` that runs something,
+    its second member (the columns) unrolled; returns `node`'s position."""
+    if node.get_domain().is_empty():
+        return node
+    if node.get_type() == isl.schedule_node_type.leaf:
+        node = node.insert_partial_schedule(points.intersect_domain(node.get_domain()))
+        for k in range(2):
+            node = node.band_member_set_coincident(k, coincident[k])
+        return node.band_member_set_ast_loop_type(1, isl.ast_loop_type.unroll)
+    for k in range(node.n_children()):
+        node = _sink_tile(node.child(k), points, coincident).parent()
+    return node
 
 
 def _inner_bands(node: isl.ScheduleNode) -> list[isl.ScheduleNode] | None:
@@ -603,17 +817,21 @@ def _strip_loop(node: isl.ScheduleNode, strips: isl.MultiUnionPwAff, points: isl
     return _isolate(jammed.child(0).insert_partial_schedule(points.sub(points)), full).parent()
 
 
-def _full_prefixes(dates: isl.UnionMap, factor: int) -> isl.Set:
+def _full_prefixes(dates: isl.UnionMap, factor: int | tuple[int, ...]) -> isl.Set:
     """The values of all dates but the last at which every point 0 <= d < factor of the last one
-    is scheduled (the full strips of `factor`)."""
+    is scheduled (the full strips of `factor`); with factors (f1, .., fd), of all dates but the
+    last d, every point of the box 0 <= d_k < f_k of the last d scheduled."""
+    factors = (factor,) if isinstance(factor, int) else factor
+    d = len(factors)
     covered = isl.Set.from_union_set(dates.range())              # [P] -> { [outer, strip, point] }
-    depth = covered.dim(isl.dim_type.set) - 1
-    prefixes = covered.project_out(isl.dim_type.set, depth, 1)   # [P] -> { [outer, strip] }
-    box = (isl.Set.universe(covered.get_space())
-           .lower_bound_val(isl.dim_type.set, depth, isl.Val.zero(covered.get_ctx()))
-           .upper_bound_val(isl.dim_type.set, depth, isl.Val.int_from_si(covered.get_ctx(), factor - 1)))
-    wanted = box.intersect(prefixes.insert_dims(isl.dim_type.set, depth, 1))
-    missing = wanted.subtract(covered).project_out(isl.dim_type.set, depth, 1)
+    depth = covered.dim(isl.dim_type.set) - d
+    prefixes = covered.project_out(isl.dim_type.set, depth, d)   # [P] -> { [outer, strip] }
+    box = isl.Set.universe(covered.get_space())
+    for k, f in enumerate(factors):
+        box = (box.lower_bound_val(isl.dim_type.set, depth + k, isl.Val.zero(covered.get_ctx()))
+               .upper_bound_val(isl.dim_type.set, depth + k, isl.Val.int_from_si(covered.get_ctx(), f - 1)))
+    wanted = box.intersect(prefixes.insert_dims(isl.dim_type.set, depth, d))
+    missing = wanted.subtract(covered).project_out(isl.dim_type.set, depth, d)
     return prefixes.subtract(missing).coalesce()
 
 

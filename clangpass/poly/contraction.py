@@ -61,6 +61,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import descendants, strip_casts, transform
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
 from clangpass.poly.live_ranges import declared_elements, reads_values_from_entry
+from clangpass.poly.jam_expansion import JAM_PREFIX
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, statement_names
 from clangpass.poly.validity import COINCIDENT_MARK, PARALLEL_MARK, VECTOR_MARK
 
@@ -583,6 +584,11 @@ def _unsuitable(scop: Scop, array: ArrayInfo, arg) -> str:
             return LIVE_OUT
     if any(e is None for e in array.extents):
         return "an extent is not known"
+    if array.local and array.name.startswith(JAM_PREFIX):
+        # One element per copy of reduction-jam's jammed chains (clangpass.poly.jam_expansion):
+        # as small as the jam allows, and LLVM keeps it in registers. Its conflict set under the
+        # scalar tiles' schedule exceeded the isl budget (symm, 4 s).
+        return "the accumulators of a jammed loop (reduction-jam)"
     names = frozenset({array.name})
     if not accesses_through(scop.may_writes, names).is_empty():
         return "conditionally written"

@@ -223,8 +223,7 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
         try:
             with isl_budget(ctx, ctx.get_max_operations() // 2, "live-range interference"):
                 writes, source_order = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
-                return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates), source_order,
-                                      scop.context)
+                return _interruptions(relaxed.live_ranges, writes, dates, source_order, scop.context)
         except BudgetExceeded:
             pass
     problems: list[str] = []
@@ -232,8 +231,7 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     # code has many temporaries, each used by two or three statements, and ordering every pair of
     # a large region's statements at once exceeded the isl budget (3AC nussinov, heat-3d).
     for live, writes, involved, source_order in _PER_ARRAY.get(key, lambda: _per_array(scop, relaxed)):
-        problems += _interruptions(live, writes, _strict_order_of(dates.intersect_domain(involved)),
-                                   source_order, scop.context)
+        problems += _interruptions(live, writes, dates.intersect_domain(involved), source_order, scop.context)
     return problems
 
 
@@ -264,22 +262,75 @@ def _per_array(scop: Scop, relaxed: RelaxedDependences) -> list[tuple[isl.UnionM
     return out
 
 
-def _interruptions(live: isl.UnionMap, writes: isl.UnionMap, after: isl.UnionMap, source: isl.UnionMap,
+def _interruptions(live: isl.UnionMap, writes: isl.UnionMap, dates: isl.UnionMap, source: isl.UnionMap,
                    context: isl.Set) -> list[str]:
     """The live ranges `live` ([P] -> { W -> R }) of one array, each with a write of `writes` that
-    may interrupt it under the order `after` and did not already in the source order `source`."""
-    same_element = writes.apply_range(writes.reverse())               # [P] -> { W -> W2 : same element }
+    may interrupt it under the schedule `dates` ([P] -> { S[i..] -> [t..] }) and did not already
+    in the source order `source`."""
+    order = dates
+    shared = _shared_prefix(live, dates)
+    if shared:
+        # Every live range starts and ends at the same first `shared` dates: a write W2 of other
+        # first dates than W's runs strictly before W or strictly after R. Only the writes of W's
+        # own prefix are candidates, and the dates after the prefix order them (the element's
+        # other writes in one strip of reduction-jam's scalar tiles, not those of every other
+        # tile: ordering all of those cost isl 24 s on symm).
+        n = _date_count(dates)
+        tagged = writes.range_product(_dates_slice(dates, 0, shared))  # [P] -> { W -> [element -> prefix] }
+        same_element = tagged.apply_range(tagged.reverse()).detect_equalities()
+        order = _dates_slice(dates, shared, n)
+    else:
+        same_element = writes.apply_range(writes.reverse())           # [P] -> { W -> W2 : same element }
     producer = live.domain_map()                                      # [P] -> { [W -> R] -> W }
     consumer = live.range_map()                                       # [P] -> { [W -> R] -> R }
     candidates = producer.apply_range(same_element)                   # [P] -> { [W -> R] -> W2 }
-    # [P] -> { [W -> R] -> W2 : W2 surely outside the live range under `after` }
-    outside = (producer.apply_range(after.reverse()).union(consumer.apply_range(after))
+    # [P] -> { [W -> R] -> W2 : W2 surely outside the live range under `order` }: only the pairs
+    # (W2, W) and (R, W2) of the candidates are ordered.
+    after = _strict_order_of(order)
+    first = candidates.range_product(producer).range().unwrap().intersect(after)   # { W2 -> W : W2 first }
+    last = consumer.range_product(candidates).range().unwrap().intersect(after)    # { R -> W2 : R first }
+    outside = (producer.apply_range(first.reverse()).union(consumer.apply_range(last))
                .union(producer).union(consumer))
     inside_in_source = producer.apply_range(source).intersect(consumer.apply_range(source.reverse()))
     broken = candidates.subtract(outside).subtract(inside_in_source).intersect_params(context)
     if broken.is_empty():
         return []
     return [f"live range interrupted: {p}" for p in sorted_pieces(broken)]
+
+
+def _date_count(dates: isl.UnionMap) -> int:
+    """The number of dates of `dates` ([P] -> { S[i..] -> [t..] }), -1 when they differ."""
+    counts = {m.dim(isl.dim_type.out) for m in maps_of(dates)}
+    return counts.pop() if len(counts) == 1 else -1
+
+
+def _dates_slice(dates: isl.UnionMap, first: int, end: int) -> isl.UnionMap:
+    """`dates` ([P] -> { S[i..] -> [t..] }) reduced to the dates first .. end - 1."""
+    out = None
+    for m in maps_of(dates):
+        n = m.dim(isl.dim_type.out)
+        m = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, end, n - end).project_out(isl.dim_type.out, 0, first))
+        out = m if out is None else out.union(m)
+    return out
+
+
+def _shared_prefix(live: isl.UnionMap, dates: isl.UnionMap) -> int:
+    """How many leading dates of `dates` ([P] -> { S[i..] -> [t..] }) the two ends of every live
+    range of `live` ([P] -> { W -> R }) share: 0 when none, when the dates differ in length or
+    when an end is not scheduled."""
+    n = _date_count(dates)
+    if n <= 1 or live.is_empty() or not live.domain().union(live.range()).is_subset(dates.domain()):
+        return 0
+    ends = live.apply_domain(dates).apply_range(dates)                # [P] -> { [t..] -> [t'..] }
+    if ends.n_map() != 1:
+        return 0
+    pairs = isl.Map.from_union_map(ends)
+    equal = isl.Map.universe(pairs.get_space())
+    for k in range(n - 1):
+        equal = equal.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+        if not pairs.is_subset(equal):
+            return k
+    return n - 1
 
 
 def _strict_order_of(dates: isl.UnionMap) -> isl.UnionMap:

@@ -29,9 +29,10 @@ SIZES: dict[str, tuple[tuple[str, ...], ...]] = {
     "gemver": (("N=45",), ("N=1",), ("N=3",)),
     "gesummv": (("N=43",), ("N=1",), ("N=2",)),
     "trisolv": (("N=43",), ("N=16",), ("N=1",), ("N=2",), ("N=9",)),
-    # A chain into a region-local scalar (`acc`), expanded modulo the scalar jam factor (16):
-    # N no multiple of 16, one full strip, below one strip, and tiny.
-    "symm": (("M=23", "N=37"), ("M=40", "N=16"), ("M=5", "N=3"), ("M=1", "N=1")),
+    # A chain into a region-local scalar (`acc`), expanded modulo 4 rows x 16 columns (scalar
+    # tiles): M and N no multiples of 4 and 16 (partial strips both ways), one full strip of
+    # columns, rows across a tile of 128 with a partial last strip, below one strip, and tiny.
+    "symm": (("M=23", "N=37"), ("M=40", "N=16"), ("M=135", "N=33"), ("M=5", "N=3"), ("M=1", "N=1")),
 }
 #: Kernels the pass jams (gesummv: two chains in one loop; trisolv: a triangle).
 JAMMED = frozenset({"atax", "mvt", "bicg", "gemver", "gesummv", "trisolv", "symm"})
@@ -68,12 +69,12 @@ def test_disabled_pass_jams_nothing(tmp_path):
 
 
 def test_scalar_chain_gets_one_element_per_copy(tmp_path):
-    """symm's accumulator `acc` is a scalar: its jam over `j` gives each of the 16 copies its own
-    element (the record says so), and the results stay gcc -O0's; without the expansion the
+    """symm's accumulator `acc` is a scalar: its jam over 4 rows `i` and 16 columns `j` gives each
+    of the 64 copies its own element (the record says so), and the results stay gcc -O0's; without the expansion the
     copies would share `acc` and the pass leaves the loop alone."""
     sizes = SIZES["symm"][0]
     reference = harness.gcc_reference(harness.POLYBENCH_DIR / "symm.c", tmp_path / "ref", sizes)
     exe, regions = _build(tmp_path, "symm", sizes)
-    assert [r["jam_expanded_scalars"] for r in regions] == [["acc -> __pencil_jam_acc[j % 16]"]]
+    assert [r["jam_expanded_scalars"] for r in regions] == [["acc -> __pencil_jam_acc[i % 4 * 16 + j % 16]"]]
     assert regions[0]["jammed_loops"] == 1
     assert harness.compare_outputs(reference, harness.run(exe), rtol=0) == []

@@ -108,6 +108,9 @@ class GenConfig:
     #: a nussinov-like triangular DP over an int array of its own, every write an update with one
     #: exact operator (max or min by `?:`, `|=`, `^=`: clangpass.poly.exact_reductions)
     p_exact_reduction: float = 0.12
+    #: symm's triangular chain into a scalar, `y0 += SB[i2][i1] * SA[i0][i2]` for i2 < i0, beside
+    #: the rank-1 update of the rows above (pass reduction-jam's scalar tiles)
+    p_triangular_chain: float = 0.1
     p_indirect: float = 0.15          # a nest gathering or scattering through `(i1 * i1 + c) % w` subscripts
     p_small_cache: float = 0.25       # pencilcc builds it for a 1K/2K cache (GeneratedProgram.flags)
     p_opencl: float = 0.2             # pencilcc builds it for the OpenCL target (GeneratedProgram.flags)
@@ -2120,6 +2123,8 @@ class _Builder:
             body += self.indirect()
         if len(body) + 1 < self.config.max_nests and self.config.max_depth == 3:
             body += self.exact_reduction()      # room left for the dynamic nest, which comes last
+        if len(body) + 1 < self.config.max_nests and self.config.max_depth == 3:
+            body += self.triangular_chain()
         # Value-style code comes after every other nest but the dynamic one (which must be last),
         # whatever the number of nests: one more part of the region, not one of its nests.
         value = self.value_style() if self.config.max_depth >= 2 else []
@@ -2635,6 +2640,44 @@ class _Builder:
         growth = 1024.0 if form in ("or", "xor") else bound * (self.sizes[param] + 1)
         self.bounds["H"] = bound + growth
         return [Loop("i0", Aff.var(param, -1), ">=", Aff(), -1, (row,))]
+
+    def triangular_chain(self) -> list[Node]:
+        """Sometimes PolyBench symm's nest on arrays of its own, SA (X x X, only its lower triangle
+        read) and SB, SC (X x Y), through a double scalar y0:
+        `for i0 < X: for i1 < Y: { y0 = 0.0; for (i2 = 0; i2 < i0; i2++) { [SC[i2][i1] += 0.5 *
+        SB[i0][i1] * SA[i0][i2];] y0 += SB[i2][i1] * SA[i0][i2]; } SC[i0][i1] = 0.5 * SC[i0][i1] +
+        0.25 * y0; }` (the update of the rows above in half the programs), which reduction-jam
+        jams by rows and columns on y0 expanded along both (docs/passes/reduction-jam.md, scalar
+        tiles). Magnitudes grow with X at most (X terms of products of values in [0, 1]). A
+        stream of its own, so that the seeds that get none keep their program."""
+        rng = random.Random(f"triangular chain {self.seed}")
+        if rng.random() >= self.config.p_triangular_chain:
+            return []
+        pairs = [(x, y) for x in sorted(self.sizes) for y in sorted(self.sizes)
+                 if self.sizes[x] * max(self.sizes[x], self.sizes[y]) <= self.config.max_array_elements]
+        if not pairs:
+            return []
+        rows, cols = rng.choice(pairs)
+        square = ArrayDecl("SA", "double", ((rows, 0), (rows, 0)), (rng.randint(1, 13), rng.randint(1, 13),
+                                                                  rng.randint(0, 10), rng.choice((17, 19, 23, 29))))
+        right = ArrayDecl("SB", "double", ((rows, 0), (cols, 0)), (rng.randint(1, 13), rng.randint(1, 13),
+                                                                 rng.randint(0, 10), rng.choice((17, 19, 23, 29))))
+        out = ArrayDecl("SC", "double", ((rows, 0), (cols, 0)), (rng.randint(1, 13), rng.randint(1, 13),
+                                                               rng.randint(0, 10), rng.choice((17, 19, 23, 29))))
+        self.arrays += [square, right, out]
+        self.scalars.append(ScalarDecl("y0", "double", "temp", 0.0))
+        self.features.add("triangular scalar chain")
+        i, j, k = Aff.var("i0"), Aff.var("i1"), Aff.var("i2")
+        x = float(self.sizes[rows])
+        self.bounds.update({"SA": 1.0, "SB": 1.0, "y0": x, "SC": 1.0 + 0.5 * x + 0.25 * x})
+        chain = [Assign(ScalarRef("y0"), "+=", Binary("*", ArrayRef("SB", (k, j)), ArrayRef("SA", (i, k))))]
+        if rng.random() < 0.5:
+            chain.insert(0, Assign(ArrayRef("SC", (k, j)), "+=", Binary(
+                "*", Binary("*", Const(0.5, "double"), ArrayRef("SB", (i, j))), ArrayRef("SA", (i, k)))))
+        end = Assign(ArrayRef("SC", (i, j)), "=", Binary("+", Binary("*", Const(0.5, "double"), ArrayRef("SC", (i, j))),
+                                                        Binary("*", Const(0.25, "double"), ScalarRef("y0"))))
+        column = (Assign(ScalarRef("y0"), "=", Const(0.0, "double")), Loop("i2", Aff(), "<", i, 1, tuple(chain)), end)
+        return [Loop("i0", Aff(), "<", Aff.var(rows), 1, (Loop("i1", Aff(), "<", Aff.var(cols), 1, column),))]
 
     # -- value style (passes reuse-in-place and contract-arrays) ---------------
 

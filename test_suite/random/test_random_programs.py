@@ -1058,3 +1058,24 @@ def test_generated_scalar_chain_is_jammed_and_matches_gcc(tmp_path: Path) -> Non
     for threads in (1, 2):
         out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(threads)})
         assert harness.compare_outputs(expected, out, rtol=RTOL) == [], threads
+
+
+# seed397tile.c (`generate(397)` at the commit that added `p_triangular_chain`): symm's
+# triangular chain into the scalar y0 beside the rank-1 update of the rows above, which
+# reduction-jam jams by 4 rows and 16 columns on y0 expanded along both (docs/passes/
+# reduction-jam.md, "Scalar tiles"): the generator's form of that transformation, on a fixed program.
+@needs_gcc
+def test_generated_triangular_chain_is_jammed_by_rows_and_columns(tmp_path: Path) -> None:
+    source = REGRESSION_PROGRAMS / "seed397tile.c"
+    record = tmp_path / "record.json"
+    reference, candidate = tmp_path / "gcc-O0", tmp_path / "pencilcc"
+    harness.build(["gcc"], [source], reference, ["-std=c99", "-O0"])
+    harness.build(PENCILCC, [source], candidate, ["-std=c99", "-Wno-unknown-pragmas", *SLOW_ANALYSIS,
+                                                  f"-foptimization-record-file={record}"])
+    regions = json.loads(record.read_text())["regions"]
+    assert [r["status"] for r in regions] == ["optimized"]
+    assert [r["jam_expanded_scalars"] for r in regions] == [["y0 -> __pencil_jam_y0[i0 % 4 * 16 + i1 % 16]"]]
+    expected = harness.run(reference)
+    for threads in (1, 2):
+        out = harness.run(candidate, env={"PENCILCC_NUM_THREADS": str(threads)})
+        assert harness.compare_outputs(expected, out, rtol=RTOL) == [], threads

@@ -241,3 +241,30 @@ def test_arrays_killed_after_their_last_write_are_not_live_out(tmp_path):
     assert flags == {"A": (False, True), "dead": (True, False), "partly": (True, True),
                      "early": (True, True), "each": (True, False), "kept": (False, True)}
     assert "    double dead[n];  // killed" in format_scop(scop).splitlines()
+
+
+def test_interruptions_within_the_shared_prefix_of_the_live_ranges():
+    # Live ranges W[i] -> R[i] of one scalar t, each within one value of the first date; a write
+    # W2[i] of t interrupts them where it runs between W[i] and R[i] under the same first date,
+    # never where it runs after R[i] or at another first date (only the writes of the live
+    # range's own prefix are candidates: `_shared_prefix`).
+    from clangpass.poly.live_ranges import _interruptions, _shared_prefix
+    live = isl.UnionMap("[n] -> { W[i] -> R[i] : 0 <= i < n }")
+    writes = isl.UnionMap("[n] -> { W[i] -> t[] : 0 <= i < n; W2[i] -> t[] : 0 <= i < n }")
+    source = isl.UnionMap("[n] -> { W[i] -> [i, 0]; R[i] -> [i, 1]; W2[i] -> [i, 2] }")
+    order = source.lex_lt_union_map(source)
+    context = isl.Set("[n] -> { : n > 0 }")
+    between = isl.UnionMap("[n] -> { W[i] -> [i, 0]; W2[i] -> [i, 1]; R[i] -> [i, 2] }")
+    assert _shared_prefix(live, between) == 1
+    assert _interruptions(live, writes, between, order, context)
+    assert _interruptions(live, writes, source, order, context) == []
+    # W2[i] at the next first date, after R[i + 1]: outside every live range; before it, inside
+    # the live range of the next first date.
+    shifted = isl.UnionMap("[n] -> { W[i] -> [i, 0]; R[i] -> [i, 2]; W2[i] -> [i + 1, 3] }")
+    assert _interruptions(live, writes, shifted, order, context) == []
+    inside = isl.UnionMap("[n] -> { W[i] -> [i, 0]; R[i] -> [i, 2]; W2[i] -> [i + 1, 1] }")
+    assert _interruptions(live, writes, inside, order, context)
+    # Live ranges across the first date: no shared prefix, every write a candidate.
+    across = isl.UnionMap("[n] -> { W[i] -> [i, 0]; W2[i] -> [i + 1, 1]; R[i] -> [i + 2, 0] }")
+    assert _shared_prefix(live, across) == 0
+    assert _interruptions(live, writes, across, order, context)

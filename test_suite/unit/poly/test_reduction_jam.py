@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from clangpass.passes.reduction_jam import JAM, SCALAR_JAM, TRIANGLE_JAM
-from test_suite.unit.poly.snippets import optimise
+from clangpass.passes.reduction_jam import JAM, SCALAR_JAM, SCALAR_ROWS, TRIANGLE_JAM
+from test_suite.unit.poly.snippets import optimise, optimised_and_checked
 
 # atax's shape: one chain per row (tmp), then a vector loop over the same row (y).
 ATAX = """\
@@ -213,6 +213,42 @@ def test_scalar_chain_is_jammed_on_an_expanded_scalar(tmp_path):
     text = outcome.unit.ast.to_C_str()
     assert re.search(rf"S_\d\(c\d \+ c\d, c\d \+ c\d \+ {SCALAR_JAM - 1}, c\d\)", text), text
     disabled = optimise(tmp_path, SCALAR_CHAIN, opt_level=3, disabled_passes=frozenset({"reduction-jam"}))
+    assert disabled.facts["jammed_loops"] == 0 and _expanded(disabled) == []
+
+
+# symm's shape: the chain's range bounded by the rows (`k < i`), and the rows' rank-1 update of
+# C, which isl distributes into a nest of its own.
+SCALAR_TILE = """\
+void s(int m, int n, double alpha, double A[static const restrict m][m], double B[static const restrict m][n],
+       double C[static const restrict m][n]) {
+  double acc;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      acc = 0.0;
+      for (int k = 0; k < i; k++) {
+        C[k][j] += alpha * B[i][j] * A[i][k];
+        acc += B[k][j] * A[i][k];
+      }
+      C[i][j] = 0.5 * C[i][j] + alpha * acc;
+    }
+}
+"""
+
+
+def test_triangular_scalar_chain_is_jammed_by_rows_and_columns(tmp_path):
+    # Rows and columns jammed together over the rectangle k < i - i mod 4: each step of k runs
+    # SCALAR_ROWS x SCALAR_JAM chains, each on its element of `acc`; the results equal the source
+    # order's at sizes with partial strips both ways (the interpreter runs the AST).
+    outcome = optimised_and_checked(tmp_path, SCALAR_TILE, sizes=(1, 6, 23))
+    assert outcome.facts["jammed_loops"] == 1
+    assert _expanded(outcome) == [f"acc -> __pencil_jam_acc[i % {SCALAR_ROWS} * {SCALAR_JAM} + j % {SCALAR_JAM}]"]
+    text = outcome.unit.ast.to_C_str()
+    rect = re.search(r"for \(int (c\d) = 0; \1 < c0 \+ c2; \1 \+= 1\)\s*"
+                     rf"for \(int (c\d) = 0; \2 <= {SCALAR_ROWS - 1}; \2 \+= 1\) \{{\s*"
+                     r"S_\d\(c0 \+ c2 \+ \2, c1 \+ c3, \1\);", text)
+    assert rect, text
+    assert f"c1 + c3 + {SCALAR_JAM - 1}, {rect.group(1)});" in text, text
+    disabled = optimise(tmp_path, SCALAR_TILE, opt_level=3, disabled_passes=frozenset({"reduction-jam"}))
     assert disabled.facts["jammed_loops"] == 0 and _expanded(disabled) == []
 
 
