@@ -31,6 +31,7 @@ import tempfile
 import threading
 from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
+from clangpass import dataclass_code
 from clangpass.driver.cache import open_cache
 from clangpass.driver.cli import CommandLineError, DriverConfig, InputFile, parse_command_line
 from clangpass.driver.depfile import write_depfile
@@ -502,6 +503,9 @@ class Driver:
         if distrust:
             sys.stderr.write(f"pencilcc: warning: compile cache not used: {distrust}\n")
         compilation = Compilation(config, self.host, workdir, cache)
+        # The compile path's dataclasses are defined now: keep their methods' code for the next
+        # run (clangpass.dataclass_code; writes only when one was new).
+        dataclass_code.save()
         try:
             return self._analysed_and_built(compilation, texts)
         finally:
