@@ -116,8 +116,12 @@ def _own(globals_: object) -> bool:
 def _exec(source, globals=None, locals=None, /, **kwargs):   # noqa: A002 (exec's own names)
     """`dataclasses`' `exec`: pencilcc's generated methods from the store, the rest to the builtin."""
     store = _store
-    if store is not None and isinstance(source, str) and not kwargs and _own(globals):
-        source = store.code(source)
+    if isinstance(source, str) and not kwargs:
+        # Compiled here as the builtin would have compiled it in `dataclasses` (whose code has
+        # no `__future__` flag): called from this module, the builtin would inherit this
+        # module's `annotations` flag and make the methods' annotations strings.
+        source = store.code(source) if store is not None and _own(globals) else \
+            compile(source, "<string>", "exec", dont_inherit=True)
     return builtins.exec(source, globals, locals, **kwargs)
 
 

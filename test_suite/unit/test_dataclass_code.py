@@ -85,8 +85,11 @@ def test_own_classes_come_from_the_store_and_behave_as_compiled_by_python(store)
 
 
 def test_other_modules_classes_are_compiled_by_python(store) -> None:
-    _define("someone_else.module")
+    theirs = _define("someone_else.module")
     assert not store.table
+    # As Python compiles them: annotations the objects, not strings of this module's __future__.
+    assert theirs.Point.__init__.__annotations__["x"] is int
+    assert str(inspect.signature(theirs.Point)) == "(x: int, y: int = 0, tags: tuple = (), note: Optional[str] = None) -> None"
 
 
 def test_the_file_is_read_by_the_next_store_and_written_only_when_something_was_new(store) -> None:
