@@ -20,13 +20,12 @@ so `import clangpass` stays cheap; `compile` and `CompileError` load clangpass.a
 """
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Sequence
 
-try:
-    __version__ = metadata.version("pencilcc")
-except metadata.PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+from clangpass import dataclass_code
+
+# Before any other module of pencilcc defines its dataclasses (clangpass.dataclass_code).
+dataclass_code.install()
 
 __all__ = ["__version__", "CompileError", "compile", "compile_file", "lint", "main"]
 
@@ -35,7 +34,22 @@ __all__ = ["__version__", "CompileError", "compile", "compile_file", "lint", "ma
 _API_NAMES = ("compile", "CompileError", "CompileWarning", "CompiledModule")
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("pencilcc")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str):
+    # `__version__` is looked up on first use: importlib.metadata and the search of the
+    # installed distributions cost 25 ms, which a compile without the cache never needs.
+    if name == "__version__":
+        version = _version()
+        globals()["__version__"] = version
+        return version
     if name in _API_NAMES:
         from clangpass import api
 

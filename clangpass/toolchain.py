@@ -51,14 +51,47 @@ def host_cc() -> list[str]:
     return ["cc"]
 
 
+# `builtin_include_dir`'s commands started ahead (`start_builtin_include_dir`), by compiler, and
+# the compilers it has answered for.
+_started: dict[tuple[str, ...], subprocess.Popen] = {}
+_known: set[tuple[str, ...]] = set()
+
+
+def start_builtin_include_dir(cc: tuple[str, ...]) -> None:
+    """Start the command `builtin_include_dir(cc)` waits for, so that it runs while the driver
+    imports the compile path (5 ms of wall time less); it takes the answer."""
+    if cc in _started or cc in _known:
+        return
+    if shutil.which(cc[0]) is None:
+        return
+    try:
+        _started[cc] = subprocess.Popen([*cc, "-print-file-name=include"], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+    except OSError:
+        pass
+
+
 @lru_cache(maxsize=8)
 def builtin_include_dir(cc: tuple[str, ...]) -> str | None:
     """The host compiler's own header directory (stddef.h, stdarg.h, ...), or None."""
+    _known.add(cc)
+    started = _started.pop(cc, None)
     if shutil.which(cc[0]) is None:
+        if started is not None:
+            started.kill()
+            started.communicate()
         return None
     try:
-        out = subprocess.run([*cc, "-print-file-name=include"], capture_output=True,
-                             text=True, timeout=30).stdout.strip()
+        if started is not None:
+            try:
+                out = started.communicate(timeout=30)[0].strip()
+            except subprocess.TimeoutExpired:
+                started.kill()
+                started.communicate()
+                raise
+        else:
+            out = subprocess.run([*cc, "-print-file-name=include"], capture_output=True,
+                                 text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return out if out and os.path.isdir(out) else None

@@ -49,7 +49,6 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -231,6 +230,8 @@ def plugin_identity() -> str:
 
 def library_versions() -> str:
     """The versions of the libraries whose behaviour a compile depends on (libclang, islpy, llvmlite)."""
+    from importlib import metadata      # only with the cache: importing it costs 20 ms
+
     versions = []
     for distribution in ("libclang", "islpy", "llvmlite"):
         try:

@@ -47,7 +47,7 @@ from clangpass.driver.rewrite import (HeaderCopy, Redirect, RewriteError, emitte
                                       outline_translation_unit)
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil)
-from clangpass import residency
+from clangpass import dataclass_code, residency
 from clangpass.dumps import DumpSink
 from clangpass.emit_c import PRELUDE as EMIT_C_PRELUDE, fallback_comment
 from clangpass.frontend import INTERNAL_ERROR, FrontendOptions, FrontendResult, parse_file
@@ -409,6 +409,7 @@ class Compilation:
                                   left_out=left_out,
                                   reraise=_debug_enabled())
         outcomes, diagnostics = list(compiled.outcomes), list(compiled.diagnostics)
+        dataclass_code.save()   # what the compile core imported here (clangpass.dataclass_code)
         loops: tuple[ResidentLoop, ...] = ()
         if self.target.traits.device_data and result.tu is not None and \
                 any(o.status == "optimized" for o in outcomes):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from importlib import metadata
 from typing import Sequence
 
 from clangpass.dumps import STAGES
@@ -359,6 +358,8 @@ def passes_text(pipeline: Sequence[str], where: str) -> str:
 
 
 def version() -> str:
+    from importlib import metadata      # only here: importing it costs every compile 20 ms
+
     try:
         return metadata.version("pencilcc")
     except metadata.PackageNotFoundError:
@@ -366,6 +367,8 @@ def version() -> str:
 
 
 def _dependency_version(name: str) -> str:
+    from importlib import metadata
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:

@@ -56,6 +56,8 @@ class HostCompiler:
     _identity: Optional[str] = None
     _pic: dict[tuple[str, ...], bool] = field(default_factory=dict)
     _pic_probes: dict[tuple[str, ...], subprocess.Popen] = field(default_factory=dict)
+    _answers: dict[tuple[str, ...], str] = field(default_factory=dict)
+    _questions: dict[tuple[str, ...], subprocess.Popen] = field(default_factory=dict)
     _responses: int = 0
 
     @property
@@ -175,9 +177,32 @@ class HostCompiler:
             self._pic_probes[key] = self.start(self._pic_probe_args(flags))
 
     def end_pic_probes(self) -> None:
-        """Reap the probes no `default_pic` asked for (no input needed the back end)."""
+        """Reap the probes no `default_pic` asked for (no input needed the back end), and the
+        questions no `answer` asked for."""
         while self._pic_probes:
             self._pic_probes.popitem()[1].communicate()
+        while self._questions:
+            self._questions.popitem()[1].communicate()
+
+    def ask_early(self, args: Sequence[str]) -> None:
+        """Start the host compiler's answer to `args` (`-print-prog-name=objcopy`), which
+        `answer(args)` will take: it runs while the driver does something else (a process of
+        the host compiler's driver: 5 ms of wall time each)."""
+        key = tuple(args)
+        if key not in self._answers and key not in self._questions:
+            try:
+                self._questions[key] = self.start(args)
+            except HostError:
+                pass        # `answer` runs it again and says what is wrong
+
+    def answer(self, args: Sequence[str]) -> str:
+        """The host compiler's standard output for `args`, stripped; once per command."""
+        key = tuple(args)
+        if key not in self._answers:
+            started = self._questions.pop(key, None)
+            out = started.communicate()[0] if started is not None else self.run(args, capture=True).stdout
+            self._answers[key] = out.decode(errors="replace").strip()
+        return self._answers[key]
 
     @staticmethod
     def _pic_probe_args(flags: Sequence[str]) -> list[str]:

@@ -93,6 +93,10 @@ def prebuilt_runtime_flags(config: DriverConfig) -> list[str]:
             + (list(get_target("opencl").runtime_flags()) if opencl else []))
 
 
+#: How `localize_symbols` asks the host compiler for its objcopy (`HostCompiler.ask_early`).
+OBJCOPY_QUESTION = ("-print-prog-name=objcopy",)
+
+
 def localize_symbols(host: HostCompiler, obj: str, symbols: Sequence[str]) -> str:
     """Make `symbols` local to `obj` (the `-r` link of a host part and its regions); returns
     objcopy's complaint, '' on success.
@@ -104,7 +108,7 @@ def localize_symbols(host: HostCompiler, obj: str, symbols: Sequence[str]) -> st
     """
     if not symbols:
         return ""
-    named = host.run(["-print-prog-name=objcopy"], capture=True).stdout.decode().strip()
+    named = host.answer(OBJCOPY_QUESTION)
     proc = host.run([*(f"--localize-symbol={s}" for s in symbols), obj], capture=True,
                     tool=[named or "objcopy"])
     return "" if proc.returncode == 0 else proc.stderr.decode(errors="replace")

@@ -31,12 +31,13 @@ import tempfile
 import threading
 from typing import TYPE_CHECKING, Callable, NoReturn, Optional
 
+from clangpass import dataclass_code
 from clangpass.driver.cache import open_cache
 from clangpass.driver.cli import CommandLineError, DriverConfig, InputFile, parse_command_line
 from clangpass.driver.depfile import write_depfile
 from clangpass.driver.help import help_text, passes_text, version_text
 from clangpass.driver.host import HostCompiler, HostError, starting_host_command
-from clangpass.driver.link import link_arguments, prebuilt_runtime_flags, unused_linker_inputs
+from clangpass.driver.link import OBJCOPY_QUESTION, link_arguments, prebuilt_runtime_flags, unused_linker_inputs
 from clangpass.driver.outputs import OutputSet, input_overwritten, output_name, record_name
 from clangpass.driver.sources import (DriverError, HostCompileFailed, host_compile, language_flags,
                                       may_hold_pencil, mentions_pencil, read_source, unreadable_by_libclang)
@@ -44,7 +45,7 @@ from clangpass.ir.nodes import SourceLoc
 from clangpass.rejects import Reject, option as reject_option
 from clangpass.resources import cmake_dir, include_dir
 from clangpass.targets import get_target
-from clangpass.toolchain import HostCommandError
+from clangpass.toolchain import HostCommandError, builtin_include_dir, host_cc, start_builtin_include_dir
 
 if TYPE_CHECKING:
     from clangpass.driver.bundle import Tree
@@ -494,6 +495,11 @@ class Driver:
             # The analysis needs it first thing (clangpass.driver.compile, `_resolve_pic`):
             # the host answers while the imports below run.
             self.host.start_pic_probe(config.host_args)
+        # Two more questions for the host compiler, answered while the imports run: its header
+        # folder (the front end's, asked below before the analysis child is forked, which
+        # inherits the answer) and its objcopy (localize_symbols).
+        start_builtin_include_dir(tuple(host_cc()))
+        self.host.ask_early(OBJCOPY_QUESTION)
         # Imported only now: the polyhedral path and LLVM take a second to load, which
         # commands without PENCIL code never pay.
         from clangpass.driver.compile import Compilation
@@ -502,6 +508,10 @@ class Driver:
         if distrust:
             sys.stderr.write(f"pencilcc: warning: compile cache not used: {distrust}\n")
         compilation = Compilation(config, self.host, workdir, cache)
+        # The compile path's dataclasses are defined now: keep their methods' code for the next
+        # run (clangpass.dataclass_code; writes only when one was new).
+        dataclass_code.save()
+        builtin_include_dir(tuple(host_cc()))
         try:
             return self._analysed_and_built(compilation, texts)
         finally:

@@ -340,7 +340,9 @@ def _lower_module(tu: ci.TranslationUnit, path: str, options: FrontendOptions) -
     globals_: list[N.VarDecl] = []
     records: list[N.RecordDecl] = []
     includes: list[N.Include] = []
-    for cursor in tu.cursor.get_children():
+    top_level = list(tu.cursor.get_children())
+    lowering.macros.share_top_level(top_level)      # one walk of them for both
+    for cursor in top_level:
         kind = cursor_kind(cursor)
         if kind == CK.FUNCTION_DECL:
             attrs = attributes.setdefault(cursor.spelling, [])

@@ -156,6 +156,13 @@ class MacroTable:
         self._tu = tu
         self._definitions: dict[str, list[ci.Cursor]] | None = None
         self._bodies: dict[str, list[ci.Token] | None] = {}
+        self._top_level: list[ci.Cursor] | None = None
+
+    def share_top_level(self, cursors: list[ci.Cursor]) -> None:
+        """The children of the translation unit's cursor, listed already by the caller (the
+        module's lowering walks them too): the first look-up reads its definitions from them
+        instead of asking libclang for the 3,000-odd cursors of <stdio.h> and <math.h> again."""
+        self._top_level = cursors
 
     def _body(self, name: str) -> list[ci.Token] | None:
         """The tokens of the last object-like definition of `name` (None: there is none). Only
@@ -164,7 +171,8 @@ class MacroTable:
         second of every compile."""
         if self._definitions is None:
             self._definitions = {}
-            for c in self._tu.cursor.get_children():
+            top_level = self._top_level if self._top_level is not None else self._tu.cursor.get_children()
+            for c in top_level:
                 if c.kind == ci.CursorKind.MACRO_DEFINITION:
                     self._definitions.setdefault(c.spelling, []).append(c)
         if name not in self._bodies:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import fields, is_dataclass
-from importlib import metadata
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from clangpass.passes.registry import PASSES, Pass, PassRecord, is_builtin, load_passes
 from clangpass.report import OUTCOME_KEYS
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 ENTRY_POINT_GROUP = "pencilcc.passes"
 
@@ -79,6 +81,8 @@ def load_module(module: str) -> tuple[type[Pass], ...]:
 
 def entry_points() -> dict[str, list[metadata.EntryPoint]]:
     """The entry points of `ENTRY_POINT_GROUP`, by name (two distributions may claim one)."""
+    from importlib import metadata      # only when a plugin is looked for: it costs 20 ms to import
+
     out: dict[str, list[metadata.EntryPoint]] = {}
     for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         out.setdefault(point.name, []).append(point)

@@ -1135,6 +1135,14 @@ def test_byte_compile_writes_the_bytecode_python_would_not(tmp_path: Path, monke
         assert Path(importlib.util.cache_from_source(str(module))).is_file(), module
 
 
+def test_keep_dataclass_code_writes_the_file_pencilcc_reads() -> None:
+    # Under PYTHONDONTWRITEBYTECODE=1 pencilcc never writes it: the bench does, once.
+    from clangpass import dataclass_code
+
+    assert compilers_mod.keep_dataclass_code()
+    assert Path(dataclass_code.default_path()).read_bytes().startswith(dataclass_code.MAGIC_NUMBER)
+
+
 def test_pencilcc_packages_hold_every_target() -> None:
     # Every target's Python package is byte-compiled with the driver's.
     from clangpass import targets

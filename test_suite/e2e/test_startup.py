@@ -8,7 +8,8 @@ command ends with `os._exit` once `main` has returned (clangpass.driver.main.ent
 status and everything it printed still come out whole. The analysis child's collector
 ignores the driver's heap (`gc.freeze` around the fork) and the driver's does not
 (clangpass.driver.isolate). The host's PIC probe started early gives `default_pic` its
-answer (clangpass.driver.host).
+answer (clangpass.driver.host), and so do the questions asked early (the host's objcopy, its
+header folder for the front end).
 """
 from __future__ import annotations
 
@@ -117,6 +118,35 @@ def test_a_pic_probe_started_early_gives_default_pic_its_answer() -> None:
     unasked.start_pic_probe(())
     unasked.end_pic_probes()                  # a compile that never needed the answer
     assert not unasked._pic_probes and unasked.default_pic(()) == HostCompiler().default_pic(())
+
+
+def test_questions_asked_early_get_the_answers_asked_late() -> None:
+    from clangpass import toolchain
+    from clangpass.driver.link import OBJCOPY_QUESTION
+
+    early = HostCompiler()
+    early.ask_early(OBJCOPY_QUESTION)
+    early.ask_early(OBJCOPY_QUESTION)         # one process per question
+    assert len(early._questions) == 1
+    late = HostCompiler().run(list(OBJCOPY_QUESTION), capture=True).stdout.decode().strip()
+    assert early.answer(OBJCOPY_QUESTION) == late and late
+    assert not early._questions
+    early.ask_early(OBJCOPY_QUESTION)         # answered already: nothing more to start
+    assert not early._questions
+    unasked = HostCompiler()
+    unasked.ask_early(OBJCOPY_QUESTION)
+    unasked.end_pic_probes()                  # a compile that never localized a symbol
+    assert not unasked._questions
+    # The front end's question: started, then answered by the started process.
+    cc = tuple(toolchain.host_cc())
+    expected = subprocess.run([*cc, "-print-file-name=include"], capture_output=True, text=True).stdout.strip()
+    toolchain.builtin_include_dir.cache_clear()
+    toolchain._known.discard(cc)
+    toolchain.start_builtin_include_dir(cc)
+    assert cc in toolchain._started
+    assert toolchain.builtin_include_dir(cc) == expected and cc not in toolchain._started
+    toolchain.start_builtin_include_dir(cc)   # answered already: nothing more to start
+    assert cc not in toolchain._started
 
 
 def test_a_file_without_pencil_code_leaves_no_probe_running(tmp_path: Path) -> None:
