@@ -65,7 +65,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, statement_names
 from clangpass.poly.scop import LoopReduction
-from llvm_backend.cpu import granularity, warm
+from llvm_backend.cpu import affinity, granularity, warm
 from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, c_string, null_pointer
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_ast import OP, AstLowering, iterator_name
@@ -346,7 +346,8 @@ def _team_function(ctx: ModuleContext, unit: CodegenUnit, parent: ir.Function, e
 
 def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, index: int) -> ir.Function:
     """`<symbol>.omp_fn.<k>(ptr %data)`, what GOMP_parallel runs on every thread:
-    unpack the environment and run the thread's part of the team function."""
+    unpack the environment and run the thread's part of the team function, the thread
+    pinned to a CPU of its own meanwhile (`affinity`, unless -fno-pencil-thread-pin)."""
     fn = ir.Function(ctx.module, ir.FunctionType(VOID, [PTR]), name=f"{unit.region.symbol}.omp_fn.{index}")
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
@@ -360,7 +361,8 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, ind
               for i, ty in enumerate(record.elements)]
     thread = b.sext(b.call(ctx.declare("omp_get_thread_num", I32, []), []), I64, name="pencil.thread")
     threads = b.sext(b.call(ctx.declare("omp_get_num_threads", I32, []), []), I64, name="pencil.threads")
-    b.call(team_fn, [*fields, thread, threads])
+    # Each thread on its own CPU while the team runs (llvm_backend.cpu.affinity).
+    affinity.pin_around(ctx, b, thread, threads, lambda: b.call(team_fn, [*fields, thread, threads]))
     b.ret_void()
     return fn
 
