@@ -140,7 +140,8 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
                 allocated = b.and_(allocated, b.icmp_unsigned("!=", slot, null_pointer()))
             with b.if_else(allocated) as (started, short):
                 with started:
-                    shared = environment + slots
+                    # With pinning, the CPU the forking thread runs on: the team's thread 0 stays there.
+                    shared = environment + slots + affinity.home(ctx, b)
                     record = ir.LiteralStructType([v.type for v in shared])
                     data = parent.alloca(record, "pencil.omp.data")
                     for i, value in enumerate(shared):
@@ -353,7 +354,7 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, ind
     fn.attributes.add("nounwind")
     data = fn.args[0]
     data.name = "pencil.omp.data"
-    record = ir.LiteralStructType([a.type for a in team_fn.args[:-2]])
+    record = ir.LiteralStructType([a.type for a in team_fn.args[:-2]] + affinity.home_types(ctx))
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     if ctx.debug is not None:
         b.debug_metadata = ctx.debug.location(unit.region.loc, ctx.debug.subprogram(fn, fn.name, unit.region.loc))
@@ -362,7 +363,9 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, ind
     thread = b.sext(b.call(ctx.declare("omp_get_thread_num", I32, []), []), I64, name="pencil.thread")
     threads = b.sext(b.call(ctx.declare("omp_get_num_threads", I32, []), []), I64, name="pencil.threads")
     # Each thread on its own CPU while the team runs (llvm_backend.cpu.affinity).
-    affinity.pin_around(ctx, b, thread, threads, lambda: b.call(team_fn, [*fields, thread, threads]))
+    n_env = len(team_fn.args) - 2
+    affinity.pin_around(ctx, b, thread, threads, fields[n_env:],
+                        lambda: b.call(team_fn, [*fields[:n_env], thread, threads]))
     b.ret_void()
     return fn
 
