@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Thread pinning for the length of a team (`-fpencil-thread-pin`, on by default on Linux).
+"""Thread pinning for the length of a team (`-fpencil-thread-pin`, off by default; Linux).
 
 Input: the trampoline of a thread team (`parallel._trampoline`), the function every
 thread of a `GOMP_parallel` runs. Output: around its call of the team function,
@@ -40,7 +40,7 @@ MASK = ir.ArrayType(I64, MASK_WORDS)
 
 
 def supported(ctx: ModuleContext) -> bool:
-    """Whether team threads are pinned: asked for (the default), on a Linux target."""
+    """Whether team threads are pinned: asked for, on a Linux target."""
     return ctx.options.thread_pin and "linux" in (ctx.module.triple or "")
 
 

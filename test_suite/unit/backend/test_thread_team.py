@@ -191,7 +191,7 @@ def test_team_threads_are_pinned_while_it_runs_and_get_their_mask_back(tmp_path:
     kernel = KERNEL.replace("int omp_get_thread_num(void);", "int sched_getcpu(void);").replace(
         "who[i] = omp_get_thread_num();", "who[i] = sched_getcpu();")
     program = Program(tmp_path, kernel=kernel)
-    options = CompileOptions(opt_level=2, thread_min_work=0)
+    options = CompileOptions(opt_level=2, thread_min_work=0, thread_pin=True)
     text = emit_llvm_ir([program.unit], replace(options, opt_level=0), "kernel")
     assert "@pencil.team.pin" in text and text.count("call i32 @sched_setaffinity(") == 2
     off = replace(options, thread_pin=False)
@@ -214,9 +214,9 @@ def test_team_threads_are_pinned_while_it_runs_and_get_their_mask_back(tmp_path:
 
 
 def test_pin_option_on_the_command_line() -> None:
-    assert CompileOptions().thread_pin
-    assert not parse_command_line(["-O3", "-fno-pencil-thread-pin", "-c", "a.c"]).options.thread_pin
-    assert parse_command_line(["-fno-pencil-thread-pin", "-fpencil-thread-pin", "-c", "a.c"]).options.thread_pin
+    assert not CompileOptions().thread_pin        # off by default (docs/passes/thread-team.md)
+    assert parse_command_line(["-O3", "-fpencil-thread-pin", "-c", "a.c"]).options.thread_pin
+    assert not parse_command_line(["-fpencil-thread-pin", "-fno-pencil-thread-pin", "-c", "a.c"]).options.thread_pin
 
 
 def test_granularity_boundary_decides_threads_at_run_time(tmp_path: Path) -> None:
