@@ -60,6 +60,12 @@ class CompileOptions:
     A fork that must wake a sleeping thread costs milliseconds on a VM's idle vCPU, against the
     microseconds of a warm one; measured in docs/passes/thread-team.md."""
 
+    thread_pin: bool = False
+    """Each thread of a started team is bound to a CPU of its own while the team runs, and gets
+    its CPU mask back after (llvm_backend.cpu.affinity; Linux; -fpencil-thread-pin). Off by
+    default: measured alone, a pinned two-thread team of a few milliseconds was faster than an
+    unpinned one and still slower than one thread (docs/passes/thread-team.md, "Pinned teams")."""
+
     thread_warm_ms: int = 0
     """Warm start (llvm_backend.cpu.warm), off by default (0; docs/passes/thread-team.md, "The warm
     start": at LARGE atax the forked team ran 2.2 ms in some runs and 20 to 50 ms in others): a program whose regions may fork keeps its idle CPUs

@@ -311,6 +311,7 @@ class _State:
     thread_min_work: int = CompileOptions.thread_min_work
     thread_start_work: int = CompileOptions.thread_start_work
     thread_warm_ms: int = CompileOptions.thread_warm_ms
+    thread_pin: bool = CompileOptions.thread_pin
     time_limit: float = CompileOptions.time_limit
     max_statements: int = CompileOptions.max_statements
     max_loop_depth: int = CompileOptions.max_loop_depth
@@ -630,6 +631,8 @@ class _Parser:
             s.thread_min_work = _int_value("-fpencil-thread-min-work=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-thread-start-work="):
             s.thread_start_work = _int_value("-fpencil-thread-start-work=", arg.split("=", 1)[1])
+        elif arg in ("-fpencil-thread-pin", "-fno-pencil-thread-pin"):
+            s.thread_pin = arg == "-fpencil-thread-pin"
         elif arg.startswith("-fpencil-thread-warm-ms="):
             s.thread_warm_ms = _int_value("-fpencil-thread-warm-ms=", arg.split("=", 1)[1])
         elif arg.startswith("-fpencil-time-limit="):
@@ -1046,6 +1049,7 @@ def parse_command_line(argv: list[str]) -> DriverConfig:
         thread_min_work=s.thread_min_work,
         thread_start_work=s.thread_start_work,
         thread_warm_ms=s.thread_warm_ms,
+        thread_pin=s.thread_pin,
         time_limit=s.time_limit, memory_limit_mb=s.memory_limit_mb, max_statements=s.max_statements,
         max_loop_depth=s.max_loop_depth, memory=s.memory)
     return DriverConfig(

@@ -128,6 +128,10 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] = (
         ("-fpencil-thread-start-work=N", "Start threads for a team or lone parallel loop only when "
                                          "its whole estimated work reaches N (default 500000000; "
                                          "0: no such test)."),
+        ("-fpencil-thread-pin", "While a team runs, bind its thread k to the k-th CPU it may "
+                                "use counted from the forking thread's, each getting its mask "
+                                "back after (Linux; default -fno-pencil-thread-pin: threads left "
+                                "to the scheduler)."),
         ("-fpencil-thread-warm-ms=N", "Keep idle CPUs awake (low-priority spinners) for N ms from "
                                       "the start of a program whose regions may use threads, and "
                                       "skip the start test in that window (default 0: off; try 200; "

@@ -66,7 +66,7 @@ from clangpass.ir import types as T
 from clangpass.ir.walk import descendants, transform
 from clangpass.poly.codegen_unit import CodegenUnit, parallel_regions, statement_names
 from clangpass.poly.scop import LoopReduction
-from llvm_backend.cpu import granularity, warm
+from llvm_backend.cpu import affinity, granularity, warm
 from llvm_backend.cpu.context import FunctionState, ModuleContext, Variable, c_string, null_pointer
 from llvm_backend.cpu.control import AccessGroup, for_range, loop_id
 from llvm_backend.cpu.lower_ast import OP, AstLowering, iterator_name
@@ -141,7 +141,8 @@ def run_on_threads(outer: AstLowering, body: isl.AstNode) -> None:
                 allocated = b.and_(allocated, b.icmp_unsigned("!=", slot, null_pointer()))
             with b.if_else(allocated) as (started, short):
                 with started:
-                    shared = environment + slots
+                    # With pinning, the CPU the forking thread runs on: the team's thread 0 stays there.
+                    shared = environment + slots + affinity.home(ctx, b)
                     record = ir.LiteralStructType([v.type for v in shared])
                     data = parent.alloca(record, "pencil.omp.data")
                     for i, value in enumerate(shared):
@@ -353,13 +354,14 @@ def _team_function(ctx: ModuleContext, unit: CodegenUnit, parent: ir.Function, e
 
 def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, index: int) -> ir.Function:
     """`<symbol>.omp_fn.<k>(ptr %data)`, what GOMP_parallel runs on every thread:
-    unpack the environment and run the thread's part of the team function."""
+    unpack the environment and run the thread's part of the team function, the thread
+    pinned to a CPU of its own meanwhile (`affinity`, unless -fno-pencil-thread-pin)."""
     fn = ir.Function(ctx.module, ir.FunctionType(VOID, [PTR]), name=f"{unit.region.symbol}.omp_fn.{index}")
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
     data = fn.args[0]
     data.name = "pencil.omp.data"
-    record = ir.LiteralStructType([a.type for a in team_fn.args[:-2]])
+    record = ir.LiteralStructType([a.type for a in team_fn.args[:-2]] + affinity.home_types(ctx))
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     if ctx.debug is not None:
         b.debug_metadata = ctx.debug.location(unit.region.loc, ctx.debug.subprogram(fn, fn.name, unit.region.loc))
@@ -367,7 +369,10 @@ def _trampoline(ctx: ModuleContext, unit: CodegenUnit, team_fn: ir.Function, ind
               for i, ty in enumerate(record.elements)]
     thread = b.sext(b.call(ctx.declare("omp_get_thread_num", I32, []), []), I64, name="pencil.thread")
     threads = b.sext(b.call(ctx.declare("omp_get_num_threads", I32, []), []), I64, name="pencil.threads")
-    b.call(team_fn, [*fields, thread, threads])
+    # Each thread on its own CPU while the team runs (llvm_backend.cpu.affinity).
+    n_env = len(team_fn.args) - 2
+    affinity.pin_around(ctx, b, thread, threads, fields[n_env:],
+                        lambda: b.call(team_fn, [*fields[:n_env], thread, threads]))
     b.ret_void()
     return fn
 

@@ -37,6 +37,14 @@ cannot build a tiny program with its benchmark flags, is reported as n/a.
   (the same as ``pencilcc`` now that the warm start is off by default; it matters with
   ``-fpencil-thread-warm-ms=N`` in the build)
   (docs/passes/thread-team.md), the start test always applies;
+- ``pencilcc-started``, ``pencilcc-started-pinned``, ``pencilcc-started-bound`` (opt-in):
+  ``pencilcc`` with ``-fpencil-thread-start-work=0`` (every team that passes the per-loop
+  test starts its threads, however small), its threads left to the scheduler, pinned by the
+  team (``-fpencil-thread-pin``), or bound by libgomp for the whole run
+  (``OMP_PROC_BIND=true``): beside ``pencilcc-1t`` on a machine left alone, whether a team
+  of a few milliseconds beats one thread, which decides the start threshold
+  (docs/passes/thread-team.md, "Pinned teams");
+- ``pencilcc-bound`` (opt-in): ``pencilcc``'s own build run with ``OMP_PROC_BIND=true``;
 - ``pencilcc-opencl`` (opt-in: not in :data:`DEFAULT_COMPILERS`): ``pencilcc
   -O3 -march=M -fpencil-target=opencl``, whose outermost parallel loops run as
   OpenCL kernels through pencilcc's runtime on the first OpenCL device
@@ -69,14 +77,24 @@ CLUSTERED = {"pencilcc-scc": "scc", "pencilcc-bb": "bb"}
 MEMORY_NONE = "pencilcc-memory-none"
 #: pencilcc's own build run without its warm start (``PENCILCC_THREAD_WARM_MS=0``).
 COLD = "pencilcc-cold"
+#: pencilcc builds whose teams start threads whatever their size (no start test), left to the
+#: scheduler, pinned by the team (-fpencil-thread-pin), and bound by libgomp for the whole run
+#: (OMP_PROC_BIND=true): the measurement that decides the start threshold
+#: (docs/passes/thread-team.md, "Pinned teams"), by name: their extra flags and run environment.
+STARTED = {"pencilcc-started": (("-fpencil-thread-start-work=0",), ()),
+           "pencilcc-started-pinned": (("-fpencil-thread-start-work=0", "-fpencil-thread-pin"), ()),
+           "pencilcc-started-bound": (("-fpencil-thread-start-work=0",), (("OMP_PROC_BIND", "true"),))}
+#: pencilcc's own build run with libgomp binding its threads (OMP_PROC_BIND=true).
+BOUND = "pencilcc-bound"
 COMPILER_NAMES: tuple[str, ...] = ("gcc", "clang", "polly", "pencilcc", "pencilcc-seq", "pencilcc-1t",
-                                   *CLUSTERED, MEMORY_NONE, COLD, opencl.NAME, opencl.TUNED_NAME)
+                                   *CLUSTERED, MEMORY_NONE, COLD, *STARTED, BOUND, opencl.NAME,
+                                   opencl.TUNED_NAME)
 #: The compilers of a run without ``--compilers``: every CPU configuration but the clustered
 #: ones and the memory passes' switch. The OpenCL, clustered and memory-none ones are asked
 #: for by name (or, memory-none, by the memory group: :data:`MEMORY_COMPILERS`).
 DEFAULT_COMPILERS: tuple[str, ...] = tuple(n for n in COMPILER_NAMES
-                                           if n not in (opencl.NAME, opencl.TUNED_NAME, MEMORY_NONE, COLD)
-                                           and n not in CLUSTERED)
+                                           if n not in (opencl.NAME, opencl.TUNED_NAME, MEMORY_NONE, COLD, BOUND)
+                                           and n not in CLUSTERED and n not in STARTED)
 #: Evaluations ``pencilcc-tune`` may spend per region for ``pencilcc-opencl-tuned`` (its most).
 TUNE_BUDGET = 20
 #: The compilers of a run of the ``memory`` group only without ``--compilers``: the peers,
@@ -165,16 +183,20 @@ def detect(names: list[str], march: str, scratch: Path, tune_budget: int = TUNE_
         elif name == "polly":
             compiler = _probed("polly", (clang_command(), "-O3", *target, "-mllvm", "-polly",
                                          "-mllvm", "-polly-parallel"), ("-lgomp",), probe)
-        elif name in ("pencilcc", "pencilcc-seq", *CLUSTERED, MEMORY_NONE):
+        elif name in ("pencilcc", "pencilcc-seq", *CLUSTERED, MEMORY_NONE, *STARTED):
             extra = ("-fno-pencil-parallel",) if name == "pencilcc-seq" else ()
             if name in CLUSTERED:
                 extra = (f"-fpencil-cluster={CLUSTERED[name]}",)
             if name == MEMORY_NONE:
                 extra = ("-fpencil-memory=none",)
-            compiler = _pencilcc(name, pencilcc, ("-O3", *target, *extra))
+            extra, run_env = STARTED.get(name, (extra, ()))
+            compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target, *extra)), run_env=run_env)
         elif name == "pencilcc-1t":
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
                                run_threads=1)
+        elif name == BOUND:
+            compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
+                               run_env=(("OMP_PROC_BIND", "true"),))
         elif name == COLD:
             compiler = replace(_pencilcc(name, pencilcc, ("-O3", *target)), runs_build_of="pencilcc",
                                run_env=(("PENCILCC_THREAD_WARM_MS", "0"),))

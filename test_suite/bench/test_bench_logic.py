@@ -235,6 +235,8 @@ def test_a_configuration_runs_with_its_own_environment(tmp_path: Path, monkeypat
     assert seen == [{}, {"PENCILCC_THREAD_WARM_MS": "0"}]
     assert result.outcome("gcc-cold").usable
     assert compilers_mod.COLD in compilers_mod.COMPILER_NAMES and compilers_mod.COLD not in compilers_mod.DEFAULT_COMPILERS
+    for name in (*compilers_mod.STARTED, compilers_mod.BOUND):
+        assert name in compilers_mod.COMPILER_NAMES and name not in compilers_mod.DEFAULT_COMPILERS
 
 
 PROFILE = """\
@@ -1151,3 +1153,15 @@ def test_pencilcc_packages_hold_every_target() -> None:
              for p in compilers_mod.PENCILCC_PACKAGES]
     for root in (r for r in targets.code_roots() if (r / "__init__.py").is_file()):    # Python, not C
         assert any(root == r or r in root.parents for r in roots), root
+
+
+def test_started_builds_skip_the_start_test_unpinned_pinned_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compilers_mod, "_pencilcc_command", lambda: ("pencilcc",))
+    monkeypatch.setattr(compilers_mod, "_first_line", lambda command: "pencilcc 0.1.0")
+    full, started, pinned, bound, shared = compilers_mod.detect(["pencilcc", *compilers_mod.STARTED,
+                                                                 compilers_mod.BOUND], "native", tmp_path)
+    assert started.command == bound.command == (*full.command, "-fpencil-thread-start-work=0")
+    assert pinned.command == (*full.command, "-fpencil-thread-start-work=0", "-fpencil-thread-pin")
+    assert not started.runs_build_of and not pinned.runs_build_of and not bound.runs_build_of
+    assert started.run_env == pinned.run_env == () and bound.run_env == (("OMP_PROC_BIND", "true"),)
+    assert shared.runs_build_of == "pencilcc" and shared.run_env == (("OMP_PROC_BIND", "true"),)

@@ -95,3 +95,10 @@ def test_without_teams_every_parallel_loop_forks(tmp_path: Path) -> None:
     record = _check(tmp_path, "adi", ODD, [FORCE_THREADS, "--disable-pass=thread-team"])
     region, = record["regions"]
     assert region["thread_teams"] == 0 and region["parallel_regions"] == region["parallel_loops"] >= 2, region
+
+
+@pytest.mark.parametrize("kernel", ["adi", "lu", "syrk"])
+def test_pinned_teams_match_gcc(tmp_path: Path, kernel: str) -> None:
+    # -fpencil-thread-pin (llvm_backend.cpu.affinity): every loop on threads, each thread bound to a
+    # CPU while its team runs (1, 2 threads), none bound with 3 on a 2-CPU mask; same values.
+    _check(tmp_path, kernel, ODD, [FORCE_THREADS, "-fpencil-thread-pin"])

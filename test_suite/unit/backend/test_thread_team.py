@@ -86,6 +86,8 @@ int main(int argc, char **argv)
   while (status && fgets(line, sizeof line, status))
     if (strncmp(line, "Threads:", 8) == 0) printf("threads %d\\n", atoi(line + 8));
   if (status) fclose(status);
+  cpu_set_t mask;               /* the main thread's CPUs after the region (a team gives them back) */
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0) printf("mask %d\\n", CPU_COUNT(&mask));
   return 0;
 }
 """
@@ -111,12 +113,12 @@ def _team_unit(path: Path, team: bool = True) -> CodegenUnit:
 
 
 class Program:
-    def __init__(self, tmp_path: Path, team: bool = True) -> None:
+    def __init__(self, tmp_path: Path, team: bool = True, kernel: str = KERNEL) -> None:
         self.dir = tmp_path
         source = tmp_path / "kernel.c"
-        source.write_text("#include <pencil.h>\n" + textwrap.dedent(KERNEL))
+        source.write_text("#include <pencil.h>\n" + textwrap.dedent(kernel))
         self.unit = _team_unit(source, team)
-        reference = textwrap.dedent(KERNEL).replace("void k(int n,", "void k_ref(int n,")
+        reference = textwrap.dedent(kernel).replace("void k(int n,", "void k_ref(int n,")
         (tmp_path / "reference.c").write_text("#include <pencil.h>\n" + reference)
 
     def build(self, options: CompileOptions, tag: str) -> Path:
@@ -124,7 +126,8 @@ class Program:
         obj.write_bytes(emit_object([self.unit], options, "kernel"))
         driver = self.dir / f"driver{tag}.c"
         driver.write_text(
-            '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n#include "reference.c"\n'
+            '#define _GNU_SOURCE\n#include <sched.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n'
+            '#include <time.h>\n#include "reference.c"\n'
             f"void {self.unit.region.symbol}(int, int, void *, void *, void *);\n"
             f"#define OURS {self.unit.region.symbol}\n" + textwrap.dedent(MAIN))
         exe = self.dir / f"prog{tag}"
@@ -145,7 +148,7 @@ def _run_counting(exe: Path, n: int, steps: int, threads: int, env: dict[str, st
     args = [str(exe), str(n), str(steps)] + ([str(wait_ms)] if wait_ms else [])
     out = subprocess.run(args, check=True, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PENCILCC_NUM_THREADS": str(threads), **(env or {})}).stdout.splitlines()
-    pairs = [line.split() for line in out if not line.startswith(("who", "threads"))]
+    pairs = [line.split() for line in out if not line.startswith(("who", "threads", "mask"))]
     assert len(pairs) == 2 * n and all(ref == ours for ref, ours in pairs), (n, steps, threads, pairs[:4])
     counts = [int(line.split()[1]) for line in out if line.startswith("threads")]
     return [int(line.split()[1]) for line in out if line.startswith("who")], counts[0]
@@ -172,6 +175,48 @@ def test_team_matches_reference_with_one_two_three_threads(tmp_path: Path, n: in
         # Every loop is shared: contiguous chunks of ceil(n / threads) iterations.
         chunk = -(-n // threads)
         assert who == [i // chunk for i in range(n)], (n, threads, who)
+
+
+def _mask() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs Linux and two CPUs")
+def test_team_threads_are_pinned_while_it_runs_and_get_their_mask_back(tmp_path: Path) -> None:
+    # The last loop records the CPU each iteration ran on instead of the thread number: with
+    # two threads pinned (llvm_backend.cpu.affinity), thread 0's chunk runs on one CPU (the one
+    # it forked on) and thread 1's on another, every time; after the region the main thread
+    # may use all its CPUs again.
+    kernel = KERNEL.replace("int omp_get_thread_num(void);", "int sched_getcpu(void);").replace(
+        "who[i] = omp_get_thread_num();", "who[i] = sched_getcpu();")
+    program = Program(tmp_path, kernel=kernel)
+    options = CompileOptions(opt_level=2, thread_min_work=0, thread_pin=True)
+    text = emit_llvm_ir([program.unit], replace(options, opt_level=0), "kernel")
+    assert "@pencil.team.pin" in text and text.count("call i32 @sched_setaffinity(") == 2
+    off = replace(options, thread_pin=False)
+    off_text = emit_llvm_ir([program.unit], replace(off, opt_level=0), "kernel")
+    assert "affinity" not in off_text and "pencil.team.pin" not in off_text
+    exe = program.build(options, "pinned")
+    cpus, n = _mask(), 40
+    for _ in range(5):
+        out = subprocess.run([str(exe), str(n), "3"], check=True, capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "PENCILCC_NUM_THREADS": "2"}).stdout.splitlines()
+        who = [int(line.split()[1]) for line in out if line.startswith("who")]
+        first, second = set(who[:n // 2]), set(who[n // 2:])
+        assert len(first) == len(second) == 1 and first != second and first | second <= set(cpus), who
+        assert [line for line in out if line.startswith("mask")] == [f"mask {len(cpus)}"]
+    # More threads than CPUs in the mask (taskset to one CPU): nobody is pinned, the values still match.
+    if shutil.which("taskset"):
+        subprocess.run(["taskset", "-c", str(cpus[0]), str(exe), str(n), "3"], check=True, capture_output=True,
+                       timeout=60, env={**os.environ, "PENCILCC_NUM_THREADS": "2"})
+    assert set(_run(program.build(off, "unpinned"), n, 3, 2)) <= set(cpus)
+
+
+def test_pin_option_on_the_command_line() -> None:
+    assert not CompileOptions().thread_pin        # off by default (docs/passes/thread-team.md)
+    assert parse_command_line(["-O3", "-fpencil-thread-pin", "-c", "a.c"]).options.thread_pin
+    assert not parse_command_line(["-fpencil-thread-pin", "-fno-pencil-thread-pin", "-c", "a.c"]).options.thread_pin
 
 
 def test_granularity_boundary_decides_threads_at_run_time(tmp_path: Path) -> None:
