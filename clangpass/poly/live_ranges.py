@@ -222,9 +222,11 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
         ctx = scop.context.get_ctx()
         try:
             with isl_budget(ctx, ctx.get_max_operations() // 2, "live-range interference"):
-                writes, source_order = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
-                return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates), source_order,
-                                      scop.context)
+                writes, source_order, involved = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
+                # Ordered: only the statements that write the relaxed storage or read it in a live
+                # range (the order of the others meets no candidate of `_interruptions`).
+                return _interruptions(relaxed.live_ranges, writes, _strict_order_of(dates.intersect_domain(involved)),
+                                      source_order, scop.context)
         except BudgetExceeded:
             pass
     problems: list[str] = []
@@ -237,15 +239,18 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     return problems
 
 
-_WHOLE_REGION = IdentityMemo[tuple[isl.UnionMap, isl.UnionMap]]()
+_WHOLE_REGION = IdentityMemo[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet]]()
 _PER_ARRAY = IdentityMemo[list[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet, isl.UnionMap]]]()
 
 
-def _whole_region(scop: Scop, relaxed: RelaxedDependences) -> tuple[isl.UnionMap, isl.UnionMap]:
-    """The writes of the relaxed storage ([P] -> { W[i..] -> t[..] }) and the strict source order
-    of every instance: what `interference_violations` needs besides the schedule's own order."""
+def _whole_region(scop: Scop, relaxed: RelaxedDependences) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet]:
+    """The writes of the relaxed storage ([P] -> { W[i..] -> t[..] }), the strict source order
+    of every instance and the statements involved (every instance of the writers and of the
+    live ranges' readers, [P] -> { S[i..] }): what `interference_violations` needs besides the
+    schedule's own order."""
     writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
-    return writes, _strict_order_of(scop.original_schedule.get_map())
+    involved = writes.domain().union(relaxed.live_ranges.range()).universe()
+    return writes, _strict_order_of(scop.original_schedule.get_map()), involved
 
 
 def _per_array(scop: Scop, relaxed: RelaxedDependences) -> list[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet, isl.UnionMap]]:
