@@ -47,8 +47,8 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.memo import IdentityMemo
 from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces
-from clangpass.poly.validity import (PARALLEL_MARK, dates_by_statement, dependence_violations, earlier_pairs, maps_of,
-                                     ordered_pair)
+from clangpass.poly.validity import (PARALLEL_MARK, breaks_dependences, dates_by_statement, dependence_violations,
+                                     earlier_pairs, maps_of, ordered_pair)
 
 
 @dataclass(frozen=True)
@@ -305,6 +305,12 @@ def relaxed_criterion_violations(schedule: isl.Schedule, scop: Scop, split: Rela
     """
     with isl_budget(scop.context.get_ctx(), max_operations, "schedule verification"):
         return relaxed_violations(schedule, scop, split)
+
+
+def breaks_relaxed_criterion(schedule: isl.Schedule, scop: Scop, split: RelaxedDependences) -> bool:
+    """Whether `relaxed_violations` is not empty, under the caller's isl budget: the live ranges
+    are not looked at when a dependence is broken, and nothing broken is printed."""
+    return breaks_dependences(schedule, split.enforced) or bool(interference_violations(schedule, scop, split))
 
 
 def relaxed_violations(schedule: isl.Schedule, scop: Scop, split: RelaxedDependences) -> list[str]:
