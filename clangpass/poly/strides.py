@@ -72,12 +72,12 @@ def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap,
 
 
 class StrideRows:
-    """`stride_table(band, accesses)` computed entry by entry as asked (`all_are`, `row`): a
+    """`stride_table(band, accesses, members)` computed entry by entry as asked (`all_are`, `row`): a
     question about one member stops at the first access that answers it. Each entry costs a
     composition through the band's dates (fdtd-2d's skewed point band: 0.01 s of isl work)."""
 
-    def __init__(self, band: isl.ScheduleNode, accesses: isl.UnionMap) -> None:
-        self._moves = _access_moves(band, accesses)
+    def __init__(self, band: isl.ScheduleNode, accesses: isl.UnionMap, members: Optional[int] = None) -> None:
+        self._moves = _access_moves(band, accesses, members)
         self._known: dict[tuple[int, int], Stride] = {}
 
     def __len__(self) -> int:
