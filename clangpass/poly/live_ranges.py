@@ -225,8 +225,7 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
                 writes, source_order, involved = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
                 # Ordered: only the statements that write the relaxed storage or read it in a live
                 # range (the order of the others meets no candidate of `_interruptions`), their
-                # maps as they are (doitgen, where that is every statement: intersecting the dates
-                # with their own domains doubled the cost of the order).
+                # maps as they are (no intersection with their domains when every statement is).
                 by_statement = dates_by_statement(dates)
                 if not set(by_statement) <= involved:
                     dates = union_of([m for name, m in by_statement.items() if name in involved], dates.get_space())
