@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: MIT
 """Pass `codegen`: isl AST and statement bodies for the back ends (clangpass.poly.codegen).
 
+A schedule with wavefronts (`PolyUnit.unskewed`) gets its AST under the wavefront's share of the
+isl budget (clangpass.passes.wavefront.ast_trial_budget); when it does not fit, or isl fails on it,
+the pass asks the pass manager to run the passes after `wavefront` again without the skew
+(`RunAgainAfter`).
+
 Its record counts what the final code has: the loops marked `parallel`, `wavefront` and
 `vector` in the AST, and the register-tiled bands of the schedule it was generated from.
 """
@@ -10,11 +15,12 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
+from clangpass.passes import wavefront
 from clangpass.passes.pack_panels import PackRecord
 from clangpass.passes.register_tile import register_tiled_bands
 from clangpass.passes.registry import Pass, PassContext, PassRecord, register
 from clangpass.passes.tile import without_tiles
-from clangpass.passes.unit import PolyUnit, Stage
+from clangpass.passes.unit import PolyUnit, RunAgainAfter, Stage
 from clangpass.poly.annotations import annotation_reductions, reduction_updates
 from clangpass.poly.ast_soundness import Unreadable, scan_mismatches, strided_statements, self_bounded_loops
 from clangpass.poly.budget import BudgetExceeded, isl_budget, isl_error_reason
@@ -59,9 +65,16 @@ class GenerateAst(Pass):
             # A transformed schedule's AST is bounded by the isl budget: isl's AST generator
             # has been seen to run for minutes on a skewed schedule (random program seed 30239).
             budget = 0 if scop.schedule.plain_is_equal(original) else ctx.options.isl_max_operations
-            with isl_budget(ctx.isl_ctx, budget, "AST generation"):
+            step = "AST generation"
+            if unit.unskewed is not None:
+                # Wavefronts: within their share of the budget, else the passes after
+                # `wavefront` run again without them (clangpass.passes.wavefront).
+                budget, step = wavefront.ast_trial_budget(ctx.options), wavefront.AST_STEP
+            with isl_budget(ctx.isl_ctx, budget, step):
                 codegen = generate_ast(scop, updates)
         except (isl.Error, BudgetExceeded) as exc:
+            if unit.unskewed is not None:
+                raise RunAgainAfter(wavefront.Wavefront.name, wavefront.unskewed_after(unit, exc)) from None
             # isl's AST generator can fail on a transformed schedule; the source order is
             # the one it must handle (a failure there is a bug and propagates).
             if scop.schedule.plain_is_equal(original):

@@ -31,7 +31,7 @@ from clangpass.ir import nodes as N
 from clangpass.options import CompileOptions
 from clangpass.passes.plugins import PluginError, resolve
 from clangpass.passes.registry import PASSES, Pass, PassContext, load_passes
-from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, Stage
+from clangpass.passes.unit import MODEL_ANALYSES, PolyUnit, RunAgainAfter, Stage
 from clangpass.poly.alias_check import format_alias_check, unchecked_overlap
 from clangpass.poly.annotations import annotation_reductions, pragma_uses
 from clangpass.poly.codegen import format_ast
@@ -204,7 +204,10 @@ def run_pipeline(unit: PolyUnit, pipeline: Union[Pipeline, Sequence[str]], ctx: 
     if not isinstance(pipeline, Pipeline):
         pipeline = build_pipeline(pipeline, options.disabled_passes, unit.provided)
     previous = "start"
-    for cls in pipeline.passes:
+    position = 0
+    while position < len(pipeline.passes):
+        cls = pipeline.passes[position]
+        position += 1
         name = cls.name
         if cls.rewrites_schedule and unit.schedule_file:
             continue    # Ordering: load-schedule ran before and gave the region its final schedule
@@ -217,6 +220,16 @@ def run_pipeline(unit: PolyUnit, pipeline: Union[Pipeline, Sequence[str]], ctx: 
             unit = cls().run(unit, ctx)
         except (NotModelled, BudgetExceeded):
             raise
+        except RunAgainAfter as again:
+            # The passes after `again.after` once more, on the unit it gives (wavefront's trial).
+            names = [c.name for c in pipeline.passes]
+            if again.after not in names[:position - 1]:
+                raise PipelineError(f"pass '{name}' asked to run the passes after '{again.after}' "
+                                    "again, which did not run before it") from None
+            position = names.index(again.after) + 1
+            unit = replace(again.unit, provided=again.unit.provided | pipeline.passes[position - 1].provides)
+            previous = again.after
+            continue
         except isl.Error as exc:
             if not is_quota_error(exc):
                 exc.add_note(f"in pencilcc pass '{name}' on region {unit.region.label}")

@@ -44,7 +44,7 @@ from clangpass.poly.codegen_unit import REGISTER_TILE_MARK
 from clangpass.poly.packing import (Pack, assigned, copy_is_current, footprint, pack_reads, packed_value, readable,
                                     reads_access, reads_of, whole_subscripts)
 from clangpass.poly.scop import Scop, statement_names
-from clangpass.poly.strides import Stride, stride_table
+from clangpass.poly.strides import Stride, StrideRows
 from clangpass.poly.tile_sizes import host_cache_sizes, tile_budget
 from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK
 
@@ -177,13 +177,14 @@ def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: i
     else:
         def chosen(chain: object) -> bool:
             return True
-    along = stride_table(point, accesses, members=2)   # [row, column]
-    if not along[0]:
+    # [row, column], entry by entry: each question below stops at the first access that answers it.
+    along = StrideRows(point, accesses, members=2)
+    if not len(along):
         return None
     value, order = None, None
-    if all(s is Stride.INVARIANT for s in along[0]) and all(s is Stride.UNIT for s in along[1]):
+    if along.all_are(0, Stride.INVARIANT) and along.all_are(1, Stride.UNIT):
         pass                                            # the B panel: vector loads of one row
-    elif all(s is Stride.INVARIANT for s in along[0]) and access is not None:
+    elif along.all_are(0, Stride.INVARIANT) and access is not None:
         # A B panel the columns walk down a column of (syrk's A[j][k]): copied transposed, the
         # dimension the columns advance last, so that the buffer's rows are the vectors.
         order = _transposed(point, accesses, name, info.rank)
@@ -192,7 +193,7 @@ def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: i
         # syr2k's `A[j][k] * alpha * B[i][k]`: the buffer holds `A[j][k] * alpha`, a multiply
         # per element copied instead of one per vector and step of the micro-kernel.
         value = packed_value(scop.statement(readers[0]).body, name, info.rank, scalars, chosen)
-    elif all(s is Stride.INVARIANT for s in along[1]) and len(readers) == 1:
+    elif along.all_are(1, Stride.INVARIANT) and len(readers) == 1:
         # The A panel: one element per row of the register tile, broadcast to the row's
         # vectors. Worth a copy when an expression of it moves out of the micro-kernel with
         # it (`alpha * A[i][k]`): its multiply and the register broadcast of its result, or
@@ -201,7 +202,7 @@ def _panel(mark: isl.ScheduleNode, scop: Scop, point: isl.ScheduleNode, reads: i
         # Without one, a panel whose rows' elements are adjacent (trmm's `A[k][i]`): the
         # reduction walks down its column, a row of the array (a new page) per step; the copy
         # makes the block contiguous (trmm LARGE, one thread: 0.032 -> 0.026 s).
-        if value is None and not all(s is Stride.UNIT for s in along[0]):
+        if value is None and not along.all_are(0, Stride.UNIT):
             return None
     else:
         return None
@@ -220,7 +221,7 @@ def _transposed(point: isl.ScheduleNode, accesses: isl.UnionMap, name: str, rank
         names = [f"a{d}" for d in range(rank)]
         permute = isl.UnionMap.read_from_str(
             accesses.get_ctx(), f"{{ {name}[{', '.join(names)}] -> {name}[{', '.join(names[d] for d in order)}] }}")
-        if all(s is Stride.UNIT for s in stride_table(point, accesses.apply_range(permute), members=2)[1]):
+        if StrideRows(point, accesses.apply_range(permute), members=2).all_are(1, Stride.UNIT):
             return order
     return None
 

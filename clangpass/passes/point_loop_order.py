@@ -54,7 +54,7 @@ from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.member_order import permute_band
 from clangpass.poly.strides import member_costs, preferred_innermost, stride_table
 from clangpass.passes.verify_schedule import schedule_violations
-from clangpass.poly.validity import dependence_violations
+from clangpass.poly.validity import breaks_dependences
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ def sink_last_member(band: isl.ScheduleNode, accesses: isl.UnionMap, unit: PolyU
     # every dependence ordered from source to sink is enough (the cheap, common case); else the
     # relaxed criterion and the rest of verify-schedule's checks decide
     deps = unit.dependences.all if unit.dependences is not None else None
-    if deps is None or dependence_violations(schedule, deps):
+    if deps is None or breaks_dependences(schedule, deps):
         if schedule_violations(unit, schedule, ctx):
             return None
     return sunk.parent()

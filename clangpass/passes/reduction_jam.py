@@ -105,11 +105,11 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences, compute_dependences
 from clangpass.poly.jam_expansion import expand_for_jam
-from clangpass.poly.live_ranges import (LiveRanges, RelaxedDependences, live_ranges, relax_false_dependences,
-                                        relaxed_violations)
+from clangpass.poly.live_ranges import (LiveRanges, RelaxedDependences, breaks_relaxed_criterion, live_ranges,
+                                        relax_false_dependences)
 from clangpass.poly.scop import Scop, accesses_through, statement_names
 from clangpass.poly.strides import Stride, band_dates, stride_table
-from clangpass.poly.validity import VECTOR_MARK, dependence_violations
+from clangpass.poly.validity import VECTOR_MARK, breaks_dependences
 
 #: Iterations of L jammed together: independent chains per iteration of J. One add a cycle
 #: at a latency of 3 cycles wants 3. Measured at PolyBench LARGE (docs/passes/reduction-jam.md):
@@ -176,13 +176,13 @@ class _Model:
         next are false. The order kept is `Dependences.ordering`: the updates of an exact
         reduction may change places (rows of nussinov's triangle); verify-schedule checks the
         parallel and vector marks against every dependence."""
-        if self.strict_first and not dependence_violations(schedule, self.dependences.ordering):
+        if self.strict_first and not breaks_dependences(schedule, self.dependences.ordering):
             return False
         if not any(a.local for a in self.scop.arrays):
             return True
         if self.split is None:
             self.split = relax_false_dependences(self.scop, self.dependences, self.live, limit)
-        return bool(relaxed_violations(schedule, self.scop, self.split))
+        return breaks_relaxed_criterion(schedule, self.scop, self.split)
 
 
 @register

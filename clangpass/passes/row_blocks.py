@@ -63,7 +63,7 @@ from clangpass.passes.tile import without_tiles
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.scop import Scop, statement_names
-from clangpass.poly.validity import PARALLEL_MARK, dependence_violations, mark_count
+from clangpass.poly.validity import PARALLEL_MARK, breaks_dependences, mark_count
 
 #: Rows jammed together in these nests (`reduction-jam` reads it): six independent add chains in
 #: the row phase, six terms per load and store of y[c] in the column phase. Three, reduction-jam's
@@ -129,7 +129,7 @@ class RowBlocks(Pass):
                     schedule = _blocked_schedule(original, plan)
                 except CannotGraft:
                     return unit
-                if schedule is None or dependence_violations(schedule, unit.dependences.all):
+                if schedule is None or breaks_dependences(schedule, unit.dependences.all):
                     return unit
                 flagged = with_coincidence(schedule, unit.dependences.all)
         except BudgetExceeded as exc:

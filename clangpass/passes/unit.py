@@ -41,6 +41,16 @@ if TYPE_CHECKING:
 R = TypeVar("R", bound="PassRecord")
 
 
+class RunAgainAfter(Exception):
+    """Raised by a pass: the pass manager runs the pipeline again on `unit`, from the pass after
+    `after` (a transformation whose cost shows only at AST generation: `PolyUnit.unskewed`)."""
+
+    def __init__(self, after: str, unit: "PolyUnit") -> None:
+        super().__init__(f"run the passes after '{after}' again")
+        self.after = after
+        self.unit = unit
+
+
 class Stage(enum.Enum):
     REGION = "region"
     SCOP = "scop"
@@ -70,6 +80,10 @@ class PolyUnit:
     # Set by contract-scheduled: the model before its contraction, which holds for the final
     # schedule only; `codegen` goes back to it when it must use the source order instead.
     uncontracted: Optional[Scop] = None
+    # Set by wavefront: the unit as it was before its skew. `codegen` generates the AST of the
+    # skewed schedule under the wavefront's share of the budget; when it does not fit, the passes
+    # after `wavefront` run again on this unit (`RunAgainAfter`), which has no wavefront.
+    unskewed: Optional["PolyUnit"] = None
     records: tuple["PassRecord", ...] = ()         # what each pass did, one record per pass (registry.PassRecord)
     notes: tuple[str, ...] = ()                    # what the passes gave up and why, in order
     provided: frozenset[str] = field(default=frozenset())

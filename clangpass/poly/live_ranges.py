@@ -46,9 +46,9 @@ import islpy as isl
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.dependences import Dependences
 from clangpass.poly.memo import IdentityMemo
-from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces
-from clangpass.poly.validity import (PARALLEL_MARK, dates_by_statement, dependence_violations, earlier_pairs, maps_of,
-                                     ordered_pair)
+from clangpass.poly.scop import ArrayInfo, Scop, accesses_through, sorted_pieces, statement_names
+from clangpass.poly.validity import (PARALLEL_MARK, breaks_dependences, dates_by_statement, dependence_violations,
+                                     earlier_pairs, maps_of, ordered_pair, union_of)
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,13 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
         ctx = scop.context.get_ctx()
         try:
             with isl_budget(ctx, ctx.get_max_operations() // 2, "live-range interference"):
-                writes, source_order = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
+                writes, source_order, involved = _WHOLE_REGION.get(key, lambda: _whole_region(scop, relaxed))
+                # Ordered: only the statements that write the relaxed storage or read it in a live
+                # range (the order of the others meets no candidate of `_interruptions`), their
+                # maps as they are (no intersection with their domains when every statement is).
+                by_statement = dates_by_statement(dates)
+                if not set(by_statement) <= involved:
+                    dates = union_of([m for name, m in by_statement.items() if name in involved], dates.get_space())
                 return _interruptions(relaxed.live_ranges, writes, dates, source_order, scop.context)
         except BudgetExceeded:
             pass
@@ -235,15 +241,17 @@ def interference_violations(schedule: isl.Schedule, scop: Scop, relaxed: Relaxed
     return problems
 
 
-_WHOLE_REGION = IdentityMemo[tuple[isl.UnionMap, isl.UnionMap]]()
+_WHOLE_REGION = IdentityMemo[tuple[isl.UnionMap, isl.UnionMap, frozenset[str]]]()
 _PER_ARRAY = IdentityMemo[list[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet, isl.UnionMap]]]()
 
 
-def _whole_region(scop: Scop, relaxed: RelaxedDependences) -> tuple[isl.UnionMap, isl.UnionMap]:
-    """The writes of the relaxed storage ([P] -> { W[i..] -> t[..] }) and the strict source order
-    of every instance: what `interference_violations` needs besides the schedule's own order."""
+def _whole_region(scop: Scop, relaxed: RelaxedDependences) -> tuple[isl.UnionMap, isl.UnionMap, frozenset[str]]:
+    """The writes of the relaxed storage ([P] -> { W[i..] -> t[..] }), the strict source order
+    of every instance and the statements involved (the writers and the live ranges' readers):
+    what `interference_violations` needs besides the schedule's own order."""
     writes = accesses_through(scop.writes, frozenset(relaxed.arrays), True)
-    return writes, _strict_order_of(scop.original_schedule.get_map())
+    involved = statement_names(writes.domain().union(relaxed.live_ranges.range()))
+    return writes, _strict_order_of(scop.original_schedule.get_map()), frozenset(involved)
 
 
 def _per_array(scop: Scop, relaxed: RelaxedDependences) -> list[tuple[isl.UnionMap, isl.UnionMap, isl.UnionSet, isl.UnionMap]]:
@@ -351,6 +359,12 @@ def relaxed_criterion_violations(schedule: isl.Schedule, scop: Scop, split: Rela
     """
     with isl_budget(scop.context.get_ctx(), max_operations, "schedule verification"):
         return relaxed_violations(schedule, scop, split)
+
+
+def breaks_relaxed_criterion(schedule: isl.Schedule, scop: Scop, split: RelaxedDependences) -> bool:
+    """Whether `relaxed_violations` is not empty, under the caller's isl budget: the live ranges
+    are not looked at when a dependence is broken, and nothing broken is printed."""
+    return breaks_dependences(schedule, split.enforced) or bool(interference_violations(schedule, scop, split))
 
 
 def relaxed_violations(schedule: isl.Schedule, scop: Scop, split: RelaxedDependences) -> list[str]:

@@ -252,6 +252,14 @@ class _Blocking:
     def __init__(self, scop: Scop, deps: Dependences, dates: isl.UnionMap, max_operations: int):
         self.scop, self.deps, self.dates, self.max_operations = scop, deps, dates, max_operations
         self._false: dict[str, isl.UnionMap] = {}
+        self._same: dict[int, isl.UnionMap] = {}
+
+    def same_prefix(self, k: int) -> isl.UnionMap:
+        """`_same_prefix(dates, k)`, computed once for every array examined (every statement pair
+        of the region: 3AC adi's were computed twice per loop depth and array)."""
+        if k not in self._same:
+            self._same[k] = _same_prefix(self.dates, k)
+        return self._same[k]
 
     def false_dependences_of(self, name: str) -> isl.UnionMap:
         """[P] -> { S[i..] -> T[j..] }: the anti and output dependences through array `name`, the
@@ -278,7 +286,7 @@ class _Blocking:
                 other = other.subtract(self.deps.independent).intersect_params(scop.context)
                 mine = self.false_dependences_of(name).intersect_params(scop.context)
                 for k in range(level):
-                    outer, inner = _same_prefix(self.dates, k), _same_prefix(self.dates, k + 1)
+                    outer, inner = self.same_prefix(k), self.same_prefix(k + 1)
                     carried = mine.intersect(outer).subtract(inner)
                     if carried.is_empty():
                         continue

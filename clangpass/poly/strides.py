@@ -20,7 +20,7 @@ cost ("Optimizing for parallelism and data locality", ICS 1992).
 from __future__ import annotations
 
 import enum
-from typing import Optional
+from typing import Callable, Optional
 
 import islpy as isl
 
@@ -39,8 +39,9 @@ def band_dates(band: isl.ScheduleNode) -> isl.UnionMap:
 
 
 def access_strides(band: isl.ScheduleNode, member: int, accesses: isl.UnionMap) -> list[Stride]:
-    """The stride along band member `member` of every access (basic map) of `accesses`."""
-    return stride_table(band, accesses)[member]
+    """The stride along band member `member` of every access (basic map) of `accesses`
+    (`stride_table(band, accesses)[member]`, without the other members' rows)."""
+    return [_classify(move(member)) for _, _, move in _access_moves(band, accesses)]
 
 
 def stride_table(band: isl.ScheduleNode, accesses: isl.UnionMap, members: Optional[int] = None) -> list[list[Stride]]:
@@ -67,6 +68,43 @@ def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap,
     """Per access (basic map) of `accesses` under `band`: its array and, per band member (the
     last `members` dimensions of its dates, default its own members), the set of element
     differences `{ A[a' - a] }` between consecutive dates along the member."""
+    return [(array, [move(m) for m in range(n)]) for array, n, move in _access_moves(band, accesses, members)]
+
+
+class StrideRows:
+    """`stride_table(band, accesses, members)` computed entry by entry as asked (`all_are`, `row`): a
+    question about one member stops at the first access that answers it. Each entry costs a
+    composition through the band's dates (fdtd-2d's skewed point band: 0.01 s of isl work)."""
+
+    def __init__(self, band: isl.ScheduleNode, accesses: isl.UnionMap, members: Optional[int] = None) -> None:
+        self._moves = _access_moves(band, accesses, members)
+        self._known: dict[tuple[int, int], Stride] = {}
+
+    def __len__(self) -> int:
+        """The accesses (basic maps): the length of every row."""
+        return len(self._moves)
+
+    def entry(self, member: int, k: int) -> Stride:
+        """The stride of access `k` along `member`."""
+        if (member, k) not in self._known:
+            self._known[member, k] = _classify(self._moves[k][2](member))
+        return self._known[member, k]
+
+    def all_are(self, member: int, stride: Stride) -> bool:
+        """Whether every access has `stride` along `member` (True when nothing is accessed)."""
+        return all(self.entry(member, k) is stride for k in range(len(self._moves)))
+
+    def row(self, member: int) -> list[Stride]:
+        """`stride_table(..)[member]`."""
+        return [self.entry(member, k) for k in range(len(self._moves))]
+
+
+def _access_moves(band: isl.ScheduleNode, accesses: isl.UnionMap, members: Optional[int] = None
+                  ) -> list[tuple[str, int, Callable[[int], isl.UnionSet]]]:
+    """Per access (basic map) of `accesses` under `band`: its array, the number of members, and
+    the function of a member that gives `_member_moves`' set for it (computed when called: each
+    member's composition through the dates costs isl as much as the others, fdtd-2d's skewed
+    point band 0.01 s)."""
     dates = band_dates(band)                                  # [P] -> { S[i..] -> [T] }
     maps = dates.get_map_list()
     n = band.band_n_member() if members is None else members
@@ -75,7 +113,7 @@ def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap,
     date_space = maps.get_at(0).get_space().range()           # [P] -> { [T] }
     outer = date_space.dim(isl.dim_type.set) - n
     steps = [_step(date_space, outer + m) for m in range(n)]  # [P] -> { [T] -> [T + e_m] }
-    moves: list[tuple[str, list[isl.UnionSet]]] = []
+    moves: list[tuple[str, int, Callable[[int], isl.UnionSet]]] = []
     accessed = accesses.intersect_domain(band.get_domain()).get_map_list()
     for k in range(accessed.n_map()):
         # One basic map per access: a statement's reads of A[i][j] and A[i][j - 1] share one
@@ -86,8 +124,11 @@ def _member_moves(band: isl.ScheduleNode, accesses: isl.UnionMap,
             access = isl.UnionMap.from_basic_map(piece)              # [P] -> { S[i..] -> A[a..] }
             element = dates.reverse().apply_range(access)            # [P] -> { [T] -> A[a..] }
             before = element.reverse()                               # [P] -> { A[a..] -> [T] }
-            moves.append((piece.get_tuple_name(isl.dim_type.out),
-                          [before.apply_range(steps[m]).apply_range(element).deltas() for m in range(n)]))
+
+            def move(m: int, before: isl.UnionMap = before, element: isl.UnionMap = element) -> isl.UnionSet:
+                return before.apply_range(steps[m]).apply_range(element).deltas()
+
+            moves.append((piece.get_tuple_name(isl.dim_type.out), n, move))
     return moves
 
 

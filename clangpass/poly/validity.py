@@ -40,6 +40,23 @@ def dependence_violations(schedule: isl.Schedule, deps: isl.UnionMap) -> list[st
     return sorted(pieces)
 
 
+def breaks_dependences(schedule: isl.Schedule, deps: isl.UnionMap) -> bool:
+    """Whether `dependence_violations(schedule, deps)` is not empty, found pair by pair and without
+    the broken pieces: the passes that only accept or reject a transformed schedule need no more
+    (reduction-jam's rejected jams of ludcmp: 0.1 s of CPU for the pieces they never read)."""
+    if deps.is_empty():
+        return False
+    by_statement = dates_by_statement(schedule.get_map())
+    for pair in maps_of(deps):
+        if pair.get_tuple_name(isl.dim_type.in_) not in by_statement \
+                or pair.get_tuple_name(isl.dim_type.out) not in by_statement:
+            if not pair.is_empty():
+                return True     # a statement the schedule does not run: nothing orders it
+        elif not pair.is_subset(ordered_pair(pair, by_statement)):
+            return True
+    return False
+
+
 # Up to this many statements, ordering every pair of them at once (`lex_lt_union_map`) is cheap;
 # beyond, only the pairs asked for are ordered, one at a time (1,000 statements: 24 s for every
 # pair, 1.2 s for the 12,600 that share an array, docs/passes/clustering.md).

@@ -14,7 +14,7 @@ from clangpass.passes.registry import PassContext
 from clangpass.passes.unit import PolyUnit
 from clangpass.poly.codegen import format_ast
 from clangpass.poly.dependences import compute_dependences
-from clangpass.poly.strides import Stride, access_strides
+from clangpass.poly.strides import Stride, StrideRows, access_strides, stride_table
 from clangpass.poly.validity import VECTOR_MARK, dependence_violations, parallel_violations
 from test_suite.unit.poly.interpreter import AstInterpreter, RegionInterpreter, initial_memory
 from clangpass.passes.mark_vector import _grouped
@@ -73,6 +73,20 @@ def test_strides_along_gemm_point_loops(tmp_path):
             .set_tuple_name(isl.dim_type.out, array))
         accesses = isl.UnionMap.from_map(access)
         assert [access_strides(point, m, accesses) for m in range(3)] == [[along_i], [along_j], [along_k]]
+
+
+def test_stride_rows_are_the_table_entry_by_entry(tmp_path):
+    unit = _tiled(tmp_path, GEMM)
+    point = _innermost_band(unit.scop.schedule)
+    accesses = unit.scop.reads.union(unit.scop.writes)
+    table = stride_table(point, accesses)
+    rows = StrideRows(point, accesses)
+    assert len(rows) == len(table[0]) > 2
+    # A question about a member stops at the first access that answers it.
+    assert not rows.all_are(0, Stride.INVARIANT)
+    assert sum(1 for m, _ in rows._known if m == 0) < len(rows)
+    assert [rows.row(m) for m in range(3)] == table
+    assert [access_strides(point, m, accesses) for m in range(3)] == table
 
 
 def test_gemm_reduction_leaves_the_innermost_position(tmp_path):

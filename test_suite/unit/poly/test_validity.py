@@ -7,7 +7,7 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from clangpass.poly.validity import all_ordered, dependence_violations, earlier_pairs
+from clangpass.poly.validity import all_ordered, breaks_dependences, dependence_violations, earlier_pairs
 
 CTX = isl.Context()
 DEPS = ("[n] -> { S[i] -> T[j] : 0 <= i < n and j = i; T[j] -> S[i] : 0 <= j < n - 1 and i = j + 1; "
@@ -31,6 +31,7 @@ def test_pair_by_pair_agrees_with_all_pairs(dates: str, ordered: bool) -> None:
     assert all_ordered(deps, schedule_map) is ordered
     assert deps.is_equal(earlier_pairs(deps, schedule_map)) is ordered
     assert bool(dependence_violations(_schedule(dates), deps)) is not ordered
+    assert breaks_dependences(_schedule(dates), deps) is not ordered
 
 
 def test_broken_dependences_are_named() -> None:
@@ -46,6 +47,11 @@ def test_a_statement_the_schedule_does_not_run_is_not_ordered() -> None:
     deps = isl.UnionMap.read_from_str(CTX, "[n] -> { S[i] -> U[i] : 0 <= i < n }")
     schedule_map = _schedule("[n] -> [{ S[i] -> [(2i)]; T[j] -> [(2j + 1)] }]").get_map()
     assert not all_ordered(deps, schedule_map)
+    schedule = _schedule("[n] -> [{ S[i] -> [(2i)]; T[j] -> [(2j + 1)] }]")
+    assert breaks_dependences(schedule, deps) and dependence_violations(schedule, deps)
+    # An empty relation of such a statement breaks nothing, as dependence_violations says.
+    empty = isl.UnionMap.read_from_str(CTX, "[n] -> { S[i] -> U[i] : 0 <= i < n and i < 0 }")
+    assert not breaks_dependences(schedule, empty) and not dependence_violations(schedule, empty)
 
 
 @pytest.mark.parametrize("dates", [
