@@ -177,7 +177,10 @@ def _flat_dims(schedule: isl.Schedule) -> list[tuple[isl.UnionMap, tuple[bool, .
             flat = isl.UnionMap.from_domain_and_range(instances, isl.UnionSet.from_set(isl.Set("{ [] }", context=ctx)))
             for m in maps:
                 flat = flat.flat_range_product(m.intersect_domain(instances))
-            leaves.append((flat, tuple(flags)))
+            # Coalesced here, the joins of `scheduled_order` and the coalescing of their union
+            # work on the simpler dates (doitgen's tile dates, with their `mod` divisions:
+            # scheduled_order 0.12 s -> 0.06 s).
+            leaves.append((flat.coalesce(), tuple(flags)))
         elif kind == isl.schedule_node_type.band:
             members = node.band_n_member()
             if members:
