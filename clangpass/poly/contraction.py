@@ -117,33 +117,31 @@ class Contraction:
 
 
 # ----------------------------------------------------------------------------- conflict set
-def conflict_relation(scop: Scop, name: str, precedes: Optional[isl.UnionMap] = None) -> isl.UnionMap:
+def conflict_relation(scop: Scop, name: str, unordered: Optional[isl.UnionMap] = None) -> isl.UnionMap:
     """[P] -> { T[a..] -> T[b..] }: the elements of array `name` whose live ranges overlap (paper
     section 3.1): some access of `a` is not known to precede some write of `b`, and some access of
-    `b` not known to precede some write of `a`. Without `precedes`, in the source order (total:
-    an access not before a write is at or after it); with it, in the partial order it gives
-    ({ S[i..] -> S'[j..] }: the instance pairs run one before the other for sure,
-    `scheduled_order`)."""
+    `b` not known to precede some write of `a`. Without `unordered`, in the source order (total:
+    an access not before a write is at or after it); with it, in the partial order whose
+    complement it is ({ S[i..] -> S'[j..] }: the instance pairs not run one before the other
+    for sure, `scheduled_disorder`)."""
     names = frozenset({name})
     reads = accesses_through(scop.reads, names)                        # [P] -> { S[i..] -> T[a..] }
     writes = accesses_through(scop.writes, names)                      # [P] -> { S[i..] -> T[a..] }
     uses = reads.union(writes)
-    if precedes is None:
+    if unordered is None:
         dates = scop.original_schedule.get_map()                      # [P] -> { S[i..] -> [t..] }
         written_at = writes.reverse().apply_range(dates)               # [P] -> { T[a..] -> [t..] }
         used_at = uses.reverse().apply_range(dates)                    # [P] -> { T[a..] -> [t..] }
         overlap = used_at.lex_ge_union_map(written_at)                 # [P] -> { T[a..] -> T[b..] }
     else:
-        pairs = isl.UnionMap.from_domain_and_range(uses.domain(), writes.domain())
-        unordered = pairs.subtract(precedes)                           # [P] -> { S[i..] -> S'[j..] }
         overlap = uses.reverse().apply_range(unordered).apply_range(writes)  # { T[a..] -> T[b..] }
     return overlap.intersect(overlap.reverse()).intersect_params(scop.context)
 
 
-def conflict_differences(scop: Scop, array: ArrayInfo, precedes: Optional[isl.UnionMap] = None) -> isl.Set:
+def conflict_differences(scop: Scop, array: ArrayInfo, unordered: Optional[isl.UnionMap] = None) -> isl.Set:
     """[P] -> { [x..] }: the conflicting differences DS of `array` (0-symmetric; empty when no
     two elements' live ranges overlap, not even an element with itself: nothing is read)."""
-    deltas = conflict_relation(scop, array.name, precedes).deltas()    # [P] -> { T[x..] }
+    deltas = conflict_relation(scop, array.name, unordered).deltas()    # [P] -> { T[x..] }
     space = isl.Space.set_alloc(scop.context.get_ctx(), 0, array.rank).align_params(scop.context.get_space())
     out = isl.Set.empty(space)
     pieces: list[isl.Set] = []
@@ -177,7 +175,10 @@ def _flat_dims(schedule: isl.Schedule) -> list[tuple[isl.UnionMap, tuple[bool, .
             flat = isl.UnionMap.from_domain_and_range(instances, isl.UnionSet.from_set(isl.Set("{ [] }", context=ctx)))
             for m in maps:
                 flat = flat.flat_range_product(m.intersect_domain(instances))
-            leaves.append((flat, tuple(flags)))
+            # Coalesced here, the joins of `scheduled_order` and the coalescing of their union
+            # work on the simpler dates (doitgen's tile dates, with their `mod` divisions:
+            # scheduled_order 0.12 s -> 0.06 s).
+            leaves.append((flat.coalesce(), tuple(flags)))
         elif kind == isl.schedule_node_type.band:
             members = node.band_n_member()
             if members:
@@ -201,12 +202,10 @@ def _flat_dims(schedule: isl.Schedule) -> list[tuple[isl.UnionMap, tuple[bool, .
     return leaves
 
 
-def scheduled_order(schedule: isl.Schedule) -> isl.UnionMap:
-    """[P] -> { S[i..] -> S'[j..] }: the instance pairs that `schedule` runs one before the other
-    whatever the threads and the vectoriser do: their dates first differ in a dimension whose
-    iterations run in order, the first one's smaller there. Dates that first differ in a
-    parallel loop, a vector loop or a `set` are unordered (the paper's section 3.1: the conflict
-    set of a parallel schedule)."""
+def _padded_dates(schedule: isl.Schedule) -> tuple[isl.UnionMap, list[tuple[isl.UnionMap, tuple[bool, ...]]], int]:
+    """([P] -> { S[i..] -> [d..] } all instances' dates, per leaf its dates and flags as in
+    `_flat_dims`, the depth): every leaf's dates padded with zeros to the deepest leaf's (a
+    sequence position already separates a shallower leaf from every deeper one)."""
     leaves = _flat_dims(schedule)
     depth = max((len(flags) for _, flags in leaves), default=0)
     ctx = schedule.get_ctx()
@@ -214,8 +213,6 @@ def scheduled_order(schedule: isl.Schedule) -> isl.UnionMap:
     for flat, flags in leaves:
         rest = depth - len(flags)
         if rest:
-            # Dates of a shallower leaf padded with zeros (a sequence position already
-            # separates it from every deeper one).
             zeros = isl.Set("{ [" + ", ".join("0" for _ in range(rest)) + "] }", context=ctx)
             flat = flat.flat_range_product(isl.UnionMap.from_domain_and_range(flat.domain(),
                                                                               isl.UnionSet.from_set(zeros)))
@@ -223,9 +220,26 @@ def scheduled_order(schedule: isl.Schedule) -> isl.UnionMap:
     dates = isl.UnionMap.empty(schedule.get_domain().get_space())      # [P] -> { S[i..] -> [d..] }
     for flat, _ in padded:
         dates = dates.union(flat)
+    return dates, padded, depth
+
+
+def _first_difference(ctx: isl.Context, depth: int, k: int, op: str) -> isl.Map:
+    """{ [d..] -> [e..] }: the date pairs that first differ in dimension k, `d_k op e_k` there."""
+    names = [f"d{j}" for j in range(depth)]
+    primed = [f"e{j}" for j in range(depth)]
+    equal = " and ".join([f"{a} = {b}" for a, b in zip(names[:k], primed[:k])] + [f"{names[k]} {op} {primed[k]}"])
+    return isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(primed)}] : {equal} }}", context=ctx)
+
+
+def scheduled_order(schedule: isl.Schedule) -> isl.UnionMap:
+    """[P] -> { S[i..] -> S'[j..] }: the instance pairs that `schedule` runs one before the other
+    whatever the threads and the vectoriser do: their dates first differ in a dimension whose
+    iterations run in order, the first one's smaller there. Dates that first differ in a
+    parallel loop, a vector loop or a `set` are unordered (the paper's section 3.1: the conflict
+    set of a parallel schedule)."""
+    dates, padded, depth = _padded_dates(schedule)
+    ctx = schedule.get_ctx()
     precedes = isl.UnionMap.empty(schedule.get_domain().get_space())
-    names = [f"d{k}" for k in range(depth)]
-    primed = [f"e{k}" for k in range(depth)]
     for k in range(depth):
         ordered = isl.UnionMap.empty(schedule.get_domain().get_space())
         for flat, flags in padded:
@@ -233,11 +247,37 @@ def scheduled_order(schedule: isl.Schedule) -> isl.UnionMap:
                 ordered = ordered.union(flat)
         if ordered.is_empty():
             continue
-        equal = " and ".join([f"{a} = {b}" for a, b in zip(names[:k], primed[:k])] + [f"{names[k]} < {primed[k]}"])
-        later = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(primed)}] : {equal} }}", context=ctx)
+        later = _first_difference(ctx, depth, k, "<")
         # { S[i..] -> S'[j..] }: first different date dimension k, ordered there
         precedes = precedes.union(ordered.apply_range(isl.UnionMap.from_map(later)).apply_range(dates.reverse()))
     return precedes.coalesce()
+
+
+def scheduled_disorder(schedule: isl.Schedule) -> isl.UnionMap:
+    """[P] -> { S[i..] -> S'[j..] }: the instance pairs of `schedule`'s domain that it does not
+    run one before the other for sure, the complement of `scheduled_order` among them: dates
+    equal, first different in an ordered dimension with the first one's larger there, or first
+    different in a dimension whose iterations run in any order. Built from the dates directly
+    (one join per pattern of unordered dimensions), which costs less than subtracting
+    `scheduled_order` from all pairs (doitgen: 0.13 s -> 0.06 s with the conflict relation).
+    The flags of the first instance's leaf decide: two leaves first differ at a dimension of a
+    common ancestor, whose flags they share."""
+    dates, padded, depth = _padded_dates(schedule)
+    ctx = schedule.get_ctx()
+    space = schedule.get_domain().get_space()
+    by_flags: dict[tuple[bool, ...], isl.UnionMap] = {}
+    for flat, flags in padded:
+        by_flags[flags] = by_flags.get(flags, isl.UnionMap.empty(space)).union(flat)
+    out = isl.UnionMap.empty(space)
+    for flags, flat in by_flags.items():
+        # { [d..] -> [e..] }: d lexicographically at or after e, or first different in an
+        # unordered dimension
+        loose = isl.Map.lex_ge(isl.Space.set_alloc(ctx, 0, depth))
+        for k in range(depth):
+            if flags[k]:
+                loose = loose.union(_first_difference(ctx, depth, k, "<"))
+        out = out.union(flat.apply_range(isl.UnionMap.from_map(loose.coalesce())).apply_range(dates.reverse()))
+    return out
 
 
 # ----------------------------------------------------------------------------- moduli
@@ -510,8 +550,8 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
     """`scop` with its contractible arrays folded (see the module); raises nothing: an array
     whose analysis exceeds the budget is kept, with the reason. Without `schedule`, the
     conflict sets are the source order's; with it (the final schedule tree,
-    `contract-scheduled`), those of its order (`scheduled_order`), and arrays folded already
-    are left as they are."""
+    `contract-scheduled`), those of its order (`scheduled_order`, computed as its complement
+    `scheduled_disorder`), and arrays folded already are left as they are."""
     ctx = scop.context.get_ctx()
     args = {a.name: a for a in scop.region.args}
     chosen: list[tuple[ArrayInfo, tuple[Optional[int], ...], Optional[tuple[Row, ...]]]] = []
@@ -519,7 +559,7 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
     screened: set[str] = set()
     done: list[ContractedArray] = []
     technique = "contract" if schedule is None else "contract-scheduled"
-    precedes: Optional[isl.UnionMap] = None
+    unordered: Optional[isl.UnionMap] = None
     order_problem = ""
     for array in sorted(scop.arrays, key=lambda a: a.name):
         if array.read_only or array.rank == 0:
@@ -541,16 +581,16 @@ def contract_arrays(scop: Scop, max_operations: int = 0,
                         why = "its values enter the region (a read has no write before it)"
                         screened.add(array.name)
                     else:
-                        if schedule is not None and precedes is None and not order_problem:
+                        if schedule is not None and unordered is None and not order_problem:
                             try:
-                                precedes = scheduled_order(schedule)
+                                unordered = scheduled_disorder(schedule)
                             except UnsupportedTree as exc:
                                 order_problem = str(exc)
                         if order_problem:
                             why = order_problem
                         else:
                             extents = tuple(_constant(e) for e in array.extents)
-                            differences = conflict_differences(scop, array, precedes)
+                            differences = conflict_differences(scop, array, unordered)
                             moduli, rows = _choose_mapping(scop, array, differences, extents,
                                                            general_bases=schedule is not None)
                             if rows is None:

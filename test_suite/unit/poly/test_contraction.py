@@ -14,7 +14,7 @@ import islpy as isl
 
 from clangpass.poly.extract import extract_scop
 from clangpass.poly.contraction import (candidate_vectors, canonical_rows, choose_moduli, conflict_differences,
-                                        contract_arrays, general_mappings, mapping_is_valid, scheduled_order,
+                                        contract_arrays, general_mappings, mapping_is_valid, scheduled_disorder, scheduled_order,
                                         successive_moduli)
 from clangpass.poly.scop import accesses_through
 
@@ -155,6 +155,20 @@ def test_scheduled_order_leaves_parallel_iterations_unordered():
     assert same.is_subset(on_threads)
     assert later.intersect(on_threads).is_empty()
     assert not isl.UnionMap("{ T[1] -> S[1] }").is_subset(in_order)
+
+
+def test_scheduled_disorder_is_the_complement_of_the_order():
+    for marked in (False, True):
+        schedule = _fused(marked)
+        domain = schedule.get_domain()
+        pairs = isl.UnionMap.from_domain_and_range(domain, domain)
+        disorder = scheduled_disorder(schedule)
+        assert disorder.is_equal(pairs.subtract(scheduled_order(schedule)))
+    # Equal dates (an instance with itself) and a later first one are not ordered; in the
+    # parallel loop neither are two iterations.
+    assert isl.UnionMap("{ S[1] -> S[1]; T[1] -> S[1]; S[2] -> T[1] }").is_subset(scheduled_disorder(_fused(False)))
+    assert isl.UnionMap("{ S[0] -> T[1]; S[0] -> S[1] }").is_subset(scheduled_disorder(_fused(True)))
+    assert isl.UnionMap("{ S[1] -> T[1] }").intersect(scheduled_disorder(_fused(True))).is_empty()
 
 
 def _smallest(differences):
