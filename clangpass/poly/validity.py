@@ -183,19 +183,34 @@ def parallel_violations(schedule: isl.Schedule, deps: isl.UnionMap,
 def carries_dependence(band: isl.ScheduleNode, deps: isl.UnionMap, member: int = 0) -> bool:
     """Whether member `member` of `band` carries a dependence between instances reaching it
     (the outer bands and the band's members before `member` fixed)."""
+    return carries_local(band, local_dependences(band, deps, member), member)
+
+
+def local_dependences(band: isl.ScheduleNode, deps: isl.UnionMap, member: int = 0) -> isl.UnionMap:
+    """The dependences of `deps` between instances reaching `band` with equal dates down to member
+    `member` (the outer bands and the band's members before `member`): what `carries_dependence`
+    weighs. Restricted to statement sets A and B (`intersect_domain(A).intersect_range(B)`), it
+    is the local dependences of `deps` restricted so, computed once for several such sets
+    (mark-vector's per-statement loops of fdtd-2d: four restrictions of one band's)."""
     instances = band.get_domain()                            # [P] -> { S[i..] } reaching the band
     prefix = band.get_prefix_schedule_union_map()            # [P] -> { S[i..] -> [outer dates] }
     partial = band.band_get_partial_schedule()               # [P] -> [{ S[i..] -> [(t0)] }, ...]
     for k in range(member):
         prefix = prefix.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k)))
     same_outer = prefix.apply_range(prefix.reverse())        # [P] -> { S[i..] -> T[j..] : equal outer dates }
-    local = deps.intersect_domain(instances).intersect_range(instances).intersect(same_outer)
+    return deps.intersect_domain(instances).intersect_range(instances).intersect(same_outer)
+
+
+def carries_local(band: isl.ScheduleNode, local: isl.UnionMap, member: int = 0) -> bool:
+    """Whether member `member` of `band` carries one of `local` (`local_dependences` of the band
+    and member, or a restriction of them): `carries_dependence` with the local part known."""
     if local.is_empty():
         return False
+    partial = band.band_get_partial_schedule()               # [P] -> [{ S[i..] -> [(t0)] }, ...]
     date = isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(member))   # [P] -> { S[i..] -> [t] }
     distances = local.apply_domain(date).apply_range(date).deltas()   # [P] -> { [t' - t] }
     zero = isl.UnionSet.from_set(isl.Set.universe(_one_dim_space(distances)).fix_val(
-        isl.dim_type.set, 0, isl.Val.zero(deps.get_ctx())))           # [P] -> { [0] }
+        isl.dim_type.set, 0, isl.Val.zero(local.get_ctx())))          # [P] -> { [0] }
     return not distances.is_subset(zero)
 
 
