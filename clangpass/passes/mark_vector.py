@@ -54,7 +54,8 @@ from clangpass.passes.unit import PolyUnit
 from clangpass.poly.budget import BudgetExceeded, isl_budget
 from clangpass.poly.live_ranges import scalar_accesses, scalar_units
 from clangpass.poly.scop import accesses_through, instances_of, statement_names
-from clangpass.poly.validity import PARALLEL_MARK, VECTOR_MARK, carries_dependence, maps_of
+from clangpass.poly.validity import (PARALLEL_MARK, VECTOR_MARK, carries_dependence, carries_local,
+                                     local_dependences, maps_of)
 
 
 @register
@@ -99,7 +100,8 @@ class MarkVector(Pass):
                         if statement_names(node.get_domain()) & calling:
                             return node          # LLVM cannot vectorise a call of ours (and says so)
                         last = node.band_n_member() - 1
-                        if not carries_dependence(node, deps, last):
+                        local = local_dependences(node, deps, last)    # once for every statement set
+                        if not carries_local(node, local, last):
                             marked[0] += 1
                             return _mark_last(node)
                         # By statement, else (three-address code) by units of statements
@@ -107,8 +109,8 @@ class MarkVector(Pass):
                         order = (_statement_order(node, last, memory_deps(), None)
                                  or _statement_order(node, last, memory_deps(), local_scalar_accesses()))
                         if order is not None:
-                            vector = [_iterates(node, last, f) and not carries_dependence(
-                                          node, deps.intersect_domain(f).intersect_range(f), last) for f in order]
+                            vector = [_iterates(node, last, f) and not carries_local(
+                                          node, local.intersect_domain(f).intersect_range(f), last) for f in order]
                             if any(vector):
                                 node, count = _split_last(node, _grouped(order, vector), deps)
                                 marked[0] += count

@@ -7,7 +7,8 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from clangpass.poly.validity import all_ordered, breaks_dependences, dependence_violations, earlier_pairs
+from clangpass.poly.validity import (all_ordered, breaks_dependences, dates_by_statement, dependence_violations,
+                                     earlier_pairs, ordered_pair, pair_ordered)
 
 CTX = isl.Context()
 DEPS = ("[n] -> { S[i] -> T[j] : 0 <= i < n and j = i; T[j] -> S[i] : 0 <= j < n - 1 and i = j + 1; "
@@ -71,3 +72,22 @@ def test_earlier_pairs_is_the_intersection_with_every_pair_ordered(dates: str) -
     every.foreach_map(lambda m: texts[0].append(str(m)))
     found.foreach_map(lambda m: texts[1].append(str(m)))
     assert texts[0] == texts[1] and str(every) == str(found)
+
+
+@pytest.mark.parametrize("dates", [
+    "[n] -> { S[i] -> [0, i, 0]; T[j] -> [0, j, 1] }",                 # ordered
+    "[n] -> { S[i] -> [0, i, 1]; T[j] -> [0, j, 0] }",                 # T[i] first: S -> T broken
+    "[n] -> { S[i] -> [i, 0, 0]; T[j] -> [j, 0, 0] }",                 # equal dates
+    "[n] -> { S[i] -> [floor(i/4), i, 0]; T[j] -> [floor(j/4), j, 1] }",   # tiled
+    "[n] -> { S[i] -> [0, i, 0] : i < n - 1; T[j] -> [0, j, 1] }",     # S[n - 1] has no date
+    "[n] -> { S[i] -> [0, i, 0]; T[j] -> [0, j, 1] : j > 0 }",         # T[0] has no date
+])
+def test_pair_ordered_is_the_subset_test(dates: str) -> None:
+    """`pair_ordered` (no pair at or after, every instance dated) says what `ordered_pair`'s subset
+    test says, pair by pair, instances without a date included."""
+    deps = isl.UnionMap.read_from_str(CTX, DEPS)
+    by_statement = dates_by_statement(isl.UnionMap.read_from_str(CTX, dates))
+    pairs: list[isl.Map] = []
+    deps.foreach_map(pairs.append)
+    for pair in pairs:
+        assert pair_ordered(pair, by_statement) is pair.is_subset(ordered_pair(pair, by_statement))

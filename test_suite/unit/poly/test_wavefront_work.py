@@ -40,3 +40,17 @@ def test_a_parametric_inner_loop_is_unbounded():
                       "[{ S[i, j, k] -> [(-i)] }, { S[i, j, k] -> [(j)] }]", [32, 32])
     assert wavefront._tile_work(band) == math.inf
     assert wavefront._tile_work(band) >= wavefront.MIN_TILE_INSTANCES
+
+
+def test_the_threshold_test_agrees_with_the_work():
+    """`_tile_holds_at_least` (which skips the work per point once the points reach the bound)
+    says what comparing `_tile_work` with the bound says, on either side of it."""
+    stencil = _tile_band("[n] -> { S[t, i] : 0 <= t < n and 0 < i < n }",
+                         "[{ S[t, i] -> [(t)] }, { S[t, i] -> [(t + i)] }]", [32, 32])
+    inner = _tile_band("[n] -> { S[i, j, k] : 0 <= i, j < n and 0 <= k < 5; T[i, j] : 0 <= i, j < n }",
+                       "[{ S[i, j, k] -> [(i)]; T[i, j] -> [(i)] }, { S[i, j, k] -> [(j)]; T[i, j] -> [(j)] }]",
+                       [16, 32])
+    for band in (stencil, inner):
+        work = wavefront._tile_work(band)
+        for least in (1, 512, 1024, 1025, 2560, 2561, wavefront.MIN_TILE_INSTANCES):
+            assert wavefront._tile_holds_at_least(band, least) is (work >= least)
