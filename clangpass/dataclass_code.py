@@ -10,8 +10,8 @@ source never changes between two runs of the same code. Python keeps modules' by
 
 How: `install()` (called by `clangpass/__init__.py`, before any other module of pencilcc is
 imported) gives the `dataclasses` module an `exec` of its own, which compiles a source text
-of a module of pencilcc (`clangpass.*`, `llvm_backend.*`) at most once and then runs the code
-object, exactly as the builtin would have (same file name "<string>", no `__future__` flag
+of a module of pencilcc (`clangpass.*`, and a back end's package: `own_package`) at most once
+and then runs the code object, exactly as the builtin would have (same file name "<string>", no `__future__` flag
 inherited: `compile(..., dont_inherit=True)`, as `exec` of a string in `dataclasses`). The
 source text itself is the key, so a changed class can never run stale code: its text is
 another key. Any other module's dataclasses, or any other use of `exec`, go to the builtin.
@@ -38,8 +38,10 @@ from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Optional
 
-#: Modules whose dataclasses' methods are kept (their `__name__`, or a prefix before a dot).
-OWN_PACKAGES = ("clangpass", "llvm_backend")
+#: Top-level packages whose dataclasses' methods are kept (a module's `__name__` before its
+#: first dot). clangpass's own; a back-end package adds itself from its `__init__` (`own_package`),
+#: so that clangpass names no back end outside its target registry (clangpass/targets.py).
+OWN_PACKAGES: set[str] = {"clangpass"}
 #: More entries than this in the file: the next save keeps only what that process used.
 MAX_ENTRIES = 6000
 
@@ -125,6 +127,12 @@ def _exec(source, globals=None, locals=None, /, **kwargs):   # noqa: A002 (exec'
     return builtins.exec(source, globals, locals, **kwargs)
 
 
+def own_package(name: str) -> None:
+    """Keep the dataclass methods of the top-level package `name` too (a back end's `__init__`
+    calls it before any of its modules defines a class)."""
+    OWN_PACKAGES.add(name.split(".", 1)[0])
+
+
 def default_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__", _FILE_NAME)
 
@@ -158,8 +166,11 @@ def prime() -> bool:
     import importlib
     import pkgutil
 
+    from clangpass.targets import TARGET_MODULES
+
     install()
-    for package_name in OWN_PACKAGES:
+    packages = ["clangpass"] + sorted({m.split(".", 1)[0] for m in TARGET_MODULES.values()} - {"clangpass"})
+    for package_name in packages:
         package = importlib.import_module(package_name)
         for info in pkgutil.walk_packages(package.__path__, package_name + "."):
             if info.name.rsplit(".", 1)[-1] == "__main__":

@@ -92,8 +92,20 @@ def test_other_modules_classes_are_compiled_by_python(store) -> None:
     assert str(inspect.signature(theirs.Point)) == "(x: int, y: int = 0, tags: tuple = (), note: Optional[str] = None) -> None"
 
 
-def test_the_file_is_read_by_the_next_store_and_written_only_when_something_was_new(store) -> None:
+def test_a_back_end_package_adds_itself(store) -> None:
+    # clangpass names no back end outside its registry (test_targets.py): each back end's
+    # package registers itself when imported, and prime() finds them through the registry.
+    import llvm_backend
+    from clangpass.targets import TARGET_MODULES
+
+    assert {m.split(".")[0] for m in TARGET_MODULES.values()} <= dataclass_code.OWN_PACKAGES
+    assert llvm_backend.__name__ in dataclass_code.OWN_PACKAGES
     _define("llvm_backend._dataclass_code_probe")
+    assert store.dirty
+
+
+def test_the_file_is_read_by_the_next_store_and_written_only_when_something_was_new(store) -> None:
+    _define("clangpass._dataclass_code_probe")
     assert store.save()
     path = Path(store.path)
     written = path.stat().st_mtime_ns
